@@ -1,0 +1,114 @@
+// Regression detection for shaderwatch: pure statistics, no I/O, no HTTP, so the tests can
+// drive it directly with synthetic series. The design and its thresholds are explained in
+// server/README.md ("Detector").
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace sw::detect {
+
+struct Params {
+  // A segment must hold at least this many points (runs) on each side of a change point, so a
+  // lone outlier (or two) can never form a segment of its own.
+  std::size_t min_segment = 6;
+  // Stage 1: robust split score (difference of segment medians in units of the standard
+  // error of that difference), roughly N(0,1) under no change. 4.5 keeps the family-wise false
+  // alarm rate over a 64-point window well below 1e-3.
+  double cp_threshold = 4.5;
+  // Stage 2: the shift must exceed noise_k times the series' own robust noise (1.4826 * MAD of
+  // residuals around segment medians), and never less than min_rel_effect.
+  double noise_k = 2.0;
+  double min_rel_effect = 0.005;
+  // Stage 2: Mann-Whitney U on the raw repetitions either side must reach this p-value,
+  // otherwise the change is reported as ambiguous instead of guessed.
+  double alpha = 0.001;
+  // Most points analysed per series (the latest ones).
+  std::size_t window = 48;
+  // Most points per side fed to the U test (the ones nearest the boundary).
+  std::size_t utest_points = 12;
+};
+
+enum class Outcome { none, regression, improvement, ambiguous };
+const char* to_string(Outcome o);
+
+// One run of a series: its value (median of repetitions, in ns) and the raw repetitions.
+struct Point {
+  double value = 0;
+  std::vector<double> reps;
+};
+
+struct ChangePoint {
+  std::size_t index = 0;  // first point of the new segment
+  std::size_t n_before = 0, n_after = 0;
+  double before = 0, after = 0;  // segment medians (ns)
+  double delta_rel = 0;          // after/before - 1 (positive = slower)
+  double noise_rel = 0;          // robust relative noise of the series (residual MAD)
+  double floor_rel = 0;          // effect floor applied: max(min_rel_effect, noise_k*noise_rel)
+  double score = 0;              // stage-1 split score
+  double p_value = 1;            // stage-2 U test p-value
+  Outcome outcome = Outcome::none;
+};
+
+double median(std::vector<double> v);
+// Median absolute deviation scaled by 1.4826 (consistent with sigma for normal data).
+double mad_sigma(const std::vector<double>& v);
+
+struct UTest {
+  double u = 0;   // U statistic of the first sample
+  double p = 1;   // two-sided p-value
+  bool exact = false;
+};
+// Two-sided Mann-Whitney U test. Exact distribution for small samples without ties (what
+// scipy.stats.mannwhitneyu does, as used by Google Benchmark's compare.py), otherwise the
+// normal approximation with tie and continuity correction.
+UTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b);
+
+// Two-stage detection over a series in time order. Returns every change point that passed
+// stage 1 and whose shift reached the effect floor, each classified by stage 2 (regression,
+// improvement or ambiguous). Shifts below the floor are dropped (outcome none is never
+// returned).
+std::vector<ChangePoint> detect(const std::vector<Point>& series, const Params& p = {});
+
+// Relative step between two stretches of a sibling series (medians, in log space), and whether
+// it is a real step in the same direction as own_delta_rel and at least half its size.
+struct SiblingStep {
+  bool present = false;  // enough points on both sides to judge
+  bool stepped = false;
+  double delta_rel = 0;
+  double score = 0;
+};
+SiblingStep sibling_step(const std::vector<double>& before, const std::vector<double>& after,
+                         double own_delta_rel, const Params& p = {});
+
+enum class Cause { driver, commit, both, neither };
+const char* to_string(Cause c);
+
+struct SiblingEvidence {
+  std::string name;  // GPU name or benchmark name
+  SiblingStep step;
+};
+
+struct AttributionInput {
+  bool driver_changed = false;
+  bool commit_changed = false;
+  bool runner_changed = false;
+  std::string driver_before, driver_after, commit_before, commit_after, runner_before,
+      runner_after;
+  // Same benchmark on other GPUs, split where the commit after the boundary first appears.
+  std::vector<SiblingEvidence> gpu_siblings;
+  // Other benchmarks on the same GPU, split at the same run.
+  std::vector<SiblingEvidence> kernel_siblings;
+};
+
+struct Attribution {
+  Cause cause = Cause::neither;
+  std::string summary;                // one sentence
+  std::vector<std::string> evidence;  // the facts the verdict rests on
+  int gpu_siblings_stepped = 0, gpu_siblings_checked = 0;
+  int kernel_siblings_stepped = 0, kernel_siblings_checked = 0;
+};
+Attribution attribute(const AttributionInput& in);
+
+}  // namespace sw::detect

@@ -1,0 +1,132 @@
+// Storage, ingest and queries of the shaderwatch results server, independent of HTTP so the
+// server, the CLI and the load test share one implementation.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "shaderwatch/detect.hpp"
+
+namespace sw::sql {
+class Conn;
+}
+
+namespace sw {
+
+// A problem with what the client sent: always answered with a 4xx and a JSON error naming the
+// field (JSON-path-like, e.g. "benchmark.benchmarks[3].real_time").
+struct ClientError : std::runtime_error {
+  ClientError(int status, std::string message, std::string field = {})
+      : std::runtime_error(message), status(status), field(std::move(field)) {}
+  int status;
+  std::string field;
+};
+
+using Params = std::map<std::string, std::string>;  // query-string parameters
+
+struct StoreOptions {
+  std::string path = "shaderwatch.db";
+  std::size_t readers = 4;  // pooled read-only connections (WAL lets them run beside the writer)
+  detect::Params detect;
+  bool detect_on_ingest = true;
+  std::size_t max_nesting = 64;  // deeper JSON is refused before parsing
+};
+
+struct IngestResult {
+  bool created = false;  // false: the same run id and body were already stored
+  nlohmann::json body;   // the stored run (and alerts raised by this ingest)
+};
+
+struct TokenInfo {
+  std::string name, created_at;
+  std::optional<std::string> revoked_at;
+};
+
+struct StoreStats {
+  std::uint64_t runs = 0, results = 0;
+  std::uint64_t parse_ns = 0, ingest_ns = 0, detect_ns = 0;  // summed over ingests
+};
+
+class Store {
+ public:
+  explicit Store(StoreOptions opts);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  static constexpr int kSchemaVersion = 1;
+  int schema_version();
+
+  // Ingest one wrapper document {"run": {...}, "benchmark": {...Google Benchmark JSON...}}.
+  // Throws ClientError (400 bad input, 409 same id with another body).
+  IngestResult ingest(std::string_view body);
+
+  // Tokens: the plaintext is returned once by create and never stored (SHA-256 only).
+  std::string create_token(const std::string& name);
+  std::vector<TokenInfo> list_tokens();
+  bool revoke_token(const std::string& name);
+  // The token's name when valid and not revoked.
+  std::optional<std::string> check_token(std::string_view token);
+
+  // Queries: JSON answers; ClientError 400 for bad parameters, 404 for unknown ids.
+  nlohmann::json gpus(const Params& q);
+  nlohmann::json drivers(const Params& q);
+  nlohmann::json benchmarks(const Params& q);
+  nlohmann::json runs(const Params& q);
+  nlohmann::json run(const std::string& run_id);
+  nlohmann::json series_list(const Params& q);
+  nlohmann::json series(std::int64_t id, const Params& q);
+  nlohmann::json alerts(const Params& q);
+  nlohmann::json alert(std::int64_t id);
+  nlohmann::json set_alert_state(std::int64_t id, std::string_view body, const std::string& by);
+  nlohmann::json compare(const Params& q);
+  nlohmann::json verdict(const std::string& run_id);
+  nlohmann::json rankings(const Params& q);
+
+  StoreStats stats() const;
+
+ private:
+  struct Window;  // cached tail of one series for detection
+  class ReaderLease;
+  ReaderLease reader();
+  void migrate();
+  nlohmann::json run_json(sql::Conn& c, std::int64_t run_pk);
+  nlohmann::json alert_json(sql::Conn& c, std::int64_t alert_id);
+  nlohmann::json detect_after_ingest(std::int64_t run_pk,
+                                     const std::vector<std::int64_t>& series_ids);
+  Window& window_for(std::int64_t series_id);
+
+  StoreOptions opts_;
+  std::mutex write_mu_;  // one writer: SQLite serialises writers anyway, this avoids busy waits
+  std::unique_ptr<sql::Conn> writer_;
+  std::mutex read_mu_;
+  std::condition_variable read_cv_;
+  std::vector<std::unique_ptr<sql::Conn>> readers_;
+  // Name/key -> id caches for the writer, filled only after a commit.
+  std::unordered_map<std::string, std::int64_t> bench_ids_, gpu_ids_;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> series_ids_;
+  std::unordered_map<std::int64_t, std::unique_ptr<Window>> windows_;
+  std::atomic<std::uint64_t> n_runs_{0}, n_results_{0}, parse_ns_{0}, ingest_ns_{0}, detect_ns_{0};
+};
+
+// Helpers shared with the HTTP layer and tests.
+// Depth of the deepest array/object nesting in a JSON text, stopping early past limit.
+std::size_t json_nesting_depth(std::string_view text, std::size_t limit);
+std::string sha256_hex(std::string_view data);
+// ISO 8601 (YYYY-MM-DDTHH:MM:SS[.fff][Z|+HH:MM]) to Unix milliseconds; nullopt when malformed.
+std::optional<std::int64_t> parse_iso8601_ms(std::string_view s);
+std::string format_iso8601_ms(std::int64_t ms);
+
+}  // namespace sw

@@ -1,0 +1,34 @@
+// Client side of POST /api/v1/runs: a small library the benchmark binary can link to post its
+// own results, and what `shaderwatch-server post` uses.
+#pragma once
+
+#include <string>
+
+namespace sw::upload {
+
+struct RunMeta {
+  std::string run_id;      // client-chosen, unique per run: re-posting it is a no-op
+  std::string commit;      // required
+  std::string branch;      // optional ("unknown" when empty)
+  std::string runner;      // optional
+  std::string job_url;     // optional
+  std::string started_at;  // ISO 8601 with a zone; now when empty
+};
+
+struct Result {
+  bool ok = false;      // 200 (already stored, same body) or 201 (stored)
+  int status = 0;       // HTTP status, 0 when no answer came
+  std::string body;     // the server's answer
+  std::string error;    // one line for humans when !ok
+};
+
+// The request body: {"run": {...meta...}, "benchmark": <the Google Benchmark JSON document>}.
+// Throws std::invalid_argument when benchmark_json is not a JSON object.
+std::string make_body(const std::string& benchmark_json, const RunMeta& meta);
+
+// Posts to <url>/api/v1/runs (url: http://host:port[/prefix], or https:// when the httplib in
+// use has OpenSSL support) with "Authorization: Bearer <token>".
+Result post_run(const std::string& url, const std::string& token, const std::string& benchmark_json,
+                const RunMeta& meta, int timeout_seconds = 60);
+
+}  // namespace sw::upload

@@ -1,0 +1,314 @@
+#include "shaderwatch/detect.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace sw::detect {
+
+const char* to_string(Outcome o) {
+  switch (o) {
+    case Outcome::regression: return "regression";
+    case Outcome::improvement: return "improvement";
+    case Outcome::ambiguous: return "ambiguous";
+    case Outcome::none: break;
+  }
+  return "none";
+}
+
+const char* to_string(Cause c) {
+  switch (c) {
+    case Cause::driver: return "driver";
+    case Cause::commit: return "commit";
+    case Cause::both: return "both";
+    case Cause::neither: break;
+  }
+  return "neither";
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  const double hi = v[mid];
+  if (v.size() % 2 == 1) return hi;
+  const double lo = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+  return (lo + hi) / 2;
+}
+
+double mad_sigma(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  const double m = median(v);
+  std::vector<double> dev(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) dev[i] = std::fabs(v[i] - m);
+  return 1.4826 * median(std::move(dev));
+}
+
+namespace {
+
+// Number of arrangements giving each U value, for samples of size m and n without ties:
+// f(i, j, u) = f(i-1, j, u-j) + f(i, j-1, u). Doubles, as the counts overflow 64 bits fast.
+std::vector<double> u_distribution(std::size_t m, std::size_t n) {
+  const std::size_t umax = m * n;
+  // prev[j][u] holds f(i-1, j, u); cur[j][u] holds f(i, j, u).
+  std::vector<std::vector<double>> prev(n + 1, std::vector<double>(umax + 1, 0.0)), cur = prev;
+  for (std::size_t j = 0; j <= n; ++j) prev[j][0] = 1;  // i = 0
+  for (std::size_t i = 1; i <= m; ++i) {
+    for (auto& row : cur) std::fill(row.begin(), row.end(), 0.0);
+    cur[0][0] = 1;
+    for (std::size_t j = 1; j <= n; ++j) {
+      for (std::size_t u = 0; u <= umax; ++u) {
+        double v = cur[j - 1][u];
+        if (u >= j) v += prev[j][u - j];
+        cur[j][u] = v;
+      }
+    }
+    std::swap(prev, cur);
+  }
+  return prev[n];
+}
+
+}  // namespace
+
+UTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b) {
+  UTest r;
+  const std::size_t n1 = a.size(), n2 = b.size();
+  if (n1 == 0 || n2 == 0) return r;
+  const std::size_t n = n1 + n2;
+  std::vector<std::pair<double, int>> all;
+  all.reserve(n);
+  for (double x : a) all.emplace_back(x, 0);
+  for (double x : b) all.emplace_back(x, 1);
+  std::sort(all.begin(), all.end(),
+            [](const auto& l, const auto& rr) { return l.first < rr.first; });
+  double r1 = 0, tie_term = 0;
+  bool ties = false;
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i;
+    while (j < n && all[j].first == all[i].first) ++j;
+    const double avg_rank = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2;
+    const double t = static_cast<double>(j - i);
+    if (t > 1) {
+      ties = true;
+      tie_term += t * t * t - t;
+    }
+    for (std::size_t k = i; k < j; ++k)
+      if (all[k].second == 0) r1 += avg_rank;
+    i = j;
+  }
+  const double dn1 = static_cast<double>(n1), dn2 = static_cast<double>(n2);
+  r.u = r1 - dn1 * (dn1 + 1) / 2;
+  const double mu = dn1 * dn2 / 2;
+  if (!ties && n1 * n2 <= 2500) {
+    const auto dist = u_distribution(n1, n2);
+    const double total = std::accumulate(dist.begin(), dist.end(), 0.0);
+    const auto ui = static_cast<std::size_t>(std::llround(r.u));
+    double le = 0, ge = 0;
+    for (std::size_t u = 0; u < dist.size(); ++u) {
+      if (u <= ui) le += dist[u];
+      if (u >= ui) ge += dist[u];
+    }
+    r.p = std::min(1.0, 2 * std::min(le, ge) / total);
+    r.exact = true;
+    return r;
+  }
+  const double dn = static_cast<double>(n);
+  const double var = dn1 * dn2 / 12 * ((dn + 1) - tie_term / (dn * (dn - 1)));
+  if (var <= 0) return r;  // every value equal: no evidence of a difference
+  const double z = std::max(0.0, std::fabs(r.u - mu) - 0.5) / std::sqrt(var);
+  r.p = std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+  return r;
+}
+
+namespace {
+
+constexpr double kMedianSe = 1.2533141373155001;  // sqrt(pi/2): s.e. of a median vs a mean
+constexpr double kMinSigma = 1e-5;                // keeps constant synthetic series finite
+
+std::vector<double> slice(const std::vector<double>& y, std::size_t lo, std::size_t hi) {
+  return {y.begin() + static_cast<std::ptrdiff_t>(lo), y.begin() + static_cast<std::ptrdiff_t>(hi)};
+}
+
+double split_score(const std::vector<double>& y, std::size_t lo, std::size_t t, std::size_t hi,
+                   double sigma) {
+  const double d = median(slice(y, t, hi)) - median(slice(y, lo, t));
+  const double se = sigma * kMedianSe *
+                    std::sqrt(1.0 / static_cast<double>(t - lo) + 1.0 / static_cast<double>(hi - t));
+  return std::fabs(d) / se;
+}
+
+void segment(const std::vector<double>& y, std::size_t lo, std::size_t hi, double sigma,
+             const Params& p, std::vector<std::pair<std::size_t, double>>& out) {
+  if (hi - lo < 2 * p.min_segment) return;
+  std::size_t best_t = 0;
+  double best = -1;
+  for (std::size_t t = lo + p.min_segment; t + p.min_segment <= hi; ++t) {
+    const double s = split_score(y, lo, t, hi, sigma);
+    if (s > best) {
+      best = s;
+      best_t = t;
+    }
+  }
+  if (best < p.cp_threshold) return;
+  out.emplace_back(best_t, best);
+  segment(y, lo, best_t, sigma, p, out);
+  segment(y, best_t, hi, sigma, p, out);
+}
+
+}  // namespace
+
+std::vector<ChangePoint> detect(const std::vector<Point>& series, const Params& p) {
+  std::vector<ChangePoint> result;
+  const std::size_t n = series.size();
+  if (p.min_segment == 0 || n < 2 * p.min_segment) return result;
+  // Log space: steps and noise become relative, so one threshold fits 1 us and 1 s kernels.
+  std::vector<double> y(n);
+  for (std::size_t i = 0; i < n; ++i) y[i] = std::log(std::max(series[i].value, 1e-6));
+  // Noise from first differences: a step moves one difference only, an outlier two, so the
+  // MAD of the differences is robust to both (divided by sqrt 2: a difference has two draws).
+  std::vector<double> diffs(n - 1);
+  for (std::size_t i = 1; i < n; ++i) diffs[i - 1] = y[i] - y[i - 1];
+  const double sigma = std::max(kMinSigma, mad_sigma(diffs) / std::sqrt(2.0));
+
+  std::vector<std::pair<std::size_t, double>> cps;
+  segment(y, 0, n, sigma, p, cps);
+  if (cps.empty()) return result;
+  std::sort(cps.begin(), cps.end());
+
+  // Residual noise around segment medians: the series' own noise for the effect floor.
+  std::vector<std::size_t> bounds{0};
+  for (const auto& c : cps) bounds.push_back(c.first);
+  bounds.push_back(n);
+  std::vector<double> seg_median(bounds.size() - 1), resid;
+  resid.reserve(n);
+  for (std::size_t s = 0; s + 1 < bounds.size(); ++s) {
+    seg_median[s] = median(slice(y, bounds[s], bounds[s + 1]));
+    for (std::size_t i = bounds[s]; i < bounds[s + 1]; ++i) resid.push_back(y[i] - seg_median[s]);
+  }
+  const double noise = mad_sigma(resid);
+  const double floor = std::max(p.min_rel_effect, p.noise_k * noise);
+
+  for (std::size_t s = 1; s + 1 < bounds.size(); ++s) {
+    ChangePoint cp;
+    cp.index = bounds[s];
+    cp.n_before = bounds[s] - bounds[s - 1];
+    cp.n_after = bounds[s + 1] - bounds[s];
+    cp.before = std::exp(seg_median[s - 1]);
+    cp.after = std::exp(seg_median[s]);
+    cp.delta_rel = std::expm1(seg_median[s] - seg_median[s - 1]);
+    cp.noise_rel = noise;
+    cp.floor_rel = floor;
+    cp.score = cps[s - 1].second;
+    if (std::fabs(seg_median[s] - seg_median[s - 1]) < floor) continue;  // too small to matter
+    std::vector<double> left, right;
+    const std::size_t lstart = cp.index - std::min(cp.n_before, p.utest_points);
+    const std::size_t rend = cp.index + std::min(cp.n_after, p.utest_points);
+    for (std::size_t i = lstart; i < cp.index; ++i) {
+      if (series[i].reps.empty()) left.push_back(series[i].value);
+      else left.insert(left.end(), series[i].reps.begin(), series[i].reps.end());
+    }
+    for (std::size_t i = cp.index; i < rend; ++i) {
+      if (series[i].reps.empty()) right.push_back(series[i].value);
+      else right.insert(right.end(), series[i].reps.begin(), series[i].reps.end());
+    }
+    cp.p_value = mann_whitney_u(left, right).p;
+    if (cp.p_value < p.alpha)
+      cp.outcome = cp.delta_rel > 0 ? Outcome::regression : Outcome::improvement;
+    else
+      cp.outcome = Outcome::ambiguous;
+    result.push_back(cp);
+  }
+  return result;
+}
+
+SiblingStep sibling_step(const std::vector<double>& before, const std::vector<double>& after,
+                         double own_delta_rel, const Params& p) {
+  SiblingStep s;
+  constexpr std::size_t kMinSide = 3;
+  if (before.size() < kMinSide || after.size() < kMinSide) return s;
+  s.present = true;
+  std::vector<double> lb, la;
+  for (double v : before) lb.push_back(std::log(std::max(v, 1e-6)));
+  for (double v : after) la.push_back(std::log(std::max(v, 1e-6)));
+  const double mb = median(lb), ma = median(la);
+  std::vector<double> resid;
+  for (double v : lb) resid.push_back(v - mb);
+  for (double v : la) resid.push_back(v - ma);
+  const double sigma = std::max(kMinSigma, mad_sigma(resid));
+  const double d = ma - mb;
+  s.delta_rel = std::expm1(d);
+  s.score = std::fabs(d) / (sigma * kMedianSe *
+                            std::sqrt(1.0 / static_cast<double>(lb.size()) +
+                                      1.0 / static_cast<double>(la.size())));
+  // Same direction, at least half the size (and above the global floor), clearly not noise.
+  s.stepped = (d > 0) == (own_delta_rel > 0) &&
+              std::fabs(s.delta_rel) >= std::max(p.min_rel_effect, 0.5 * std::fabs(own_delta_rel)) &&
+              s.score >= 3.0;
+  return s;
+}
+
+Attribution attribute(const AttributionInput& in) {
+  Attribution a;
+  for (const auto& s : in.gpu_siblings) {
+    if (!s.step.present) continue;
+    ++a.gpu_siblings_checked;
+    if (s.step.stepped) ++a.gpu_siblings_stepped;
+  }
+  for (const auto& s : in.kernel_siblings) {
+    if (!s.step.present) continue;
+    ++a.kernel_siblings_checked;
+    if (s.step.stepped) ++a.kernel_siblings_stepped;
+  }
+  if (in.driver_changed)
+    a.evidence.push_back("driver changed: " + in.driver_before + " -> " + in.driver_after);
+  else
+    a.evidence.push_back("driver unchanged: " + in.driver_after);
+  if (in.commit_changed)
+    a.evidence.push_back("commit changed: " + in.commit_before + " -> " + in.commit_after);
+  else
+    a.evidence.push_back("commit unchanged: " + in.commit_after);
+  if (in.runner_changed)
+    a.evidence.push_back("runner changed: " + in.runner_before + " -> " + in.runner_after);
+  a.evidence.push_back("same benchmark on other GPUs at commit " + in.commit_after + ": " +
+                       std::to_string(a.gpu_siblings_stepped) + " of " +
+                       std::to_string(a.gpu_siblings_checked) + " stepped the same way");
+  a.evidence.push_back("other benchmarks on this GPU at this run: " +
+                       std::to_string(a.kernel_siblings_stepped) + " of " +
+                       std::to_string(a.kernel_siblings_checked) + " stepped the same way");
+
+  // Sibling tests: the code is shared by every GPU, the driver by every kernel on one GPU.
+  const bool code_sign = a.gpu_siblings_checked > 0 &&
+                         2 * a.gpu_siblings_stepped >= a.gpu_siblings_checked &&
+                         a.gpu_siblings_stepped > 0;
+  const bool driver_sign = a.kernel_siblings_checked > 0 &&
+                           2 * a.kernel_siblings_stepped >= a.kernel_siblings_checked &&
+                           a.kernel_siblings_stepped > 0;
+
+  if (!in.driver_changed && !in.commit_changed) {
+    a.cause = Cause::neither;
+    a.summary = in.runner_changed
+                    ? "neither commit nor driver changed; the runner did: the machine"
+                    : "neither commit nor driver changed: noise or the machine";
+  } else if (in.driver_changed && !in.commit_changed) {
+    a.cause = Cause::driver;
+    a.summary = "only the driver changed at the boundary";
+  } else if (!in.driver_changed && in.commit_changed) {
+    a.cause = Cause::commit;
+    a.summary = code_sign ? "the commit changed and the same step shows on other GPUs: the code"
+                          : "only the commit changed at the boundary";
+  } else if (code_sign && !driver_sign) {
+    a.cause = Cause::commit;
+    a.summary = "commit and driver changed; the step shows on other GPUs at the same commit: the code";
+  } else if (driver_sign && !code_sign) {
+    a.cause = Cause::driver;
+    a.summary = "commit and driver changed; other kernels on this GPU stepped at the driver update "
+                "and other GPUs did not: the driver";
+  } else {
+    a.cause = Cause::both;
+    a.summary = code_sign ? "commit and driver changed; siblings point at both"
+                          : "commit and driver changed; the siblings cannot tell them apart";
+  }
+  return a;
+}
+
+}  // namespace sw::detect

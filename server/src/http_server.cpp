@@ -1,0 +1,194 @@
+#include "shaderwatch/http_server.hpp"
+
+#include <httplib.h>
+
+#include <chrono>
+#include <iostream>
+
+namespace sw {
+
+using nlohmann::json;
+
+namespace {
+
+std::string dump(const json& j) {
+  // replace: never throw on odd bytes echoed from a query string.
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+void send_json(httplib::Response& res, int status, const json& j) {
+  res.status = status;
+  res.set_content(dump(j), "application/json");
+}
+
+void send_error(httplib::Response& res, int status, const std::string& message,
+                const std::string& field = {}) {
+  json e = {{"message", message}};
+  if (!field.empty()) e["field"] = field;
+  send_json(res, status, {{"error", e}});
+}
+
+Params params_of(const httplib::Request& req) {
+  Params p;
+  for (const auto& [k, v] : req.params)
+    if (!p.emplace(k, v).second) throw ClientError(400, "query parameter given more than once", k);
+  return p;
+}
+
+std::int64_t id_of(const std::string& s, const char* field) {
+  if (s.empty() || s.size() > 18) throw ClientError(400, "not a valid id", field);
+  return std::stoll(s);  // the route regex admits digits only
+}
+
+}  // namespace
+
+struct HttpServer::Impl {
+  Store& store;
+  ServerOptions opts;
+  httplib::Server svr;
+
+  Impl(Store& s, ServerOptions o) : store(s), opts(std::move(o)) {}
+
+  // The token's name, or an error answer (401) and nullopt.
+  std::optional<std::string> authorize(const httplib::Request& req, httplib::Response& res) {
+    const std::string h = req.get_header_value("Authorization");
+    const std::string prefix = "Bearer ";
+    if (h.empty()) {
+      res.set_header("WWW-Authenticate", "Bearer");
+      send_error(res, 401, "missing bearer token (Authorization: Bearer <token>)", "Authorization");
+      return std::nullopt;
+    }
+    if (h.compare(0, prefix.size(), prefix) != 0) {
+      res.set_header("WWW-Authenticate", "Bearer");
+      send_error(res, 401, "Authorization must be 'Bearer <token>'", "Authorization");
+      return std::nullopt;
+    }
+    auto name = store.check_token(std::string_view(h).substr(prefix.size()));
+    if (!name) {
+      res.set_header("WWW-Authenticate", "Bearer error=\"invalid_token\"");
+      send_error(res, 401, "invalid or revoked token", "Authorization");
+      return std::nullopt;
+    }
+    return name;
+  }
+
+  // Wraps a handler: auth for reads when configured, ClientError to 4xx, anything else to 500.
+  template <class F>
+  httplib::Server::Handler read(F f) {
+    return [this, f](const httplib::Request& req, httplib::Response& res) {
+      if (opts.read_token_required && !authorize(req, res)) return;
+      guard(res, [&] { send_json(res, 200, f(req)); });
+    };
+  }
+  template <class F>
+  void guard(httplib::Response& res, F f) {
+    try {
+      f();
+    } catch (const ClientError& e) {
+      send_error(res, e.status, e.what(), e.field);
+    } catch (const std::exception& e) {
+      std::cerr << "shaderwatch-server: internal error: " << e.what() << "\n";
+      send_error(res, 500, std::string("internal error: ") + e.what());
+    }
+  }
+
+  void routes() {
+    svr.set_payload_max_length(opts.max_body_bytes);
+    svr.set_keep_alive_max_count(1000);  // pollers and uploaders reuse their connection
+    // Errors httplib answers by itself (413, 404, 400) get the JSON error shape too.
+    svr.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+      if (!res.body.empty()) return;
+      std::string msg = "HTTP error " + std::to_string(res.status);
+      if (res.status == 400) msg = "malformed HTTP request";
+      if (res.status == 413) msg = "request body larger than the server's limit (--max-body-bytes)";
+      if (res.status == 404) msg = "no such endpoint";
+      send_error(res, res.status, msg);
+    });
+    svr.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+      std::string what = "unknown";
+      try {
+        if (ep) std::rethrow_exception(ep);
+      } catch (const std::exception& e) {
+        what = e.what();
+      } catch (...) {
+      }
+      send_error(res, 500, "internal error: " + what);
+    });
+
+    svr.Post("/api/v1/runs", [this](const httplib::Request& req, httplib::Response& res) {
+      auto who = authorize(req, res);
+      if (!who) return;
+      guard(res, [&] {
+        auto r = store.ingest(req.body);
+        send_json(res, r.created ? 201 : 200, r.body);
+      });
+    });
+    svr.Get("/api/v1/health", [](const httplib::Request&, httplib::Response& res) {
+      send_json(res, 200, {{"status", "ok"}});
+    });
+    svr.Get("/api/v1/gpus", read([this](const auto& req) { return store.gpus(params_of(req)); }));
+    svr.Get("/api/v1/drivers", read([this](const auto& req) { return store.drivers(params_of(req)); }));
+    svr.Get("/api/v1/benchmarks", read([this](const auto& req) { return store.benchmarks(params_of(req)); }));
+    svr.Get("/api/v1/runs", read([this](const auto& req) { return store.runs(params_of(req)); }));
+    svr.Get(R"(/api/v1/runs/([A-Za-z0-9._:@+-]+)/verdict)", read([this](const auto& req) {
+              if (!params_of(req).empty()) throw ClientError(400, "takes no query parameters");
+              return store.verdict(req.matches[1]);
+            }));
+    svr.Get(R"(/api/v1/runs/([A-Za-z0-9._:@+-]+))", read([this](const auto& req) {
+              if (!params_of(req).empty()) throw ClientError(400, "takes no query parameters");
+              return store.run(req.matches[1]);
+            }));
+    svr.Get("/api/v1/series", read([this](const auto& req) { return store.series_list(params_of(req)); }));
+    svr.Get(R"(/api/v1/series/(\d+))", read([this](const auto& req) {
+              return store.series(id_of(req.matches[1], "id"), params_of(req));
+            }));
+    svr.Get("/api/v1/alerts", read([this](const auto& req) { return store.alerts(params_of(req)); }));
+    svr.Get(R"(/api/v1/alerts/(\d+))", read([this](const auto& req) {
+              return store.alert(id_of(req.matches[1], "id"));
+            }));
+    svr.Patch(R"(/api/v1/alerts/(\d+))", [this](const httplib::Request& req, httplib::Response& res) {
+      auto who = authorize(req, res);
+      if (!who) return;
+      guard(res, [&] {
+        send_json(res, 200, store.set_alert_state(id_of(req.matches[1], "id"), req.body, *who));
+      });
+    });
+    svr.Get("/api/v1/compare", read([this](const auto& req) { return store.compare(params_of(req)); }));
+    svr.Get("/api/v1/rankings", read([this](const auto& req) { return store.rankings(params_of(req)); }));
+  }
+};
+
+HttpServer::HttpServer(Store& store, ServerOptions opts)
+    : impl_(std::make_unique<Impl>(store, std::move(opts))) {
+  impl_->routes();
+}
+
+HttpServer::~HttpServer() { stop(); }
+
+int HttpServer::bind() {
+  if (impl_->opts.port == 0) {
+    port_ = impl_->svr.bind_to_any_port(impl_->opts.bind);
+  } else {
+    port_ = impl_->svr.bind_to_port(impl_->opts.bind, impl_->opts.port) ? impl_->opts.port : -1;
+  }
+  if (port_ <= 0)
+    throw std::runtime_error("cannot bind " + impl_->opts.bind + ":" + std::to_string(impl_->opts.port));
+  return port_;
+}
+
+void HttpServer::serve() { impl_->svr.listen_after_bind(); }
+
+int HttpServer::start() {
+  const int p = bind();
+  thread_ = std::thread([this] { serve(); });
+  // stop() only interrupts a server that is running, so wait for the accept loop.
+  while (!impl_->svr.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return p;
+}
+
+void HttpServer::stop() {
+  impl_->svr.stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace sw

@@ -1,0 +1,137 @@
+// shaderwatch-server: serve the results API, manage upload tokens, post results.
+#include <CLI/CLI.hpp>
+
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <pthread.h>
+#include <sstream>
+
+#include "shaderwatch/http_server.hpp"
+#include "shaderwatch/store.hpp"
+#include "shaderwatch/upload.hpp"
+
+namespace {
+
+int run_serve(const std::string& db, const sw::ServerOptions& opts) {
+  // Block the stop signals in every thread; one thread waits for them and stops the server.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  sw::StoreOptions so;
+  so.path = db;
+  sw::Store store(so);
+  sw::HttpServer server(store, opts);
+  const int port = server.bind();
+  std::cout << "shaderwatch-server: listening on http://" << opts.bind << ":" << port
+            << " (database " << db << ", schema v" << store.schema_version() << ")" << std::endl;
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&set, &sig);
+    std::cout << "shaderwatch-server: signal " << sig << ", stopping" << std::endl;
+    server.stop();
+  });
+  server.serve();
+  // serve() also returns when the socket fails; make sure the waiter exits either way.
+  pthread_kill(waiter.native_handle(), SIGTERM);
+  waiter.join();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"shaderwatch-server: results server for shaderwatch (Google Benchmark JSON in, "
+               "regressions out). See server/README.md for the API."};
+  app.require_subcommand(1);
+
+  std::string db = "./shaderwatch.db";
+  sw::ServerOptions sopts;
+  auto* serve = app.add_subcommand("serve", "Serve the HTTP API");
+  serve->add_option("--db", db, "SQLite database file (created and migrated if needed)")->capture_default_str();
+  serve->add_option("--port", sopts.port, "TCP port (0: pick a free one and print it)")
+      ->check(CLI::Range(0, 65535))->capture_default_str();
+  serve->add_option("--bind", sopts.bind, "Address to listen on")->capture_default_str();
+  serve->add_option("--max-body-bytes", sopts.max_body_bytes, "Largest request body accepted (413 above)")
+      ->check(CLI::Range(static_cast<std::size_t>(1024), static_cast<std::size_t>(1) << 32))->capture_default_str();
+  serve->add_flag("--read-token-required", sopts.read_token_required,
+                  "Require a bearer token for GET endpoints too (posting always requires one)");
+
+  auto* token = app.add_subcommand("token", "Manage upload tokens (stored as SHA-256 hashes)");
+  token->require_subcommand(1);
+  std::string tname;
+  auto* tcreate = token->add_subcommand("create", "Create a token NAME and print it (shown only once)");
+  tcreate->add_option("NAME", tname, "Token name")->required();
+  tcreate->add_option("--db", db, "SQLite database file")->capture_default_str();
+  auto* tlist = token->add_subcommand("list", "List token names with creation and revocation times");
+  tlist->add_option("--db", db, "SQLite database file")->capture_default_str();
+  auto* trevoke = token->add_subcommand("revoke", "Revoke the token NAME");
+  trevoke->add_option("NAME", tname, "Token name")->required();
+  trevoke->add_option("--db", db, "SQLite database file")->capture_default_str();
+
+  std::string url, tok, file;
+  sw::upload::RunMeta meta;
+  auto* post = app.add_subcommand("post", "Post a Google Benchmark JSON file as one run; exit 1 on failure");
+  post->add_option("--url", url, "Server base URL, e.g. http://127.0.0.1:8080")->required();
+  post->add_option("--token", tok, "Bearer token")->envname("SHADERWATCH_TOKEN")->required();
+  post->add_option("FILE", file, "Google Benchmark JSON (--benchmark_format=json or --benchmark_out)")
+      ->required()->check(CLI::ExistingFile);
+  post->add_option("--run-id", meta.run_id, "Client-chosen unique run id ([A-Za-z0-9._:@+-], max 128)")->required();
+  post->add_option("--commit", meta.commit, "Commit the run measured")->required();
+  post->add_option("--branch", meta.branch, "Branch");
+  post->add_option("--runner", meta.runner, "Runner (machine) name");
+  post->add_option("--job-url", meta.job_url, "CI job URL");
+  post->add_option("--started-at", meta.started_at, "Run start, ISO 8601 with a zone (default: the file's context.date, else now)");
+
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    if (serve->parsed()) return run_serve(db, sopts);
+    if (tcreate->parsed() || tlist->parsed() || trevoke->parsed()) {
+      sw::StoreOptions so;
+      so.path = db;
+      so.readers = 1;
+      sw::Store store(so);
+      if (tcreate->parsed()) {
+        std::cout << store.create_token(tname) << std::endl;
+        std::cerr << "token '" << tname << "' created; it is shown only this once" << std::endl;
+      } else if (tlist->parsed()) {
+        for (const auto& t : store.list_tokens())
+          std::cout << t.name << "\tcreated " << t.created_at << "\t"
+                    << (t.revoked_at ? "revoked " + *t.revoked_at : std::string("active")) << "\n";
+      } else {
+        if (!store.revoke_token(tname)) {
+          std::cerr << "error: no active token named '" << tname << "'" << std::endl;
+          return 1;
+        }
+        std::cout << "revoked " << tname << std::endl;
+      }
+      return 0;
+    }
+    if (post->parsed()) {
+      std::ifstream in(file, std::ios::binary);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      if (!in) {
+        std::cerr << "error: cannot read " << file << std::endl;
+        return 1;
+      }
+      const auto r = sw::upload::post_run(url, tok, ss.str(), meta);
+      if (!r.ok) {
+        std::cerr << "error: " << r.error << std::endl;
+        return 1;
+      }
+      std::cout << r.body << std::endl;
+      return 0;
+    }
+  } catch (const sw::ClientError& e) {
+    std::cerr << "error: " << e.what() << (e.field.empty() ? "" : " (" + e.field + ")") << std::endl;
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << std::endl;
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,634 @@
+// Read-side queries: every answer is JSON, every parameter validated, every statement bound.
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <variant>
+
+#include "store_internal.hpp"
+
+using nlohmann::json;
+
+namespace sw {
+
+namespace {
+
+void allow_only(const Params& q, std::initializer_list<const char*> allowed) {
+  for (const auto& [k, v] : q) {
+    bool ok = false;
+    for (const char* a : allowed) ok = ok || k == a;
+    if (!ok) throw ClientError(400, "unknown query parameter", k);
+    if (v.size() > 1024) throw ClientError(400, "value longer than 1024 characters", k);
+  }
+}
+
+std::optional<std::string> opt(const Params& q, const char* k) {
+  auto it = q.find(k);
+  if (it == q.end()) return std::nullopt;
+  return it->second;
+}
+
+std::int64_t int_param(const Params& q, const char* k, std::int64_t dflt, std::int64_t lo,
+                       std::int64_t hi) {
+  auto it = q.find(k);
+  if (it == q.end()) return dflt;
+  const std::string& s = it->second;
+  if (s.empty() || s.size() > 18 || !std::all_of(s.begin(), s.end(), [](char c) {
+        return c >= '0' && c <= '9';
+      }))
+    throw ClientError(400, "must be a non-negative integer", k);
+  const std::int64_t v = std::stoll(s);
+  if (v < lo || v > hi)
+    throw ClientError(400, "out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]", k);
+  return v;
+}
+
+std::int64_t time_param(const Params& q, const char* k, std::int64_t dflt) {
+  auto it = q.find(k);
+  if (it == q.end()) return dflt;
+  auto ms = parse_iso8601_ms(it->second);
+  if (!ms) throw ClientError(400, "must be ISO 8601 with a zone", k);
+  return *ms;
+}
+
+json num_or_null(const sql::Stmt& st, int c) { return st.null(c) ? json(nullptr) : json(st.f64(c)); }
+
+json gpu_obj(std::int64_t id, const std::string& vendor, const std::string& device,
+             const std::string& name, const std::string& type) {
+  return {{"id", id}, {"vendor_id", vendor}, {"device_id", device}, {"name", name}, {"device_type", type}};
+}
+
+std::int64_t run_pk(sql::Conn& c, const std::string& key, const char* field) {
+  auto& st = c.q("SELECT id FROM runs WHERE run_key=?");
+  st.bind(1, key);
+  if (!st.step()) throw ClientError(404, "no run with id '" + key + "'", field);
+  return st.i64(0);
+}
+
+// Filters appended as fixed SQL fragments; only values are bound.
+struct Where {
+  std::string sql;
+  std::vector<std::variant<std::int64_t, std::string>> args;
+  void add(const char* frag, std::variant<std::int64_t, std::string> v) {
+    sql += sql.empty() ? " WHERE " : " AND ";
+    sql += frag;
+    args.push_back(std::move(v));
+  }
+  int bind(sql::Stmt& st, int from = 1) const {
+    int i = from;
+    for (const auto& a : args) {
+      if (std::holds_alternative<std::int64_t>(a)) st.bind(i++, std::get<std::int64_t>(a));
+      else st.bind(i++, std::get<std::string>(a));
+    }
+    return i;
+  }
+};
+
+const std::set<std::string> kStates = {"new", "acknowledged", "expected", "fixed", "invalid"};
+const std::set<std::string> kKinds = {"correctness_regression", "correctness_failure", "regression",
+                                      "improvement", "ambiguous"};
+
+}  // namespace
+
+json Store::run_json(sql::Conn& c, std::int64_t pk) {
+  auto& st = c.q(
+      "SELECT r.run_key, r.commit_id, r.branch, r.runner, r.job_url, r.started_at, r.received_at,"
+      " r.driver_id, r.driver_name, r.driver_info, r.driver_version, r.api_version, r.harness_revision,"
+      " r.device_uuid, r.driver_uuid, r.subgroup_size, r.host_name, r.n_results, g.id, g.vendor_id,"
+      " g.device_id, g.name, g.device_type,"
+      " (SELECT COUNT(*) FROM points p WHERE p.run_id=r.id),"
+      " (SELECT COUNT(*) FROM points p WHERE p.run_id=r.id AND p.n_errors>0)"
+      " FROM runs r JOIN gpus g ON g.id=r.gpu_id WHERE r.id=?");
+  st.bind(1, pk);
+  if (!st.step()) throw ClientError(404, "no such run");
+  return {{"id", st.text(0)},
+          {"commit", st.text(1)},
+          {"branch", st.text(2)},
+          {"runner", st.text(3)},
+          {"job_url", st.text(4)},
+          {"started_at", st.text(5)},
+          {"received_at", st.text(6)},
+          {"driver", {{"id", st.text(7)}, {"name", st.text(8)}, {"info", st.text(9)},
+                      {"version", st.text(10)}, {"uuid", st.text(14)}}},
+          {"api_version", st.text(11)},
+          {"harness_revision", st.text(12)},
+          {"device_uuid", st.text(13)},
+          {"subgroup_size", st.text(15)},
+          {"host_name", st.text(16)},
+          {"results", st.i64(17)},
+          {"gpu", gpu_obj(st.i64(18), st.text(19), st.text(20), st.text(21), st.text(22))},
+          {"benchmarks", st.i64(23)},
+          {"failing_benchmarks", st.i64(24)}};
+}
+
+json Store::alert_json(sql::Conn& c, std::int64_t id) {
+  auto& st = c.q(
+      "SELECT a.id, a.series_id, bm.name, g.id, g.vendor_id, g.device_id, g.name, g.device_type,"
+      " r.run_key, pr.run_key, r.commit_id, r.driver_version, a.kind, a.severity, a.state,"
+      " a.before_ns, a.after_ns, a.delta_pct, a.noise_pct, a.floor_pct, a.score, a.p_value,"
+      " a.n_before, a.n_after, a.cause, a.attribution, rb.run_key, a.created_at, a.updated_at,"
+      " a.state_by, a.note, r.started_at"
+      " FROM alerts a JOIN series s ON s.id=a.series_id JOIN benchmarks bm ON bm.id=s.benchmark_id"
+      " JOIN gpus g ON g.id=s.gpu_id JOIN runs r ON r.id=a.run_id LEFT JOIN runs pr ON pr.id=a.prev_run_id"
+      " JOIN runs rb ON rb.id=a.raised_by WHERE a.id=?");
+  st.bind(1, id);
+  if (!st.step()) throw ClientError(404, "no alert with id " + std::to_string(id));
+  json attribution = json::parse(st.text(25), nullptr, false);
+  return {{"id", st.i64(0)},
+          {"series_id", st.i64(1)},
+          {"benchmark", st.text(2)},
+          {"gpu", gpu_obj(st.i64(3), st.text(4), st.text(5), st.text(6), st.text(7))},
+          {"run_id", st.text(8)},
+          {"started_at", st.text(31)},
+          {"prev_run_id", st.null(9) ? json(nullptr) : json(st.text(9))},
+          {"commit", st.text(10)},
+          {"driver_version", st.text(11)},
+          {"kind", st.text(12)},
+          {"severity", st.i64(13)},
+          {"state", st.text(14)},
+          {"before_ns", num_or_null(st, 15)},
+          {"after_ns", num_or_null(st, 16)},
+          {"delta_pct", num_or_null(st, 17)},
+          {"noise_pct", num_or_null(st, 18)},
+          {"floor_pct", num_or_null(st, 19)},
+          {"score", num_or_null(st, 20)},
+          {"p_value", num_or_null(st, 21)},
+          {"n_before", st.null(22) ? json(nullptr) : json(st.i64(22))},
+          {"n_after", st.null(23) ? json(nullptr) : json(st.i64(23))},
+          {"cause", st.text(24)},
+          {"attribution", attribution},
+          {"raised_by_run", st.text(26)},
+          {"created_at", st.text(27)},
+          {"updated_at", st.text(28)},
+          {"state_by", st.null(29) ? json(nullptr) : json(st.text(29))},
+          {"note", st.null(30) ? json(nullptr) : json(st.text(30))}};
+}
+
+json Store::gpus(const Params& q) {
+  allow_only(q, {});
+  auto c = reader();
+  auto& st = c->q(
+      "SELECT g.id, g.vendor_id, g.device_id, g.name, g.device_type, COUNT(r.id), MIN(r.started_at),"
+      " MAX(r.started_at) FROM gpus g LEFT JOIN runs r ON r.gpu_id=g.id GROUP BY g.id ORDER BY g.id");
+  json out = json::array();
+  while (st.step()) {
+    json g = gpu_obj(st.i64(0), st.text(1), st.text(2), st.text(3), st.text(4));
+    g["runs"] = st.i64(5);
+    g["first_seen"] = st.text(6);
+    g["last_seen"] = st.text(7);
+    out.push_back(std::move(g));
+  }
+  return {{"gpus", out}};
+}
+
+json Store::drivers(const Params& q) {
+  allow_only(q, {"gpu_id"});
+  Where wh;
+  if (q.count("gpu_id")) wh.add("gpu_id=?", int_param(q, "gpu_id", 0, 0, INT64_MAX));
+  auto c = reader();
+  auto& st = c->q("SELECT gpu_id, driver_name, driver_version, driver_info, api_version, COUNT(*),"
+                  " MIN(started_at), MAX(started_at) FROM runs" + wh.sql +
+                  " GROUP BY gpu_id, driver_name, driver_version, driver_info, api_version"
+                  " ORDER BY gpu_id, MIN(started_ms)");
+  wh.bind(st);
+  json out = json::array();
+  while (st.step())
+    out.push_back({{"gpu_id", st.i64(0)}, {"driver_name", st.text(1)}, {"driver_version", st.text(2)},
+                   {"driver_info", st.text(3)}, {"api_version", st.text(4)}, {"runs", st.i64(5)},
+                   {"first_seen", st.text(6)}, {"last_seen", st.text(7)}});
+  return {{"drivers", out}};
+}
+
+json Store::benchmarks(const Params& q) {
+  allow_only(q, {"family", "name_contains", "limit", "offset"});
+  Where wh;
+  if (auto f = opt(q, "family")) wh.add("family=?", *f);
+  if (auto n = opt(q, "name_contains")) wh.add("instr(name, ?)>0", *n);
+  const auto limit = int_param(q, "limit", 1000, 1, 10000), offset = int_param(q, "offset", 0, 0, INT64_MAX);
+  auto c = reader();
+  auto& st = c->q("SELECT id, name, family, variant, config FROM benchmarks" + wh.sql +
+                  " ORDER BY name LIMIT ? OFFSET ?");
+  const int i = wh.bind(st);
+  st.bind(i, limit).bind(i + 1, offset);
+  json out = json::array();
+  while (st.step())
+    out.push_back({{"id", st.i64(0)}, {"name", st.text(1)}, {"family", st.text(2)},
+                   {"variant", st.text(3)}, {"config", st.text(4)}});
+  return {{"benchmarks", out}, {"limit", limit}, {"offset", offset}};
+}
+
+json Store::runs(const Params& q) {
+  allow_only(q, {"gpu_id", "commit", "branch", "runner", "driver_version", "since", "until", "limit", "offset"});
+  Where wh;
+  if (q.count("gpu_id")) wh.add("gpu_id=?", int_param(q, "gpu_id", 0, 0, INT64_MAX));
+  if (auto v = opt(q, "commit")) wh.add("commit_id=?", *v);
+  if (auto v = opt(q, "branch")) wh.add("branch=?", *v);
+  if (auto v = opt(q, "runner")) wh.add("runner=?", *v);
+  if (auto v = opt(q, "driver_version")) wh.add("driver_version=?", *v);
+  if (q.count("since")) wh.add("started_ms>=?", time_param(q, "since", 0));
+  if (q.count("until")) wh.add("started_ms<?", time_param(q, "until", 0));
+  const auto limit = int_param(q, "limit", 100, 1, 1000), offset = int_param(q, "offset", 0, 0, INT64_MAX);
+  auto c = reader();
+  std::vector<std::int64_t> ids;
+  {
+    auto& st = c->q("SELECT id FROM runs" + wh.sql + " ORDER BY started_ms DESC, id DESC LIMIT ? OFFSET ?");
+    const int i = wh.bind(st);
+    st.bind(i, limit).bind(i + 1, offset);
+    while (st.step()) ids.push_back(st.i64(0));
+  }
+  json out = json::array();
+  for (auto id : ids) out.push_back(run_json(*c, id));
+  return {{"runs", out}, {"limit", limit}, {"offset", offset},
+          {"next_offset", static_cast<std::int64_t>(ids.size()) == limit ? json(offset + limit) : json(nullptr)}};
+}
+
+json Store::run(const std::string& key) {
+  auto c = reader();
+  const auto pk = run_pk(*c, key, "run_id");
+  json r = run_json(*c, pk);
+  auto& st = c->q("SELECT p.series_id, bm.name, p.value_ns, p.min_ns, p.max_ns, p.n_reps, p.n_errors,"
+                  " p.error_message, p.label FROM points p JOIN series s ON s.id=p.series_id"
+                  " JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE p.run_id=? ORDER BY bm.name");
+  st.bind(1, pk);
+  json pts = json::array();
+  while (st.step())
+    pts.push_back({{"series_id", st.i64(0)}, {"benchmark", st.text(1)}, {"value_ns", num_or_null(st, 2)},
+                   {"min_ns", num_or_null(st, 3)}, {"max_ns", num_or_null(st, 4)},
+                   {"repetitions", st.i64(5)}, {"errors", st.i64(6)}, {"error_message", st.text(7)},
+                   {"label", st.text(8)}});
+  return {{"run", r}, {"points", pts}};
+}
+
+json Store::series_list(const Params& q) {
+  allow_only(q, {"benchmark", "family", "gpu_id", "limit", "offset"});
+  Where wh;
+  if (auto v = opt(q, "benchmark")) wh.add("bm.name=?", *v);
+  if (auto v = opt(q, "family")) wh.add("bm.family=?", *v);
+  if (q.count("gpu_id")) wh.add("s.gpu_id=?", int_param(q, "gpu_id", 0, 0, INT64_MAX));
+  const auto limit = int_param(q, "limit", 1000, 1, 10000), offset = int_param(q, "offset", 0, 0, INT64_MAX);
+  auto c = reader();
+  auto& st = c->q("SELECT s.id, bm.name, g.id, g.vendor_id, g.device_id, g.name, g.device_type"
+                  " FROM series s JOIN benchmarks bm ON bm.id=s.benchmark_id JOIN gpus g ON g.id=s.gpu_id" +
+                  wh.sql + " ORDER BY s.id LIMIT ? OFFSET ?");
+  const int i = wh.bind(st);
+  st.bind(i, limit).bind(i + 1, offset);
+  json out = json::array();
+  while (st.step())
+    out.push_back({{"id", st.i64(0)}, {"benchmark", st.text(1)},
+                   {"gpu", gpu_obj(st.i64(2), st.text(3), st.text(4), st.text(5), st.text(6))}});
+  return {{"series", out}, {"limit", limit}, {"offset", offset}};
+}
+
+json Store::series(std::int64_t id, const Params& q) {
+  allow_only(q, {"limit", "until"});
+  const auto limit = int_param(q, "limit", 1000, 1, 10000);
+  const auto until = time_param(q, "until", INT64_MAX);
+  auto c = reader();
+  json head;
+  {
+    auto& st = c->q("SELECT bm.name, bm.family, bm.variant, bm.config, g.id, g.vendor_id, g.device_id,"
+                    " g.name, g.device_type FROM series s JOIN benchmarks bm ON bm.id=s.benchmark_id"
+                    " JOIN gpus g ON g.id=s.gpu_id WHERE s.id=?");
+    st.bind(1, id);
+    if (!st.step()) throw ClientError(404, "no series with id " + std::to_string(id), "id");
+    head = {{"id", id}, {"benchmark", st.text(0)}, {"family", st.text(1)}, {"variant", st.text(2)},
+            {"config", st.text(3)},
+            {"gpu", gpu_obj(st.i64(4), st.text(5), st.text(6), st.text(7), st.text(8))}};
+  }
+  json pts = json::array(), changes = json::array();
+  {
+    auto& st = c->q(
+        "SELECT r.run_key, r.started_at, r.commit_id, r.branch, r.runner, r.driver_name, r.driver_version,"
+        " r.api_version, r.harness_revision, p.value_ns, p.min_ns, p.max_ns, p.n_reps, p.n_errors,"
+        " p.error_message FROM points p JOIN runs r ON r.id=p.run_id"
+        " WHERE p.series_id=? AND p.started_ms<? ORDER BY p.started_ms DESC, p.run_id DESC LIMIT ?");
+    st.bind(1, id).bind(2, until).bind(3, limit);
+    while (st.step())
+      pts.push_back({{"run_id", st.text(0)}, {"started_at", st.text(1)}, {"commit", st.text(2)},
+                     {"branch", st.text(3)}, {"runner", st.text(4)}, {"driver_name", st.text(5)},
+                     {"driver_version", st.text(6)}, {"api_version", st.text(7)},
+                     {"harness_revision", st.text(8)}, {"value_ns", num_or_null(st, 9)},
+                     {"min_ns", num_or_null(st, 10)}, {"max_ns", num_or_null(st, 11)},
+                     {"repetitions", st.i64(12)}, {"errors", st.i64(13)}, {"error_message", st.text(14)}});
+  }
+  std::reverse(pts.begin(), pts.end());
+  // Covariate changes: where a run differs from the one before in anything but the commit.
+  static const char* kCov[] = {"driver_name", "driver_version", "api_version", "harness_revision",
+                               "runner", "branch"};
+  for (std::size_t i = 1; i < pts.size(); ++i)
+    for (const char* f : kCov)
+      if (pts[i][f] != pts[i - 1][f])
+        changes.push_back({{"index", i}, {"run_id", pts[i]["run_id"]}, {"field", f},
+                           {"before", pts[i - 1][f]}, {"after", pts[i][f]}});
+  json cps = json::array();
+  {
+    std::vector<std::int64_t> ids;
+    auto& st = c->q("SELECT id FROM alerts WHERE series_id=? ORDER BY started_ms, id");
+    st.bind(1, id);
+    while (st.step()) ids.push_back(st.i64(0));
+    for (auto a : ids) cps.push_back(alert_json(*c, a));
+  }
+  head["points"] = std::move(pts);
+  head["covariate_changes"] = std::move(changes);
+  head["change_points"] = std::move(cps);
+  return head;
+}
+
+json Store::alerts(const Params& q) {
+  allow_only(q, {"state", "kind", "gpu_id", "benchmark", "family", "cause", "run_id", "limit", "offset"});
+  Where wh;
+  if (auto v = opt(q, "state")) {
+    if (!kStates.count(*v)) throw ClientError(400, "must be one of new, acknowledged, expected, fixed, invalid", "state");
+    wh.add("a.state=?", *v);
+  }
+  if (auto v = opt(q, "kind")) {
+    if (!kKinds.count(*v)) throw ClientError(400, "unknown alert kind", "kind");
+    wh.add("a.kind=?", *v);
+  }
+  if (q.count("gpu_id")) wh.add("s.gpu_id=?", int_param(q, "gpu_id", 0, 0, INT64_MAX));
+  if (auto v = opt(q, "benchmark")) wh.add("bm.name=?", *v);
+  if (auto v = opt(q, "family")) wh.add("bm.family=?", *v);
+  if (auto v = opt(q, "cause")) wh.add("a.cause=?", *v);
+  if (auto v = opt(q, "run_id")) wh.add("a.run_id=(SELECT id FROM runs WHERE run_key=?)", *v);
+  const auto limit = int_param(q, "limit", 50, 1, 500), offset = int_param(q, "offset", 0, 0, INT64_MAX);
+  const std::string from = " FROM alerts a JOIN series s ON s.id=a.series_id JOIN benchmarks bm ON bm.id=s.benchmark_id";
+  auto c = reader();
+  std::int64_t total = 0;
+  {
+    auto& st = c->q("SELECT COUNT(*)" + from + wh.sql);
+    wh.bind(st);
+    st.step();
+    total = st.i64(0);
+  }
+  std::vector<std::int64_t> ids;
+  {
+    auto& st = c->q("SELECT a.id" + from + wh.sql + " ORDER BY a.id DESC LIMIT ? OFFSET ?");
+    const int i = wh.bind(st);
+    st.bind(i, limit).bind(i + 1, offset);
+    while (st.step()) ids.push_back(st.i64(0));
+  }
+  json out = json::array();
+  for (auto id : ids) out.push_back(alert_json(*c, id));
+  return {{"alerts", out}, {"total", total}, {"limit", limit}, {"offset", offset},
+          {"next_offset", offset + limit < total ? json(offset + limit) : json(nullptr)}};
+}
+
+json Store::alert(std::int64_t id) {
+  auto c = reader();
+  return alert_json(*c, id);
+}
+
+json Store::set_alert_state(std::int64_t id, std::string_view body, const std::string& by) {
+  if (body.size() > 65536) throw ClientError(413, "body larger than 64 KiB");
+  if (json_nesting_depth(body, 8) > 8) throw ClientError(400, "JSON nested too deeply");
+  json j;
+  try {
+    j = json::parse(body.begin(), body.end());
+  } catch (const json::exception& e) {
+    throw ClientError(400, std::string("body is not valid JSON: ") + e.what());
+  }
+  if (!j.is_object()) throw ClientError(400, "body must be a JSON object", "$");
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.key() != "state" && it.key() != "note") throw ClientError(400, "unknown field", it.key());
+  if (!j.contains("state")) throw ClientError(400, "missing required field", "state");
+  if (!j["state"].is_string() || !kStates.count(j["state"].get<std::string>()))
+    throw ClientError(400, "must be one of new, acknowledged, expected, fixed, invalid", "state");
+  std::optional<std::string> note;
+  if (j.contains("note")) {
+    if (!j["note"].is_string()) throw ClientError(400, "must be a string", "note");
+    note = j["note"].get<std::string>();
+    if (note->size() > 4096) throw ClientError(400, "longer than 4096 characters", "note");
+  }
+  std::lock_guard lk(write_mu_);
+  auto& w = *writer_;
+  w.q("UPDATE alerts SET state=?, note=COALESCE(?, note), state_by=?, updated_at=? WHERE id=?")
+      .bind(1, j["state"].get<std::string>()).bind(2, note).bind(3, by)
+      .bind(4, format_iso8601_ms(now_ms())).bind(5, id).run();
+  if (sqlite3_changes(w.raw()) == 0) throw ClientError(404, "no alert with id " + std::to_string(id), "id");
+  return alert_json(w, id);
+}
+
+namespace {
+struct RunPoint {
+  double value = NAN;
+  std::vector<double> reps;
+  int errors = 0;
+  std::int64_t series_id = 0;
+};
+std::map<std::string, RunPoint> run_points(sql::Conn& c, std::int64_t pk) {
+  std::map<std::string, RunPoint> m;
+  auto& st = c.q("SELECT bm.name, p.value_ns, p.reps, p.n_errors, p.series_id FROM points p"
+                 " JOIN series s ON s.id=p.series_id JOIN benchmarks bm ON bm.id=s.benchmark_id"
+                 " WHERE p.run_id=?");
+  st.bind(1, pk);
+  while (st.step())
+    m[st.text(0)] = {st.null(1) ? NAN : st.f64(1), unpack_reps(st.blob(2)), static_cast<int>(st.i64(3)),
+                     st.i64(4)};
+  return m;
+}
+}  // namespace
+
+json Store::compare(const Params& q) {
+  allow_only(q, {"base", "contender", "alpha"});
+  auto base = opt(q, "base"), cont = opt(q, "contender");
+  if (!base) throw ClientError(400, "missing required parameter", "base");
+  if (!cont) throw ClientError(400, "missing required parameter", "contender");
+  double alpha = 0.05;  // compare.py's default
+  if (auto a = opt(q, "alpha")) {
+    char* end = nullptr;
+    alpha = std::strtod(a->c_str(), &end);
+    if (a->empty() || *end != '\0' || !(alpha > 0 && alpha < 1)) throw ClientError(400, "must be in (0, 1)", "alpha");
+  }
+  auto c = reader();
+  const auto bpk = run_pk(*c, *base, "base"), cpk = run_pk(*c, *cont, "contender");
+  const auto bp = run_points(*c, bpk), cp = run_points(*c, cpk);
+  json rows = json::array(), only_base = json::array(), only_cont = json::array();
+  double log_sum = 0;
+  int n_geo = 0;
+  for (const auto& [name, b] : bp) {
+    auto it = cp.find(name);
+    if (it == cp.end()) {
+      only_base.push_back(name);
+      continue;
+    }
+    const auto& k = it->second;
+    json row = {{"benchmark", name}, {"base_ns", std::isnan(b.value) ? json(nullptr) : json(b.value)},
+                {"contender_ns", std::isnan(k.value) ? json(nullptr) : json(k.value)},
+                {"base_repetitions", b.reps.size()}, {"contender_repetitions", k.reps.size()}};
+    if (b.errors || k.errors || std::isnan(b.value) || std::isnan(k.value)) {
+      row["verdict"] = "error";
+      row["delta_pct"] = nullptr;
+      row["p_value"] = nullptr;
+    } else {
+      // compare.py: time change (new - old) / |old|; U test needs 2+ repetitions a side and is
+      // only trusted from 9 (UTEST_MIN_REPETITIONS / UTEST_OPTIMAL_REPETITIONS).
+      const double delta = b.value > 0 ? (k.value - b.value) / b.value : 0;
+      row["delta_pct"] = 100 * delta;
+      if (b.value > 0 && k.value > 0) {
+        log_sum += std::log(k.value / b.value);
+        ++n_geo;
+      }
+      if (b.reps.size() >= 2 && k.reps.size() >= 2) {
+        const auto u = detect::mann_whitney_u(b.reps, k.reps);
+        row["p_value"] = u.p;
+        row["reliable"] = b.reps.size() >= 9 && k.reps.size() >= 9;
+        row["verdict"] = u.p >= alpha ? "same" : (delta > 0 ? "slower" : "faster");
+      } else {
+        row["p_value"] = nullptr;
+        row["reliable"] = false;
+        row["verdict"] = "insufficient_repetitions";
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  for (const auto& [name, k] : cp)
+    if (!bp.count(name)) only_cont.push_back(name);
+  return {{"base", *base}, {"contender", *cont}, {"alpha", alpha}, {"benchmarks", rows},
+          {"only_in_base", only_base}, {"only_in_contender", only_cont},
+          {"geomean_delta_pct", n_geo ? json(100 * std::expm1(log_sum / n_geo)) : json(nullptr)}};
+}
+
+json Store::verdict(const std::string& key) {
+  auto c = reader();
+  const auto pk = run_pk(*c, key, "run_id");
+  auto& run_st = c->q("SELECT started_ms FROM runs WHERE id=?");
+  run_st.bind(1, pk);
+  run_st.step();
+  const auto ms = run_st.i64(0);
+  run_st.reset();
+  json correctness = json::array(), regressions = json::array(), known = json::array(),
+       suspects = json::array();
+  const auto pts = run_points(*c, pk);
+  for (const auto& [name, p] : pts) {
+    if (p.errors > 0) {
+      auto& st = c->q("SELECT n_errors FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?)"
+                      " ORDER BY started_ms DESC, run_id DESC LIMIT 1");
+      st.bind(1, p.series_id).bind(2, ms).bind(3, pk);
+      const bool passed_before = st.step() && st.i64(0) == 0;
+      auto& em = c->q("SELECT error_message FROM points WHERE series_id=? AND run_id=?");
+      em.bind(1, p.series_id).bind(2, pk);
+      em.step();
+      correctness.push_back({{"benchmark", name}, {"series_id", p.series_id},
+                             {"kind", passed_before ? "correctness_regression" : "correctness_failure"},
+                             {"error_message", em.text(0)}});
+      continue;
+    }
+    // The level this run sits on: the latest performance change point at or before it.
+    auto& st = c->q("SELECT id, kind, state FROM alerts WHERE series_id=? AND kind IN"
+                    " ('regression','improvement','ambiguous') AND state!='invalid' AND"
+                    " (started_ms, run_id) <= (?, ?) ORDER BY started_ms DESC, run_id DESC LIMIT 1");
+    st.bind(1, p.series_id).bind(2, ms).bind(3, pk);
+    std::int64_t boundary_ms = INT64_MIN;
+    if (st.step()) {
+      const auto aid = st.i64(0);
+      const std::string kind = st.text(1), state = st.text(2);
+      st.reset();
+      if (kind == "regression" && state == "new") regressions.push_back(alert_json(*c, aid));
+      else if (kind == "regression" && state == "acknowledged") known.push_back(alert_json(*c, aid));
+      auto& bm = c->q("SELECT started_ms FROM alerts WHERE id=?");
+      bm.bind(1, aid);
+      bm.step();
+      boundary_ms = bm.i64(0);
+    }
+    // Not yet a change point (needs min_segment runs after it): flag runs whose repetitions
+    // sit clearly above the current level so CI can show them, without failing on one run.
+    auto& bs = c->q("SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?)"
+                    " AND started_ms>=? AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT 24");
+    bs.bind(1, p.series_id).bind(2, ms).bind(3, pk).bind(4, boundary_ms);
+    std::vector<double> base;
+    while (bs.step()) base.push_back(bs.f64(0));
+    if (base.size() >= opts_.detect.min_segment && !p.reps.empty()) {
+      std::vector<double> lb;
+      for (double v : base) lb.push_back(std::log(v));
+      const double level = detect::median(base);
+      const double noise = detect::mad_sigma(lb);
+      const double floor = std::max(opts_.detect.min_rel_effect, opts_.detect.noise_k * noise);
+      const double delta = p.value / level - 1;
+      const auto u = detect::mann_whitney_u(base, p.reps);
+      if (delta > floor && u.p < 0.05)
+        suspects.push_back({{"benchmark", name}, {"series_id", p.series_id}, {"level_ns", level},
+                            {"value_ns", p.value}, {"delta_pct", 100 * delta}, {"floor_pct", 100 * floor},
+                            {"p_value", u.p}});
+    }
+  }
+  const bool fail = !correctness.empty() || !regressions.empty();
+  return {{"run_id", key}, {"verdict", fail ? "fail" : "pass"}, {"correctness", correctness},
+          {"regressions", regressions}, {"acknowledged_regressions", known}, {"suspects", suspects}};
+}
+
+json Store::rankings(const Params& q) {
+  allow_only(q, {"commit", "family"});
+  auto commit = opt(q, "commit");
+  if (!commit) throw ClientError(400, "missing required parameter", "commit");
+  auto c = reader();
+  // The latest run at this commit on each GPU.
+  struct G {
+    json gpu;
+    std::string run;
+    std::int64_t pk;
+  };
+  std::vector<G> gs;
+  {
+    auto& st = c->q("SELECT r.id, r.run_key, g.id, g.vendor_id, g.device_id, g.name, g.device_type FROM runs r"
+                    " JOIN gpus g ON g.id=r.gpu_id WHERE r.commit_id=? AND r.id=(SELECT r2.id FROM runs r2"
+                    " WHERE r2.commit_id=r.commit_id AND r2.gpu_id=r.gpu_id ORDER BY r2.started_ms DESC,"
+                    " r2.id DESC LIMIT 1) ORDER BY g.id");
+    st.bind(1, *commit);
+    while (st.step())
+      gs.push_back({gpu_obj(st.i64(2), st.text(3), st.text(4), st.text(5), st.text(6)), st.text(1), st.i64(0)});
+  }
+  if (gs.empty()) throw ClientError(404, "no runs at commit '" + *commit + "'", "commit");
+  // (family, config) -> gpu index -> variant -> value
+  std::map<std::pair<std::string, std::string>, std::map<std::size_t, std::map<std::string, double>>> groups;
+  for (std::size_t gi = 0; gi < gs.size(); ++gi) {
+    auto& st = c->q("SELECT bm.family, bm.variant, bm.config, p.value_ns FROM points p JOIN series s"
+                    " ON s.id=p.series_id JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE p.run_id=?"
+                    " AND p.value_ns IS NOT NULL");
+    st.bind(1, gs[gi].pk);
+    while (st.step()) {
+      if (auto f = opt(q, "family"); f && *f != st.text(0)) continue;
+      groups[{st.text(0), st.text(2)}][gi][st.text(1)] = st.f64(3);
+    }
+  }
+  json out = json::array();
+  for (const auto& [key, per_gpu] : groups) {
+    json by_gpu = json::array(), flips = json::array(), gpu_order = json::array();
+    std::map<std::size_t, std::vector<std::pair<double, std::string>>> ranked;
+    for (const auto& [gi, vars] : per_gpu) {
+      auto& r = ranked[gi];
+      for (const auto& [v, val] : vars) r.emplace_back(val, v);
+      std::sort(r.begin(), r.end());
+      json list = json::array();
+      for (std::size_t i = 0; i < r.size(); ++i)
+        list.push_back({{"rank", i + 1}, {"variant", r[i].second}, {"value_ns", r[i].first}});
+      by_gpu.push_back({{"gpu", gs[gi].gpu}, {"run_id", gs[gi].run}, {"ranking", list}});
+    }
+    // A flip: two variants whose order differs between two GPUs.
+    for (auto a = per_gpu.begin(); a != per_gpu.end(); ++a)
+      for (auto b = std::next(a); b != per_gpu.end(); ++b)
+        for (auto x = a->second.begin(); x != a->second.end(); ++x)
+          for (auto y = std::next(x); y != a->second.end(); ++y) {
+            auto bx = b->second.find(x->first), by = b->second.find(y->first);
+            if (bx == b->second.end() || by == b->second.end()) continue;
+            const bool x_first_a = x->second < y->second, x_first_b = bx->second < by->second;
+            if (x_first_a == x_first_b) continue;
+            flips.push_back({{"gpu_a", gs[a->first].gpu["name"]}, {"gpu_b", gs[b->first].gpu["name"]},
+                             {"faster_on_a", x_first_a ? x->first : y->first},
+                             {"faster_on_b", x_first_b ? x->first : y->first}});
+          }
+    // Per variant, the GPUs fastest first (where an older GPU beats a newer one shows here).
+    std::map<std::string, std::vector<std::pair<double, std::string>>> per_var;
+    for (const auto& [gi, vars] : per_gpu)
+      for (const auto& [v, val] : vars) per_var[v].emplace_back(val, gs[gi].gpu["name"].get<std::string>());
+    for (auto& [v, list] : per_var) {
+      std::sort(list.begin(), list.end());
+      json names = json::array();
+      for (auto& [val, n] : list) names.push_back({{"gpu", n}, {"value_ns", val}});
+      gpu_order.push_back({{"variant", v}, {"fastest_first", names}});
+    }
+    out.push_back({{"family", key.first}, {"config", key.second}, {"by_gpu", by_gpu},
+                   {"flips", flips}, {"gpu_order", gpu_order}});
+  }
+  return {{"commit", *commit}, {"groups", out}};
+}
+
+}  // namespace sw

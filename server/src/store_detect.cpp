@@ -1,0 +1,267 @@
+// Detection on ingest: correctness alerts, change points with attribution.
+#include <algorithm>
+#include <cmath>
+
+#include "store_internal.hpp"
+
+using nlohmann::json;
+
+namespace sw {
+
+namespace {
+
+struct RunInfo {
+  std::int64_t id = 0, started_ms = 0, gpu_id = 0;
+  std::string key, commit, driver, runner;
+};
+
+RunInfo load_run(sql::Conn& c, std::int64_t id) {
+  auto& st = c.q("SELECT run_key, commit_id, driver_name, driver_version, runner, started_ms, gpu_id"
+                 " FROM runs WHERE id=?");
+  st.bind(1, id);
+  if (!st.step()) throw std::runtime_error("run vanished");
+  RunInfo r;
+  r.id = id;
+  r.key = st.text(0);
+  r.commit = st.text(1);
+  r.driver = st.text(2) + " " + st.text(3);
+  r.runner = st.text(4);
+  r.started_ms = st.i64(5);
+  r.gpu_id = st.i64(6);
+  return r;
+}
+
+int severity(const std::string& kind) {
+  if (kind == "correctness_regression") return 4;
+  if (kind == "correctness_failure") return 3;
+  if (kind == "regression") return 2;
+  if (kind == "ambiguous") return 1;
+  return 0;
+}
+
+std::vector<double> values_before(sql::Conn& c, std::int64_t sid, std::int64_t ms, std::int64_t run,
+                                  int limit) {
+  auto& st = c.q("SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?)"
+                 " AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
+  st.bind(1, sid).bind(2, ms).bind(3, run).bind(4, limit);
+  std::vector<double> v;
+  while (st.step()) v.push_back(st.f64(0));
+  return v;
+}
+std::vector<double> values_from(sql::Conn& c, std::int64_t sid, std::int64_t ms, std::int64_t run,
+                                int limit) {
+  auto& st = c.q("SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) >= (?, ?)"
+                 " AND value_ns IS NOT NULL ORDER BY started_ms, run_id LIMIT ?");
+  st.bind(1, sid).bind(2, ms).bind(3, run).bind(4, limit);
+  std::vector<double> v;
+  while (st.step()) v.push_back(st.f64(0));
+  return v;
+}
+
+// Builds the attribution of a change between runs a and b of series sid, checking siblings.
+json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const RunInfo& b,
+                      double delta_rel, bool correctness, const detect::Params& params) {
+  detect::AttributionInput in;
+  in.driver_changed = a.driver != b.driver;
+  in.commit_changed = a.commit != b.commit;
+  in.runner_changed = a.runner != b.runner;
+  in.driver_before = a.driver;
+  in.driver_after = b.driver;
+  in.commit_before = a.commit;
+  in.commit_after = b.commit;
+  in.runner_before = a.runner;
+  in.runner_after = b.runner;
+  constexpr int kSide = 12;
+  json gpu_ev = json::array(), kernel_ev = json::array();
+  {
+    auto& st = c.q("SELECT s.id, g.name, g.id FROM series s JOIN gpus g ON g.id=s.gpu_id"
+                   " WHERE s.benchmark_id=(SELECT benchmark_id FROM series WHERE id=?) AND s.id!=?"
+                   " ORDER BY s.id LIMIT 16");
+    st.bind(1, sid).bind(2, sid);
+    std::vector<std::tuple<std::int64_t, std::string, std::int64_t>> sibs;
+    while (st.step()) sibs.emplace_back(st.i64(0), st.text(1), st.i64(2));
+    for (const auto& [ssid, gname, gid] : sibs) {
+      detect::SiblingEvidence ev{gname, {}};
+      auto& first = c.q("SELECT started_ms, id FROM runs WHERE commit_id=? AND gpu_id=?"
+                        " ORDER BY started_ms, id LIMIT 1");
+      first.bind(1, b.commit).bind(2, gid);
+      if (first.step()) {
+        const auto ms = first.i64(0), rid = first.i64(1);
+        first.reset();
+        if (correctness) {
+          // For correctness the sibling "stepped" when it also fails at that commit.
+          auto& f = c.q("SELECT n_errors FROM points WHERE series_id=? AND run_id=?");
+          f.bind(1, ssid).bind(2, rid);
+          if (f.step()) {
+            ev.step.present = true;
+            ev.step.stepped = f.i64(0) > 0;
+          }
+        } else {
+          ev.step = detect::sibling_step(values_before(c, ssid, ms, rid, kSide),
+                                         values_from(c, ssid, ms, rid, kSide), delta_rel, params);
+        }
+      }
+      in.gpu_siblings.push_back(ev);
+      if (ev.step.present)
+        gpu_ev.push_back({{"gpu", gname}, {"stepped", ev.step.stepped},
+                          {"delta_pct", 100 * ev.step.delta_rel}});
+    }
+  }
+  {
+    auto& st = c.q("SELECT p.series_id, bm.name, p.n_errors FROM points p JOIN series s ON s.id=p.series_id"
+                   " JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE p.run_id=? AND p.series_id!=?"
+                   " ORDER BY p.series_id LIMIT 24");
+    st.bind(1, b.id).bind(2, sid);
+    std::vector<std::tuple<std::int64_t, std::string, std::int64_t>> sibs;
+    while (st.step()) sibs.emplace_back(st.i64(0), st.text(1), st.i64(2));
+    for (const auto& [ssid, bname, nerr] : sibs) {
+      detect::SiblingEvidence ev{bname, {}};
+      if (correctness) {
+        ev.step.present = true;
+        ev.step.stepped = nerr > 0;
+      } else {
+        ev.step = detect::sibling_step(values_before(c, ssid, b.started_ms, b.id, kSide),
+                                       values_from(c, ssid, b.started_ms, b.id, kSide), delta_rel,
+                                       params);
+      }
+      in.kernel_siblings.push_back(ev);
+      if (ev.step.present && kernel_ev.size() < 12)
+        kernel_ev.push_back({{"benchmark", bname}, {"stepped", ev.step.stepped},
+                             {"delta_pct", 100 * ev.step.delta_rel}});
+    }
+  }
+  const auto at = detect::attribute(in);
+  return {{"cause", detect::to_string(at.cause)},
+          {"summary", at.summary},
+          {"evidence", at.evidence},
+          {"driver_changed", in.driver_changed},
+          {"commit_changed", in.commit_changed},
+          {"runner_changed", in.runner_changed},
+          {"driver_before", a.driver},
+          {"driver_after", b.driver},
+          {"commit_before", a.commit},
+          {"commit_after", b.commit},
+          {"gpu_siblings", {{"checked", at.gpu_siblings_checked}, {"stepped", at.gpu_siblings_stepped},
+                            {"detail", gpu_ev}}},
+          {"kernel_siblings", {{"checked", at.kernel_siblings_checked},
+                               {"stepped", at.kernel_siblings_stepped}, {"detail", kernel_ev}}}};
+}
+
+}  // namespace
+
+Store::Window& Store::window_for(std::int64_t sid) {
+  if (auto it = windows_.find(sid); it != windows_.end()) return *it->second;
+  if (windows_.size() > 50000) windows_.clear();  // bound memory; reloads are cheap
+  auto win = std::make_unique<Window>();
+  auto& st = writer_->q("SELECT started_ms, run_id, value_ns, reps FROM points WHERE series_id=?"
+                        " AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
+  st.bind(1, sid).bind(2, static_cast<std::int64_t>(opts_.detect.window));
+  while (st.step())
+    win->pts.push_back({st.i64(0), st.i64(1), st.f64(2), unpack_reps(st.blob(3))});
+  std::reverse(win->pts.begin(), win->pts.end());
+  return *windows_.emplace(sid, std::move(win)).first->second;
+}
+
+json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int64_t>& series_ids) {
+  auto& w = *writer_;
+  json raised = json::array();
+  const RunInfo run = load_run(w, run_pk);
+  const auto& P = opts_.detect;
+  sql::Tx tx(w);
+  auto insert_alert = [&](std::int64_t sid, const RunInfo& b, const RunInfo* a, const std::string& kind,
+                          const detect::ChangePoint* cp, const json& attribution) {
+    auto& ins = w.q(
+        "INSERT OR IGNORE INTO alerts(series_id, run_id, prev_run_id, started_ms, kind, severity, state,"
+        " before_ns, after_ns, delta_pct, noise_pct, floor_pct, score, p_value, n_before, n_after,"
+        " cause, attribution, raised_by, created_at, updated_at) VALUES"
+        "(?,?,?,?,?,?,'new',?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    ins.bind(1, sid).bind(2, b.id);
+    if (a) ins.bind(3, a->id); else ins.bind_null(3);
+    ins.bind(4, b.started_ms).bind(5, kind).bind(6, severity(kind));
+    if (cp) {
+      ins.bind(7, cp->before).bind(8, cp->after).bind(9, 100 * cp->delta_rel)
+          .bind(10, 100 * cp->noise_rel).bind(11, 100 * cp->floor_rel).bind(12, cp->score)
+          .bind(13, cp->p_value).bind(14, static_cast<std::int64_t>(cp->n_before))
+          .bind(15, static_cast<std::int64_t>(cp->n_after));
+    }
+    const std::string now = format_iso8601_ms(now_ms());
+    ins.bind(16, attribution.value("cause", std::string("neither"))).bind(17, attribution.dump())
+        .bind(18, run.id).bind(19, now).bind(20, now);
+    ins.run();
+    if (sqlite3_changes(w.raw()) > 0) raised.push_back(alert_json(w, w.last_id()));
+  };
+
+  for (const std::int64_t sid : series_ids) {
+    // Correctness: an error now is a failure on this GPU and driver; after a pass, a regression.
+    {
+      auto& st = w.q("SELECT n_errors FROM points WHERE series_id=? AND started_ms=? AND run_id=?");
+      st.bind(1, sid).bind(2, run.started_ms).bind(3, run.id);
+      const bool failing = st.step() && st.i64(0) > 0;
+      st.reset();
+      if (failing) {
+        auto& prev = w.q("SELECT n_errors, run_id FROM points WHERE series_id=? AND"
+                         " (started_ms, run_id) < (?, ?) ORDER BY started_ms DESC, run_id DESC LIMIT 1");
+        prev.bind(1, sid).bind(2, run.started_ms).bind(3, run.id);
+        if (!prev.step()) {
+          prev.reset();
+          insert_alert(sid, run, nullptr, "correctness_failure", nullptr,
+                       json{{"cause", "neither"}, {"summary", "fails on its first run on this GPU"}});
+        } else if (prev.i64(0) == 0) {
+          const RunInfo a = load_run(w, prev.i64(1));
+          prev.reset();
+          insert_alert(sid, run, &a, "correctness_regression", nullptr,
+                       attribute_change(w, sid, a, run, 1.0, true, P));
+        }
+        // Still failing since an earlier alert: no new alert.
+      }
+    }
+    // Performance: change points over the series' recent window.
+    auto& win = window_for(sid);
+    if (win.pts.size() < 2 * P.min_segment) continue;
+    std::vector<detect::Point> pts;
+    pts.reserve(win.pts.size());
+    for (const auto& p : win.pts) pts.push_back({p.value, p.reps});
+    const auto cps = detect::detect(pts, P);
+    if (cps.empty()) continue;
+    // Existing performance alerts of this series, by the window index of their boundary.
+    std::vector<std::tuple<std::int64_t, std::ptrdiff_t, std::string, std::string>> existing;
+    {
+      auto& st = w.q("SELECT id, run_id, kind, state FROM alerts WHERE series_id=? AND kind IN"
+                     " ('regression','improvement','ambiguous') AND started_ms>=?");
+      st.bind(1, sid).bind(2, win.pts.front().started_ms);
+      while (st.step()) {
+        const auto rid = st.i64(1);
+        auto it = std::find_if(win.pts.begin(), win.pts.end(), [&](const auto& p) { return p.run_id == rid; });
+        if (it != win.pts.end()) existing.emplace_back(st.i64(0), it - win.pts.begin(), st.text(2), st.text(3));
+      }
+    }
+    for (const auto& cp : cps) {
+      bool dup = false;
+      for (const auto& [aid, idx, kind, state] : existing) {
+        if (std::abs(idx - static_cast<std::ptrdiff_t>(cp.index)) >= static_cast<std::ptrdiff_t>(P.min_segment))
+          continue;
+        dup = true;
+        // More points after the boundary can settle an ambiguous change one way or the other.
+        if (aid > 0 && kind == "ambiguous" && state == "new" && cp.outcome != detect::Outcome::ambiguous) {
+          const std::string nk = detect::to_string(cp.outcome);
+          w.q("UPDATE alerts SET kind=?, severity=?, after_ns=?, delta_pct=?, p_value=?, score=?,"
+              " n_after=?, updated_at=? WHERE id=?")
+              .bind(1, nk).bind(2, severity(nk)).bind(3, cp.after).bind(4, 100 * cp.delta_rel)
+              .bind(5, cp.p_value).bind(6, cp.score).bind(7, static_cast<std::int64_t>(cp.n_after))
+              .bind(8, format_iso8601_ms(now_ms())).bind(9, aid).run();
+          raised.push_back(alert_json(w, aid));
+        }
+      }
+      if (dup) continue;
+      const RunInfo b = load_run(w, win.pts[cp.index].run_id);
+      const RunInfo a = load_run(w, win.pts[cp.index - 1].run_id);
+      insert_alert(sid, b, &a, detect::to_string(cp.outcome), &cp,
+                   attribute_change(w, sid, a, b, cp.delta_rel, false, P));
+      existing.emplace_back(0, static_cast<std::ptrdiff_t>(cp.index), detect::to_string(cp.outcome), "new");
+    }
+  }
+  tx.commit();
+  return raised;
+}
+
+}  // namespace sw

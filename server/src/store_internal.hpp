@@ -1,0 +1,68 @@
+// Private pieces shared by the Store's translation units.
+#pragma once
+
+#include <chrono>
+#include <cstring>
+
+#include "shaderwatch/store.hpp"
+#include "sqlite.hpp"
+
+namespace sw {
+
+struct Store::Window {
+  struct Pt {
+    std::int64_t started_ms = 0, run_id = 0;
+    double value = 0;
+    std::vector<double> reps;
+  };
+  std::vector<Pt> pts;  // time order, at most detect.window + 1
+};
+
+class Store::ReaderLease {
+ public:
+  ReaderLease(Store& s, std::unique_ptr<sql::Conn> c) : s_(s), c_(std::move(c)) {}
+  ~ReaderLease() {
+    if (!c_) return;
+    std::lock_guard lk(s_.read_mu_);
+    s_.readers_.push_back(std::move(c_));
+    s_.read_cv_.notify_one();
+  }
+  ReaderLease(ReaderLease&& o) noexcept : s_(o.s_), c_(std::move(o.c_)) {}
+  sql::Conn& operator*() { return *c_; }
+  sql::Conn* operator->() { return c_.get(); }
+
+ private:
+  Store& s_;
+  std::unique_ptr<sql::Conn> c_;
+};
+
+inline std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+inline std::uint64_t mono_ns() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
+}
+
+// Repetitions are stored as a blob of little-endian doubles (the host order on every target).
+inline std::string pack_reps(const std::vector<double>& v) {
+  std::string s(v.size() * sizeof(double), '\0');
+  if (!v.empty()) std::memcpy(s.data(), v.data(), s.size());
+  return s;
+}
+inline std::vector<double> unpack_reps(std::string_view b) {
+  std::vector<double> v(b.size() / sizeof(double));
+  if (!v.empty()) std::memcpy(v.data(), b.data(), v.size() * sizeof(double));
+  return v;
+}
+
+// Kernel family / variant / configuration from a name like "lum/sequential_256/1920x1080/cold".
+struct NameParts {
+  std::string family, variant, config;
+};
+NameParts split_name(const std::string& name);
+
+}  // namespace sw

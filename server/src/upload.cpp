@@ -1,0 +1,96 @@
+#include "shaderwatch/upload.hpp"
+
+#include <httplib.h>
+
+#include <chrono>
+#include <ctime>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace sw::upload {
+
+using nlohmann::json;
+
+namespace {
+std::string now_iso() {
+  const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+}  // namespace
+
+std::string make_body(const std::string& benchmark_json, const RunMeta& meta) {
+  json doc;
+  try {
+    doc = json::parse(benchmark_json);
+  } catch (const json::exception& e) {
+    throw std::invalid_argument(std::string("benchmark file is not valid JSON: ") + e.what());
+  }
+  if (!doc.is_object()) throw std::invalid_argument("benchmark file is not a JSON object");
+  json run = {{"id", meta.run_id}, {"commit", meta.commit}};
+  // Without an explicit start, the server takes the document's context.date (so a retry sends
+  // the same body); only a document without one gets "now".
+  if (!meta.started_at.empty()) run["started_at"] = meta.started_at;
+  else if (!(doc.contains("context") && doc["context"].is_object() && doc["context"].contains("date")))
+    run["started_at"] = now_iso();
+  if (!meta.branch.empty()) run["branch"] = meta.branch;
+  if (!meta.runner.empty()) run["runner"] = meta.runner;
+  if (!meta.job_url.empty()) run["job_url"] = meta.job_url;
+  return json{{"run", run}, {"benchmark", doc}}.dump();
+}
+
+Result post_run(const std::string& url, const std::string& token, const std::string& benchmark_json,
+                const RunMeta& meta, int timeout_seconds) {
+  Result r;
+  std::string body;
+  try {
+    body = make_body(benchmark_json, meta);
+  } catch (const std::invalid_argument& e) {
+    r.error = e.what();
+    return r;
+  }
+  // Split http://host:port/prefix into the part httplib::Client takes and a path prefix.
+  const auto scheme_end = url.find("://");
+  if (scheme_end == std::string::npos) {
+    r.error = "url must start with http:// or https://";
+    return r;
+  }
+  const auto path_start = url.find('/', scheme_end + 3);
+  const std::string base = url.substr(0, path_start);
+  std::string prefix = path_start == std::string::npos ? "" : url.substr(path_start);
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  httplib::Client cli(base);
+  if (!cli.is_valid()) {
+    r.error = "unsupported url: " + url;
+    return r;
+  }
+  cli.set_connection_timeout(std::chrono::seconds(10));
+  cli.set_read_timeout(std::chrono::seconds(timeout_seconds));
+  cli.set_write_timeout(std::chrono::seconds(timeout_seconds));
+  cli.set_bearer_token_auth(token);
+  auto res = cli.Post(prefix + "/api/v1/runs", body, "application/json");
+  if (!res) {
+    r.error = "no answer from " + url + ": " + httplib::to_string(res.error());
+    return r;
+  }
+  r.status = res->status;
+  r.body = res->body;
+  r.ok = res->status == 200 || res->status == 201;
+  if (!r.ok) {
+    r.error = "HTTP " + std::to_string(res->status);
+    auto j = json::parse(res->body, nullptr, false);
+    if (j.is_object() && j.contains("error") && j["error"].is_object()) {
+      const auto& e = j["error"];
+      if (e.contains("message") && e["message"].is_string()) r.error += ": " + e["message"].get<std::string>();
+      if (e.contains("field") && e["field"].is_string()) r.error += " (field " + e["field"].get<std::string>() + ")";
+    } else if (!res->body.empty()) {
+      r.error += ": " + res->body.substr(0, 500);
+    }
+  }
+  return r;
+}
+
+}  // namespace sw::upload
