@@ -1,0 +1,90 @@
+#include "check_suite.h"
+
+#include <cstdio>
+#include <map>
+#include <ostream>
+
+namespace shaderwatch {
+
+std::vector<CheckCase> default_check_cases() {
+  std::vector<CheckCase> cases;
+  for (const auto& [w, h] : {std::pair{1920u, 1080u}, {1921u, 1079u}, {17u, 3u}, {1u, 1u}}) {
+    cases.push_back({Family::Luminance, InputKind::Random, {w, h, 0}});
+  }
+  for (InputKind kind : {InputKind::Exponents, InputKind::Zeros, InputKind::Signed}) {
+    cases.push_back({Family::Luminance, kind, {333, 77, 0}});
+  }
+  for (uint64_t n : {4096ull, 1ull, 1000ull, 65537ull}) cases.push_back({Family::Boids, InputKind::Random, {0, 0, n}});
+  for (InputKind kind : {InputKind::Exponents, InputKind::Zeros}) cases.push_back({Family::Boids, kind, {0, 0, 4099}});
+  return cases;
+}
+
+size_t CheckSummary::unexpected_failures() const {
+  size_t n = 0;
+  for (const auto& r : rows) n += is_unexpected_failure(r.outcome.status);
+  return n;
+}
+
+CheckSummary run_check_suite(Device& device, ShaderCompiler& compiler, const std::regex& filter, uint64_t seed,
+                             const std::vector<CheckCase>& cases, const std::function<void(const CheckRow&)>& on_row) {
+  CheckSummary summary;
+  for (const auto& c : cases) {
+    // Each case has its own seed derived from the run's, so one case reruns alone with the same data.
+    const uint64_t case_seed = seed + summary.rows.size();
+    const Problem problem = c.family == Family::Luminance
+                                ? make_luminance_problem(c.kind, c.size.width, c.size.height, case_seed)
+                                : make_boids_problem(c.kind, c.size.count, case_seed);
+    for (const auto& spec : catalog()) {
+      if (!std::regex_search(spec.name, filter) || !kernel_accepts(spec, problem)) continue;
+      CheckRow row{spec.name, device.info().name, problem.size_string(), input_kind_name(c.kind), case_seed,
+                   run_and_check(device, compiler, spec, problem)};
+      if (on_row) on_row(row);
+      summary.rows.push_back(std::move(row));
+    }
+  }
+  return summary;
+}
+
+namespace {
+std::string ratio_text(const Outcome& o) {
+  if (o.status == Status::Unsupported || o.status == Status::Error) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", o.worst_ratio);
+  return buf;
+}
+}  // namespace
+
+void print_check_header(std::ostream& out) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%-30s %-28s %-10s %-9s %-11s %10s  %s\n", "kernel", "device", "size", "input",
+                "status", "err/bound", "result");
+  out << line;
+}
+
+void print_check_row(std::ostream& out, const CheckRow& row) {
+  char line[512];
+  char result[64] = "";
+  if (row.outcome.status == Status::Pass || row.outcome.status == Status::NoRaceSeen) {
+    std::snprintf(result, sizeof result, "%.9g", row.outcome.result);
+  }
+  std::snprintf(line, sizeof line, "%-30s %-28.28s %-10s %-9s %-11s %10s  %s\n", row.kernel.c_str(), row.device.c_str(),
+                row.size.c_str(), row.input.c_str(), status_name(row.outcome.status).c_str(),
+                ratio_text(row.outcome).c_str(), result);
+  out << line << std::flush;
+}
+
+void print_check_footer(std::ostream& out, const CheckSummary& summary) {
+  std::map<Status, size_t> counts;
+  for (const auto& r : summary.rows) {
+    ++counts[r.outcome.status];
+    if (r.outcome.status == Status::Pass) continue;
+    out << "\n" << status_name(r.outcome.status) << ": kernel " << r.kernel << ", device " << r.device << ", size "
+        << r.size << ", input " << r.input << ", seed " << r.seed << "\n  " << r.outcome.message << "\n";
+    if (!r.outcome.first_failure.empty()) out << "  first wrong: " << r.outcome.first_failure << "\n";
+  }
+  out << "\n" << summary.rows.size() << " runs:";
+  for (const auto& [status, n] : counts) out << " " << n << " " << status_name(status);
+  out << "; " << summary.unexpected_failures() << " unexpected failures\n";
+}
+
+}  // namespace shaderwatch

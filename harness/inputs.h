@@ -1,0 +1,42 @@
+#pragma once
+// Test inputs: seeded random data and adversarial sets, for both kernel families.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "catalog.h"
+
+namespace shaderwatch {
+
+enum class InputKind {
+  Random,     // luminance: HDR-like positive values; boids: uniform in [-100, 100]
+  Exponents,  // magnitudes spanning 2^-20 .. 2^20 (a naive float sum loses the small ones)
+  Zeros,      // all zero
+  Signed,     // negative and positive values, cancelling sums (for kernels that allow negatives)
+};
+std::string input_kind_name(InputKind kind);
+
+struct Problem {
+  Family family;
+  InputKind kind;
+  uint64_t seed;
+  uint32_t width = 0, height = 0;  // luminance image
+  uint64_t count = 0;              // boids
+  std::vector<float> data;         // RGBA per pixel, or xyz_ per boid
+  uint64_t items() const { return family == Family::Luminance ? uint64_t{width} * height : count; }
+  std::string size_string() const;  // "1920x1080" or "4096"
+  bool has_negative() const { return kind == InputKind::Signed; }
+};
+
+// Throws std::invalid_argument for an empty input (0 pixels or 0 boids): nothing is dispatched for it.
+Problem make_luminance_problem(InputKind kind, uint32_t width, uint32_t height, uint64_t seed);
+Problem make_boids_problem(InputKind kind, uint64_t count, uint64_t seed);
+
+// "WxH" for images, "N" for boids; throws std::invalid_argument naming the bad text.
+struct SizeSpec {
+  uint32_t width = 0, height = 0;
+  uint64_t count = 0;
+};
+SizeSpec parse_size(Family family, const std::string& text);
+
+}  // namespace shaderwatch

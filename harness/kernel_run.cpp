@@ -1,0 +1,489 @@
+#include "kernel_run.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <sstream>
+
+#include "luminance.h"
+#include "boids.h"
+#include "pipelines.h"
+#include "summation.h"
+
+namespace shaderwatch {
+
+namespace {
+
+constexpr uint32_t kNaNBits = 0x7FC00000u;  // poison and guard value: any read of it poisons the sum
+constexpr uint32_t kTwoPassSlices = 64;     // boids_slices.comp SLICES in the catalog
+constexpr VkDeviceSize kVec4 = 16;
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+float key_to_float(uint32_t key) {  // inverse of boids_minmax.comp's order_key
+  const uint32_t u = (key & 0x80000000u) ? (key ^ 0x80000000u) : ~key;
+  return std::bit_cast<float>(u);
+}
+
+// Graphics pipeline for boids/blend_1x1: points into a 1x1 RGBA32F target with ONE+ONE blending.
+class BlendPipeline {
+ public:
+  BlendPipeline(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, VkBuffer positions)
+      : device_(device),
+        bindings_(device, {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, positions}}, VK_SHADER_STAGE_VERTEX_BIT) {
+    VkShaderModule vert = create_shader_module(device, compiler.compile(spec.shaders[0].file, spec.shaders[0].defines));
+    VkShaderModule frag = create_shader_module(device, compiler.compile(spec.shaders[1].file, spec.shaders[1].defines));
+    VkPipelineShaderStageCreateInfo stages[2] = {{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO},
+                                                 {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO}};
+    stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
+    stages[0].module = vert;
+    stages[0].pName = "main";
+    stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
+    stages[1].module = frag;
+    stages[1].pName = "main";
+    VkPipelineVertexInputStateCreateInfo vertex_input{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+    VkPipelineInputAssemblyStateCreateInfo assembly{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
+    assembly.topology = VK_PRIMITIVE_TOPOLOGY_POINT_LIST;
+    VkViewport viewport{0, 0, 1, 1, 0, 1};
+    VkRect2D scissor{{0, 0}, {1, 1}};
+    VkPipelineViewportStateCreateInfo viewport_state{VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
+    viewport_state.viewportCount = 1;
+    viewport_state.pViewports = &viewport;
+    viewport_state.scissorCount = 1;
+    viewport_state.pScissors = &scissor;
+    VkPipelineRasterizationStateCreateInfo raster{VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
+    raster.polygonMode = VK_POLYGON_MODE_FILL;
+    raster.cullMode = VK_CULL_MODE_NONE;
+    raster.lineWidth = 1.0f;
+    VkPipelineMultisampleStateCreateInfo multisample{VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
+    multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+    VkPipelineColorBlendAttachmentState blend{};
+    blend.blendEnable = VK_TRUE;
+    blend.srcColorBlendFactor = blend.dstColorBlendFactor = VK_BLEND_FACTOR_ONE;
+    blend.srcAlphaBlendFactor = blend.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
+    blend.colorBlendOp = blend.alphaBlendOp = VK_BLEND_OP_ADD;
+    blend.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
+                           VK_COLOR_COMPONENT_A_BIT;
+    VkPipelineColorBlendStateCreateInfo blend_state{VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
+    blend_state.attachmentCount = 1;
+    blend_state.pAttachments = &blend;
+    const VkFormat format = Image::kFormat;
+    VkPipelineRenderingCreateInfo rendering{VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO};
+    rendering.colorAttachmentCount = 1;
+    rendering.pColorAttachmentFormats = &format;
+    VkGraphicsPipelineCreateInfo info{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO};
+    info.pNext = &rendering;
+    info.stageCount = 2;
+    info.pStages = stages;
+    info.pVertexInputState = &vertex_input;
+    info.pInputAssemblyState = &assembly;
+    info.pViewportState = &viewport_state;
+    info.pRasterizationState = &raster;
+    info.pMultisampleState = &multisample;
+    info.pColorBlendState = &blend_state;
+    info.layout = bindings_.layout();
+    const VkResult result = vkCreateGraphicsPipelines(device.handle(), VK_NULL_HANDLE, 1, &info, nullptr, &pipeline_);
+    vkDestroyShaderModule(device.handle(), vert, nullptr);
+    vkDestroyShaderModule(device.handle(), frag, nullptr);
+    vk_check(result, "vkCreateGraphicsPipelines");
+  }
+  ~BlendPipeline() { vkDestroyPipeline(device_.handle(), pipeline_, nullptr); }
+
+  void draw(VkCommandBuffer cmd, const Image& target, uint32_t points) const {
+    image_barrier(cmd, target.handle(), 0, 1, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
+    VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    color.imageView = target.level0_view();
+    color.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    color.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;  // the sum starts at exactly zero
+    color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
+    rendering.renderArea = {{0, 0}, {1, 1}};
+    rendering.layerCount = 1;
+    rendering.colorAttachmentCount = 1;
+    rendering.pColorAttachments = &color;
+    vkCmdBeginRendering(cmd, &rendering);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_);
+    const VkDescriptorSet set = bindings_.set();
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, bindings_.layout(), 0, 1, &set, 0, nullptr);
+    vkCmdDraw(cmd, points, 1, 0, 0);
+    vkCmdEndRendering(cmd);
+    image_barrier(cmd, target.handle(), 0, 1, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                  VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+  }
+
+ private:
+  Device& device_;
+  Bindings bindings_;
+  VkPipeline pipeline_ = VK_NULL_HANDLE;
+};
+
+void copy_texel_to_buffer(VkCommandBuffer cmd, const Image& image, uint32_t level, VkBuffer buffer) {
+  VkBufferImageCopy region{};
+  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, 1};
+  region.imageExtent = {1, 1, 1};
+  vkCmdCopyImageToBuffer(cmd, image.handle(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1, &region);
+}
+
+}  // namespace
+
+struct KernelRun::Impl {
+  Device& device;
+  const KernelSpec& spec;
+  const Problem& problem;
+  ErrorContext error_context{};
+  uint32_t groups_x = 1, groups_y = 1;
+  PushConstants push;
+  std::string hash;
+  std::unique_ptr<Buffer> input, output, partials, counter;
+  std::unique_ptr<Image> image;
+  std::vector<std::unique_ptr<ComputePipeline>> passes;
+  std::unique_ptr<BlendPipeline> blend;
+
+  Impl(Device& d, const KernelSpec& s, const Problem& p) : device(d), spec(s), problem(p) {}
+  uint64_t groups() const { return uint64_t{groups_x} * groups_y; }
+  double bound(double roundings, double scale) const { return 2.0 * reference::error_gamma(roundings) * scale; }
+  Outcome check_luminance() const;
+  Outcome check_boids() const;
+};
+
+bool kernel_accepts(const KernelSpec& spec, const Problem& problem) {
+  return spec.family == problem.family && !(spec.needs_nonnegative_input && problem.has_negative());
+}
+
+KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem)
+    : impl_(std::make_unique<Impl>(device, spec, problem)) {
+  Impl& r = *impl_;
+  const DeviceInfo& info = device.info();
+  if (!kernel_accepts(spec, problem)) {
+    throw std::invalid_argument("kernel " + spec.name + " does not take " + input_kind_name(problem.kind) + " input");
+  }
+  if (spec.subgroup_ops && !info.has_subgroup_ops(spec.subgroup_ops)) {
+    throw UnsupportedError("compute shaders on this device lack the subgroup operations the kernel needs");
+  }
+  if (spec.group_x * spec.group_y > info.max_workgroup_invocations) {
+    throw UnsupportedError("workgroup of " + std::to_string(spec.group_x * spec.group_y) + " invocations exceeds " +
+                           std::to_string(info.max_workgroup_invocations));
+  }
+  const uint64_t items = problem.items();
+  // The input and a guard zone of NaN after it: a kernel that reads past the end sums a NaN and fails.
+  const uint64_t guard_bytes = problem.family == Family::Luminance
+                                   ? kVec4 * std::max<uint64_t>(4096, uint64_t{problem.width} * 128)
+                                   : kVec4 * 4096;
+  const uint64_t input_bytes = items * kVec4;
+  if (input_bytes + guard_bytes > info.max_storage_buffer_range) {
+    throw UnsupportedError("input of " + std::to_string(input_bytes) + " bytes (+ guard) exceeds maxStorageBufferRange " +
+                           std::to_string(info.max_storage_buffer_range));
+  }
+  r.input = std::make_unique<Buffer>(device, input_bytes + guard_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  r.input->upload(problem.data.data(), input_bytes);
+  device.submit_and_wait(
+      [&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, r.input->handle(), input_bytes, guard_bytes, kNaNBits); });
+
+  auto compile = [&](size_t i) -> const std::vector<uint32_t>& {
+    const auto& spirv = compiler.compile(spec.shaders.at(i).file, spec.shaders.at(i).defines);
+    r.hash += ShaderCompiler::hash(spirv);
+    return spirv;
+  };
+  auto storage = [](const std::unique_ptr<Buffer>& b) { return Resource{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, b->handle()}; };
+  auto make_output = [&](VkDeviceSize bytes) {
+    return std::make_unique<Buffer>(device, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  };
+  const uint32_t count32 = static_cast<uint32_t>(items);
+
+  switch (spec.method) {
+    case Method::LumTiles:
+    case Method::LumSinglePass:
+    case Method::LumStats:
+    case Method::LumGridStride: {
+      if (spec.method == Method::LumGridStride) {
+        // Enough groups to fill the device (8 x 256 invocations per NVIDIA SM), never more than the work.
+        const uint64_t fill = info.sm_count ? uint64_t{info.sm_count} * 8 : 64;
+        r.groups_x = static_cast<uint32_t>(std::min(fill, ceil_div(items, spec.group_x)));
+      } else {
+        r.groups_x = static_cast<uint32_t>(ceil_div(problem.width, spec.tile_x));
+        r.groups_y = static_cast<uint32_t>(ceil_div(problem.height, spec.tile_y));
+      }
+      r.push.values[0] = problem.width;
+      r.push.values[1] = problem.height;
+      r.push.values[2] = count32;
+      r.push.values[3] = static_cast<uint32_t>(r.groups());
+      const bool stats = spec.method == Method::LumStats;
+      const bool single = spec.method == Method::LumSinglePass;
+      r.output = make_output((r.groups() + (single ? 1 : 0)) * (stats ? kVec4 : 4));
+      std::vector<Resource> resources{storage(r.input), storage(r.output)};
+      if (single) {
+        r.counter = make_output(4);
+        resources.push_back(storage(r.counter));
+      }
+      r.passes.push_back(std::make_unique<ComputePipeline>(device, compile(0), resources));
+      break;
+    }
+    case Method::BoidsSerial:
+    case Method::BoidsGroupshared:
+    case Method::BoidsMinMaxSubgroup:
+      r.push.values[0] = count32;
+      r.output = make_output(2 * kVec4);
+      r.passes.push_back(std::make_unique<ComputePipeline>(device, compile(0), std::vector{storage(r.input), storage(r.output)}));
+      break;
+    case Method::BoidsMinMaxAtomic:
+      r.push.values[0] = count32;
+      r.groups_x = static_cast<uint32_t>(ceil_div(items, spec.group_x));
+      r.output = make_output(6 * 4);
+      r.passes.push_back(std::make_unique<ComputePipeline>(device, compile(0), std::vector{storage(r.input), storage(r.output)}));
+      break;
+    case Method::BoidsTwoPass:
+      r.push.values[0] = count32;
+      r.partials = make_output(kTwoPassSlices * kVec4);
+      r.output = make_output(kVec4);
+      r.passes.push_back(std::make_unique<ComputePipeline>(device, compile(0), std::vector{storage(r.input), storage(r.partials)}));
+      r.passes.push_back(std::make_unique<ComputePipeline>(device, compile(1), std::vector{storage(r.partials), storage(r.output)}));
+      break;
+    case Method::BoidsBlend: {
+      const VkFormatFeatureFlags needed = VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT | VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT;
+      if (!device.format_has(Image::kFormat, needed)) throw UnsupportedError("R32G32B32A32_SFLOAT cannot be blended into");
+      compile(0);
+      compile(1);
+      r.image = std::make_unique<Image>(device, 1, 1, 1,
+                                        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
+      r.output = make_output(kVec4);
+      r.blend = std::make_unique<BlendPipeline>(device, compiler, spec, r.input->handle());
+      break;
+    }
+    case Method::BoidsMipChain: {
+      const VkFormatFeatureFlags needed = VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT | VK_FORMAT_FEATURE_BLIT_SRC_BIT |
+                                          VK_FORMAT_FEATURE_BLIT_DST_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT;
+      if (!device.format_has(Image::kFormat, needed)) {
+        throw UnsupportedError("R32G32B32A32_SFLOAT lacks storage, blit or linear filtering");
+      }
+      const uint32_t side = mip_chain_side(items);
+      r.image = std::make_unique<Image>(device, side, side, tree_levels(side) + 1,
+                                        VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                            VK_IMAGE_USAGE_TRANSFER_DST_BIT);
+      r.push.values[0] = count32;
+      r.groups_x = static_cast<uint32_t>(ceil_div(items, spec.group_x));
+      r.output = make_output(kVec4);
+      r.passes.push_back(std::make_unique<ComputePipeline>(
+          device, compile(0),
+          std::vector{storage(r.input), Resource{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_NULL_HANDLE, r.image->level0_view()}}));
+      break;
+    }
+  }
+  if (r.groups_x > info.max_workgroup_count_x) {
+    throw UnsupportedError(std::to_string(r.groups_x) + " workgroups in x exceed maxComputeWorkGroupCount " +
+                           std::to_string(info.max_workgroup_count_x));
+  }
+  r.error_context = {info.subgroup_size, items, r.groups()};
+}
+
+KernelRun::~KernelRun() = default;
+
+const std::string& KernelRun::spirv_hash() const { return impl_->hash; }
+uint64_t KernelRun::bytes_read() const { return impl_->problem.items() * kVec4; }
+uint64_t KernelRun::groups() const { return impl_->groups(); }
+
+void KernelRun::record_poison(VkCommandBuffer cmd) const {
+  const Impl& r = *impl_;
+  for (const auto* b : {r.output.get(), r.partials.get()}) {
+    if (b) vkCmdFillBuffer(cmd, b->handle(), 0, VK_WHOLE_SIZE, kNaNBits);
+  }
+  if (r.counter) vkCmdFillBuffer(cmd, r.counter->handle(), 0, VK_WHOLE_SIZE, 0);
+  full_barrier(cmd);
+}
+
+void KernelRun::record(VkCommandBuffer cmd) const {
+  const Impl& r = *impl_;
+  switch (r.spec.method) {
+    case Method::BoidsTwoPass: {
+      r.passes[0]->dispatch(cmd, r.push, 1);
+      full_barrier(cmd);
+      PushConstants second;
+      second.values[0] = kTwoPassSlices;
+      r.passes[1]->dispatch(cmd, second, 1);
+      break;
+    }
+    case Method::BoidsMinMaxAtomic: {
+      // Identities: min starts at the largest key, max at the smallest; both decode to NaN if untouched.
+      vkCmdFillBuffer(cmd, r.output->handle(), 0, 12, 0xFFFFFFFFu);
+      vkCmdFillBuffer(cmd, r.output->handle(), 12, 12, 0u);
+      full_barrier(cmd);
+      r.passes[0]->dispatch(cmd, r.push, r.groups_x);
+      break;
+    }
+    case Method::BoidsBlend:
+      r.blend->draw(cmd, *r.image, static_cast<uint32_t>(r.problem.count));
+      copy_texel_to_buffer(cmd, *r.image, 0, r.output->handle());
+      break;
+    case Method::BoidsMipChain: {
+      const Image& img = *r.image;
+      const uint32_t levels = img.levels();
+      image_barrier(cmd, img.handle(), 0, levels, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+      const VkClearColorValue zero{};
+      const VkImageSubresourceRange level0{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+      vkCmdClearColorImage(cmd, img.handle(), VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &zero, 1, &level0);
+      image_barrier(cmd, img.handle(), 0, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL);
+      r.passes[0]->dispatch(cmd, r.push, r.groups_x);
+      image_barrier(cmd, img.handle(), 0, 1, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+      for (uint32_t level = 1; level < levels; ++level) {
+        const int32_t src = static_cast<int32_t>(1u << (levels - level));  // side of level - 1
+        VkImageBlit blit{};
+        blit.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level - 1, 0, 1};
+        blit.srcOffsets[1] = {src, src, 1};
+        blit.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, 1};
+        blit.dstOffsets[1] = {src / 2, src / 2, 1};
+        vkCmdBlitImage(cmd, img.handle(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, img.handle(),
+                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit, VK_FILTER_LINEAR);
+        image_barrier(cmd, img.handle(), level, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                      VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+      }
+      copy_texel_to_buffer(cmd, img, levels - 1, r.output->handle());
+      break;
+    }
+    default:
+      r.passes[0]->dispatch(cmd, r.push, r.groups_x, r.groups_y);
+      break;
+  }
+}
+
+Outcome KernelRun::check() const {
+  return impl_->spec.family == Family::Luminance ? impl_->check_luminance() : impl_->check_boids();
+}
+
+Outcome KernelRun::Impl::check_luminance() const {
+  const bool stats = spec.method == Method::LumStats;
+  const bool single = spec.method == Method::LumSinglePass;
+  const uint64_t g = groups();
+  // Which output element each pixel belongs to, as the shader assigns it.
+  reference::PixelToGroup assign;
+  if (spec.method == Method::LumGridStride) {
+    const uint64_t width = problem.width, group = spec.group_x;
+    assign = [=](uint32_t x, uint32_t y) { return static_cast<uint32_t>(((uint64_t{y} * width + x) / group) % g); };
+  } else {
+    const uint32_t tx = spec.tile_x, ty = spec.tile_y, gx = groups_x;
+    assign = [=](uint32_t x, uint32_t y) { return (y / ty) * gx + x / tx; };
+  }
+  const auto expected = reference::reduce_luminance(problem.data, problem.width, problem.height,
+                                                    static_cast<uint32_t>(g), assign);
+  const double h = spec.roundings(error_context);
+  ElementChecker checker;
+  reference::NeumaierSum gpu_total;
+  auto element_name = [&](uint64_t i) {
+    std::ostringstream s;
+    s << "element " << i;
+    if (spec.method != Method::LumGridStride) s << " (tile " << i % groups_x << "," << i / groups_x << ")";
+    return s.str();
+  };
+  if (stats) {
+    const auto got = output->download_as<float>(g * 4);
+    const double u = reference::kFloatUnitRoundoff;
+    for (uint64_t i = 0; i < g; ++i) {
+      const auto& e = expected[i];
+      const float* v = &got[i * 4];
+      checker.check(element_name(i) + " sum", e.sum, v[0], bound(h, e.abs_sum));
+      // ln: 3 ulp outside [0.5, 2], 2^-21 absolute inside; plus the rounding of delta + L (u) and the error
+      // of L itself (gamma_3 relative, L >= 0) passed through d ln(x) = dx / x <= relative error; then the sum.
+      const double log_bound = 2.0 * (3 * u * e.log_abs_sum + e.pixels * (std::ldexp(1.0, -21) + reference::error_gamma(4)) +
+                                       reference::error_gamma(h) * e.log_abs_sum);
+      checker.check(element_name(i) + " log-sum", e.log_sum, v[1], log_bound);
+      // min/max select a value exactly, but the value is a float dot product: within gamma_3 of its magnitude.
+      const double minmax_bound = 2.0 * reference::error_gamma(3) * e.max_magnitude;
+      checker.check(element_name(i) + " min", e.min, v[2], minmax_bound);
+      checker.check(element_name(i) + " max", e.max, v[3], minmax_bound);
+      gpu_total.add(v[0]);
+    }
+  } else {
+    const auto got = output->download_as<float>(g + (single ? 1 : 0));
+    for (uint64_t i = 0; i < g; ++i) {
+      checker.check(element_name(i), expected[i].sum, got[i], bound(h, expected[i].abs_sum));
+      gpu_total.add(got[i]);
+    }
+    if (single) {
+      const auto total = reference::merge(expected);
+      checker.check("total (element " + std::to_string(g) + ")", total.sum, got[g],
+                    bound(spec.total_roundings(error_context), total.abs_sum));
+    }
+  }
+  const auto total = reference::merge(expected);
+  // The harness's own total of the partials is in double: its error is the partials' errors, already bounded.
+  checker.check("average of the image", total.sum / total.pixels, gpu_total.value() / total.pixels,
+                bound(h, total.abs_sum) / total.pixels);
+  Outcome o = checker.outcome();
+  o.result = gpu_total.value() / static_cast<double>(total.pixels);
+  return o;
+}
+
+Outcome KernelRun::Impl::check_boids() const {
+  const auto ref = reference::boids_stats(problem.data, problem.count);
+  ElementChecker checker;
+  static const char* kAxis[3] = {"x", "y", "z"};
+  Outcome o;
+  if (spec.method == Method::BoidsMinMaxAtomic) {
+    const auto keys = output->download_as<uint32_t>(6);
+    for (int c = 0; c < 3; ++c) {
+      checker.check(std::string("min ") + kAxis[c], ref.min[c], key_to_float(keys[c]), 0);
+      checker.check(std::string("max ") + kAxis[c], ref.max[c], key_to_float(keys[3 + c]), 0);
+    }
+    o = checker.outcome();
+    o.result = key_to_float(keys[0]);
+    return o;
+  }
+  const auto got = output->download_as<float>(spec.method == Method::BoidsMinMaxSubgroup ? 8 : 4);
+  if (spec.method == Method::BoidsMinMaxSubgroup) {
+    for (int c = 0; c < 3; ++c) {
+      checker.check(std::string("min ") + kAxis[c], ref.min[c], got[c], 0);
+      checker.check(std::string("max ") + kAxis[c], ref.max[c], got[4 + c], 0);
+    }
+    o = checker.outcome();
+    o.result = got[0];
+    return o;
+  }
+  // Sums. The mip chain holds the average over side^2 texels (w: the fraction of texels with a boid);
+  // scaling by side^2, a power of two, is exact.
+  double scale = 1.0;
+  if (spec.method == Method::BoidsMipChain) {
+    const double side = mip_chain_side(problem.count);
+    scale = side * side;
+  }
+  const double h = spec.roundings(error_context);
+  for (int c = 0; c < 3; ++c) {
+    checker.check(std::string("sum ") + kAxis[c], ref.sum[c], got[c] * scale, bound(h, ref.abs_sum[c]));
+  }
+  // Blending and the mip chain also count the points (w = 1 each): exact for N < 2^24.
+  if (spec.method == Method::BoidsBlend || spec.method == Method::BoidsMipChain) {
+    checker.check("points counted (w)", static_cast<double>(problem.count), got[3] * scale, 0);
+  }
+  o = checker.outcome();
+  o.result = got[0] * scale / static_cast<double>(problem.count);
+  return o;
+}
+
+Outcome run_and_check(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem) {
+  Outcome o;
+  try {
+    KernelRun run(device, compiler, spec, problem);
+    device.submit_and_wait([&](VkCommandBuffer cmd) {
+      run.record_poison(cmd);
+      run.record(cmd);
+    });
+    o = run.check();
+  } catch (const UnsupportedError& e) {
+    o.status = Status::Unsupported;
+    o.message = e.what();
+  } catch (const std::exception& e) {
+    o.status = Status::Error;
+    o.message = std::string(e.what()) + " (kernel " + spec.name + ", device " + device.info().name + ")";
+  }
+  if (spec.negative_control && (o.status == Status::Pass || o.status == Status::Fail)) {
+    if (o.status == Status::Fail) {
+      o.status = Status::ExpectedFail;
+      o.message = "race observed (" + o.message + "): " + *spec.negative_control;
+    } else {
+      o.status = Status::NoRaceSeen;
+      o.message = "right answer this time, still a data race (not counted as a pass): " + *spec.negative_control;
+    }
+  }
+  return o;
+}
+
+}  // namespace shaderwatch

@@ -1,0 +1,44 @@
+#pragma once
+// One catalog kernel set up on one device for one input: buffers, pipelines and dispatch shape. The
+// correctness check and the benchmark both drive it: record() is the kernel's whole work and nothing
+// else, poison() readies the outputs, check() reads them back and compares with the reference.
+#include <memory>
+#include <string>
+
+#include "catalog.h"
+#include "check.h"
+#include "inputs.h"
+#include "shader_compiler.h"
+#include "vulkan_context.h"
+
+namespace shaderwatch {
+
+class KernelRun {
+ public:
+  // Throws UnsupportedError when the device lacks what the kernel needs, VulkanError on a failed call.
+  KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem);
+  ~KernelRun();
+  KernelRun(const KernelRun&) = delete;
+  KernelRun& operator=(const KernelRun&) = delete;
+
+  void record_poison(VkCommandBuffer cmd) const;  // NaN into every output element
+  void record(VkCommandBuffer cmd) const;         // every pass of the kernel, barriers between them
+  Outcome check() const;                          // reads the outputs back; compares every element
+
+  const std::string& spirv_hash() const;   // of all its shaders, combined
+  uint64_t bytes_read() const;             // input bytes the kernel must read at least once
+  uint64_t groups() const;                 // workgroups of the main dispatch
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Poison, run once, check: the correctness suite's unit of work. Never throws for kernel or device
+// problems: they come back as Error or Unsupported outcomes naming the kernel and device.
+Outcome run_and_check(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem);
+
+// Whether the kernel applies to the input (ln(delta + L) needs L >= 0).
+bool kernel_accepts(const KernelSpec& spec, const Problem& problem);
+
+}  // namespace shaderwatch

@@ -1,0 +1,79 @@
+#pragma once
+// Compute pipelines with their descriptor sets, and images: the pieces the kernel runs are built from.
+#include <cstdint>
+#include <vector>
+
+#include "vulkan_context.h"
+
+namespace shaderwatch {
+
+// Every kernel pushes at most 16 bytes of uints (luminance_common.glsl, boids_common.glsl).
+struct PushConstants {
+  uint32_t values[4] = {0, 0, 0, 0};
+};
+
+struct Resource {
+  VkDescriptorType type;
+  VkBuffer buffer = VK_NULL_HANDLE;     // storage buffers: bound whole
+  VkImageView image_view = VK_NULL_HANDLE;  // storage images, in VK_IMAGE_LAYOUT_GENERAL
+};
+
+// A descriptor set layout, pool and set for `resources` at bindings 0..n-1, and a pipeline layout.
+class Bindings {
+ public:
+  Bindings(Device& device, const std::vector<Resource>& resources, VkShaderStageFlags stages);
+  ~Bindings();
+  Bindings(const Bindings&) = delete;
+  Bindings& operator=(const Bindings&) = delete;
+  VkPipelineLayout layout() const { return pipeline_layout_; }
+  VkDescriptorSet set() const { return set_; }
+
+ private:
+  Device& device_;
+  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
+  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  VkDescriptorSet set_ = VK_NULL_HANDLE;
+  VkPipelineLayout pipeline_layout_ = VK_NULL_HANDLE;
+};
+
+VkShaderModule create_shader_module(Device& device, const std::vector<uint32_t>& spirv);
+
+class ComputePipeline {
+ public:
+  ComputePipeline(Device& device, const std::vector<uint32_t>& spirv, const std::vector<Resource>& resources);
+  ~ComputePipeline();
+  ComputePipeline(const ComputePipeline&) = delete;
+  ComputePipeline& operator=(const ComputePipeline&) = delete;
+  void dispatch(VkCommandBuffer cmd, const PushConstants& push, uint32_t groups_x, uint32_t groups_y = 1) const;
+
+ private:
+  Device& device_;
+  Bindings bindings_;
+  VkPipeline pipeline_ = VK_NULL_HANDLE;
+};
+
+// A 2-D RGBA32F image with `levels` mip levels and a view of level 0.
+class Image {
+ public:
+  Image(Device& device, uint32_t width, uint32_t height, uint32_t levels, VkImageUsageFlags usage);
+  ~Image();
+  Image(const Image&) = delete;
+  Image& operator=(const Image&) = delete;
+  VkImage handle() const { return image_; }
+  VkImageView level0_view() const { return view_; }
+  uint32_t levels() const { return levels_; }
+  static constexpr VkFormat kFormat = VK_FORMAT_R32G32B32A32_SFLOAT;
+
+ private:
+  Device& device_;
+  VkImage image_ = VK_NULL_HANDLE;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  VkImageView view_ = VK_NULL_HANDLE;
+  uint32_t levels_;
+};
+
+// Layout transition of mip levels [base, base + count) with a full memory dependency.
+void image_barrier(VkCommandBuffer cmd, VkImage image, uint32_t base_level, uint32_t level_count, VkImageLayout from,
+                   VkImageLayout to);
+
+}  // namespace shaderwatch

@@ -1,0 +1,222 @@
+#include "catalog.h"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+namespace shaderwatch {
+
+namespace {
+constexpr uint32_t kSubgroupBasic = 0x1, kSubgroupArithmetic = 0x4, kSubgroupBallot = 0x8;
+constexpr double kDotRoundings = 3;  // dot(rgba, weights): three products and two additions
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// Seed-style tree kernel: FETCH_X x FETCH_Y pixels per invocation into SLOTS shared slots.
+KernelSpec tree(std::string name, std::string description, uint32_t gx, uint32_t gy, uint32_t fx, uint32_t fy,
+                uint32_t slots, int addressing, int tail) {
+  const uint32_t per_slot = fx * fy / slots;
+  const uint32_t elements = gx * gy * slots;
+  return KernelSpec{
+      .name = std::move(name),
+      .family = Family::Luminance,
+      .method = Method::LumTiles,
+      .description = std::move(description),
+      .shaders = {{"lum_tree.comp",
+                   {{"GROUP_X", std::to_string(gx)},
+                    {"GROUP_Y", std::to_string(gy)},
+                    {"FETCH_X", std::to_string(fx)},
+                    {"FETCH_Y", std::to_string(fy)},
+                    {"SLOTS", std::to_string(slots)},
+                    {"ADDRESSING", std::to_string(addressing)},
+                    {"TAIL", std::to_string(tail)}}}},
+      .group_x = gx,
+      .group_y = gy,
+      .tile_x = gx * fx,
+      .tile_y = gy * fy,
+      .subgroup_ops = tail == 1 ? (kSubgroupBasic | kSubgroupBallot) : kSubgroupBasic,
+      .roundings = [=](const ErrorContext&) { return kDotRoundings + (per_slot - 1) + tree_levels(elements); },
+  };
+}
+
+// Modern tile kernels (lum_subgroup.comp and friends): FETCH_X pixels per invocation, then workgroup_sum.
+double subgroup_tile_roundings(uint32_t threads, uint32_t fetch, uint32_t subgroup_size) {
+  return kDotRoundings + (fetch - 1) + workgroup_sum_roundings(threads, subgroup_size);
+}
+
+KernelSpec subgroup_tiles(std::string name, std::string description, Method method, std::string shader, uint32_t gx,
+                          uint32_t gy, uint32_t fx) {
+  const uint32_t threads = gx * gy;
+  KernelSpec k{
+      .name = std::move(name),
+      .family = Family::Luminance,
+      .method = method,
+      .description = std::move(description),
+      .shaders = {{std::move(shader),
+                   {{"GROUP_X", std::to_string(gx)}, {"GROUP_Y", std::to_string(gy)}, {"FETCH_X", std::to_string(fx)}}}},
+      .group_x = gx,
+      .group_y = gy,
+      .tile_x = gx * fx,
+      .tile_y = gy,
+      .subgroup_ops = kSubgroupBasic | kSubgroupArithmetic,
+      .roundings = [=](const ErrorContext& c) { return subgroup_tile_roundings(threads, fx, c.subgroup_size); },
+  };
+  if (method == Method::LumSinglePass) {
+    // The total adds, in the last group, ceil(groups / threads) tile sums per invocation, then workgroup_sum.
+    k.total_roundings = [=](const ErrorContext& c) {
+      return subgroup_tile_roundings(threads, fx, c.subgroup_size) + (ceil_div(c.groups, threads) - 1) +
+             workgroup_sum_roundings(threads, c.subgroup_size);
+    };
+  }
+  return k;
+}
+
+KernelSpec boids(std::string name, std::string description, Method method, std::vector<ShaderRef> shaders,
+                 uint32_t group, std::function<double(const ErrorContext&)> roundings, uint32_t subgroup_ops = 0) {
+  return KernelSpec{.name = std::move(name),
+                    .family = Family::Boids,
+                    .method = method,
+                    .description = std::move(description),
+                    .shaders = std::move(shaders),
+                    .group_x = group,
+                    .subgroup_ops = subgroup_ops,
+                    .roundings = std::move(roundings)};
+}
+
+std::vector<KernelSpec> build_catalog() {
+  std::vector<KernelSpec> k;
+  // Seeds 002/003: one pixel per invocation, 256 invocations, 16x16 tiles (1080p -> 120x68).
+  k.push_back(tree("lum/interleaved_256", "shared-memory tree, interleaved addressing (index = 2*s*tid), 256 threads",
+                   16, 16, 1, 1, 1, 0, 0));
+  k.push_back(tree("lum/sequential_256", "shared-memory tree, sequential addressing (stride halves), 256 threads",
+                   16, 16, 1, 1, 1, 1, 0));
+  k.push_back(tree("lum/unrolled_subgroup_256",
+                   "sequential, unrolled below the subgroup size with subgroup barriers (the seed's idea made correct)",
+                   16, 16, 1, 1, 1, 1, 1));
+  auto literal = tree("lum/unrolled_literal_256",
+                      "NEGATIVE CONTROL: the seed's literal warp-synchronous tail, no barriers below 64 threads", 16, 16,
+                      1, 1, 1, 1, 2);
+  literal.negative_control =
+      "the tail assumes 64 invocations run in lockstep (AMD GCN); Vulkan gives no such guarantee, so unordered "
+      "shared-memory reads and writes race (lavapipe runs 8-wide subgroups one after another; NVIDIA schedules "
+      "threads independently since Volta)";
+  k.push_back(std::move(literal));
+  // Seed 000 "Reloaded": prefetching consecutive pixels in x.
+  k.push_back(tree("lum/prefetch2_64", "prefetch 2 pixels per thread, 8x8 threads, 16x8 tiles", 8, 8, 2, 1, 1, 1, 0));
+  k.push_back(tree("lum/prefetch2_128", "prefetch 2 pixels per thread, 8x16 threads, 16x16 tiles", 8, 16, 2, 1, 1, 1, 0));
+  k.push_back(tree("lum/prefetch4_16", "prefetch 4 pixels per thread, 4x4 threads, 16x4 tiles", 4, 4, 4, 1, 1, 1, 0));
+  k.push_back(tree("lum/prefetch4_64", "prefetch 4 pixels per thread, 4x16 threads, 16x16 tiles", 4, 16, 4, 1, 1, 1, 0));
+  k.push_back(tree("lum/prefetch4_256", "prefetch 4 pixels per thread, 8x32 threads, 32x32 tiles", 8, 32, 4, 1, 1, 1, 0));
+  k.push_back(tree("lum/prefetch4_1024", "prefetch 4 pixels per thread, 16x64 threads, 64x64 tiles", 16, 64, 4, 1, 1, 1, 0));
+  k.push_back(tree("lum/prefetch4_2xshared_1024",
+                   "prefetch 4 pixels into two shared slots per thread, 16x64 threads, 64x64 tiles", 16, 64, 4, 1, 2, 1,
+                   0));
+  k.push_back(tree("lum/fetch16_1024",
+                   "16 pixels per thread (8 in x, 2 rows) into two shared slots, 16x64 threads, 128x128 tiles", 16, 64,
+                   8, 2, 2, 1, 0));
+  // Modern variants.
+  k.push_back(subgroup_tiles("lum/subgroup_add_256", "subgroupAdd, shared partials, a second subgroupAdd; 16x16 threads, 4 pixels each, 64x16 tiles",
+                             Method::LumTiles, "lum_subgroup.comp", 16, 16, 4));
+  {
+    constexpr uint32_t kGroup = 256, kUnroll = 4;
+    k.push_back(KernelSpec{
+        .name = "lum/grid_stride_vec4",
+        .family = Family::Luminance,
+        .method = Method::LumGridStride,
+        .description = "vec4 loads in a grid-stride loop (4 in flight), grid sized from the device, subgroupAdd",
+        .shaders = {{"lum_grid_stride.comp", {{"GROUP", std::to_string(kGroup)}, {"UNROLL", std::to_string(kUnroll)}}}},
+        .group_x = kGroup,
+        .subgroup_ops = kSubgroupBasic | kSubgroupArithmetic,
+        .roundings =
+            [](const ErrorContext& c) {
+              return kDotRoundings + (ceil_div(c.items, c.groups * kGroup) - 1) +
+                     workgroup_sum_roundings(kGroup, c.subgroup_size);
+            },
+    });
+  }
+  k.push_back(subgroup_tiles("lum/single_pass_atomic",
+                             "single pass: tile sums, then the last group to finish (atomic counter) adds them",
+                             Method::LumSinglePass, "lum_single_pass.comp", 16, 16, 4));
+  {
+    auto stats = subgroup_tiles("lum/stats_sum_log_min_max",
+                                "one read, four results: sum L, sum ln(1e-4 + L), min L, max L per 64x16 tile",
+                                Method::LumStats, "lum_stats.comp", 16, 16, 4);
+    stats.needs_nonnegative_input = true;
+    k.push_back(std::move(stats));
+  }
+
+  // Boids (seed 004): N positions -> average, min, max.
+  const auto serial = [](const ErrorContext& c) { return static_cast<double>(c.items - 1); };
+  k.push_back(boids("boids/blend_1x1", "additive blending (ONE+ONE) of N points into a 1x1 RGBA32F target",
+                    Method::BoidsBlend, {{"boids_blend.vert", {}}, {"boids_blend.frag", {}}}, 1, serial));
+  k.push_back(boids("boids/mip_chain", "positions into a square RGBA32F image, vkCmdBlitImage (linear) level by level to 1x1",
+                    Method::BoidsMipChain, {{"boids_scatter.comp", {{"GROUP", "64"}}}}, 64, [](const ErrorContext& c) {
+                      // Each 2:1 linear blit level lerps twice (rows, then columns); a lerp rounds at most twice.
+                      return 4.0 * tree_levels(mip_chain_side(c.items));
+                    }));
+  k.push_back(boids("boids/single_invocation", "one invocation adds all N positions", Method::BoidsSerial,
+                    {{"boids_serial.comp", {}}}, 1, serial));
+  for (const auto& [suffix, transposed] : {std::pair{"rows", "0"}, std::pair{"transposed", "1"}}) {
+    k.push_back(boids(std::string("boids/two_pass_") + suffix,
+                      std::string("64 threads sum slices (") + suffix + " reads), then one invocation over the 64 sums",
+                      Method::BoidsTwoPass,
+                      {{"boids_slices.comp", {{"SLICES", "64"}, {"TRANSPOSED", transposed}}}, {"boids_serial.comp", {}}},
+                      64, [](const ErrorContext& c) { return (ceil_div(c.items, 64) - 1) + 63.0; }));
+  }
+  k.push_back(boids("boids/groupshared", "one group of 64 threads, slice sums in shared memory, thread 0 adds them",
+                    Method::BoidsGroupshared, {{"boids_groupshared.comp", {{"GROUP", "64"}, {"SUBGROUP", "0"}}}}, 64,
+                    [](const ErrorContext& c) { return (ceil_div(c.items, 64) - 1) + 63.0; }));
+  k.push_back(boids("boids/groupshared_subgroup", "one group of 256 threads, slice sums reduced with subgroupAdd",
+                    Method::BoidsGroupshared, {{"boids_groupshared.comp", {{"GROUP", "256"}, {"SUBGROUP", "1"}}}}, 256,
+                    [](const ErrorContext& c) {
+                      return (ceil_div(c.items, 256) - 1) + workgroup_sum_roundings(256, c.subgroup_size);
+                    },
+                    kSubgroupBasic | kSubgroupArithmetic));
+  const auto exact = [](const ErrorContext&) { return 0.0; };
+  k.push_back(boids("boids/minmax_subgroup", "per-component min and max: one group, subgroupMin/Max",
+                    Method::BoidsMinMaxSubgroup, {{"boids_minmax.comp", {{"GROUP", "256"}, {"ATOMIC", "0"}}}}, 256, exact,
+                    kSubgroupBasic | kSubgroupArithmetic));
+  k.push_back(boids("boids/minmax_atomic", "per-component min and max: atomicMin/Max on order-preserving uint keys",
+                    Method::BoidsMinMaxAtomic, {{"boids_minmax.comp", {{"GROUP", "256"}, {"ATOMIC", "1"}}}}, 256, exact));
+  return k;
+}
+}  // namespace
+
+uint32_t tree_levels(uint64_t x) {
+  uint32_t levels = 0;
+  while ((uint64_t{1} << levels) < x) ++levels;
+  return levels;
+}
+
+uint32_t mip_chain_side(uint64_t count) {
+  uint32_t side = 1;
+  while (uint64_t{side} * side < count) side *= 2;
+  return side;
+}
+
+double workgroup_sum_roundings(uint32_t threads, uint32_t subgroup_size) {
+  const uint64_t subgroups = ceil_div(threads, subgroup_size);
+  return tree_levels(subgroup_size) + (ceil_div(subgroups, subgroup_size) - 1) + tree_levels(subgroup_size);
+}
+
+const std::vector<KernelSpec>& catalog() {
+  static const std::vector<KernelSpec> entries = build_catalog();
+  return entries;
+}
+
+const KernelSpec& find_kernel(const std::string& name) {
+  for (const auto& k : catalog())
+    if (k.name == name) return k;
+  throw std::invalid_argument("no kernel named '" + name + "' in the catalog (see --list-kernels)");
+}
+
+std::vector<ShaderRef> all_shader_variants() {
+  std::vector<ShaderRef> out;
+  std::set<std::pair<std::string, Defines>> seen;
+  for (const auto& k : catalog())
+    for (const auto& s : k.shaders)
+      if (seen.emplace(s.file, s.defines).second) out.push_back(s);
+  return out;
+}
+
+}  // namespace shaderwatch

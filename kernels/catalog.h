@@ -1,0 +1,75 @@
+#pragma once
+// The kernel catalog: every kernel variant shaderwatch runs, as data. The harness runs an entry, the
+// reference checks it, the benchmark times it; results are keyed on `name`, so names never change.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace shaderwatch {
+
+using Defines = std::vector<std::pair<std::string, std::string>>;
+
+enum class Family { Luminance, Boids };
+
+// How the harness drives an entry: the dispatch shape, buffers and what the outputs mean.
+enum class Method {
+  LumTiles,             // one float per tile (the partial image), the harness adds them
+  LumGridStride,        // one float per workgroup of a device-sized grid
+  LumSinglePass,        // tile floats plus the total in the same dispatch
+  LumStats,             // vec4(sum L, sum ln(delta + L), min L, max L) per tile
+  BoidsSerial,          // one invocation over all positions
+  BoidsTwoPass,         // SLICES partial sums, then one invocation over them
+  BoidsGroupshared,     // one workgroup
+  BoidsBlend,           // graphics pipeline, additive blending into a 1x1 target
+  BoidsMipChain,        // scatter into a square image, vkCmdBlitImage down to 1x1
+  BoidsMinMaxSubgroup,  // one workgroup: min and max per component
+  BoidsMinMaxAtomic,    // one invocation per position: atomicMin/Max on order-preserving keys
+};
+
+struct ShaderRef {
+  std::string file;  // in kernels/
+  Defines defines;
+};
+
+// What the error bound of a variant depends on at run time.
+struct ErrorContext {
+  uint32_t subgroup_size;  // the device's
+  uint64_t items;          // pixels or boids in the input
+  uint64_t groups;         // workgroups in the main dispatch
+};
+
+struct KernelSpec {
+  std::string name;  // stable key: family/variant
+  Family family;
+  Method method;
+  std::string description;
+  std::vector<ShaderRef> shaders;  // passes in order; for BoidsBlend the vertex then fragment shader
+  uint32_t group_x = 1, group_y = 1;  // invocations per workgroup of the main pass
+  uint32_t tile_x = 0, tile_y = 0;    // pixels per workgroup (tiled luminance methods)
+  uint32_t subgroup_ops = 0;          // VkSubgroupFeatureFlags the shaders need in compute
+  // h: roundings any one input passes through (Higham s.4.2); the check allows 2 * gamma_h * sum|x|.
+  std::function<double(const ErrorContext&)> roundings;
+  // For LumSinglePass: roundings of the total the kernel itself computes from the tile sums.
+  std::function<double(const ErrorContext&)> total_roundings;
+  // Set for the negative control: why a wrong answer is expected. Its outcome is reported, never a pass.
+  std::optional<std::string> negative_control;
+  bool needs_nonnegative_input = false;  // ln(delta + L)
+};
+
+const std::vector<KernelSpec>& catalog();
+const KernelSpec& find_kernel(const std::string& name);  // throws std::invalid_argument
+
+// Every (shader, defines) pair of the catalog, for the build-time glslangValidator pass.
+std::vector<ShaderRef> all_shader_variants();
+
+// ceil(log2(x)) for x >= 1: levels of a binary tree over x values.
+uint32_t tree_levels(uint64_t x);
+// Side of the square power-of-two image the mip-chain kernel scatters `count` positions into.
+uint32_t mip_chain_side(uint64_t count);
+// Roundings of workgroup_sum.glsl over `threads` invocations with subgroups of `subgroup_size`.
+double workgroup_sum_roundings(uint32_t threads, uint32_t subgroup_size);
+
+}  // namespace shaderwatch

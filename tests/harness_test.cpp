@@ -1,0 +1,203 @@
+// Every catalog kernel on a real Vulkan driver (lavapipe where there is no GPU) under the Khronos
+// validation layer: any validation error or warning fails the test, as does any wrong element.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <regex>
+
+#include "check_suite.h"
+
+using namespace shaderwatch;
+
+namespace {
+
+struct Vulkan {
+  std::unique_ptr<Instance> instance;
+  std::unique_ptr<Device> device;
+  std::unique_ptr<ShaderCompiler> compiler;
+};
+
+Vulkan& vulkan() {
+  static Vulkan v = [] {
+    Vulkan v;
+    v.instance = std::make_unique<Instance>(/*validation=*/true);
+    v.device = std::make_unique<Device>(*v.instance, v.instance->select(""));
+    v.compiler = std::make_unique<ShaderCompiler>();
+    return v;
+  }();
+  return v;
+}
+
+void expect_no_validation_messages() {
+  for (const auto& m : vulkan().instance->validation_log().take()) ADD_FAILURE() << m;
+}
+
+bool on_lavapipe() { return vulkan().device->info().driver_id == VK_DRIVER_ID_MESA_LLVMPIPE; }
+
+class EveryKernel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryKernel, MatchesTheReferenceOnEveryTestInput) {
+  const KernelSpec& spec = find_kernel(GetParam());
+  Vulkan& v = vulkan();
+  const auto summary = run_check_suite(*v.device, *v.compiler, std::regex("^" + spec.name + "$"), 20261121,
+                                       default_check_cases(), nullptr);
+  ASSERT_GE(summary.rows.size(), 4u) << "the kernel ran on too few inputs";
+  for (const auto& row : summary.rows) {
+    SCOPED_TRACE(row.kernel + " " + row.size + " " + row.input + " seed " + std::to_string(row.seed));
+    const Outcome& o = row.outcome;
+    if (spec.negative_control) {
+      EXPECT_TRUE(o.status == Status::ExpectedFail || o.status == Status::NoRaceSeen) << status_name(o.status) << " " << o.message;
+    } else {
+      EXPECT_EQ(status_name(o.status), "PASS") << o.message << "\n" << o.first_failure;
+      EXPECT_LE(o.worst_ratio, 1.0);
+      EXPECT_GT(o.elements_checked, 0u);
+    }
+  }
+  expect_no_validation_messages();
+}
+
+std::vector<std::string> kernel_names() {
+  std::vector<std::string> names;
+  for (const auto& k : catalog()) names.push_back(k.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalog, EveryKernel, ::testing::ValuesIn(kernel_names()), [](const auto& info) {
+  return std::regex_replace(info.param, std::regex("[^A-Za-z0-9]"), "_");
+});
+
+TEST(NegativeControl, RaceIsCaughtOnLavapipe) {
+  // lavapipe runs a workgroup's 8-wide subgroups one after another between barriers, so the literal
+  // warp-synchronous tail reads shared memory before other subgroups write it: a wrong answer each time.
+  if (!on_lavapipe()) GTEST_SKIP() << "the race shows deterministically on lavapipe only";
+  Vulkan& v = vulkan();
+  const auto problem = make_luminance_problem(InputKind::Random, 1920, 1080, 5);
+  const Outcome o = run_and_check(*v.device, *v.compiler, find_kernel("lum/unrolled_literal_256"), problem);
+  EXPECT_EQ(o.status, Status::ExpectedFail);
+  EXPECT_FALSE(is_unexpected_failure(o.status));
+  EXPECT_NE(o.first_failure.find("tile"), std::string::npos) << o.first_failure;
+  expect_no_validation_messages();
+}
+
+TEST(Check, AWrongAnswerIsCaughtAndNamed) {
+  // The GPU sums the original image; the reference then sees one pixel changed by a few times the
+  // tolerance of its tile. The check must fail and name that tile.
+  Vulkan& v = vulkan();
+  const KernelSpec& spec = find_kernel("lum/sequential_256");
+  auto problem = make_luminance_problem(InputKind::Random, 64, 40, 11);
+  KernelRun run(*v.device, *v.compiler, spec, problem);
+  v.device->submit_and_wait([&](VkCommandBuffer cmd) {
+    run.record_poison(cmd);
+    run.record(cmd);
+  });
+  EXPECT_EQ(run.check().status, Status::Pass);
+  const uint32_t x = 40, y = 20;  // tile (2, 1) of the 4x3 partial image
+  problem.data[(y * 64 + x) * 4 + 1] += 0.01f;  // L changes by ~0.007; the tile bound is ~1e-4
+  const Outcome o = run.check();
+  EXPECT_EQ(o.status, Status::Fail);
+  EXPECT_NE(o.first_failure.find("tile 2,1"), std::string::npos) << o.first_failure;
+  expect_no_validation_messages();
+}
+
+TEST(Check, UnwrittenOutputsArePoisonAndFail) {
+  Vulkan& v = vulkan();
+  const auto problem = make_boids_problem(InputKind::Random, 100, 3);
+  KernelRun run(*v.device, *v.compiler, find_kernel("boids/two_pass_rows"), problem);
+  v.device->submit_and_wait([&](VkCommandBuffer cmd) { run.record_poison(cmd); });  // no dispatch
+  const Outcome o = run.check();
+  EXPECT_EQ(o.status, Status::Fail);
+  EXPECT_NE(o.first_failure.find("got nan"), std::string::npos) << o.first_failure;
+  expect_no_validation_messages();
+}
+
+TEST(Check, NanAndInfNeverPass) {
+  ElementChecker c;
+  c.check("a", 1.0, std::nan(""), 1e300);
+  EXPECT_TRUE(c.failed());
+  ElementChecker d;
+  d.check("b", 1.0, INFINITY, INFINITY);
+  EXPECT_TRUE(d.failed());
+  ElementChecker e;
+  e.check("c", 2.0, 2.0, 0.0);  // exact match with a zero bound passes
+  e.check("d", 2.0, 2.0 + 1e-12, 1e-11);
+  EXPECT_FALSE(e.failed());
+  e.check("e", 2.0, 2.0 + 1e-12, 0.0);  // exact comparisons allow nothing
+  EXPECT_TRUE(e.failed());
+}
+
+TEST(Inputs, EmptyInputIsAClearErrorBeforeAnyDispatch) {
+  EXPECT_THROW(make_luminance_problem(InputKind::Random, 0, 1080, 1), std::invalid_argument);
+  EXPECT_THROW(make_luminance_problem(InputKind::Random, 1920, 0, 1), std::invalid_argument);
+  EXPECT_THROW(make_boids_problem(InputKind::Random, 0, 1), std::invalid_argument);
+  EXPECT_THROW(parse_size(Family::Luminance, "1920by1080"), std::invalid_argument);
+  EXPECT_THROW(parse_size(Family::Boids, "-5"), std::invalid_argument);
+  EXPECT_EQ(parse_size(Family::Luminance, "17x3").width, 17u);
+}
+
+TEST(Inputs, TheSeedReproducesTheData) {
+  EXPECT_EQ(make_luminance_problem(InputKind::Random, 9, 9, 42).data, make_luminance_problem(InputKind::Random, 9, 9, 42).data);
+  EXPECT_NE(make_luminance_problem(InputKind::Random, 9, 9, 42).data, make_luminance_problem(InputKind::Random, 9, 9, 43).data);
+}
+
+TEST(Device, ReportsWhatListDevicesPrints) {
+  const DeviceInfo& d = vulkan().device->info();
+  EXPECT_FALSE(d.name.empty());
+  EXPECT_GE(d.subgroup_size, 1u);
+  EXPECT_GE(d.api_version, VK_API_VERSION_1_3);
+  EXPECT_TRUE(std::regex_match(d.driver_version_string(), std::regex("[0-9]+(\\.[0-9]+)+")));
+  if (on_lavapipe()) {
+    EXPECT_EQ(d.subgroup_size, 8u);
+  }
+}
+
+// The binary itself, as a user runs it.
+std::pair<int, std::string> run_bench(const std::string& args, const std::string& env = "") {
+  const std::string command = env + " " + SHADERWATCH_BENCH + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+TEST(Cli, CheckPrintsTheTableAndExitsZero) {
+  const auto [rc, out] = run_bench("--check --validation --seed 3 --filter 'sequential|minmax_atomic'");
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("seed: 3"), std::string::npos) << out;
+  EXPECT_NE(out.find("lum/sequential_256"), std::string::npos);
+  EXPECT_NE(out.find("0 unexpected failures"), std::string::npos) << out;
+}
+
+TEST(Cli, ListsKernelsByStableNameFirst) {
+  const auto [rc, out] = run_bench("--list-kernels");
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(out.rfind("lum/interleaved_256 ", 0), 0u) << out;
+  EXPECT_NE(out.find("\nboids/minmax_atomic "), std::string::npos);
+}
+
+TEST(Cli, BadArgumentsAreNamed) {
+  auto [rc, out] = run_bench("--check --device no-such-gpu");
+  EXPECT_NE(rc, 0);
+  EXPECT_NE(out.find("no-such-gpu"), std::string::npos) << out;
+  std::tie(rc, out) = run_bench("--check --filter 'nothing-matches'");
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(out.find("matched no kernel"), std::string::npos) << out;
+  std::tie(rc, out) = run_bench("--check --filter '('");
+  EXPECT_EQ(rc, 2);
+  std::tie(rc, out) = run_bench("");
+  EXPECT_EQ(rc, 2);
+}
+
+TEST(Cli, NoVulkanDeviceIsAClearError) {
+  const auto [rc, out] =
+      run_bench("--check", "VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json");
+  EXPECT_EQ(rc, 1);
+  EXPECT_TRUE(out.find("no Vulkan device") != std::string::npos || out.find("vkCreateInstance") != std::string::npos)
+      << out;
+}
+
+}  // namespace
