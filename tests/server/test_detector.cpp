@@ -1,0 +1,215 @@
+// The detector library on synthetic series, called directly (no server).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iostream>
+#include <random>
+
+#include "shaderwatch/detect.hpp"
+
+namespace d = sw::detect;
+
+namespace {
+
+// A series of n points around base with relative noise sigma (per point), each point with 3
+// repetitions that add a little within-run noise; step_rel applied from index step_at on.
+std::vector<d::Point> series(std::mt19937_64& rng, std::size_t n, double sigma, std::size_t step_at = SIZE_MAX,
+                             double step_rel = 0, double base = 1e5) {
+  std::normal_distribution<double> run_noise(0, sigma), rep_noise(0, sigma / 3);
+  std::vector<d::Point> s;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double level = base * (i >= step_at ? 1 + step_rel : 1) * std::exp(run_noise(rng));
+    d::Point p;
+    for (int r = 0; r < 3; ++r) p.reps.push_back(level * std::exp(rep_noise(rng)));
+    p.value = d::median(p.reps);
+    s.push_back(p);
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST(Detector, MedianAndMad) {
+  EXPECT_DOUBLE_EQ(d::median({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(d::median({4, 1, 3, 2}), 2.5);
+  EXPECT_NEAR(d::mad_sigma({1, 2, 3, 4, 100}), 1.4826, 1e-9);  // the outlier does not count
+}
+
+TEST(Detector, MannWhitneyExactSmallSamples) {
+  // Complete separation of 3 vs 3: exact two-sided p = 2 / C(6,3) = 0.1 (scipy agrees).
+  auto u = d::mann_whitney_u({1, 2, 3}, {4, 5, 6});
+  EXPECT_TRUE(u.exact);
+  EXPECT_DOUBLE_EQ(u.u, 0);
+  EXPECT_NEAR(u.p, 0.1, 1e-12);
+  // 10 vs 10 separated: 2 / C(20,10).
+  std::vector<double> a, b;
+  for (int i = 0; i < 10; ++i) {
+    a.push_back(i);
+    b.push_back(100 + i);
+  }
+  EXPECT_NEAR(d::mann_whitney_u(a, b).p, 2.0 / 184756.0, 1e-12);
+  // Interleaved samples: no evidence.
+  EXPECT_GT(d::mann_whitney_u({1, 3, 5, 7}, {2, 4, 6, 8}).p, 0.5);
+}
+
+TEST(Detector, MannWhitneyTiesUseNormalApproximation) {
+  auto u = d::mann_whitney_u({1, 1, 2, 2, 3}, {2, 3, 3, 4, 4});
+  EXPECT_FALSE(u.exact);
+  EXPECT_GT(u.p, 0.05);
+  EXPECT_LT(u.p, 0.5);
+  EXPECT_DOUBLE_EQ(d::mann_whitney_u({5, 5, 5}, {5, 5, 5}).p, 1.0);
+}
+
+TEST(Detector, AANoiseRaisesNothing) {
+  std::mt19937_64 rng(1);
+  int found = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    auto s = series(rng, 48, 0.01);
+    found += static_cast<int>(d::detect(s).size());
+  }
+  EXPECT_EQ(found, 0);
+}
+
+TEST(Detector, AAHeavyTailedNoiseRaisesNothing) {
+  // Noise with occasional 10% spikes (a busy runner): still no change points.
+  std::mt19937_64 rng(2);
+  std::uniform_real_distribution<double> u(0, 1);
+  int found = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    auto s = series(rng, 48, 0.01);
+    for (auto& p : s)
+      if (u(rng) < 0.05) {
+        p.value *= 1.10;
+        for (auto& r : p.reps) r *= 1.10;
+      }
+    found += static_cast<int>(d::detect(s).size());
+  }
+  EXPECT_EQ(found, 0);
+}
+
+TEST(Detector, ThreePercentStepInOnePercentNoiseIsFound) {
+  std::mt19937_64 rng(3);
+  int hits = 0, exact_pos = 0;
+  const int trials = 100;
+  for (int t = 0; t < trials; ++t) {
+    auto s = series(rng, 36, 0.01, 24, 0.03);
+    auto cps = d::detect(s);
+    if (cps.size() == 1 && cps[0].outcome == d::Outcome::regression) {
+      ++hits;
+      if (cps[0].index >= 23 && cps[0].index <= 25) ++exact_pos;
+      EXPECT_NEAR(cps[0].delta_rel, 0.03, 0.012);
+      EXPECT_LT(cps[0].p_value, 0.001);
+      EXPECT_GE(cps[0].floor_rel, 0.005);
+    }
+  }
+  EXPECT_GE(hits, 90) << "a 3% step in 1% noise must be found nearly always";
+  EXPECT_GE(exact_pos, 85) << "and placed at the step (+-1 run)";
+}
+
+TEST(Detector, ImprovementIsClassified) {
+  std::mt19937_64 rng(4);
+  auto cps = d::detect(series(rng, 30, 0.01, 15, -0.08));
+  ASSERT_EQ(cps.size(), 1u);
+  EXPECT_EQ(cps[0].outcome, d::Outcome::improvement);
+  EXPECT_EQ(cps[0].index, 15u);
+}
+
+TEST(Detector, LoneOutlierIsIgnored) {
+  std::mt19937_64 rng(5);
+  for (std::size_t pos : {0u, 10u, 23u, 40u, 47u}) {
+    auto s = series(rng, 48, 0.01);
+    s[pos].value *= 1.5;
+    for (auto& r : s[pos].reps) r *= 1.5;
+    EXPECT_TRUE(d::detect(s).empty()) << "outlier at " << pos;
+  }
+}
+
+TEST(Detector, StepTooShortAfterIsNotYetAChangePoint) {
+  // Five runs at a new level are not a segment (min_segment 6): wait for more evidence.
+  std::mt19937_64 rng(6);
+  auto s = series(rng, 30, 0.005, 25, 0.10);
+  EXPECT_TRUE(d::detect(s).empty());
+  s = series(rng, 31, 0.005, 25, 0.10);
+  ASSERT_EQ(d::detect(s).size(), 1u);
+}
+
+TEST(Detector, EffectBelowNoiseFloorIsDropped) {
+  // A constant series with a 0.3% step: clearly a change, but below the 0.5% floor.
+  std::vector<d::Point> s;
+  for (int i = 0; i < 30; ++i) s.push_back({i < 15 ? 100.0 : 100.3, {}});
+  EXPECT_TRUE(d::detect(s).empty());
+  // 2% in the same perfectly quiet series is above the floor.
+  for (int i = 15; i < 30; ++i) s[static_cast<std::size_t>(i)].value = 102.0;
+  EXPECT_EQ(d::detect(s).size(), 1u);
+}
+
+TEST(Detector, UnconfirmedByUTestIsAmbiguous) {
+  std::mt19937_64 rng(7);
+  auto s = series(rng, 30, 0.01, 15, 0.06);
+  d::Params p;
+  p.alpha = 1e-30;  // impossible to reach: the U test cannot confirm
+  auto cps = d::detect(s, p);
+  ASSERT_EQ(cps.size(), 1u);
+  EXPECT_EQ(cps[0].outcome, d::Outcome::ambiguous);
+}
+
+TEST(Detector, TwoStepsAreBothFound) {
+  std::mt19937_64 rng(8);
+  auto s = series(rng, 32, 0.01, 16, 0.05);
+  auto t = series(rng, 16, 0.01, SIZE_MAX, 0, 1e5 * 1.05 * 1.06);
+  s.insert(s.end(), t.begin(), t.end());
+  auto cps = d::detect(s);
+  ASSERT_EQ(cps.size(), 2u);
+  EXPECT_EQ(cps[0].index, 16u);
+  EXPECT_EQ(cps[1].index, 32u);
+}
+
+TEST(Attribution, SiblingStep) {
+  std::vector<double> before(8, 100.0), after(8, 103.0), same(8, 100.0);
+  before[3] = 101;
+  after[2] = 102.5;
+  EXPECT_TRUE(d::sibling_step(before, after, 0.03).stepped);
+  EXPECT_FALSE(d::sibling_step(before, same, 0.03).stepped);
+  EXPECT_FALSE(d::sibling_step(before, after, -0.03).stepped) << "opposite direction";
+  EXPECT_FALSE(d::sibling_step({1, 2}, after, 0.03).present) << "too few points";
+}
+
+TEST(Attribution, DriverUpdateOnOneGpuIsTheDriver) {
+  d::AttributionInput in;
+  in.driver_changed = in.commit_changed = true;
+  in.driver_before = "580.1";
+  in.driver_after = "580.2";
+  in.commit_before = "c11";
+  in.commit_after = "c12";
+  d::SiblingStep yes{true, true, 0.05, 9}, no{true, false, 0.001, 0.3};
+  in.kernel_siblings = {{"k1", yes}, {"k2", yes}, {"k3", yes}};
+  in.gpu_siblings = {{"GPU B", no}};
+  auto a = d::attribute(in);
+  EXPECT_EQ(a.cause, d::Cause::driver);
+  EXPECT_EQ(a.kernel_siblings_stepped, 3);
+  EXPECT_FALSE(a.evidence.empty());
+}
+
+TEST(Attribution, SameStepOnOtherGpusIsTheCode) {
+  d::AttributionInput in;
+  in.driver_changed = in.commit_changed = true;
+  d::SiblingStep yes{true, true, 0.05, 9}, no{true, false, 0.001, 0.3};
+  in.gpu_siblings = {{"GPU B", yes}, {"GPU C", yes}};
+  in.kernel_siblings = {{"k1", no}, {"k2", no}};
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::commit);
+  in.kernel_siblings = {{"k1", yes}, {"k2", yes}};
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::both);
+}
+
+TEST(Attribution, NothingChangedIsNeither) {
+  d::AttributionInput in;
+  in.runner_changed = true;
+  auto a = d::attribute(in);
+  EXPECT_EQ(a.cause, d::Cause::neither);
+  EXPECT_NE(a.summary.find("machine"), std::string::npos);
+  in.commit_changed = true;
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::commit);
+  in.commit_changed = false;
+  in.driver_changed = true;
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::driver);
+}
