@@ -398,7 +398,7 @@ json Store::set_alert_state(std::int64_t id, std::string_view body, const std::s
     note = j["note"].get<std::string>();
     if (note->size() > 4096) throw ClientError(400, "longer than 4096 characters", "note");
   }
-  std::lock_guard lk(write_mu_);
+  WriteLock lk(write_mu_, *writer_);
   auto& w = *writer_;
   w.q("UPDATE alerts SET state=?, note=COALESCE(?, note), state_by=?, updated_at=? WHERE id=?")
       .bind(1, j["state"].get<std::string>()).bind(2, note).bind(3, by)

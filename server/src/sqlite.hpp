@@ -122,6 +122,12 @@ class Conn {
     it->second->reset();
     return *it->second;
   }
+  // Resets every statement still mid-step: an un-reset statement holds its read snapshot open,
+  // which hides newer commits from this connection and stops WAL checkpoints.
+  void reset_all() {
+    for (sqlite3_stmt* st = sqlite3_next_stmt(db_, nullptr); st; st = sqlite3_next_stmt(db_, st))
+      if (sqlite3_stmt_busy(st)) sqlite3_reset(st);
+  }
   std::int64_t last_id() const { return sqlite3_last_insert_rowid(db_); }
   sqlite3* raw() { return db_; }
 

@@ -392,7 +392,7 @@ Store::Store(StoreOptions opts) : opts_(std::move(opts)) {
 Store::~Store() = default;
 
 int Store::schema_version() {
-  std::lock_guard lk(write_mu_);
+  WriteLock lk(write_mu_, *writer_);
   auto& st = writer_->q("PRAGMA user_version");
   st.step();
   return static_cast<int>(st.i64(0));
@@ -444,7 +444,7 @@ std::string Store::create_token(const std::string& name) {
     token.push_back(hex[c >> 4]);
     token.push_back(hex[c & 15]);
   }
-  std::lock_guard lk(write_mu_);
+  WriteLock lk(write_mu_, *writer_);
   auto& ex = writer_->q("SELECT 1 FROM tokens WHERE name=?");
   ex.bind(1, name);
   if (ex.step()) throw ClientError(409, "a token named '" + name + "' already exists", "name");
@@ -466,7 +466,7 @@ std::vector<TokenInfo> Store::list_tokens() {
 }
 
 bool Store::revoke_token(const std::string& name) {
-  std::lock_guard lk(write_mu_);
+  WriteLock lk(write_mu_, *writer_);
   writer_->q("UPDATE tokens SET revoked_at=? WHERE name=? AND revoked_at IS NULL")
       .bind(1, now_iso()).bind(2, name).run();
   return sqlite3_changes(writer_->raw()) > 0;
@@ -519,7 +519,7 @@ IngestResult Store::ingest(std::string_view body) {
     }
   }
 
-  std::unique_lock lk(write_mu_);
+  WriteLock lk(write_mu_, *writer_);
   const auto t2 = mono_ns();
   auto& w = *writer_;
   std::int64_t run_pk = 0;

@@ -23,6 +23,7 @@ class Store::ReaderLease {
   ReaderLease(Store& s, std::unique_ptr<sql::Conn> c) : s_(s), c_(std::move(c)) {}
   ~ReaderLease() {
     if (!c_) return;
+    c_->reset_all();
     std::lock_guard lk(s_.read_mu_);
     s_.readers_.push_back(std::move(c_));
     s_.read_cv_.notify_one();
@@ -34,6 +35,14 @@ class Store::ReaderLease {
  private:
   Store& s_;
   std::unique_ptr<sql::Conn> c_;
+};
+
+// The writer mutex, plus a reset of the writer's statements on release (see Conn::reset_all).
+struct WriteLock {
+  std::unique_lock<std::mutex> lk;
+  sql::Conn& c;
+  WriteLock(std::mutex& m, sql::Conn& conn) : lk(m), c(conn) {}
+  ~WriteLock() { c.reset_all(); }
 };
 
 inline std::int64_t now_ms() {

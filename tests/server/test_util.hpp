@@ -21,6 +21,15 @@ namespace swt {
 
 using nlohmann::json;
 
+// Concatenation without `"literal" + std::string`, which trips GCC 12's bogus -Wrestrict
+// (PR105329) under -O2 -Werror.
+template <class... A>
+std::string cat(const A&... a) {
+  std::string out;
+  (out.append(a), ...);
+  return out;
+}
+
 struct TempDir {
   std::filesystem::path path;
   TempDir() {
