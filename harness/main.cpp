@@ -1,13 +1,22 @@
-// shaderwatch-bench: runs the kernel catalog on a Vulkan device, checks every result against the CPU
-// reference (--check), and lists devices and kernels.
+// shaderwatch-bench: runs the kernel catalog on a Vulkan device. By default it benchmarks every kernel
+// at every size, hot and cold, through Google Benchmark, checking each result; --check runs the
+// correctness suite; --list-devices and --list-kernels describe what there is.
+#include <benchmark/benchmark.h>
+
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <random>
 #include <regex>
 
+#include "benchmark_suite.h"
 #include "check_suite.h"
+
+namespace shaderwatch {
+extern const char* const kHarnessRevision;
+}
 
 using namespace shaderwatch;
 
@@ -31,20 +40,50 @@ void list_devices(const Instance& instance) {
   }
 }
 
-void list_kernels() {
-  for (const auto& k : catalog()) {
-    std::cout << k.name << "  " << k.description << "\n";
+constexpr const char* kBenchmarkFlagsHelp = R"(
+Benchmark mode (the default) also takes Google Benchmark's flags, e.g.:
+  --benchmark_filter=REGEX        run only benchmarks whose name matches
+  --benchmark_repetitions=N       repeat each benchmark N times (and report aggregates)
+  --benchmark_min_time=SECONDS    minimum GPU time per benchmark before the low-noise stop (default 0.5)
+  --benchmark_format=console|json|csv, --benchmark_out=FILE, --benchmark_out_format=json
+  --benchmark_context=key=value   extra context entries
+Each benchmark is one Google Benchmark iteration: an adaptive run of timed dispatches (at least 10; it
+stops when the relative stdev is under 0.5% after the minimum GPU time, when the noise estimate stops
+improving, or after 15 s). Its time is the median GPU time of one dispatch; counters give min, p25,
+p75, relative stdev, samples, % of the copy bandwidth measured at start, and err/bound of the check.
+Names: family/variant/size/{hot,cold}, with /devN appended when --device all picks several devices.
+)";
+
+// Google Benchmark's --benchmark_min_time becomes the sampler's minimum GPU time: each benchmark is a
+// single iteration, so the library itself would ignore it.
+std::optional<double> benchmark_min_time(int argc, char** argv) {
+  const char* prefix = "--benchmark_min_time=";
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], prefix, std::strlen(prefix)) == 0) {
+      std::string value = argv[i] + std::strlen(prefix);
+      if (!value.empty() && value.back() == 's') value.pop_back();
+      try {
+        size_t used = 0;
+        const double seconds = std::stod(value, &used);
+        if (used == value.size() && seconds >= 0) return seconds;
+      } catch (const std::exception&) {
+      }
+      throw std::invalid_argument(std::string("--benchmark_min_time: '") + (argv[i] + std::strlen(prefix)) +
+                                  "' is not a number of seconds");
+    }
   }
+  return std::nullopt;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "shaderwatch-bench: runs GPU compute kernels (luminance and boids reductions) on a Vulkan device and checks "
-      "every result against a CPU reference."};
-  bool do_list_devices = false, do_list_kernels = false, do_check = false, validation = false;
-  std::string device_selector, filter = ".*";
+      "shaderwatch-bench: runs GPU compute kernels (luminance and boids reductions) on a Vulkan device, times them "
+      "on the GPU and checks every result against a CPU reference.\nWith no mode flag it benchmarks every kernel."};
+  app.footer(kBenchmarkFlagsHelp);
+  bool do_list_devices = false, do_list_kernels = false, do_check = false, validation = false, quick = false;
+  std::string device_selector, filter = ".*", sizes;
   uint64_t seed = 0;
   app.add_flag("--list-devices", do_list_devices, "List every Vulkan device (index, name, type, driver, API, subgroup)");
   app.add_flag("--list-kernels", do_list_kernels, "List every catalog kernel, its stable name first");
@@ -52,18 +91,33 @@ int main(int argc, char** argv) {
                "Run every kernel at the test sizes and inputs, print the correctness table; exit 1 on any "
                "unexpected failure");
   app.add_option("--device", device_selector,
-                 "Device index or name substring (default: first discrete GPU, else integrated, else CPU)");
+                 "Device index or name substring, or 'all' (benchmark only) (default: first discrete GPU, else "
+                 "integrated, else CPU)");
   app.add_option("--seed", seed, "Seed for the random inputs (default: random, printed)");
   app.add_option("--filter", filter, "Only kernels whose name matches this regular expression");
+  app.add_option("--sizes", sizes, "Benchmark sizes, comma-separated: WxH for images, N for boids (default "
+                                   "1280x720,1920x1080,3840x2160,7680x4320,4096,1048576)");
+  app.add_flag("--quick", quick, "Benchmark preset for CI on lavapipe: small sizes, few samples");
   app.add_flag("--validation", validation, "Enable the Khronos validation layer; any message fails the run");
+
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::cout << app.help();
+      return 0;
+    }
+  }
+  std::optional<double> min_time;
+  try {
+    min_time = benchmark_min_time(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  }
+  benchmark::Initialize(&argc, argv);  // takes its --benchmark_* flags out of argv
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
-  }
-  if (!do_list_devices && !do_list_kernels && !do_check) {
-    std::cerr << "nothing to do: give --check, --list-devices or --list-kernels (see --help)\n";
-    return 2;
   }
   std::regex filter_re;
   try {
@@ -72,30 +126,65 @@ int main(int argc, char** argv) {
     std::cerr << "--filter '" << filter << "' is not a valid regular expression: " << e.what() << "\n";
     return 2;
   }
-  if (do_list_kernels) list_kernels();
-  if (!do_list_devices && !do_check) return 0;
+  const bool matches_any = std::any_of(catalog().begin(), catalog().end(),
+                                       [&](const KernelSpec& k) { return std::regex_search(k.name, filter_re); });
+  if (!matches_any) {
+    std::cerr << "--filter '" << filter << "' matched no kernel (see --list-kernels)\n";
+    return 2;
+  }
+  BenchmarkOptions options = quick ? quick_benchmark_options() : default_benchmark_options();
+  try {
+    if (!sizes.empty()) apply_sizes(options, sizes);
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  }
+  if (do_list_kernels) {
+    for (const auto& k : catalog()) std::cout << k.name << "  " << k.description << "\n";
+    if (!do_list_devices && !do_check) return 0;
+  }
+  if (seed == 0) seed = std::random_device{}() | 1;
 
   try {
     Instance instance(validation);
-    if (do_list_devices) list_devices(instance);
-    if (!do_check) return 0;
-    Device device(instance, instance.select(device_selector));
-    if (seed == 0) seed = std::random_device{}() | 1;
-    std::cout << "device: " << device.info().name << " (" << device.info().driver_name << " "
-              << device.info().driver_version_string() << ", Vulkan " << device.info().api_version_string()
-              << ", subgroup " << device.info().subgroup_size << ")\nseed: " << seed << "\n\n";
-    ShaderCompiler compiler;
-    print_check_header(std::cout);
-    const auto summary = run_check_suite(device, compiler, filter_re, seed, default_check_cases(),
-                                         [](const CheckRow& row) { print_check_row(std::cout, row); });
-    print_check_footer(std::cout, summary);
+    if (do_list_devices) {
+      list_devices(instance);
+      if (!do_check) return 0;
+    }
+    int failures = 0;
+    if (do_check) {
+      if (device_selector == "all") {
+        std::cerr << "--check takes one device: give an index or a name\n";
+        return 2;
+      }
+      Device device(instance, instance.select(device_selector));
+      std::cout << "device: " << device.info().name << " (" << device.info().driver_name << " "
+                << device.info().driver_version_string() << ", Vulkan " << device.info().api_version_string()
+                << ", subgroup " << device.info().subgroup_size << ")\nseed: " << seed << "\n\n";
+      ShaderCompiler compiler;
+      print_check_header(std::cout);
+      const auto summary = run_check_suite(device, compiler, filter_re, seed, default_check_cases(),
+                                           [](const CheckRow& row) { print_check_row(std::cout, row); });
+      print_check_footer(std::cout, summary);
+      failures = static_cast<int>(summary.unexpected_failures());
+    } else {
+      std::vector<uint32_t> devices;
+      if (device_selector == "all") {
+        for (const auto& d : instance.devices()) devices.push_back(d.index);
+      } else {
+        devices.push_back(instance.select(device_selector));
+      }
+      options.filter = filter_re;
+      options.seed = seed;
+      options.harness_revision = kHarnessRevision;
+      if (min_time) options.sampling.min_gpu_seconds = *min_time;
+      std::cerr << "seed: " << seed << "\n";
+      failures = run_benchmarks(instance, devices, options);
+      if (failures) std::cerr << failures << " benchmarks gave a wrong answer or an error (see above)\n";
+    }
     const auto messages = instance.validation_log().take();
     for (const auto& m : messages) std::cerr << m << "\n";
-    if (summary.rows.empty()) {
-      std::cerr << "--filter '" << filter << "' matched no kernel\n";
-      return 2;
-    }
-    return summary.unexpected_failures() == 0 && messages.empty() ? 0 : 1;
+    return failures == 0 && messages.empty() ? 0 : 1;
   } catch (const std::exception& e) {
     std::cerr << "shaderwatch-bench: " << e.what() << "\n";
     return 1;

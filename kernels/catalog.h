@@ -62,6 +62,9 @@ struct KernelSpec {
 const std::vector<KernelSpec>& catalog();
 const KernelSpec& find_kernel(const std::string& name);  // throws std::invalid_argument
 
+// The copy kernel the benchmark measures peak bandwidth with (not a catalog entry: nothing to check).
+const ShaderRef& peak_copy_shader();
+
 // Every (shader, defines) pair of the catalog, for the build-time glslangValidator pass.
 std::vector<ShaderRef> all_shader_variants();
 

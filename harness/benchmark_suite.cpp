@@ -1,0 +1,272 @@
+#include "benchmark_suite.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "kernel_run.h"
+#include "pipelines.h"
+
+namespace shaderwatch {
+
+BenchmarkOptions default_benchmark_options() {
+  BenchmarkOptions o;
+  o.image_sizes = {{1280, 720, 0}, {1920, 1080, 0}, {3840, 2160, 0}, {7680, 4320, 0}};
+  o.boids_counts = {{0, 0, 4096}, {0, 0, 1048576}};
+  return o;
+}
+
+BenchmarkOptions quick_benchmark_options() {
+  BenchmarkOptions o;
+  o.image_sizes = {{320, 180, 0}, {1280, 720, 0}};
+  o.boids_counts = {{0, 0, 4096}, {0, 0, 65536}};
+  o.sampling.min_samples = 10;
+  o.sampling.min_gpu_seconds = 0.01;
+  o.sampling.max_wall_seconds = 0.3;
+  o.sampling.flush_bytes = uint64_t{8} << 20;
+  o.peak_copy_bytes = uint64_t{32} << 20;
+  return o;
+}
+
+void apply_sizes(BenchmarkOptions& options, const std::string& list) {
+  options.image_sizes.clear();
+  options.boids_counts.clear();
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.find('x') != std::string::npos) {
+      options.image_sizes.push_back(parse_size(Family::Luminance, item));
+    } else {
+      options.boids_counts.push_back(parse_size(Family::Boids, item));
+    }
+    const auto& s = item.find('x') != std::string::npos ? options.image_sizes.back() : options.boids_counts.back();
+    if (s.width * uint64_t{s.height} + s.count == 0) throw std::invalid_argument("--sizes: empty size '" + item + "'");
+  }
+  if (options.image_sizes.empty() && options.boids_counts.empty()) throw std::invalid_argument("--sizes: no sizes given");
+}
+
+namespace {
+
+std::string hex(uint64_t v, int width = 4) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%0*llx", width, static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string uuid(const std::array<uint8_t, VK_UUID_SIZE>& u) {
+  std::string s;
+  char buf[4];
+  for (size_t i = 0; i < u.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%02x", u[i]);
+    s += buf;
+    if (i == 3 || i == 5 || i == 7 || i == 9) s += '-';
+  }
+  return s;
+}
+
+// One open device with what every benchmark on it shares.
+struct DeviceBench {
+  std::unique_ptr<Device> device;
+  std::unique_ptr<ShaderCompiler> compiler;
+  std::unique_ptr<GpuTimer> timer;
+  double peak_bytes_per_second = 0;
+  std::string suffix;  // "" with one device, "/dev<N>" with several
+};
+
+// Peak bandwidth: the copy kernel over two large buffers, median of cold samples, bytes read + written.
+double measure_peak(DeviceBench& d, const BenchmarkOptions& options) {
+  const DeviceInfo& info = d.device->info();
+  const uint64_t bytes = std::min<uint64_t>(options.peak_copy_bytes, info.max_storage_buffer_range) & ~uint64_t{15};
+  Buffer src(*d.device, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), dst(*d.device, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  d.device->submit_and_wait([&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, src.handle(), 0, VK_WHOLE_SIZE, 0x3F800000u); });
+  const ShaderRef& shader = peak_copy_shader();
+  ComputePipeline copy(*d.device, d.compiler->compile(shader.file, shader.defines),
+                       {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, src.handle()}, {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, dst.handle()}});
+  const uint32_t count = static_cast<uint32_t>(bytes / 16);
+  const uint32_t groups = static_cast<uint32_t>(std::min<uint64_t>(info.sm_count ? info.sm_count * 8ull : 64, (count + 255) / 256));
+  PushConstants push;
+  push.values[0] = count;
+  push.values[1] = groups;
+  const auto stats = d.timer->sample([](VkCommandBuffer) {}, [&](VkCommandBuffer cmd) { copy.dispatch(cmd, push, groups); },
+                                     true, options.sampling);
+  return 2.0 * bytes / stats.median;
+}
+
+void add_device_context(const DeviceBench& d, const std::string& prefix) {
+  const DeviceInfo& i = d.device->info();
+  auto add = [&](const std::string& key, const std::string& value) { benchmark::AddCustomContext(prefix + key, value); };
+  add("device_name", i.name);
+  add("vendor_id", hex(i.vendor_id));
+  add("device_id", hex(i.device_id));
+  add("device_type", i.type_name());
+  add("driver_id", std::to_string(static_cast<int>(i.driver_id)));
+  add("driver_name", i.driver_name);
+  add("driver_info", i.driver_info);
+  add("driver_version", i.driver_version_string());
+  add("driver_version_raw", hex(i.driver_version, 8));
+  add("api_version", i.api_version_string());
+  add("device_uuid", uuid(i.device_uuid));
+  add("driver_uuid", uuid(i.driver_uuid));
+  add("subgroup_size", std::to_string(i.subgroup_size));
+  if (i.max_subgroup_size) {
+    add("subgroup_size_min", std::to_string(i.min_subgroup_size));
+    add("subgroup_size_max", std::to_string(i.max_subgroup_size));
+  }
+  add("timestamp_period_ns", std::to_string(i.timestamp_period));
+  char peak[32];
+  std::snprintf(peak, sizeof peak, "%.1f", d.peak_bytes_per_second / 1e9);
+  add("peak_bandwidth_gbs", peak);
+  add("peak_method", "copy.comp: median cold copy, bytes read + written");
+}
+
+// Inputs are generated once per size and shared by every kernel and device; the last KernelRun is kept
+// so a kernel's hot and cold benchmarks (and repetitions) reuse its buffers.
+class RunCache {
+ public:
+  const Problem& problem(Family family, const SizeSpec& size, uint64_t seed) {
+    const auto key = std::make_tuple(family, size.width, size.height, size.count);
+    auto it = problems_.find(key);
+    if (it == problems_.end()) {
+      Problem p = family == Family::Luminance ? make_luminance_problem(InputKind::Random, size.width, size.height, seed)
+                                              : make_boids_problem(InputKind::Random, size.count, seed);
+      it = problems_.emplace(key, std::move(p)).first;
+    }
+    return it->second;
+  }
+  KernelRun& run(DeviceBench& d, const KernelSpec& spec, const Problem& problem) {
+    if (!current_ || current_device_ != &d || current_spec_ != &spec || current_problem_ != &problem) {
+      current_.reset();  // free the previous kernel's device memory first
+      current_ = std::make_unique<KernelRun>(*d.device, *d.compiler, spec, problem);
+      current_device_ = &d;
+      current_spec_ = &spec;
+      current_problem_ = &problem;
+    }
+    return *current_;
+  }
+  void clear() { current_.reset(); }
+
+ private:
+  std::map<std::tuple<Family, uint32_t, uint32_t, uint64_t>, Problem> problems_;
+  std::unique_ptr<KernelRun> current_;
+  const DeviceBench* current_device_ = nullptr;
+  const KernelSpec* current_spec_ = nullptr;
+  const Problem* current_problem_ = nullptr;
+};
+
+struct BenchmarkCase {
+  DeviceBench* device;
+  const KernelSpec* spec;
+  SizeSpec size;
+  bool cold;
+  std::string name;
+};
+
+}  // namespace
+
+int run_benchmarks(Instance& instance, const std::vector<uint32_t>& device_indices, const BenchmarkOptions& options) {
+  std::vector<std::unique_ptr<DeviceBench>> devices;
+  for (uint32_t index : device_indices) {
+    auto d = std::make_unique<DeviceBench>();
+    d->device = std::make_unique<Device>(instance, index);
+    d->compiler = std::make_unique<ShaderCompiler>();
+    d->timer = std::make_unique<GpuTimer>(*d->device, options.sampling.flush_bytes);
+    if (device_indices.size() > 1) d->suffix = "/dev" + std::to_string(index);
+    std::cerr << "measuring peak bandwidth on " << d->device->info().name << " ..." << std::endl;
+    d->peak_bytes_per_second = measure_peak(*d, options);
+    std::cerr << "  copy: " << d->peak_bytes_per_second / 1e9 << " GB/s" << std::endl;
+    devices.push_back(std::move(d));
+  }
+  benchmark::AddCustomContext("sw_harness_revision", options.harness_revision);
+  benchmark::AddCustomContext("sw_seed", std::to_string(options.seed));
+  for (const auto& d : devices) {
+    add_device_context(*d, devices.size() > 1 ? "sw" + d->suffix.substr(1) + "_" : "sw_");
+  }
+
+  std::vector<BenchmarkCase> cases;
+  for (auto& d : devices) {
+    for (const auto& spec : catalog()) {
+      if (!std::regex_search(spec.name, options.filter)) continue;
+      const auto& sizes = spec.family == Family::Luminance ? options.image_sizes : options.boids_counts;
+      for (const auto& size : sizes) {
+        const std::string size_text = spec.family == Family::Luminance
+                                          ? std::to_string(size.width) + "x" + std::to_string(size.height)
+                                          : std::to_string(size.count);
+        for (bool cold : {false, true}) {
+          cases.push_back({d.get(), &spec, size, cold,
+                           spec.name + "/" + size_text + (cold ? "/cold" : "/hot") + d->suffix});
+        }
+      }
+    }
+  }
+
+  static RunCache cache;  // static: outlives the benchmark lambdas' registration
+  int unexpected_failures = 0;
+  size_t done = 0;
+  const size_t total = cases.size();
+  for (const auto& c : cases) {
+    benchmark::RegisterBenchmark(c.name.c_str(), [c, &options, &unexpected_failures, &done, total](benchmark::State& state) {
+      std::cerr << "[" << ++done << "/" << total << "] " << c.name << " on " << c.device->device->info().name << std::endl;
+      const Problem& problem = cache.problem(c.spec->family, c.size, options.seed);
+      Outcome outcome;
+      SampleStats stats;
+      std::string hash;
+      uint64_t bytes = 0;
+      try {
+        KernelRun& run = cache.run(*c.device, *c.spec, problem);
+        hash = run.spirv_hash();
+        bytes = run.bytes_read();
+        for (auto _ : state) {
+          stats = c.device->timer->sample([&](VkCommandBuffer cmd) { run.record_poison(cmd); },
+                                          [&](VkCommandBuffer cmd) { run.record(cmd); }, c.cold, options.sampling);
+          state.SetIterationTime(stats.median);
+        }
+        outcome = run.check();  // the output of the last timed dispatch
+      } catch (const UnsupportedError& e) {
+        outcome.status = Status::Unsupported;
+        outcome.message = e.what();
+      } catch (const std::exception& e) {
+        outcome.status = Status::Error;
+        outcome.message = std::string(e.what()) + " (kernel " + c.spec->name + ", device " + c.device->device->info().name + ")";
+      }
+      if (c.spec->negative_control && (outcome.status == Status::Pass || outcome.status == Status::Fail)) {
+        state.SkipWithError(((outcome.status == Status::Fail ? "XFAIL (expected: negative control): race observed: " + outcome.first_failure
+                                                             : std::string("XPASS (negative control): right this time, still a data race, not a pass")))
+                                .c_str());
+        return;
+      }
+      if (outcome.status != Status::Pass) {
+        if (is_unexpected_failure(outcome.status)) ++unexpected_failures;
+        const std::string message = status_name(outcome.status) + ": " + outcome.message +
+                                    (outcome.first_failure.empty() ? "" : "; first wrong: " + outcome.first_failure) +
+                                    " (seed " + std::to_string(options.seed) + ")";
+        std::cerr << "  " << message << std::endl;
+        state.SkipWithError(message.c_str());
+        return;
+      }
+      state.SetLabel("spirv:" + hash + " stop:" + stats.stop_reason);
+      state.SetBytesProcessed(static_cast<int64_t>(bytes));
+      state.SetItemsProcessed(static_cast<int64_t>(problem.items()));
+      state.counters["median_us"] = stats.median * 1e6;
+      state.counters["min_us"] = stats.min * 1e6;
+      state.counters["p25_us"] = stats.p25 * 1e6;
+      state.counters["p75_us"] = stats.p75 * 1e6;
+      state.counters["rel_stdev_pct"] = stats.rel_stdev * 100;
+      state.counters["samples"] = static_cast<double>(stats.seconds.size());
+      state.counters["pct_of_peak"] = 100.0 * (bytes / stats.median) / c.device->peak_bytes_per_second;
+      state.counters["err_bound_ratio"] = outcome.worst_ratio;
+    })
+        ->UseManualTime()
+        ->Iterations(1)  // one iteration = one adaptive sampling run; its time is the median sample
+        ->Unit(benchmark::kMicrosecond);
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  cache.clear();
+  benchmark::ClearRegisteredBenchmarks();
+  return unexpected_failures;
+}
+
+}  // namespace shaderwatch

@@ -1,0 +1,35 @@
+#pragma once
+// The benchmark: every catalog kernel at every size, hot and cold, timed on the GPU through Google
+// Benchmark, its last timed output checked against the reference.
+#include <cstdint>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "gpu_timer.h"
+#include "inputs.h"
+#include "vulkan_context.h"
+
+namespace shaderwatch {
+
+struct BenchmarkOptions {
+  std::vector<SizeSpec> image_sizes;  // WxH
+  std::vector<SizeSpec> boids_counts;
+  std::regex filter{".*"};
+  uint64_t seed = 1;
+  SamplingOptions sampling;
+  uint64_t peak_copy_bytes = uint64_t{1} << 30;  // per buffer (read + written)
+  std::string harness_revision;
+};
+
+BenchmarkOptions default_benchmark_options();
+BenchmarkOptions quick_benchmark_options();  // small sizes, few samples: every kernel on lavapipe in minutes
+// "1920x1080,4096,...": WxH entries are image sizes, plain counts boids. Throws std::invalid_argument.
+void apply_sizes(BenchmarkOptions& options, const std::string& list);
+
+// Measures peak bandwidth on each device, registers the benchmarks with Google Benchmark (names
+// family/variant/size/mode, plus /dev<N> with several devices), writes the context, and runs them.
+// Returns the number of unexpected correctness failures (wrong answers or errors, not the negative control).
+int run_benchmarks(Instance& instance, const std::vector<uint32_t>& devices, const BenchmarkOptions& options);
+
+}  // namespace shaderwatch

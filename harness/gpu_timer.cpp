@@ -1,0 +1,131 @@
+#include "gpu_timer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+
+namespace shaderwatch {
+
+namespace {
+constexpr uint32_t kMaxBatch = 1024;
+constexpr double kBatchTargetSeconds = 0.05;  // GPU time a batch aims at, flushes included
+
+double quantile(const std::vector<double>& sorted, double q) {
+  const double pos = q * (sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(pos);
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+}
+}  // namespace
+
+SampleStats summarize(std::vector<double> seconds) {
+  SampleStats s;
+  s.seconds = std::move(seconds);
+  if (s.seconds.empty()) return s;
+  std::vector<double> sorted = s.seconds;
+  std::sort(sorted.begin(), sorted.end());
+  s.median = quantile(sorted, 0.5);
+  s.p25 = quantile(sorted, 0.25);
+  s.p75 = quantile(sorted, 0.75);
+  s.min = sorted.front();
+  s.gpu_seconds = std::accumulate(sorted.begin(), sorted.end(), 0.0);
+  s.mean = s.gpu_seconds / sorted.size();
+  double var = 0;
+  for (double x : sorted) var += (x - s.mean) * (x - s.mean);
+  const double stdev = sorted.size() > 1 ? std::sqrt(var / (sorted.size() - 1)) : 0.0;
+  s.rel_stdev = s.mean > 0 ? stdev / s.mean : 0.0;
+  return s;
+}
+
+GpuTimer::GpuTimer(Device& device, uint64_t flush_bytes) : device_(device) {
+  const uint32_t bits = device.timestamp_valid_bits();
+  if (bits == 0) {
+    throw UnsupportedError("the queue of " + device.info().name + " writes no timestamps (timestampValidBits 0)");
+  }
+  mask_ = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  period_ns_ = device.info().timestamp_period;
+  VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+  info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  info.queryCount = 2 * kMaxBatch;
+  vk_check(vkCreateQueryPool(device.handle(), &info, nullptr, &pool_), "vkCreateQueryPool");
+  if (flush_bytes) {
+    flush_bytes = std::min<uint64_t>(flush_bytes, device.info().max_storage_buffer_range) & ~uint64_t{3};
+    scratch_ = std::make_unique<Buffer>(device, flush_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  }
+}
+
+GpuTimer::~GpuTimer() { vkDestroyQueryPool(device_.handle(), pool_, nullptr); }
+
+std::vector<double> GpuTimer::run_batch(uint32_t count, const std::function<void(VkCommandBuffer)>& prepare,
+                                        const std::function<void(VkCommandBuffer)>& timed, bool cold) {
+  if (cold && !scratch_) throw std::logic_error("cold sampling needs a flush buffer");
+  device_.submit_and_wait([&](VkCommandBuffer cmd) {
+    vkCmdResetQueryPool(cmd, pool_, 0, 2 * count);
+    for (uint32_t i = 0; i < count; ++i) {
+      prepare(cmd);
+      if (cold) {
+        // A different value each time, so no driver can skip the write as redundant.
+        vkCmdFillBuffer(cmd, scratch_->handle(), 0, VK_WHOLE_SIZE, 0x3F800000u + i);
+      }
+      full_barrier(cmd);
+      vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool_, 2 * i);
+      timed(cmd);
+      full_barrier(cmd);
+      vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool_, 2 * i + 1);
+    }
+  });
+  std::vector<uint64_t> ticks(2 * count);
+  vk_check(vkGetQueryPoolResults(device_.handle(), pool_, 0, 2 * count, ticks.size() * sizeof(uint64_t), ticks.data(),
+                                 sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+           "vkGetQueryPoolResults");
+  std::vector<double> seconds(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint64_t delta = (ticks[2 * i + 1] - ticks[2 * i]) & mask_;  // wraps correctly within the valid bits
+    seconds[i] = static_cast<double>(delta) * period_ns_ * 1e-9;
+  }
+  return seconds;
+}
+
+SampleStats GpuTimer::sample(const std::function<void(VkCommandBuffer)>& prepare,
+                             const std::function<void(VkCommandBuffer)>& timed, bool cold,
+                             const SamplingOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  std::vector<double> all;
+  std::vector<double> noise_history;  // rel stdev after each batch
+  uint32_t batch = std::min(options.min_samples, kMaxBatch);
+  while (true) {
+    const auto wall_before = Clock::now();
+    auto seconds = run_batch(batch, prepare, timed, cold);
+    const double wall = std::chrono::duration<double>(Clock::now() - wall_before).count();
+    all.insert(all.end(), seconds.begin(), seconds.end());
+    SampleStats s = summarize(all);
+    noise_history.push_back(s.rel_stdev);
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    if (all.size() >= options.min_samples) {
+      if (s.rel_stdev < options.target_rel_stdev && s.gpu_seconds >= options.min_gpu_seconds) {
+        s.stop_reason = "low-noise";
+        return s;
+      }
+      // Noise estimate no longer improving: over the last four batches it moved by under 2% of itself.
+      if (noise_history.size() >= 4 && s.gpu_seconds >= 0.1 * options.min_gpu_seconds) {
+        const auto last = noise_history.end() - 4;
+        const auto [lo, hi] = std::minmax_element(last, noise_history.end());
+        if (*hi - *lo <= 0.02 * *hi) {
+          s.stop_reason = "noise-converged";
+          return s;
+        }
+      }
+      if (elapsed >= options.max_wall_seconds) {
+        s.stop_reason = "time-limit";
+        return s;
+      }
+    }
+    // Next batch: about kBatchTargetSeconds of wall time at the rate just seen.
+    const double per_sample = wall / batch;
+    batch = static_cast<uint32_t>(std::clamp(kBatchTargetSeconds / std::max(per_sample, 1e-7), 10.0, double{kMaxBatch}));
+  }
+}
+
+}  // namespace shaderwatch

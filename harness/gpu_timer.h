@@ -1,0 +1,52 @@
+#pragma once
+// GPU timing with timestamp queries, and an adaptive sampler after nvbench: batches of timed dispatches
+// until the noise is low enough, stops improving, or time runs out.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vulkan_context.h"
+
+namespace shaderwatch {
+
+struct SamplingOptions {
+  uint32_t min_samples = 10;
+  double min_gpu_seconds = 0.5;  // of timed spans, for the low-noise stop
+  double target_rel_stdev = 0.005;
+  double max_wall_seconds = 15;
+  // Cold runs write this many bytes (several times the last-level cache) before each timed dispatch.
+  uint64_t flush_bytes = uint64_t{256} << 20;
+};
+
+struct SampleStats {
+  std::vector<double> seconds;  // every sample, in order
+  double median = 0, min = 0, p25 = 0, p75 = 0, mean = 0, rel_stdev = 0, gpu_seconds = 0;
+  std::string stop_reason;  // "low-noise", "noise-converged", "time-limit"
+};
+SampleStats summarize(std::vector<double> seconds);
+
+class GpuTimer {
+ public:
+  GpuTimer(Device& device, uint64_t flush_bytes);
+  ~GpuTimer();
+  GpuTimer(const GpuTimer&) = delete;
+  GpuTimer& operator=(const GpuTimer&) = delete;
+
+  // Each sample: `prepare` (untimed: poison outputs), the cache flush when cold (untimed), then `timed`
+  // between two timestamps, with full barriers so nothing overlaps the span.
+  SampleStats sample(const std::function<void(VkCommandBuffer)>& prepare,
+                     const std::function<void(VkCommandBuffer)>& timed, bool cold, const SamplingOptions& options);
+
+ private:
+  std::vector<double> run_batch(uint32_t count, const std::function<void(VkCommandBuffer)>& prepare,
+                                const std::function<void(VkCommandBuffer)>& timed, bool cold);
+  Device& device_;
+  VkQueryPool pool_ = VK_NULL_HANDLE;
+  std::unique_ptr<Buffer> scratch_;
+  uint64_t mask_;
+  double period_ns_;
+};
+
+}  // namespace shaderwatch

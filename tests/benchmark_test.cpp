@@ -1,0 +1,98 @@
+// shaderwatch-bench's benchmark mode as CI runs it: the --quick preset on the default device, every
+// kernel, Google Benchmark JSON out. Every benchmark must have run and passed its check (the negative
+// control reports its expected outcome as an error), and the context must name device and driver.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "catalog.h"
+
+namespace {
+
+struct Result {
+  int exit_code;
+  std::string output;
+};
+
+// stderr (progress) goes with stdout unless only stdout is wanted, as for parsing JSON.
+Result run(const std::string& args, bool stdout_only = false) {
+  const std::string command = std::string(SHADERWATCH_BENCH) + " " + args + (stdout_only ? " 2>/dev/null" : " 2>&1");
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+TEST(BenchmarkQuick, EveryKernelTimedCheckedAndDescribed) {
+  const auto json_path = std::filesystem::temp_directory_path() / "shaderwatch_quick_test.json";
+  const Result r = run("--quick --seed 77 --benchmark_out=" + json_path.string() + " --benchmark_out_format=json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("[1/"), std::string::npos) << "no progress lines";
+  std::ifstream in(json_path);
+  const auto doc = nlohmann::json::parse(in);
+  const auto& context = doc.at("context");
+  for (const char* key : {"sw_device_name", "sw_vendor_id", "sw_device_id", "sw_driver_name", "sw_driver_version",
+                          "sw_api_version", "sw_device_uuid", "sw_subgroup_size", "sw_peak_bandwidth_gbs",
+                          "sw_harness_revision", "sw_seed"}) {
+    EXPECT_TRUE(context.contains(key)) << key;
+  }
+  EXPECT_EQ(context.at("sw_seed"), "77");
+  EXPECT_GT(std::stod(context.at("sw_peak_bandwidth_gbs").get<std::string>()), 0.0);
+
+  std::set<std::string> kernels_seen;
+  size_t benchmarks = 0;
+  for (const auto& b : doc.at("benchmarks")) {
+    ++benchmarks;
+    const std::string name = b.at("name");
+    const std::string kernel = name.substr(0, name.find('/', name.find('/') + 1));
+    kernels_seen.insert(kernel);
+    const bool negative = shaderwatch::find_kernel(kernel).negative_control.has_value();
+    if (negative) {
+      // Always reported as an error, labelled, so it never reads as a pass.
+      ASSERT_TRUE(b.value("error_occurred", false)) << name;
+      EXPECT_NE(b.at("error_message").get<std::string>().find("negative control"), std::string::npos);
+      continue;
+    }
+    ASSERT_FALSE(b.value("error_occurred", false)) << name << ": " << b.value("error_message", "");
+    EXPECT_GE(b.at("samples").get<double>(), 10) << name;
+    EXPECT_GT(b.at("real_time").get<double>(), 0) << name;
+    EXPECT_NEAR(b.at("real_time").get<double>(), b.at("median_us").get<double>(), 1e-6 * b.at("median_us").get<double>());
+    EXPECT_LE(b.at("min_us").get<double>(), b.at("p25_us").get<double>());
+    EXPECT_LE(b.at("p25_us").get<double>(), b.at("median_us").get<double>());
+    EXPECT_LE(b.at("median_us").get<double>(), b.at("p75_us").get<double>());
+    EXPECT_LE(b.at("err_bound_ratio").get<double>(), 1.0);
+    EXPECT_GT(b.at("bytes_per_second").get<double>(), 0);
+    EXPECT_NE(b.at("label").get<std::string>().find("spirv:"), std::string::npos);
+  }
+  EXPECT_EQ(kernels_seen.size(), shaderwatch::catalog().size());
+  // 16 image kernels x 2 sizes x 2 modes + 9 boids kernels x 2 counts x 2 modes.
+  EXPECT_EQ(benchmarks, 16u * 2 * 2 + 9u * 2 * 2);
+  std::filesystem::remove(json_path);
+}
+
+TEST(BenchmarkQuick, GoogleBenchmarkFlagsAndSizesWork) {
+  const Result r = run("--quick --sizes 17x3,5 --filter 'sequential_256|single_invocation' --benchmark_min_time=0.001 "
+                       "--benchmark_format=json --benchmark_filter='/hot'",
+                       /*stdout_only=*/true);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto doc = nlohmann::json::parse(r.output);
+  std::set<std::string> names;
+  for (const auto& b : doc.at("benchmarks")) names.insert(b.at("name").get<std::string>());
+  EXPECT_EQ(names, (std::set<std::string>{"lum/sequential_256/17x3/hot/iterations:1/manual_time",
+                                          "boids/single_invocation/5/hot/iterations:1/manual_time"}));
+}
+
+TEST(BenchmarkQuick, BadSizesAreNamed) {
+  const Result r = run("--sizes 1920x,4096");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("1920x"), std::string::npos) << r.output;
+}
+
+}  // namespace
