@@ -1,0 +1,147 @@
+// Detection through the server: synthetic series posted as Google Benchmark documents.
+#include "test_util.hpp"
+
+using namespace swt;
+
+namespace {
+
+const std::vector<std::string> kKernels = {"lum/seq/1080p/cold", "lum/tiled/1080p/cold", "blur/sep/1080p/warm",
+                                           "scan/dec/1m/cold"};
+
+struct Scenario {
+  int runs = 24;
+  double noise = 0.01;
+  // Multiplier for (gpu index, kernel index, run index).
+  std::function<double(int, int, int)> effect = [](int, int, int) { return 1.0; };
+  std::function<std::string(int, int)> driver = [](int, int) { return std::string("580.1.0.0"); };
+};
+
+// Posts runs for two GPUs at shared commits c0, c1, ...; returns the run ids.
+void post_history(const TestServer& s, const Scenario& sc, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> run_noise(0, sc.noise), rep_noise(0, sc.noise / 3);
+  for (int i = 0; i < sc.runs; ++i) {
+    for (int g = 0; g < 2; ++g) {
+      Gpu gpu;
+      gpu.name = g == 0 ? "GPU A" : "GPU B";
+      gpu.device = g == 0 ? "0x2684" : "0x1b80";
+      gpu.driver = sc.driver(g, i);
+      std::vector<std::pair<std::string, std::vector<double>>> benches;
+      for (int k = 0; k < static_cast<int>(kKernels.size()); ++k) {
+        const double level = 1e5 * (1 + k) * sc.effect(g, k, i) * std::exp(run_noise(rng));
+        std::vector<double> reps;
+        for (int r = 0; r < 3; ++r) reps.push_back(level * std::exp(rep_noise(rng)));
+        benches.emplace_back(kKernels[static_cast<std::size_t>(k)], reps);
+      }
+      const std::string id = cat("r", std::to_string(i), "-g", std::to_string(g));
+      auto res = s.post(wrap_doc(make_doc(gpu, benches), id, cat("c", std::to_string(i)), iso_at(i * 10 + g)));
+      ASSERT_TRUE(res);
+      ASSERT_EQ(res->status, 201) << res->body;
+    }
+  }
+}
+
+}  // namespace
+
+TEST(DetectionE2E, AANoiseRaisesNoAlert) {
+  TempDir dir;
+  TestServer s(dir.file("sw.db"));
+  Scenario sc;
+  sc.runs = 40;
+  post_history(s, sc, 11);
+  auto a = s.get("/api/v1/alerts");
+  EXPECT_EQ(a["total"], 0) << a.dump(1);
+}
+
+TEST(DetectionE2E, LoneOutlierRaisesNoAlert) {
+  TempDir dir;
+  TestServer s(dir.file("sw.db"));
+  Scenario sc;
+  sc.runs = 30;
+  sc.effect = [](int g, int k, int i) { return g == 0 && k == 1 && i == 15 ? 1.4 : 1.0; };
+  post_history(s, sc, 12);
+  EXPECT_EQ(s.get("/api/v1/alerts")["total"], 0);
+}
+
+TEST(DetectionE2E, ThreePercentCodeStepIsFoundAndAttributedToTheCommit) {
+  TempDir dir;
+  TestServer s(dir.file("sw.db"));
+  Scenario sc;
+  sc.effect = [](int, int k, int i) { return k == 0 && i >= 12 ? 1.03 : 1.0; };
+  post_history(s, sc, 13);
+  auto a = s.get("/api/v1/alerts?kind=regression");
+  ASSERT_EQ(a["total"], 2) << a.dump(1);
+  for (const auto& al : a["alerts"]) {
+    EXPECT_EQ(al["benchmark"], kKernels[0]);
+    EXPECT_EQ(al["commit"], "c12") << al.dump(1);
+    EXPECT_NEAR(al["delta_pct"].get<double>(), 3.0, 1.2);
+    EXPECT_EQ(al["cause"], "commit") << al["attribution"].dump(1);
+    EXPECT_EQ(al["state"], "new");
+  }
+  // At least the GPU checked second saw the step on its sibling GPU at the same commit.
+  int with_sibling = 0;
+  for (const auto& al : a["alerts"]) with_sibling += al["attribution"]["gpu_siblings"]["stepped"].get<int>();
+  EXPECT_GE(with_sibling, 1);
+  EXPECT_EQ(s.get("/api/v1/alerts")["total"], 2) << "nothing else alerted" << s.get("/api/v1/alerts?kind=ambiguous").dump(1);
+
+  // Paging.
+  auto p1 = s.get("/api/v1/alerts?limit=1");
+  EXPECT_EQ(p1["alerts"].size(), 1u);
+  EXPECT_EQ(p1["next_offset"], 1);
+  auto p2 = s.get("/api/v1/alerts?limit=1&offset=1");
+  EXPECT_EQ(p2["next_offset"], nullptr);
+  EXPECT_NE(p1["alerts"][0]["id"], p2["alerts"][0]["id"]);
+
+  // A run on the new level fails the gate while the alert is new...
+  EXPECT_EQ(s.get("/api/v1/runs/r20-g0/verdict")["verdict"], "fail");
+  EXPECT_EQ(s.get("/api/v1/runs/r5-g0/verdict")["verdict"], "pass") << "before the step";
+  // ...and passes once triaged as expected (the new level is the baseline).
+  const auto id = std::to_string(s.get("/api/v1/alerts?gpu_id=1&kind=regression")["alerts"][0]["id"].get<int>());
+  auto c = s.client();
+  c->set_bearer_token_auth(s.token);
+  auto bad = c->Patch(cat("/api/v1/alerts/", id), R"({"state":"bogus"})", "application/json");
+  EXPECT_EQ(bad->status, 400);
+  auto ok = c->Patch(cat("/api/v1/alerts/", id), R"({"state":"expected","note":"new tiling trades speed for accuracy"})",
+                     "application/json");
+  ASSERT_EQ(ok->status, 200) << ok->body;
+  EXPECT_EQ(json::parse(ok->body)["state"], "expected");
+  EXPECT_EQ(json::parse(ok->body)["state_by"].get<std::string>().rfind("test-", 0), 0u);
+  EXPECT_EQ(s.get("/api/v1/runs/r20-g0/verdict")["verdict"], "pass");
+  EXPECT_EQ(s.get("/api/v1/alerts?state=expected")["total"], 1);
+  EXPECT_EQ(c->Patch("/api/v1/alerts/99999", R"({"state":"fixed"})", "application/json")->status, 404);
+
+  // The series shows its points and the change point.
+  const auto sid = std::to_string(s.get("/api/v1/alerts?gpu_id=1&kind=regression")["alerts"][0]["series_id"].get<int>());
+  auto series = s.get(cat("/api/v1/series/", sid));
+  EXPECT_EQ(series["points"].size(), 24u);
+  EXPECT_EQ(series["change_points"].size(), 1u);
+  EXPECT_TRUE(series["covariate_changes"].empty());
+}
+
+TEST(DetectionE2E, DriverUpdateStepIsAttributedToTheDriver) {
+  TempDir dir;
+  TestServer s(dir.file("sw.db"));
+  Scenario sc;
+  // GPU A gets a new driver at run 12 that slows every kernel by 5%; GPU B keeps its driver.
+  sc.driver = [](int g, int i) { return std::string(g == 0 && i >= 12 ? "590.4.0.0" : "580.1.0.0"); };
+  sc.effect = [](int g, int, int i) { return g == 0 && i >= 12 ? 1.05 : 1.0; };
+  post_history(s, sc, 14);
+  auto a = s.get("/api/v1/alerts");
+  ASSERT_EQ(a["total"], 4) << a.dump(1);
+  for (const auto& al : a["alerts"]) {
+    EXPECT_EQ(al["kind"], "regression");
+    EXPECT_EQ(al["gpu"]["name"], "GPU A");
+    EXPECT_EQ(al["driver_version"], "590.4.0.0");
+    EXPECT_EQ(al["cause"], "driver") << al["attribution"].dump(1);
+    EXPECT_TRUE(al["attribution"]["driver_changed"].get<bool>());
+    EXPECT_GE(al["attribution"]["kernel_siblings"]["stepped"].get<int>(), 2);
+    EXPECT_EQ(al["attribution"]["gpu_siblings"]["stepped"], 0);
+  }
+  auto series = s.get(cat("/api/v1/series/", std::to_string(a["alerts"][0]["series_id"].get<int>())));
+  bool driver_marked = false;
+  for (const auto& ch : series["covariate_changes"])
+    driver_marked = driver_marked || (ch["field"] == "driver_version" && ch["after"] == "590.4.0.0");
+  EXPECT_TRUE(driver_marked) << "a driver update is marked on the series, not a new series";
+  EXPECT_EQ(s.get("/api/v1/series?gpu_id=1")["series"].size(), kKernels.size());
+  EXPECT_EQ(s.get("/api/v1/alerts?cause=driver")["total"], 4);
+}

@@ -13,13 +13,15 @@ struct Params {
   // A segment must hold at least this many points (runs) on each side of a change point, so a
   // lone outlier (or two) can never form a segment of its own.
   std::size_t min_segment = 6;
+  // No detection on series shorter than this (noise estimates need the points).
+  std::size_t min_history = 18;
   // Stage 1: robust split score (difference of segment medians in units of the standard
   // error of that difference), roughly N(0,1) under no change. 4.5 keeps the family-wise false
   // alarm rate over a 64-point window well below 1e-3.
   double cp_threshold = 4.5;
   // Stage 2: the shift must exceed noise_k times the series' own robust noise (1.4826 * MAD of
   // residuals around segment medians), and never less than min_rel_effect.
-  double noise_k = 2.0;
+  double noise_k = 1.5;
   double min_rel_effect = 0.005;
   // Stage 2: Mann-Whitney U on the raw repetitions either side must reach this p-value,
   // otherwise the change is reported as ambiguous instead of guessed.
