@@ -1,0 +1,144 @@
+// The shaderwatch-server binary itself: --help, token management, post, serve and its shutdown.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "test_util.hpp"
+
+using namespace swt;
+
+namespace {
+
+struct Out {
+  int rc = -1;
+  std::string out, err;
+};
+
+Out run(const std::string& args, const TempDir& dir) {
+  const std::string errf = dir.file("stderr.txt");
+  const std::string cmd = cat(SW_SERVER_BIN, " ", args, " 2>", errf);
+  FILE* f = popen(cmd.c_str(), "r");
+  Out o;
+  if (!f) return o;
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) o.out.append(buf, n);
+  const int st = pclose(f);
+  o.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  std::ifstream e(errf);
+  o.err.assign(std::istreambuf_iterator<char>(e), {});
+  return o;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+TEST(Cli, HelpTellsTheSubcommandsAndOptions) {
+  TempDir dir;
+  auto h = run("--help", dir);
+  EXPECT_EQ(h.rc, 0);
+  for (const char* w : {"serve", "token", "post"}) EXPECT_NE(h.out.find(w), std::string::npos) << w;
+  auto s = run("serve --help", dir);
+  for (const char* w : {"--db", "--port", "--bind", "--max-body-bytes", "--read-token-required"})
+    EXPECT_NE(s.out.find(w), std::string::npos) << w;
+  auto p = run("post --help", dir);
+  for (const char* w : {"--url", "--token", "--run-id", "--commit", "--branch", "--runner", "--job-url", "--started-at", "FILE"})
+    EXPECT_NE(p.out.find(w), std::string::npos) << w;
+  EXPECT_NE(run("", dir).rc, 0) << "a subcommand is required";
+}
+
+TEST(Cli, TokenCreateListRevokeAndPost) {
+  TempDir dir;
+  const std::string db = dir.file("cli.db");
+  auto c = run(cat("token create ci-runner --db ", db), dir);
+  ASSERT_EQ(c.rc, 0) << c.err;
+  const std::string token = trim(c.out);
+  ASSERT_EQ(token.rfind("swt_", 0), 0u) << token;
+  EXPECT_EQ(token.size(), 4u + 64u);
+  EXPECT_NE(run(cat("token create ci-runner --db ", db), dir).rc, 0) << "names are unique";
+  auto l = run(cat("token list --db ", db), dir);
+  EXPECT_NE(l.out.find("ci-runner"), std::string::npos);
+  EXPECT_NE(l.out.find("active"), std::string::npos);
+  EXPECT_EQ(l.out.find(token), std::string::npos) << "the plaintext is never shown again";
+
+  const std::string file = dir.file("bench.json");
+  {
+    std::ofstream f(file);
+    f << run_sample_bench();
+  }
+  TestServer s(db, {}, false);
+  const std::string url = cat("http://127.0.0.1:", std::to_string(s.port));
+  auto ok = run(cat("post --url ", url, " --token ", token, " ", file,
+                    " --run-id cli-1 --commit abc123 --branch main --runner box1 --job-url https://ci/1"), dir);
+  EXPECT_EQ(ok.rc, 0) << ok.err;
+  EXPECT_EQ(json::parse(ok.out)["run"]["id"], "cli-1");
+  EXPECT_EQ(json::parse(ok.out)["run"]["runner"], "box1");
+  // Retrying the same post is harmless (start time from the file's context.date).
+  auto retry = run(cat("post --url ", url, " --token ", token, " ", file,
+                       " --run-id cli-1 --commit abc123 --branch main --runner box1 --job-url https://ci/1"), dir);
+  EXPECT_EQ(retry.rc, 0) << retry.err;
+  // Failures: exit non-zero with the server's error.
+  auto conflict = run(cat("post --url ", url, " --token ", token, " ", file, " --run-id cli-1 --commit other"), dir);
+  EXPECT_NE(conflict.rc, 0);
+  EXPECT_NE(conflict.err.find("409"), std::string::npos) << conflict.err;
+  EXPECT_NE(conflict.err.find("run.id"), std::string::npos) << conflict.err;
+  auto wrong = run(cat("post --url ", url, " --token nope ", file, " --run-id cli-2 --commit abc"), dir);
+  EXPECT_NE(wrong.rc, 0);
+  EXPECT_NE(wrong.err.find("401"), std::string::npos) << wrong.err;
+  const std::string junk = dir.file("junk.json");
+  {
+    std::ofstream f(junk);
+    f << "not json";
+  }
+  auto bad = run(cat("post --url ", url, " --token ", token, " ", junk, " --run-id cli-3 --commit abc"), dir);
+  EXPECT_NE(bad.rc, 0);
+  EXPECT_NE(bad.err.find("not valid JSON"), std::string::npos) << bad.err;
+  s.stop();
+  auto down = run(cat("post --url ", url, " --token ", token, " ", file, " --run-id cli-4 --commit abc"), dir);
+  EXPECT_NE(down.rc, 0) << "server gone";
+
+  auto r = run(cat("token revoke ci-runner --db ", db), dir);
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(run(cat("token list --db ", db), dir).out.find("revoked"), std::string::npos);
+  EXPECT_NE(run(cat("token revoke ci-runner --db ", db), dir).rc, 0);
+}
+
+TEST(Cli, ServePrintsItsPortAndStopsOnSigterm) {
+  TempDir dir;
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  const std::string db = dir.file("serve.db");
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    dup2(pipefd[1], 1);
+    close(pipefd[0]);
+    execl(SW_SERVER_BIN, SW_SERVER_BIN, "serve", "--db", db.c_str(), "--port", "0", "--bind", "127.0.0.1",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(pipefd[1]);
+  std::string line;
+  char ch;
+  while (read(pipefd[0], &ch, 1) == 1 && ch != '\n') line += ch;
+  const auto colon = line.rfind(':', line.find(" (database"));
+  ASSERT_NE(colon, std::string::npos) << line;
+  const int port = std::stoi(line.substr(colon + 1));
+  httplib::Client c("127.0.0.1", port);
+  auto r = c.Get("/api/v1/health");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  kill(pid, SIGTERM);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  close(pipefd[0]);
+  EXPECT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 0);
+  EXPECT_TRUE(std::filesystem::exists(db));
+}
