@@ -1,1 +1,200 @@
-int main(){}
+// shaderwatch-server-loadtest: measures the performance bars of server/README.md on this machine.
+// Not a test (ctest does not run it): it starts an in-process server on 127.0.0.1 with a fresh
+// SQLite file, posts Google Benchmark documents from several poster threads until the database
+// holds --results results, then times series queries.
+#include <httplib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "shaderwatch/http_server.hpp"
+#include "shaderwatch/store.hpp"
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Opts {
+  long results = 1000000;  // iteration results (raw repetitions) to store
+  int posters = 4;         // concurrent posting threads, one simulated GPU each
+  int benchmarks = 100;    // per run
+  int reps = 3;            // repetitions per benchmark
+  int queries = 1000;      // series queries timed at the end
+  bool detect = true;
+  std::string db;          // default: a temp file, removed at exit
+};
+
+// One Google Benchmark document for a GPU: reps iteration rows plus mean/median/stddev per
+// benchmark, as --benchmark_repetitions writes them.
+std::string make_doc(int gpu, int variant, const Opts& o) {
+  std::mt19937_64 rng(static_cast<std::uint64_t>(gpu * 1000 + variant));
+  std::normal_distribution<double> noise(0, 0.01);
+  json b = json::array();
+  for (int k = 0; k < o.benchmarks; ++k) {
+    const std::string name = "fam" + std::to_string(k % 10) + "/var" + std::to_string(k % 4) + "/" +
+                             std::to_string(k) + "/cold";
+    const double level = 1e4 * (1 + k % 17) * std::exp(noise(rng));
+    double sum = 0;
+    for (int r = 0; r < o.reps; ++r) {
+      const double v = level * std::exp(noise(rng) / 3);
+      sum += v;
+      b.push_back({{"name", name}, {"family_index", k}, {"per_family_instance_index", 0}, {"run_name", name},
+                   {"run_type", "iteration"}, {"repetitions", o.reps}, {"repetition_index", r}, {"threads", 1},
+                   {"iterations", 1000}, {"real_time", v}, {"cpu_time", v}, {"time_unit", "ns"},
+                   {"items_per_second", 1e9 / v}});
+    }
+    for (const char* agg : {"mean", "median", "stddev"})
+      b.push_back({{"name", name + "_" + agg}, {"family_index", k}, {"per_family_instance_index", 0},
+                   {"run_name", name}, {"run_type", "aggregate"}, {"repetitions", o.reps}, {"threads", 1},
+                   {"aggregate_name", agg}, {"aggregate_unit", "time"}, {"iterations", o.reps},
+                   {"real_time", sum / o.reps}, {"cpu_time", sum / o.reps}, {"time_unit", "ns"}});
+  }
+  json ctx = {{"date", "2026-01-01T00:00:00+00:00"}, {"host_name", "load"},
+              {"sw_device_name", "Load GPU " + std::to_string(gpu)}, {"sw_vendor_id", "0x10de"},
+              {"sw_device_id", "0x" + std::to_string(2000 + gpu)}, {"sw_driver_version", "580.1.0.0"},
+              {"sw_api_version", "1.4.312"}};
+  return json{{"context", ctx}, {"benchmarks", b}}.dump();
+}
+
+double pct(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const auto i = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(v.size()))) - 1;
+  return v[std::min(i, v.size() - 1)];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Opts o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << "missing value for " << a << "\n";
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--results") o.results = std::stol(next());
+    else if (a == "--posters") o.posters = std::stoi(next());
+    else if (a == "--benchmarks") o.benchmarks = std::stoi(next());
+    else if (a == "--reps") o.reps = std::stoi(next());
+    else if (a == "--queries") o.queries = std::stoi(next());
+    else if (a == "--no-detect") o.detect = false;
+    else if (a == "--db") o.db = next();
+    else {
+      std::cout << "usage: shaderwatch-server-loadtest [--results N] [--posters N] [--benchmarks N] [--reps N]\n"
+                   "         [--queries N] [--no-detect] [--db PATH]\n"
+                   "Ingests N results (raw repetitions) through HTTP on 127.0.0.1 with several posters,\n"
+                   "then times series queries; prints results/s, query p50/p99 and detection vs ingest time.\n";
+      return a == "--help" ? 0 : 2;
+    }
+  }
+  if (o.posters < 1 || o.benchmarks < 1 || o.reps < 1 || o.results < 1) {
+    std::cerr << "values must be positive\n";
+    return 2;
+  }
+  const bool temp_db = o.db.empty();
+  if (temp_db) o.db = (std::filesystem::temp_directory_path() / ("swload-" + std::to_string(getpid()) + ".db")).string();
+  std::filesystem::remove(o.db);
+
+  sw::StoreOptions so;
+  so.path = o.db;
+  so.detect_on_ingest = o.detect;
+  sw::Store store(so);
+  sw::ServerOptions sopts;
+  sopts.port = 0;
+  sw::HttpServer server(store, sopts);
+  const int port = server.start();
+  const std::string token = store.create_token("load");
+
+  const long per_run = static_cast<long>(o.benchmarks) * o.reps;
+  const long runs = (o.results + per_run - 1) / per_run;
+  const long runs_per_poster = (runs + o.posters - 1) / o.posters;
+  constexpr int kVariants = 32;  // distinct noise patterns per GPU, generated before timing
+  std::vector<std::vector<std::string>> docs(static_cast<std::size_t>(o.posters));
+  for (int g = 0; g < o.posters; ++g)
+    for (int v = 0; v < kVariants; ++v) docs[static_cast<std::size_t>(g)].push_back(make_doc(g, v, o));
+  std::printf("ingest: %ld runs x %ld results (%d benchmarks x %d reps, +%d aggregate rows), %d posters, detection %s\n",
+              runs_per_poster * o.posters, per_run, o.benchmarks, o.reps, o.benchmarks * 3, o.posters,
+              o.detect ? "on" : "off");
+
+  std::atomic<long> failures{0}, posted{0};
+  const auto t0 = Clock::now();
+  std::vector<std::thread> ts;
+  for (int g = 0; g < o.posters; ++g)
+    ts.emplace_back([&, g] {
+      httplib::Client c("127.0.0.1", port);
+      c.set_bearer_token_auth(token);
+      c.set_keep_alive(true);
+      c.set_tcp_nodelay(true);
+      c.set_read_timeout(120, 0);
+      for (long i = 0; i < runs_per_poster; ++i) {
+        const std::string body = "{\"run\":{\"id\":\"g" + std::to_string(g) + "-" + std::to_string(i) +
+                                 "\",\"commit\":\"c" + std::to_string(i) + "\",\"runner\":\"load\",\"started_at\":\"" +
+                                 sw::format_iso8601_ms(1767225600000LL + i * 60000) + "\"},\"benchmark\":" +
+                                 docs[static_cast<std::size_t>(g)][static_cast<std::size_t>(i % kVariants)] + "}";
+        auto r = c.Post("/api/v1/runs", body, "application/json");
+        if (!r || r->status != 201) {
+          if (failures++ < 3)
+            std::cerr << "post failed: " << (r ? std::to_string(r->status) + " " + r->body : httplib::to_string(r.error()))
+                      << "\n";
+        } else {
+          posted++;
+        }
+      }
+    });
+  for (auto& t : ts) t.join();
+  const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  const auto st = store.stats();
+  const double iter_results = static_cast<double>(posted.load() * per_run);
+  std::printf("  %ld runs stored, %ld failed, %.1f s wall\n", posted.load(), failures.load(), secs);
+  std::printf("  ingest throughput: %.0f results/s (raw repetitions); %.0f rows/s incl. aggregates\n",
+              iter_results / secs, static_cast<double>(st.results) / secs);
+  const double n = static_cast<double>(std::max<std::uint64_t>(1, st.runs));
+  std::printf("  per run, server side: parse+validate %.2f ms, store transaction %.2f ms, detection %.2f ms\n",
+              st.parse_ns / n / 1e6, st.ingest_ns / n / 1e6, st.detect_ns / n / 1e6);
+  std::printf("  detection / ingest (parse + transaction) = %.2f\n",
+              static_cast<double>(st.detect_ns) / static_cast<double>(std::max<std::uint64_t>(1, st.parse_ns + st.ingest_ns)));
+
+  // Series queries: random series, default limit (1000 points), one keep-alive client.
+  httplib::Client c("127.0.0.1", port);
+  c.set_keep_alive(true);
+  c.set_tcp_nodelay(true);
+  auto list = c.Get("/api/v1/series?limit=10000");
+  const auto series = json::parse(list->body)["series"];
+  std::mt19937_64 rng(42);
+  std::vector<double> lat;
+  std::size_t points = 0;
+  for (int q = 0; q < o.queries && !series.empty(); ++q) {
+    const auto id = series[rng() % series.size()]["id"].get<std::int64_t>();
+    const auto q0 = Clock::now();
+    auto r = c.Get("/api/v1/series/" + std::to_string(id));
+    lat.push_back(std::chrono::duration<double, std::milli>(Clock::now() - q0).count());
+    if (!r || r->status != 200) {
+      std::cerr << "series query failed\n";
+      return 1;
+    }
+    if (q == 0) points = json::parse(r->body)["points"].size();
+  }
+  std::printf("series query (%zu series, %zu points per answer, %zu queries, db holds %.0f results): "
+              "p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
+              series.size(), points, lat.size(), iter_results, pct(lat, 50), pct(lat, 99), pct(lat, 100));
+  server.stop();
+  if (temp_db) {
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(o.db + suffix);
+  }
+  return failures.load() == 0 ? 0 : 1;
+}

@@ -71,6 +71,7 @@ Result post_run(const std::string& url, const std::string& token, const std::str
   cli.set_read_timeout(std::chrono::seconds(timeout_seconds));
   cli.set_write_timeout(std::chrono::seconds(timeout_seconds));
   cli.set_bearer_token_auth(token);
+  cli.set_tcp_nodelay(true);
   auto res = cli.Post(prefix + "/api/v1/runs", body, "application/json");
   if (!res) {
     r.error = "no answer from " + url + ": " + httplib::to_string(res.error());
