@@ -153,7 +153,7 @@ double l1_cost(const std::vector<double>& y, std::size_t lo, std::size_t hi) {
 // is not yet a change point: a lone outlier never is, and a new level must hold min_segment
 // runs first. Known limit: two steps closer than 2*min_segment may be merged into one.
 void segment(const std::vector<double>& y, std::size_t lo, std::size_t hi, double sigma,
-             const Params& p, std::vector<std::pair<std::size_t, double>>& out) {
+             double threshold, const Params& p, std::vector<std::pair<std::size_t, double>>& out) {
   if (hi - lo < 2 * p.min_segment) return;
   std::size_t cand = 0;
   double best_score = -1;
@@ -164,7 +164,7 @@ void segment(const std::vector<double>& y, std::size_t lo, std::size_t hi, doubl
       cand = t;
     }
   }
-  if (best_score < p.cp_threshold) return;
+  if (best_score < threshold) return;
   std::size_t best_t = cand;
   double best_cost = std::numeric_limits<double>::infinity();
   const std::size_t from = std::max(lo + 1, cand > p.min_segment ? cand - p.min_segment : 0);
@@ -178,8 +178,8 @@ void segment(const std::vector<double>& y, std::size_t lo, std::size_t hi, doubl
   }
   if (best_t < lo + p.min_segment || best_t + p.min_segment > hi) return;
   out.emplace_back(best_t, best_score);
-  segment(y, lo, best_t, sigma, p, out);
-  segment(y, best_t, hi, sigma, p, out);
+  segment(y, lo, best_t, sigma, threshold, p, out);
+  segment(y, best_t, hi, sigma, threshold, p, out);
 }
 
 // Noise from first differences: a step moves one difference only, an outlier two. The RMS of
@@ -211,8 +211,14 @@ std::vector<ChangePoint> detect(const std::vector<Point>& series, const Params& 
   for (std::size_t i = 1; i < n; ++i) diffs[i - 1] = y[i] - y[i - 1];
   const double sigma = std::max(kMinSigma, diff_sigma(diffs));
 
+  // The noise is estimated from the series itself; with few points the estimate is often
+  // low, which inflates every score (the false alarms of young series). Raise the threshold by
+  // the estimate's uncertainty: the relative s.e. of the trimmed-RMS sigma is about
+  // 1/sqrt(1.6 (n-1)); allow for p.noise_sd_margin of them.
+  const double se_rel = 1.0 / std::sqrt(1.6 * static_cast<double>(n - 1));
+  const double threshold = p.cp_threshold / std::max(0.5, 1.0 - p.noise_sd_margin * se_rel);
   std::vector<std::pair<std::size_t, double>> cps;
-  segment(y, 0, n, sigma, p, cps);
+  segment(y, 0, n, sigma, threshold, p, cps);
   if (cps.empty()) return result;
   std::sort(cps.begin(), cps.end());
 

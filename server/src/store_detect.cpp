@@ -241,16 +241,26 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
         if (std::abs(idx - static_cast<std::ptrdiff_t>(cp.index)) >= static_cast<std::ptrdiff_t>(P.min_segment))
           continue;
         dup = true;
-        // More points after the boundary can settle an ambiguous change one way or the other.
-        if (aid > 0 && kind == "ambiguous" && state == "new" && cp.outcome != detect::Outcome::ambiguous) {
-          const std::string nk = detect::to_string(cp.outcome);
-          w.q("UPDATE alerts SET kind=?, severity=?, after_ns=?, delta_pct=?, p_value=?, score=?,"
-              " n_after=?, updated_at=? WHERE id=?")
-              .bind(1, nk).bind(2, severity(nk)).bind(3, cp.after).bind(4, 100 * cp.delta_rel)
-              .bind(5, cp.p_value).bind(6, cp.score).bind(7, static_cast<std::int64_t>(cp.n_after))
-              .bind(8, format_iso8601_ms(now_ms())).bind(9, aid).run();
-          raised.push_back(alert_json(w, aid));
-        }
+        // While untriaged, an alert follows the evidence: more runs after the boundary place
+        // it better and can settle an ambiguous change one way or the other.
+        if (aid <= 0 || state != "new") continue;
+        const std::string nk = cp.outcome == detect::Outcome::ambiguous && kind != "ambiguous"
+                                   ? kind
+                                   : std::string(detect::to_string(cp.outcome));
+        if (idx == static_cast<std::ptrdiff_t>(cp.index) && nk == kind) continue;
+        const RunInfo b = load_run(w, win.pts[cp.index].run_id);
+        const RunInfo a = load_run(w, win.pts[cp.index - 1].run_id);
+        const json attribution = attribute_change(w, sid, a, b, cp.delta_rel, false, P);
+        w.q("UPDATE OR IGNORE alerts SET run_id=?, prev_run_id=?, started_ms=?, kind=?, severity=?,"
+            " before_ns=?, after_ns=?, delta_pct=?, noise_pct=?, floor_pct=?, score=?, p_value=?,"
+            " n_before=?, n_after=?, cause=?, attribution=?, updated_at=? WHERE id=?")
+            .bind(1, b.id).bind(2, a.id).bind(3, b.started_ms).bind(4, nk).bind(5, severity(nk))
+            .bind(6, cp.before).bind(7, cp.after).bind(8, 100 * cp.delta_rel).bind(9, 100 * cp.noise_rel)
+            .bind(10, 100 * cp.floor_rel).bind(11, cp.score).bind(12, cp.p_value)
+            .bind(13, static_cast<std::int64_t>(cp.n_before)).bind(14, static_cast<std::int64_t>(cp.n_after))
+            .bind(15, attribution.value("cause", std::string("neither"))).bind(16, attribution.dump())
+            .bind(17, format_iso8601_ms(now_ms())).bind(18, aid).run();
+        if (sqlite3_changes(w.raw()) > 0) raised.push_back(alert_json(w, aid));
       }
       if (dup) continue;
       const RunInfo b = load_run(w, win.pts[cp.index].run_id);

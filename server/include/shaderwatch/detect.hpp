@@ -19,6 +19,9 @@ struct Params {
   // error of that difference), roughly N(0,1) under no change. 4.5 keeps the family-wise false
   // alarm rate over a 64-point window well below 1e-3.
   double cp_threshold = 4.5;
+  // The threshold is raised for the uncertainty of the series' noise estimate: divided by
+  // (1 - noise_sd_margin * relative s.e. of that estimate), so ~5.4 at 48 points, ~6.3 at 18.
+  double noise_sd_margin = 1.5;
   // Stage 2: the shift must exceed noise_k times the series' own robust noise (1.4826 * MAD of
   // residuals around segment medians), and never less than min_rel_effect.
   double noise_k = 1.5;
