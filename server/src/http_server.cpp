@@ -76,7 +76,6 @@ struct HttpServer::Impl {
   template <class F>
   httplib::Server::Handler read(F f) {
     return [this, f](const httplib::Request& req, httplib::Response& res) {
-      if (opts.read_token_required && !authorize(req, res)) return;
       guard(res, [&] { send_json(res, 200, f(req)); });
     };
   }
@@ -118,11 +117,20 @@ struct HttpServer::Impl {
       send_error(res, 500, "internal error: " + what);
     });
 
+    // Writes (and reads, when configured) are authorised before the body is read, so an
+    // unauthenticated client cannot make the server read --max-body-bytes.
+    svr.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+      const bool write = req.method != "GET" && req.method != "HEAD";
+      if (req.path == "/api/v1/health" || (!write && !opts.read_token_required))
+        return httplib::Server::HandlerResponse::Unhandled;
+      return authorize(req, res) ? httplib::Server::HandlerResponse::Unhandled
+                                 : httplib::Server::HandlerResponse::Handled;
+    });
     svr.Post("/api/v1/runs", [this](const httplib::Request& req, httplib::Response& res) {
       auto who = authorize(req, res);
       if (!who) return;
       guard(res, [&] {
-        auto r = store.ingest(req.body);
+        auto r = store.ingest(req.body, *who);
         send_json(res, r.created ? 201 : 200, r.body);
       });
     });

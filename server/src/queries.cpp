@@ -96,7 +96,7 @@ json Store::run_json(sql::Conn& c, std::int64_t pk) {
       " r.device_uuid, r.driver_uuid, r.subgroup_size, r.host_name, r.n_results, g.id, g.vendor_id,"
       " g.device_id, g.name, g.device_type,"
       " (SELECT COUNT(*) FROM points p WHERE p.run_id=r.id),"
-      " (SELECT COUNT(*) FROM points p WHERE p.run_id=r.id AND p.n_errors>0)"
+      " (SELECT COUNT(*) FROM points p WHERE p.run_id=r.id AND p.n_errors>0), r.posted_by"
       " FROM runs r JOIN gpus g ON g.id=r.gpu_id WHERE r.id=?");
   st.bind(1, pk);
   if (!st.step()) throw ClientError(404, "no such run");
@@ -117,7 +117,8 @@ json Store::run_json(sql::Conn& c, std::int64_t pk) {
           {"results", st.i64(17)},
           {"gpu", gpu_obj(st.i64(18), st.text(19), st.text(20), st.text(21), st.text(22))},
           {"benchmarks", st.i64(23)},
-          {"failing_benchmarks", st.i64(24)}};
+          {"failing_benchmarks", st.i64(24)},
+          {"posted_by", st.text(25)}};
 }
 
 json Store::alert_json(sql::Conn& c, std::int64_t id) {

@@ -484,7 +484,7 @@ std::optional<std::string> Store::check_token(std::string_view token) {
 
 // ---------------------------------------------------------------- ingest
 
-IngestResult Store::ingest(std::string_view body) {
+IngestResult Store::ingest(std::string_view body, const std::string& posted_by) {
   const auto t0 = mono_ns();
   Parsed p = parse_body(body, opts_.max_nesting);
   const auto t1 = mono_ns();
@@ -570,7 +570,7 @@ IngestResult Store::ingest(std::string_view body) {
         .bind(14, p.driver_version).bind(15, p.api_version).bind(16, p.harness_revision)
         .bind(17, p.device_uuid).bind(18, p.driver_uuid).bind(19, p.subgroup_size)
         .bind(20, p.host_name).bind(21, p.context).bind(22, static_cast<std::int64_t>(p.rows.size()))
-        .bind(23, std::string("api")).run();
+        .bind(23, posted_by).run();
     run_pk = w.last_id();
     (void)n_iter;
 

@@ -71,7 +71,8 @@ class Store {
 
   // Ingest one wrapper document {"run": {...}, "benchmark": {...Google Benchmark JSON...}}.
   // Throws ClientError (400 bad input, 409 same id with another body).
-  IngestResult ingest(std::string_view body);
+  // posted_by: the token name, recorded on the run.
+  IngestResult ingest(std::string_view body, const std::string& posted_by = "api");
 
   // Tokens: the plaintext is returned once by create and never stored (SHA-256 only).
   std::string create_token(const std::string& name);
