@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <csignal>
 #include <iostream>
 
 namespace sw {
@@ -171,6 +172,9 @@ struct HttpServer::Impl {
 
 HttpServer::HttpServer(Store& store, ServerOptions opts)
     : impl_(std::make_unique<Impl>(store, std::move(opts))) {
+  // httplib writes to sockets without MSG_NOSIGNAL: a client that hangs up mid-answer would kill
+  // the whole process with SIGPIPE. A server has no use for SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
   impl_->routes();
 }
 

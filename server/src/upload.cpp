@@ -2,6 +2,9 @@
 
 #include <httplib.h>
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <chrono>
 #include <ctime>
 #include <nlohmann/json.hpp>
@@ -72,7 +75,18 @@ Result post_run(const std::string& url, const std::string& token, const std::str
   cli.set_write_timeout(std::chrono::seconds(timeout_seconds));
   cli.set_bearer_token_auth(token);
   cli.set_tcp_nodelay(true);
+  // httplib sends without MSG_NOSIGNAL: if the server hangs up while we write (e.g. it refused
+  // the body), SIGPIPE would kill the caller. Block it in this thread for the call and discard
+  // any that arrived, leaving the process's signal handling as it was.
+  sigset_t pipe_set, old_set;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
   auto res = cli.Post(prefix + "/api/v1/runs", body, "application/json");
+  const timespec zero{0, 0};
+  while (sigtimedwait(&pipe_set, nullptr, &zero) > 0) {
+  }
+  pthread_sigmask(SIG_SETMASK, &old_set, nullptr);
   if (!res) {
     r.error = "no answer from " + url + ": " + httplib::to_string(res.error());
     return r;

@@ -105,6 +105,8 @@ TEST(DetectionE2E, ThreePercentCodeStepIsFoundAndAttributedToTheCommit) {
   c->set_bearer_token_auth(s.token);
   auto bad = c->Patch(cat("/api/v1/alerts/", id), R"({"state":"bogus"})", "application/json");
   EXPECT_EQ(bad->status, 400);
+  EXPECT_EQ(c->Patch(cat("/api/v1/alerts/", id), "{state:", "application/json")->status, 400);
+  EXPECT_EQ(c->Patch(cat("/api/v1/alerts/", id), R"({"state":"fixed","by":"me"})", "application/json")->status, 400);
   auto ok = c->Patch(cat("/api/v1/alerts/", id), R"({"state":"expected","note":"new tiling trades speed for accuracy"})",
                      "application/json");
   ASSERT_EQ(ok->status, 200) << ok->body;
@@ -149,4 +151,20 @@ TEST(DetectionE2E, DriverUpdateStepIsAttributedToTheDriver) {
   EXPECT_TRUE(driver_marked) << "a driver update is marked on the series, not a new series";
   EXPECT_EQ(s.get("/api/v1/series?gpu_id=1")["series"].size(), kKernels.size());
   EXPECT_EQ(s.get("/api/v1/alerts?cause=driver")["total"], 4);
+}
+
+TEST(DetectionE2E, OneSlowRunIsASuspectNotAFailure) {
+  TempDir dir;
+  TestServer s(dir.file("sw.db"));
+  Scenario sc;
+  sc.runs = 21;
+  sc.noise = 0.002;
+  sc.effect = [](int g, int k, int i) { return g == 0 && k == 2 && i == 20 ? 1.10 : 1.0; };
+  post_history(s, sc, 15);
+  auto v = s.get("/api/v1/runs/r20-g0/verdict");
+  EXPECT_EQ(v["verdict"], "pass") << "one run is not a change point";
+  ASSERT_EQ(v["suspects"].size(), 1u) << v.dump(1);
+  EXPECT_EQ(v["suspects"][0]["benchmark"], kKernels[2]);
+  EXPECT_NEAR(v["suspects"][0]["delta_pct"].get<double>(), 10.0, 2.0);
+  EXPECT_TRUE(s.get("/api/v1/runs/r20-g1/verdict")["suspects"].empty());
 }

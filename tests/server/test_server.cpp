@@ -1,4 +1,9 @@
 // The server end to end: a real server on 127.0.0.1, a real SQLite file, real benchmark output.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <thread>
 
@@ -133,8 +138,27 @@ TEST(ServerAuth, PostNeedsAValidUnrevokedToken) {
                          "application/json");
     EXPECT_EQ(basic->status, 401);
   }
+  // Authorisation comes before the body is read: no token and a huge body is a 401, not a 413.
+  {
+    // Raw socket: announce 80 MiB and send none of it; the answer must come anyway.
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(s.port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    const std::string req = "POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nContent-Length: 83886080\r\n\r\n";
+    ASSERT_EQ(write(fd, req.data(), req.size()), static_cast<ssize_t>(req.size()));
+    char buf[512] = {};
+    const ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    ASSERT_GT(n, 0);
+    EXPECT_EQ(std::string(buf).rfind("HTTP/1.1 401", 0), 0u) << buf;
+  }
   const std::string t = s.store->create_token("revokee");
-  EXPECT_EQ(s.post(wrap(doc, "a2", "c1"), t)->status, 201);
+  auto created = s.post(wrap(doc, "a2", "c1"), t);
+  EXPECT_EQ(created->status, 201);
+  EXPECT_EQ(json::parse(created->body)["run"]["posted_by"], "revokee");
   ASSERT_TRUE(s.store->revoke_token("revokee"));
   EXPECT_EQ(s.post(wrap(doc, "a3", "c1"), t)->status, 401);
   EXPECT_FALSE(s.store->revoke_token("revokee")) << "already revoked";
