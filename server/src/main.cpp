@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
   serve->add_option("--max-body-bytes", sopts.max_body_bytes, "Largest request body accepted (413 above)")
       ->check(CLI::Range(static_cast<std::size_t>(1024), static_cast<std::size_t>(1) << 32))->capture_default_str();
   serve->add_flag("--read-token-required", sopts.read_token_required,
-                  "Require a bearer token for GET endpoints too (posting always requires one)");
+                  "Require a bearer token for GET endpoints too, except /api/v1/health (posting and triage always require one)");
 
   auto* token = app.add_subcommand("token", "Manage upload tokens (stored as SHA-256 hashes)");
   token->require_subcommand(1);

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <thread>
 
+#include <sqlite3.h>
+
 #include "test_util.hpp"
 
 using namespace swt;
@@ -388,4 +390,27 @@ TEST(ServerQueries, RankingFlipsBetweenGpus) {
   s.get("/api/v1/rankings?commit=nope", 404);
   EXPECT_EQ(s.get("/api/v1/gpus")["gpus"].size(), 2u);
   EXPECT_EQ(s.get("/api/v1/runs?commit=abc&limit=1")["runs"].size(), 1u);
+}
+
+TEST(ServerStorage, MigrationsWalAndForeignKeys) {
+  TempDir dir;
+  const std::string db = dir.file("m.db");
+  { sw::Store s({.path = db}); EXPECT_EQ(s.schema_version(), sw::Store::kSchemaVersion); }
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  auto scalar = [&](const char* sql) {
+    sqlite3_stmt* st = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(h, sql, -1, &st, nullptr), SQLITE_OK);
+    std::string v;
+    if (sqlite3_step(st) == SQLITE_ROW) v = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return v;
+  };
+  EXPECT_EQ(scalar("PRAGMA journal_mode"), "wal");
+  EXPECT_EQ(scalar("SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name IN "
+                   "('tokens','gpus','benchmarks','series','runs','results','points','alerts')"), "8");
+  // A database from a newer server is refused rather than misread.
+  ASSERT_EQ(sqlite3_exec(h, "PRAGMA user_version=99", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(h);
+  EXPECT_THROW(sw::Store({.path = db}), std::runtime_error);
 }
