@@ -204,6 +204,26 @@ const std::set<std::string>& known_row_keys() {
   return k;
 }
 
+// Identity of a run's content for idempotency: everything that is stored, field by field, in a
+// fixed order. Formatting, key order and keys the server ignores do not change it, and it costs
+// a fraction of re-serialising the document.
+std::string content_hash(const Parsed& p) {
+  Sha256 h;
+  for (const std::string* f : {&p.run_key, &p.commit, &p.branch, &p.runner, &p.job_url, &p.started_at, &p.context})
+    h.field(*f);
+  h.field(static_cast<std::int64_t>(p.rows.size()));
+  for (const auto& r : p.rows) {
+    for (const std::string* f : {&r.series_name, &r.run_type, &r.aggregate_name, &r.aggregate_unit, &r.label,
+                                 &r.error_message, &r.time_unit, &r.counters})
+      h.field(*f);
+    for (std::int64_t v : {r.repetition_index, r.repetitions, r.threads, r.iterations, std::int64_t{r.error}})
+      h.field(v);
+    h.field(r.real_ns ? *r.real_ns : -1.0);
+    h.field(r.cpu_ns ? *r.cpu_ns : -1.0);
+  }
+  return h.hex();
+}
+
 Parsed parse_body(std::string_view body, std::size_t max_nesting) {
   if (body.empty()) throw ClientError(400, "empty body: expected a JSON object");
   if (json_nesting_depth(body, max_nesting) > max_nesting)
@@ -349,8 +369,7 @@ Parsed parse_body(std::string_view body, std::size_t max_nesting) {
     r.counters = counters.dump();
     p.rows.push_back(std::move(r));
   }
-  // Canonical form (sorted keys, no whitespace), so a re-post with other formatting is the same.
-  p.sha = sha256_hex(j.dump());
+  p.sha = content_hash(p);
   return p;
 }
 

@@ -68,6 +68,24 @@ inline std::vector<double> unpack_reps(std::string_view b) {
   return v;
 }
 
+// Incremental SHA-256 (OpenSSL EVP), for hashing a parsed run without re-serialising it.
+class Sha256 {
+ public:
+  Sha256();
+  ~Sha256();
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+  // Each field is length-prefixed, so ("ab","c") and ("a","bc") differ.
+  void field(std::string_view s);
+  void field(double v);
+  void field(std::int64_t v);
+  std::string hex();
+
+ private:
+  void raw(const void* p, std::size_t n);
+  void* ctx_;
+};
+
 // Kernel family / variant / configuration from a name like "lum/sequential_256/1920x1080/cold".
 struct NameParts {
   std::string family, variant, config;
