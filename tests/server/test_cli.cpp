@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "shaderwatch/upload.hpp"
 #include "test_util.hpp"
 
 using namespace swt;
@@ -141,4 +142,37 @@ TEST(Cli, ServePrintsItsPortAndStopsOnSigterm) {
   EXPECT_TRUE(WIFEXITED(st));
   EXPECT_EQ(WEXITSTATUS(st), 0);
   EXPECT_TRUE(std::filesystem::exists(db));
+}
+
+TEST(UploadLibrary, PostRunWrapsAndReportsErrors) {
+  TempDir dir;
+  TestServer s(dir.file("up.db"));
+  const std::string doc = run_sample_bench();
+  sw::upload::RunMeta m;
+  m.run_id = "lib-1";
+  m.commit = "abc";
+  m.runner = "box";
+  // The body is the documented wrapper, with the start time left to the document's date.
+  const json body = json::parse(sw::upload::make_body(doc, m));
+  EXPECT_EQ(body["run"]["id"], "lib-1");
+  EXPECT_FALSE(body["run"].contains("started_at"));
+  EXPECT_EQ(body["benchmark"], json::parse(doc));
+  EXPECT_THROW(sw::upload::make_body("[1,2]", m), std::invalid_argument);
+
+  const std::string url = cat("http://127.0.0.1:", std::to_string(s.port), "/");
+  auto r = sw::upload::post_run(url, s.token, doc, m);
+  EXPECT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.status, 201);
+  r = sw::upload::post_run(url, s.token, doc, m);
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.status, 200);
+  r = sw::upload::post_run(url, "bad", doc, m);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.status, 401);
+  EXPECT_NE(r.error.find("invalid or revoked token"), std::string::npos) << r.error;
+  m.run_id = "has space";
+  r = sw::upload::post_run(url, s.token, doc, m);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.error.find("run.id"), std::string::npos) << r.error;
+  EXPECT_FALSE(sw::upload::post_run("127.0.0.1:1", s.token, doc, m).ok) << "no scheme";
 }
