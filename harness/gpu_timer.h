@@ -1,12 +1,15 @@
 #pragma once
 // GPU timing with timestamp queries, and an adaptive sampler after nvbench: batches of timed dispatches
-// until the noise is low enough, stops improving, or time runs out.
+// until the estimate is precise enough, the noise stops improving, or time runs out.
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "catalog.h"
+#include "pipelines.h"
+#include "shader_compiler.h"
 #include "vulkan_context.h"
 
 namespace shaderwatch {
@@ -15,21 +18,37 @@ struct SamplingOptions {
   uint32_t min_samples = 10;
   double min_gpu_seconds = 0.5;  // of timed spans, for the low-noise stop
   double target_rel_stdev = 0.005;
+  double target_rel_std_error = 0.0025;  // of the mean: a 95% interval of about +-0.5%
   double max_wall_seconds = 15;
-  // Cold runs write this many bytes (several times the last-level cache) before each timed dispatch.
+  // Cold runs read this many bytes (several times the last-level cache) before each timed dispatch.
   uint64_t flush_bytes = uint64_t{256} << 20;
 };
 
 struct SampleStats {
   std::vector<double> seconds;  // every sample, in order
   double median = 0, min = 0, p25 = 0, p75 = 0, mean = 0, rel_stdev = 0, gpu_seconds = 0;
-  std::string stop_reason;  // "low-noise", "noise-converged", "time-limit"
+  std::string stop_reason;  // "low-noise", "precise", "noise-converged", "time-limit"
 };
 SampleStats summarize(std::vector<double> seconds);
 
+// Reads a whole buffer with read_probe.comp: the cold-cache flush and the read-only bandwidth probe.
+class BufferReader {
+ public:
+  BufferReader(Device& device, ShaderCompiler& compiler, const Buffer& source);
+  void record(VkCommandBuffer cmd) const { pipeline_->dispatch(cmd, push_, groups_); }
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  Buffer sink_;
+  std::unique_ptr<ComputePipeline> pipeline_;
+  PushConstants push_;
+  uint32_t groups_;
+  uint64_t bytes_;
+};
+
 class GpuTimer {
  public:
-  GpuTimer(Device& device, uint64_t flush_bytes);
+  GpuTimer(Device& device, ShaderCompiler& compiler, uint64_t flush_bytes);
   ~GpuTimer();
   GpuTimer(const GpuTimer&) = delete;
   GpuTimer& operator=(const GpuTimer&) = delete;
@@ -45,6 +64,7 @@ class GpuTimer {
   Device& device_;
   VkQueryPool pool_ = VK_NULL_HANDLE;
   std::unique_ptr<Buffer> scratch_;
+  std::unique_ptr<BufferReader> flush_;
   uint64_t mask_;
   double period_ns_;
 };

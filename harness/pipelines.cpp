@@ -1,5 +1,7 @@
 #include "pipelines.h"
 
+#include <algorithm>
+
 namespace shaderwatch {
 
 Bindings::Bindings(Device& device, const std::vector<Resource>& resources, VkShaderStageFlags stages)
@@ -97,6 +99,11 @@ void ComputePipeline::dispatch(VkCommandBuffer cmd, const PushConstants& push, u
   if (set) vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, bindings_.layout(), 0, 1, &set, 0, nullptr);
   vkCmdPushConstants(cmd, bindings_.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
   vkCmdDispatch(cmd, groups_x, groups_y, 1);
+}
+
+uint32_t grid_stride_groups(const DeviceInfo& info, uint64_t items, uint32_t group_size) {
+  const uint64_t fill = info.sm_count ? uint64_t{info.sm_count} * (2048 / group_size) : 64;
+  return static_cast<uint32_t>(std::max<uint64_t>(1, std::min(fill, (items + group_size - 1) / group_size)));
 }
 
 Image::Image(Device& device, uint32_t width, uint32_t height, uint32_t levels, VkImageUsageFlags usage)

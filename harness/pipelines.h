@@ -52,6 +52,10 @@ class ComputePipeline {
   VkPipeline pipeline_ = VK_NULL_HANDLE;
 };
 
+// Workgroups for a grid-stride loop over `items` that fills the device: 8 groups of 256 invocations per
+// NVIDIA SM (2048 resident threads) where the SM count is known, else 64; never more than the work.
+uint32_t grid_stride_groups(const DeviceInfo& info, uint64_t items, uint32_t group_size);
+
 // A 2-D RGBA32F image with `levels` mip levels and a view of level 0.
 class Image {
  public:

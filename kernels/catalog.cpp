@@ -215,9 +215,15 @@ const ShaderRef& peak_copy_shader() {
   return copy;
 }
 
+const ShaderRef& read_probe_shader() {
+  static const ShaderRef read{"read_probe.comp", {{"GROUP", "256"}, {"UNROLL", "4"}}};
+  return read;
+}
+
 std::vector<ShaderRef> all_shader_variants() {
-  std::vector<ShaderRef> out{peak_copy_shader()};
-  std::set<std::pair<std::string, Defines>> seen{{peak_copy_shader().file, peak_copy_shader().defines}};
+  std::vector<ShaderRef> out{peak_copy_shader(), read_probe_shader()};
+  std::set<std::pair<std::string, Defines>> seen;
+  for (const auto& s : out) seen.emplace(s.file, s.defines);
   for (const auto& k : catalog())
     for (const auto& s : k.shaders)
       if (seen.emplace(s.file, s.defines).second) out.push_back(s);

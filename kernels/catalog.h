@@ -64,6 +64,8 @@ const KernelSpec& find_kernel(const std::string& name);  // throws std::invalid_
 
 // The copy kernel the benchmark measures peak bandwidth with (not a catalog entry: nothing to check).
 const ShaderRef& peak_copy_shader();
+// Reads a buffer and writes nothing: the cold-cache flush and the read-only bandwidth probe.
+const ShaderRef& read_probe_shader();
 
 // Every (shader, defines) pair of the catalog, for the build-time glslangValidator pass.
 std::vector<ShaderRef> all_shader_variants();
