@@ -83,17 +83,17 @@ TEST(NegativeControl, RaceIsCaughtOnLavapipe) {
 }
 
 TEST(Check, AWrongAnswerIsCaughtAndNamed) {
-  // The GPU sums the original image; the reference then sees one pixel changed by a few times the
-  // tolerance of its tile. The check must fail and name that tile.
+  // The GPU sums the original image; the reference, computed at the first check, then sees one pixel
+  // changed by a few times the tolerance of its tile. The check must fail and name that tile.
   Vulkan& v = vulkan();
   const KernelSpec& spec = find_kernel("lum/sequential_256");
   auto problem = make_luminance_problem(InputKind::Random, 64, 40, 11);
+  EXPECT_EQ(run_and_check(*v.device, *v.compiler, spec, problem).status, Status::Pass);
   KernelRun run(*v.device, *v.compiler, spec, problem);
   v.device->submit_and_wait([&](VkCommandBuffer cmd) {
     run.record_poison(cmd);
     run.record(cmd);
   });
-  EXPECT_EQ(run.check().status, Status::Pass);
   const uint32_t x = 40, y = 20;  // tile (2, 1) of the 4x3 partial image
   problem.data[(y * 64 + x) * 4 + 1] += 0.01f;  // L changes by ~0.007; the tile bound is ~1e-4
   const Outcome o = run.check();
@@ -188,7 +188,10 @@ TEST(Cli, BadArgumentsAreNamed) {
   EXPECT_NE(out.find("matched no kernel"), std::string::npos) << out;
   std::tie(rc, out) = run_bench("--check --filter '('");
   EXPECT_EQ(rc, 2);
-  std::tie(rc, out) = run_bench("");
+  std::tie(rc, out) = run_bench("--no-such-flag");
+  EXPECT_NE(rc, 0);
+  EXPECT_NE(out.find("no-such-flag"), std::string::npos) << out;
+  std::tie(rc, out) = run_bench("--check --device all");
   EXPECT_EQ(rc, 2);
 }
 
