@@ -395,6 +395,8 @@ Store::Store(StoreOptions opts) : opts_(std::move(opts)) {
   writer_->exec("PRAGMA cache_size=-65536");
   writer_->exec("PRAGMA temp_store=MEMORY");
   migrate();
+  detector_ = std::make_unique<sql::Conn>(opts_.path);
+  detector_->exec("PRAGMA cache_size=-32768");
   for (std::size_t i = 0; i < std::max<std::size_t>(1, opts_.readers); ++i) {
     auto c = std::make_unique<sql::Conn>(opts_.path);
     c->exec("PRAGMA query_only=ON");
@@ -538,11 +540,13 @@ IngestResult Store::ingest(std::string_view body, const std::string& posted_by) 
     }
   }
 
-  WriteLock lk(write_mu_, *writer_);
+  std::optional<WriteLock> lk;
+  lk.emplace(write_mu_, *writer_);
   const auto t2 = mono_ns();
   auto& w = *writer_;
   std::int64_t run_pk = 0;
   std::vector<std::int64_t> touched;
+  std::vector<std::pair<std::int64_t, const std::vector<double>*>> fresh;  // series, repetitions
   std::unordered_map<std::string, std::int64_t> new_bench;
   std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> new_series;
   std::string new_gpu_key;
@@ -658,6 +662,7 @@ IngestResult Store::ingest(std::string_view body, const std::string& posted_by) 
           .bind(9, a.error_message).bind(10, a.label).bind_blob(11, blob.data(), blob.size());
       pins.run();
       touched.push_back(sid);
+      if (!a.reps.empty()) fresh.emplace_back(sid, &a.reps);
     }
     tx.commit();
   }
@@ -665,32 +670,33 @@ IngestResult Store::ingest(std::string_view body, const std::string& posted_by) 
   for (auto& [k, v] : new_bench) bench_ids_.emplace(k, v);
   for (auto& [k, v] : new_series) series_ids_.emplace(k, v);
   if (!new_gpu_key.empty()) gpu_ids_.emplace(new_gpu_key, gpu_id);
-  // Keep the detection windows in step with what was committed.
-  for (auto& [name, a] : acc) {
-    if (a.reps.empty()) continue;
-    auto bit = bench_ids_.find(name);
-    if (bit == bench_ids_.end()) continue;
-    auto sit = series_ids_.find({bit->second, gpu_id});
-    if (sit == series_ids_.end()) continue;
-    auto wit = windows_.find(sit->second);
-    if (wit == windows_.end()) continue;  // loaded from the database when first needed
-    auto& pts = wit->second->pts;
-    Window::Pt pt{p.started_ms, run_pk, detect::median(a.reps), a.reps};
-    auto pos = std::upper_bound(pts.begin(), pts.end(), pt, [](const auto& l, const auto& r) {
-      return std::tie(l.started_ms, l.run_id) < std::tie(r.started_ms, r.run_id);
-    });
-    pts.insert(pos, std::move(pt));
-    if (pts.size() > opts_.detect.window) pts.erase(pts.begin());
-  }
+  IngestResult res;
+  res.created = true;
+  json run = run_json(w, run_pk);
   const auto t3 = mono_ns();
   ingest_ns_ += t3 - t2;
   n_runs_ += 1;
   n_results_ += p.rows.size();
+  lk.reset();  // the next run's transaction may proceed while this one is analysed
 
-  IngestResult res;
-  res.created = true;
   json alerts = json::array();
   if (opts_.detect_on_ingest) {
+    std::lock_guard dl(detect_mu_);
+    const auto t4 = mono_ns();
+    // Keep the cached detection windows in step with what was committed. Another run may have
+    // been analysed in between and loaded this point already: insert each point once.
+    for (const auto& [sid, reps] : fresh) {
+      auto wit = windows_.find(sid);
+      if (wit == windows_.end()) continue;  // loaded from the database when first needed
+      auto& pts = wit->second->pts;
+      if (std::any_of(pts.begin(), pts.end(), [&](const auto& q) { return q.run_id == run_pk; })) continue;
+      Window::Pt pt{p.started_ms, run_pk, detect::median(*reps), *reps};
+      auto pos = std::upper_bound(pts.begin(), pts.end(), pt, [](const auto& l, const auto& r) {
+        return std::tie(l.started_ms, l.run_id) < std::tie(r.started_ms, r.run_id);
+      });
+      pts.insert(pos, std::move(pt));
+      if (pts.size() > opts_.detect.window) pts.erase(pts.begin());
+    }
     try {
       alerts = detect_after_ingest(run_pk, touched);
     } catch (const std::exception& e) {
@@ -698,9 +704,10 @@ IngestResult Store::ingest(std::string_view body, const std::string& posted_by) 
       std::cerr << "shaderwatch-server: detection failed for run " << p.run_key << ": " << e.what()
                 << "\n";
     }
-    detect_ns_ += mono_ns() - t3;
+    detector_->reset_all();
+    detect_ns_ += mono_ns() - t4;
   }
-  res.body = {{"run", run_json(w, run_pk)}, {"alerts", std::move(alerts)}};
+  res.body = {{"run", std::move(run)}, {"alerts", std::move(alerts)}};
   return res;
 }
 

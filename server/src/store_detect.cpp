@@ -153,7 +153,7 @@ Store::Window& Store::window_for(std::int64_t sid) {
   if (auto it = windows_.find(sid); it != windows_.end()) return *it->second;
   if (windows_.size() > 50000) windows_.clear();  // bound memory; reloads are cheap
   auto win = std::make_unique<Window>();
-  auto& st = writer_->q("SELECT started_ms, run_id, value_ns, reps FROM points WHERE series_id=?"
+  auto& st = detector_->q("SELECT started_ms, run_id, value_ns, reps FROM points WHERE series_id=?"
                         " AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
   st.bind(1, sid).bind(2, static_cast<std::int64_t>(opts_.detect.window));
   while (st.step())
@@ -163,11 +163,18 @@ Store::Window& Store::window_for(std::int64_t sid) {
 }
 
 json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int64_t>& series_ids) {
-  auto& w = *writer_;
+  auto& w = *detector_;
   json raised = json::array();
   const RunInfo run = load_run(w, run_pk);
   const auto& P = opts_.detect;
-  sql::Tx tx(w);
+  // Writes go through this connection under write_mu_, each statement its own transaction. Reset
+  // every statement first: an open read snapshot that is older than the last commit could not be
+  // upgraded to a write (SQLITE_BUSY_SNAPSHOT).
+  auto write_lock = [&] {
+    std::unique_lock<std::mutex> l(write_mu_);
+    w.reset_all();
+    return l;
+  };
   auto insert_alert = [&](std::int64_t sid, const RunInfo& b, const RunInfo* a, const std::string& kind,
                           const detect::ChangePoint* cp, const json& attribution) {
     auto& ins = w.q(
@@ -187,6 +194,7 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
     const std::string now = format_iso8601_ms(now_ms());
     ins.bind(16, attribution.value("cause", std::string("neither"))).bind(17, attribution.dump())
         .bind(18, run.id).bind(19, now).bind(20, now);
+    auto l = write_lock();
     ins.run();
     if (sqlite3_changes(w.raw()) > 0) raised.push_back(alert_json(w, w.last_id()));
   };
@@ -251,9 +259,10 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
         const RunInfo b = load_run(w, win.pts[cp.index].run_id);
         const RunInfo a = load_run(w, win.pts[cp.index - 1].run_id);
         const json attribution = attribute_change(w, sid, a, b, cp.delta_rel, false, P);
+        auto l = write_lock();
         w.q("UPDATE OR IGNORE alerts SET run_id=?, prev_run_id=?, started_ms=?, kind=?, severity=?,"
             " before_ns=?, after_ns=?, delta_pct=?, noise_pct=?, floor_pct=?, score=?, p_value=?,"
-            " n_before=?, n_after=?, cause=?, attribution=?, updated_at=? WHERE id=?")
+            " n_before=?, n_after=?, cause=?, attribution=?, updated_at=? WHERE id=? AND state='new'")
             .bind(1, b.id).bind(2, a.id).bind(3, b.started_ms).bind(4, nk).bind(5, severity(nk))
             .bind(6, cp.before).bind(7, cp.after).bind(8, 100 * cp.delta_rel).bind(9, 100 * cp.noise_rel)
             .bind(10, 100 * cp.floor_rel).bind(11, cp.score).bind(12, cp.p_value)
@@ -270,7 +279,6 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
       existing.emplace_back(0, static_cast<std::ptrdiff_t>(cp.index), detect::to_string(cp.outcome), "new");
     }
   }
-  tx.commit();
   return raised;
 }
 

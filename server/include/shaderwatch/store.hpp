@@ -112,6 +112,11 @@ class Store {
   StoreOptions opts_;
   std::mutex write_mu_;  // one writer: SQLite serialises writers anyway, this avoids busy waits
   std::unique_ptr<sql::Conn> writer_;
+  // Detection runs after the ingest transaction, outside write_mu_, so the next run's
+  // transaction overlaps this run's analysis. detect_mu_ serialises detection and guards
+  // windows_ and detector_; detection takes write_mu_ only for its (rare) alert writes.
+  std::mutex detect_mu_;
+  std::unique_ptr<sql::Conn> detector_;
   std::mutex read_mu_;
   std::condition_variable read_cv_;
   std::vector<std::unique_ptr<sql::Conn>> readers_;
