@@ -109,45 +109,58 @@ SampleStats GpuTimer::sample(const std::function<void(VkCommandBuffer)>& prepare
                              const std::function<void(VkCommandBuffer)>& timed, bool cold,
                              const SamplingOptions& options) {
   using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+  uint32_t batch = std::min(options.min_samples, kMaxBatch);
+  double per_sample = 0;  // wall seconds per sample, batch sizes follow it
+  auto run = [&](uint32_t count) {
+    const auto before = Clock::now();
+    auto seconds = run_batch(count, prepare, timed, cold);
+    per_sample = since(before) / count;
+    return seconds;
+  };
+  auto next_batch_size = [&] {
+    return static_cast<uint32_t>(std::clamp(kBatchTargetSeconds / std::max(per_sample, 1e-7), 10.0, double{kMaxBatch}));
+  };
+  // Warm-up: same work, untimed. Between benchmarks the GPU idles (references run on the CPU) and drops
+  // its clocks; without this, short benchmarks measured the ramp (up to 36% apart between processes).
+  for (const auto warmup_start = Clock::now(); since(warmup_start) < options.warmup_seconds; batch = next_batch_size()) {
+    run(batch);
+  }
+
   const auto start = Clock::now();
   std::vector<double> all;
-  std::vector<double> noise_history;  // rel stdev after each batch
-  uint32_t batch = std::min(options.min_samples, kMaxBatch);
+  std::vector<double> noise_history, batch_medians;
   while (true) {
-    const auto wall_before = Clock::now();
-    auto seconds = run_batch(batch, prepare, timed, cold);
-    const double wall = std::chrono::duration<double>(Clock::now() - wall_before).count();
+    auto seconds = run(batch);
+    batch_medians.push_back(summarize(seconds).median);
     all.insert(all.end(), seconds.begin(), seconds.end());
     SampleStats s = summarize(all);
     noise_history.push_back(s.rel_stdev);
-    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     if (all.size() >= options.min_samples) {
       if (s.rel_stdev < options.target_rel_stdev && s.gpu_seconds >= options.min_gpu_seconds) {
         s.stop_reason = "low-noise";
         return s;
       }
-      // The mean is known to about +-0.5% (95%): more samples would not change the answer.
-      if (s.rel_stdev / std::sqrt(static_cast<double>(all.size())) <= options.target_rel_std_error) {
-        s.stop_reason = "precise";
-        return s;
-      }
-      // Noise estimate no longer improving: over the last four batches it moved by under 2% of itself.
       if (noise_history.size() >= 4 && s.gpu_seconds >= 0.1 * options.min_gpu_seconds) {
-        const auto last = noise_history.end() - 4;
-        const auto [lo, hi] = std::minmax_element(last, noise_history.end());
+        // Noise estimate no longer improving: over the last four batches it moved by under 2% of itself.
+        const auto [lo, hi] = std::minmax_element(noise_history.end() - 4, noise_history.end());
         if (*hi - *lo <= 0.02 * *hi) {
           s.stop_reason = "noise-converged";
           return s;
         }
+        // The answer no longer moves: four batches, taken at different times, agree on the median.
+        const auto [mlo, mhi] = std::minmax_element(batch_medians.end() - 4, batch_medians.end());
+        if (*mhi <= *mlo * (1 + options.target_batch_spread)) {
+          s.stop_reason = "stable-median";
+          return s;
+        }
       }
-      if (elapsed >= options.max_wall_seconds) {
+      if (since(start) >= options.max_wall_seconds) {
         s.stop_reason = "time-limit";
         return s;
       }
     }
-    // Next batch: about kBatchTargetSeconds of wall time at the rate just seen.
-    const double per_sample = wall / batch;
-    batch = static_cast<uint32_t>(std::clamp(kBatchTargetSeconds / std::max(per_sample, 1e-7), 10.0, double{kMaxBatch}));
+    batch = next_batch_size();
   }
 }
 

@@ -18,7 +18,8 @@ struct SamplingOptions {
   uint32_t min_samples = 10;
   double min_gpu_seconds = 0.5;  // of timed spans, for the low-noise stop
   double target_rel_stdev = 0.005;
-  double target_rel_std_error = 0.0025;  // of the mean: a 95% interval of about +-0.5%
+  double target_batch_spread = 0.005;  // last batches' medians within 0.5% of each other: stable
+  double warmup_seconds = 0.1;         // untimed work first, so clocks have ramped up (GPUs idle between benchmarks)
   double max_wall_seconds = 15;
   // Cold runs read this many bytes (several times the last-level cache) before each timed dispatch.
   uint64_t flush_bytes = uint64_t{256} << 20;
@@ -27,7 +28,7 @@ struct SamplingOptions {
 struct SampleStats {
   std::vector<double> seconds;  // every sample, in order
   double median = 0, min = 0, p25 = 0, p75 = 0, mean = 0, rel_stdev = 0, gpu_seconds = 0;
-  std::string stop_reason;  // "low-noise", "precise", "noise-converged", "time-limit"
+  std::string stop_reason;  // "low-noise", "noise-converged", "stable-median", "time-limit"
 };
 SampleStats summarize(std::vector<double> seconds);
 

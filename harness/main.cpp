@@ -47,9 +47,10 @@ Benchmark mode (the default) also takes Google Benchmark's flags, e.g.:
   --benchmark_min_time=SECONDS    minimum GPU time per benchmark before the low-noise stop (default 0.5)
   --benchmark_format=console|json|csv, --benchmark_out=FILE, --benchmark_out_format=json
   --benchmark_context=key=value   extra context entries
-Each benchmark is one Google Benchmark iteration: an adaptive run of timed dispatches (at least 10; it
-stops when the relative stdev is under 0.5% after the minimum GPU time, when the noise estimate stops
-improving, or after 15 s). Its time is the median GPU time of one dispatch; counters give min, p25,
+Each benchmark is one Google Benchmark iteration: 0.1 s warm-up, then an adaptive run of timed
+dispatches (at least 10; it stops when the relative stdev is under 0.5% after the minimum GPU time,
+when the noise estimate stops improving, when four batches agree on the median within 0.5%, or after
+15 s). Its time is the median GPU time of one dispatch; counters give min, p25,
 p75, relative stdev, samples, % of the copy bandwidth measured at start, and err/bound of the check.
 Names: family/variant/size/{hot,cold}, with /devN appended when --device all picks several devices.
 )";
