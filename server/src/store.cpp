@@ -581,8 +581,6 @@ IngestResult Store::ingest(std::string_view body, const std::string& posted_by) 
       gpu_id = g.i64(0);
       new_gpu_key = gkey;
     }
-    std::size_t n_iter = 0;
-    for (const auto& r : p.rows) n_iter += r.run_type == "iteration";
     w.q("INSERT INTO runs(run_key, body_sha256, gpu_id, commit_id, branch, runner, job_url, started_at,"
         " started_ms, received_at, driver_id, driver_name, driver_info, driver_version, api_version,"
         " harness_revision, device_uuid, driver_uuid, subgroup_size, host_name, context, n_results,"
@@ -595,7 +593,6 @@ IngestResult Store::ingest(std::string_view body, const std::string& posted_by) 
         .bind(20, p.host_name).bind(21, p.context).bind(22, static_cast<std::int64_t>(p.rows.size()))
         .bind(23, posted_by).run();
     run_pk = w.last_id();
-    (void)n_iter;
 
     auto bench_id = [&](const std::string& name) -> std::int64_t {
       if (auto it = bench_ids_.find(name); it != bench_ids_.end()) return it->second;
