@@ -130,13 +130,18 @@ std::vector<double> slice(const std::vector<double>& y, std::size_t lo, std::siz
   return {y.begin() + static_cast<std::ptrdiff_t>(lo), y.begin() + static_cast<std::ptrdiff_t>(hi)};
 }
 
-double split_score(const std::vector<double>& y, std::size_t lo, std::size_t t, std::size_t hi,
-                   double sigma) {
-  const double d = median(slice(y, t, hi)) - median(slice(y, lo, t));
-  const double se = sigma * kMedianSe *
-                    std::sqrt(1.0 / static_cast<double>(t - lo) + 1.0 / static_cast<double>(hi - t));
-  return std::fabs(d) / se;
+// Level of a stretch of points: the 20% trimmed mean. A lone outlier among 5 or more points is
+// trimmed away, as with the median, but it is 94% as efficient as the mean on normal noise
+// where the median is 64%: steps of 3 sigma are found runs earlier.
+double level(const std::vector<double>& y, std::size_t lo, std::size_t hi) {
+  auto v = slice(y, lo, hi);
+  std::sort(v.begin(), v.end());
+  const std::size_t k = v.size() >= 5 ? std::max<std::size_t>(1, v.size() / 5) : 0;
+  double sum = 0;
+  for (std::size_t i = k; i + k < v.size(); ++i) sum += v[i];
+  return sum / static_cast<double>(v.size() - 2 * k);
 }
+constexpr double kTrimSe = 1.03;  // s.e. of a 20% trimmed mean relative to a mean (normal)
 
 double l1_cost(const std::vector<double>& y, std::size_t lo, std::size_t hi) {
   const auto v = slice(y, lo, hi);
@@ -152,13 +157,36 @@ double l1_cost(const std::vector<double>& y, std::size_t lo, std::size_t hi) {
 // median score is flat near a step). A split leaving fewer than min_segment points on a side
 // is not yet a change point: a lone outlier never is, and a new level must hold min_segment
 // runs first. Known limit: two steps closer than 2*min_segment may be merged into one.
+// Trimmed mean of a sorted buffer (see level()).
+double trimmed_sorted(const std::vector<double>& v) {
+  const std::size_t k = v.size() >= 5 ? std::max<std::size_t>(1, v.size() / 5) : 0;
+  double sum = 0;
+  for (std::size_t i = k; i + k < v.size(); ++i) sum += v[i];
+  return sum / static_cast<double>(v.size() - 2 * k);
+}
+
 void segment(const std::vector<double>& y, std::size_t lo, std::size_t hi, double sigma,
              double threshold, const Params& p, std::vector<std::pair<std::size_t, double>>& out) {
   if (hi - lo < 2 * p.min_segment) return;
+  // Levels of every prefix [lo, t) and suffix [t, hi), kept sorted incrementally: O(n^2) with
+  // no allocation per split (this runs for every series of every ingested run).
+  std::vector<double> pre(hi - lo + 1, 0.0), suf(hi - lo + 1, 0.0), buf;
+  buf.reserve(hi - lo);
+  for (std::size_t t = lo + 1; t <= hi; ++t) {
+    buf.insert(std::upper_bound(buf.begin(), buf.end(), y[t - 1]), y[t - 1]);
+    pre[t - lo] = trimmed_sorted(buf);
+  }
+  buf.clear();
+  for (std::size_t t = hi; t-- > lo;) {
+    buf.insert(std::upper_bound(buf.begin(), buf.end(), y[t]), y[t]);
+    suf[t - lo] = trimmed_sorted(buf);
+  }
   std::size_t cand = 0;
   double best_score = -1;
   for (std::size_t t = lo + p.min_segment; t + p.min_segment <= hi; ++t) {
-    const double s = split_score(y, lo, t, hi, sigma);
+    const double se = sigma * kTrimSe *
+                      std::sqrt(1.0 / static_cast<double>(t - lo) + 1.0 / static_cast<double>(hi - t));
+    const double s = std::fabs(suf[t - lo] - pre[t - lo]) / se;
     if (s > best_score) {
       best_score = s;
       cand = t;
@@ -198,24 +226,29 @@ double diff_sigma(std::vector<double> diffs) {
 
 }  // namespace
 
-std::vector<ChangePoint> detect(const std::vector<Point>& series, const Params& p) {
+std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) {
   std::vector<ChangePoint> result;
-  const std::size_t n = series.size();
+  const std::size_t n_all = all.size();
   // Fewer points than min_history give noise estimates too loose to trust (a MAD over a dozen
   // points is off by a third easily), and short-window estimates were the source of false alarms.
-  if (p.min_segment == 0 || n < std::max(2 * p.min_segment, p.min_history)) return result;
+  if (p.min_segment == 0 || n_all < std::max(2 * p.min_segment, p.min_history)) return result;
   // Log space: steps and noise become relative, so one threshold fits 1 us and 1 s kernels.
-  std::vector<double> y(n);
-  for (std::size_t i = 0; i < n; ++i) y[i] = std::log(std::max(series[i].value, 1e-6));
-  std::vector<double> diffs(n - 1);
-  for (std::size_t i = 1; i < n; ++i) diffs[i - 1] = y[i] - y[i - 1];
+  std::vector<double> y_all(n_all);
+  for (std::size_t i = 0; i < n_all; ++i) y_all[i] = std::log(std::max(all[i].value, 1e-6));
+  // Noise from every point given (up to noise_window), segmentation on the last `window`: a
+  // noise estimate from more points is rarely far too low, and too low is what false alarms are.
+  std::vector<double> diffs(n_all - 1);
+  for (std::size_t i = 1; i < n_all; ++i) diffs[i - 1] = y_all[i] - y_all[i - 1];
   const double sigma = std::max(kMinSigma, diff_sigma(diffs));
+  const std::size_t off = n_all > p.window ? n_all - p.window : 0;
+  const std::vector<double> y(y_all.begin() + static_cast<std::ptrdiff_t>(off), y_all.end());
+  const std::vector<Point> series(all.begin() + static_cast<std::ptrdiff_t>(off), all.end());
+  const std::size_t n = y.size();
 
-  // The noise is estimated from the series itself; with few points the estimate is often
-  // low, which inflates every score (the false alarms of young series). Raise the threshold by
-  // the estimate's uncertainty: the relative s.e. of the trimmed-RMS sigma is about
-  // 1/sqrt(1.6 (n-1)); allow for p.noise_sd_margin of them.
-  const double se_rel = 1.0 / std::sqrt(1.6 * static_cast<double>(n - 1));
+  // The noise is estimated from the series itself and an estimate that is too low inflates
+  // every score. Raise the threshold by the estimate's uncertainty: the relative s.e. of the
+  // trimmed-RMS sigma is about 1/sqrt(1.6 (m-1)) for m points; allow p.noise_sd_margin of them.
+  const double se_rel = 1.0 / std::sqrt(1.6 * static_cast<double>(n_all - 1));
   const double threshold = p.cp_threshold / std::max(0.5, 1.0 - p.noise_sd_margin * se_rel);
   std::vector<std::pair<std::size_t, double>> cps;
   segment(y, 0, n, sigma, threshold, p, cps);
@@ -226,11 +259,11 @@ std::vector<ChangePoint> detect(const std::vector<Point>& series, const Params& 
   std::vector<std::size_t> bounds{0};
   for (const auto& c : cps) bounds.push_back(c.first);
   bounds.push_back(n);
-  std::vector<double> seg_median(bounds.size() - 1), resid;
+  std::vector<double> seg_level(bounds.size() - 1), resid;
   resid.reserve(n);
   for (std::size_t s = 0; s + 1 < bounds.size(); ++s) {
-    seg_median[s] = median(slice(y, bounds[s], bounds[s + 1]));
-    for (std::size_t i = bounds[s]; i < bounds[s + 1]; ++i) resid.push_back(y[i] - seg_median[s]);
+    seg_level[s] = level(y, bounds[s], bounds[s + 1]);
+    for (std::size_t i = bounds[s]; i < bounds[s + 1]; ++i) resid.push_back(y[i] - seg_level[s]);
   }
   // Both estimates of the series' noise; the larger one sets the floor (conservative).
   const double noise = std::max(mad_sigma(resid), sigma);
@@ -241,13 +274,13 @@ std::vector<ChangePoint> detect(const std::vector<Point>& series, const Params& 
     cp.index = bounds[s];
     cp.n_before = bounds[s] - bounds[s - 1];
     cp.n_after = bounds[s + 1] - bounds[s];
-    cp.before = std::exp(seg_median[s - 1]);
-    cp.after = std::exp(seg_median[s]);
-    cp.delta_rel = std::expm1(seg_median[s] - seg_median[s - 1]);
+    cp.before = std::exp(seg_level[s - 1]);
+    cp.after = std::exp(seg_level[s]);
+    cp.delta_rel = std::expm1(seg_level[s] - seg_level[s - 1]);
     cp.noise_rel = noise;
     cp.floor_rel = floor;
     cp.score = cps[s - 1].second;
-    if (std::fabs(seg_median[s] - seg_median[s - 1]) < floor) continue;  // too small to matter
+    if (std::fabs(seg_level[s] - seg_level[s - 1]) < floor) continue;  // too small to matter
     std::vector<double> left, right;
     const std::size_t lstart = cp.index - std::min(cp.n_before, p.utest_points);
     const std::size_t rend = cp.index + std::min(cp.n_after, p.utest_points);
@@ -264,6 +297,7 @@ std::vector<ChangePoint> detect(const std::vector<Point>& series, const Params& 
       cp.outcome = cp.delta_rel > 0 ? Outcome::regression : Outcome::improvement;
     else
       cp.outcome = Outcome::ambiguous;
+    cp.index += off;  // relative to the points given
     result.push_back(cp);
   }
   return result;

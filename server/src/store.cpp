@@ -692,7 +692,7 @@ IngestResult Store::ingest(std::string_view body, const std::string& posted_by) 
         return std::tie(l.started_ms, l.run_id) < std::tie(r.started_ms, r.run_id);
       });
       pts.insert(pos, std::move(pt));
-      if (pts.size() > opts_.detect.window) pts.erase(pts.begin());
+      if (pts.size() > std::max(opts_.detect.window, opts_.detect.noise_window)) pts.erase(pts.begin());
     }
     try {
       alerts = detect_after_ingest(run_pk, touched);

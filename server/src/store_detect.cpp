@@ -155,7 +155,7 @@ Store::Window& Store::window_for(std::int64_t sid) {
   auto win = std::make_unique<Window>();
   auto& st = detector_->q("SELECT started_ms, run_id, value_ns, reps FROM points WHERE series_id=?"
                         " AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
-  st.bind(1, sid).bind(2, static_cast<std::int64_t>(opts_.detect.window));
+  st.bind(1, sid).bind(2, static_cast<std::int64_t>(std::max(opts_.detect.window, opts_.detect.noise_window)));
   while (st.step())
     win->pts.push_back({st.i64(0), st.i64(1), st.f64(2), unpack_reps(st.blob(3))});
   std::reverse(win->pts.begin(), win->pts.end());

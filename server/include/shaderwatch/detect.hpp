@@ -18,7 +18,7 @@ struct Params {
   // Stage 1: robust split score (difference of segment medians in units of the standard
   // error of that difference), roughly N(0,1) under no change. 4.5 keeps the family-wise false
   // alarm rate over a 64-point window well below 1e-3.
-  double cp_threshold = 4.5;
+  double cp_threshold = 5.0;
   // The threshold is raised for the uncertainty of the series' noise estimate: divided by
   // (1 - noise_sd_margin * relative s.e. of that estimate), so ~5.4 at 48 points, ~6.3 at 18.
   double noise_sd_margin = 1.5;
@@ -29,8 +29,11 @@ struct Params {
   // Stage 2: Mann-Whitney U on the raw repetitions either side must reach this p-value,
   // otherwise the change is reported as ambiguous instead of guessed.
   double alpha = 0.001;
-  // Most points analysed per series (the latest ones).
+  // Most points segmented per series (the latest ones).
   std::size_t window = 48;
+  // Most points the noise is estimated from (detect() segments only the last `window` of the
+  // points it is given and estimates the noise from all of them).
+  std::size_t noise_window = 96;
   // Most points per side fed to the U test (the ones nearest the boundary).
   std::size_t utest_points = 12;
 };
@@ -70,7 +73,8 @@ struct UTest {
 // normal approximation with tie and continuity correction.
 UTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b);
 
-// Two-stage detection over a series in time order. Returns every change point that passed
+// Two-stage detection over a series in time order: the noise is estimated from all the points
+// given, change points are looked for in the last Params::window of them. Returns every change point that passed
 // stage 1 and whose shift reached the effect floor, each classified by stage 2 (regression,
 // improvement or ambiguous). Shifts below the floor are dropped (outcome none is never
 // returned).
