@@ -157,6 +157,7 @@ class RunCache {
     auto it = problems_.find(key);
     if (it == problems_.end()) {
       Problem p = family == Family::Luminance ? make_luminance_problem(InputKind::Random, size.width, size.height, seed)
+                  : family == Family::Postfx  ? make_postfx_problem(InputKind::HdrTest, size.width, size.height, seed)
                                               : make_boids_problem(InputKind::Random, size.count, seed);
       it = problems_.emplace(key, std::move(p)).first;
     }
@@ -217,9 +218,9 @@ int run_benchmarks(Instance& instance, const std::vector<uint32_t>& device_indic
   for (auto& d : devices) {
     for (const auto& spec : catalog()) {
       if (!std::regex_search(spec.name, options.filter)) continue;
-      const auto& sizes = spec.family == Family::Luminance ? options.image_sizes : options.boids_counts;
+      const auto& sizes = spec.family == Family::Boids ? options.boids_counts : options.image_sizes;
       for (const auto& size : sizes) {
-        const std::string size_text = spec.family == Family::Luminance
+        const std::string size_text = spec.family != Family::Boids
                                           ? std::to_string(size.width) + "x" + std::to_string(size.height)
                                           : std::to_string(size.count);
         for (bool cold : {false, true}) {
@@ -245,7 +246,7 @@ int run_benchmarks(Instance& instance, const std::vector<uint32_t>& device_indic
       try {
         KernelRun& run = cache.run(*c.device, *c.spec, problem);
         hash = run.spirv_hash();
-        bytes = run.bytes_read();
+        bytes = run.bytes_moved();
         for (auto _ : state) {
           stats = c.device->timer->sample([&](VkCommandBuffer cmd) { run.record_poison(cmd); },
                                           [&](VkCommandBuffer cmd) { run.record(cmd); }, c.cold, options.sampling);

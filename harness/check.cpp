@@ -20,25 +20,30 @@ std::string status_name(Status status) {
 
 bool is_unexpected_failure(Status status) { return status == Status::Fail || status == Status::Error; }
 
-void ElementChecker::check(const std::string& what, double expected, double got, double bound) {
-  ++outcome_.elements_checked;
-  double ratio;
-  if (!std::isfinite(got)) {
-    ratio = std::numeric_limits<double>::infinity();
-  } else {
-    const double error = std::fabs(got - expected);
-    ratio = bound > 0 ? error / bound : (error == 0 ? 0.0 : std::numeric_limits<double>::infinity());
+double ElementChecker::ratio(double expected, double got, double bound) {
+  // A NaN or Inf result never passes, and neither does an element whose bound is not finite: the error
+  // analysis cannot vouch for it.
+  if (!std::isfinite(got) || !std::isfinite(bound)) return std::numeric_limits<double>::infinity();
+  const double error = std::fabs(got - expected);
+  return bound > 0 ? error / bound : (error == 0 ? 0.0 : std::numeric_limits<double>::infinity());
+}
+
+std::string ElementChecker::failure_text(const std::string& what, double expected, double got, double bound,
+                                         double ratio) {
+  std::ostringstream s;
+  s.precision(9);
+  s << what << ": expected " << expected << ", got " << got << ", error/bound " << ratio;
+  if (!std::isfinite(bound)) s << " (no finite bound)";
+  return s.str();
+}
+
+void ElementChecker::merge(const ElementChecker& later) {
+  if (failures_ == 0 && later.failures_ > 0) outcome_.first_failure = later.outcome_.first_failure;
+  failures_ += later.failures_;
+  outcome_.elements_checked += later.outcome_.elements_checked;
+  if (std::isnan(later.outcome_.worst_ratio) || later.outcome_.worst_ratio > outcome_.worst_ratio) {
+    outcome_.worst_ratio = later.outcome_.worst_ratio;
   }
-  if (!(ratio <= 1.0)) {
-    if (failures_++ == 0) {
-      std::ostringstream s;
-      s.precision(9);
-      s << what << ": expected " << expected << ", got " << got << ", error/bound "
-        << (std::isfinite(got) ? ratio : std::numeric_limits<double>::infinity());
-      outcome_.first_failure = s.str();
-    }
-  }
-  if (std::isnan(ratio) || ratio > outcome_.worst_ratio) outcome_.worst_ratio = ratio;
 }
 
 Outcome ElementChecker::outcome() const {

@@ -1,6 +1,7 @@
 #pragma once
 // Outcome of running one kernel on one input, and the element-by-element comparison that produces it.
 #include <cstdint>
+#include <cmath>
 #include <string>
 
 namespace shaderwatch {
@@ -23,17 +24,31 @@ struct Outcome {
   std::string first_failure;       // "element 17: expected ..., got ..., error/bound ..."
   std::string message;             // why: failure summary, unsupported feature, error text
   double result = 0;               // the headline answer (average luminance, mean x, ...), for display
+  double rmse = -1;                // post-processing: root mean square error over every channel (-1: n/a)
 };
 
 // Compares elements as they are read back; remembers the first failure and the worst ratio.
 // A NaN or Inf never passes; a bound of 0 means exact.
 class ElementChecker {
  public:
-  void check(const std::string& what, double expected, double got, double bound);
+  void check(const std::string& what, double expected, double got, double bound) {
+    check_lazy(expected, got, bound, [&] { return what; });
+  }
+  // `describe` is called only for the first failure: per-pixel checks name nothing they need not.
+  template <class Describe>
+  void check_lazy(double expected, double got, double bound, Describe&& describe) {
+    ++outcome_.elements_checked;
+    const double r = ratio(expected, got, bound);
+    if (!(r <= 1.0) && failures_++ == 0) outcome_.first_failure = failure_text(describe(), expected, got, bound, r);
+    if (std::isnan(r) || r > outcome_.worst_ratio) outcome_.worst_ratio = r;
+  }
+  void merge(const ElementChecker& later);  // `later` covers elements after this one's
   bool failed() const { return failures_ > 0; }
   Outcome outcome() const;
 
  private:
+  static double ratio(double expected, double got, double bound);
+  static std::string failure_text(const std::string& what, double expected, double got, double bound, double ratio);
   Outcome outcome_;
   uint64_t failures_ = 0;
 };

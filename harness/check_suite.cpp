@@ -16,6 +16,10 @@ std::vector<CheckCase> default_check_cases() {
   }
   for (uint64_t n : {4096ull, 1ull, 1000ull, 65537ull}) cases.push_back({Family::Boids, InputKind::Random, {0, 0, n}});
   for (InputKind kind : {InputKind::Exponents, InputKind::Zeros}) cases.push_back({Family::Boids, kind, {0, 0, 4099}});
+  cases.push_back({Family::Postfx, InputKind::HdrTest, {640, 360, 0}});
+  cases.push_back({Family::Postfx, InputKind::Random, {333, 77, 0}});
+  cases.push_back({Family::Postfx, InputKind::HdrTest, {17, 3, 0}});
+  cases.push_back({Family::Postfx, InputKind::Random, {1, 1, 0}});
   return cases;
 }
 
@@ -31,9 +35,9 @@ CheckSummary run_check_suite(Device& device, ShaderCompiler& compiler, const std
   for (const auto& c : cases) {
     // Each case has its own seed derived from the run's, so one case reruns alone with the same data.
     const uint64_t case_seed = seed + summary.rows.size();
-    const Problem problem = c.family == Family::Luminance
-                                ? make_luminance_problem(c.kind, c.size.width, c.size.height, case_seed)
-                                : make_boids_problem(c.kind, c.size.count, case_seed);
+    const Problem problem = c.family == Family::Luminance ? make_luminance_problem(c.kind, c.size.width, c.size.height, case_seed)
+                            : c.family == Family::Postfx  ? make_postfx_problem(c.kind, c.size.width, c.size.height, case_seed)
+                                                          : make_boids_problem(c.kind, c.size.count, case_seed);
     for (const auto& spec : catalog()) {
       if (!std::regex_search(spec.name, filter) || !kernel_accepts(spec, problem)) continue;
       CheckRow row{spec.name, device.info().name, problem.size_string(), input_kind_name(c.kind), case_seed,
@@ -64,7 +68,9 @@ void print_check_header(std::ostream& out) {
 void print_check_row(std::ostream& out, const CheckRow& row) {
   char line[512];
   char result[64] = "";
-  if (row.outcome.status == Status::Pass || row.outcome.status == Status::NoRaceSeen) {
+  if (row.outcome.rmse >= 0 && row.outcome.status == Status::Pass) {
+    std::snprintf(result, sizeof result, "rmse %.3g", row.outcome.rmse);
+  } else if (row.outcome.status == Status::Pass || row.outcome.status == Status::NoRaceSeen) {
     std::snprintf(result, sizeof result, "%.9g", row.outcome.result);
   }
   std::snprintf(line, sizeof line, "%-30s %-28.28s %-10s %-9s %-11s %10s  %s\n", row.kernel.c_str(), row.device.c_str(),

@@ -12,12 +12,13 @@ std::string input_kind_name(InputKind kind) {
     case InputKind::Exponents: return "exponents";
     case InputKind::Zeros: return "zeros";
     case InputKind::Signed: return "signed";
+    case InputKind::HdrTest: return "hdr-test";
   }
   return "?";
 }
 
 std::string Problem::size_string() const {
-  return family == Family::Luminance ? std::to_string(width) + "x" + std::to_string(height) : std::to_string(count);
+  return family != Family::Boids ? std::to_string(width) + "x" + std::to_string(height) : std::to_string(count);
 }
 
 namespace {
@@ -35,6 +36,7 @@ float sample(InputKind kind, std::mt19937_64& rng, bool positive_only) {
     }
     case InputKind::Zeros: return 0.0f;
     case InputKind::Signed: return std::uniform_real_distribution<float>(-8.0f, 8.0f)(rng);
+    case InputKind::HdrTest: break;  // an image, not a distribution: make_postfx_problem
   }
   return 0.0f;
 }
@@ -68,6 +70,33 @@ Problem make_boids_problem(InputKind kind, uint64_t count, uint64_t seed) {
   for (uint64_t i = 0; i < count; ++i) {
     for (int c = 0; c < 3; ++c) p.data[i * 4 + c] = sample(kind, rng, false);
     p.data[i * 4 + 3] = 0.0f;
+  }
+  return p;
+}
+
+Problem make_postfx_problem(InputKind kind, uint32_t width, uint32_t height, uint64_t seed) {
+  Problem p = make_luminance_problem(kind == InputKind::HdrTest ? InputKind::Zeros : InputKind::Random, width, height, seed);
+  p.family = Family::Postfx;
+  p.kind = kind;
+  if (kind != InputKind::HdrTest) return p;
+  // Left to right, luminance climbs from 0 to 10^4 on a log scale; the hue turns from top to bottom. A band
+  // of black rows, three saturated primaries and a sun of 10^5 in the top right corner.
+  for (uint32_t y = 0; y < height; ++y) {
+    for (uint32_t x = 0; x < width; ++x) {
+      const double u = width > 1 ? double(x) / (width - 1) : 0.0, v = height > 1 ? double(y) / (height - 1) : 0.0;
+      const double level = std::pow(1e4 + 1.0, u) - 1.0;
+      double rgb[3] = {level * (0.5 + 0.5 * std::cos(6.2832 * v)), level * (0.5 + 0.5 * std::cos(6.2832 * (v - 0.33))),
+                       level * (0.5 + 0.5 * std::cos(6.2832 * (v - 0.67)))};
+      if (v >= 0.45 && v < 0.5) rgb[0] = rgb[1] = rgb[2] = 0.0;
+      if (v >= 0.6 && v < 0.7) {
+        const int primary = static_cast<int>(3 * u) % 3;
+        for (int c = 0; c < 3; ++c) rgb[c] = c == primary ? 50.0 : 0.0;
+      }
+      const double dx = u - 0.85, dy = v - 0.15;
+      if (dx * dx + dy * dy < 0.003) rgb[0] = rgb[1] = rgb[2] = 1e5;
+      float* px = &p.data[(uint64_t{y} * width + x) * 4];
+      for (int c = 0; c < 3; ++c) px[c] = static_cast<float>(rgb[c]);
+    }
   }
   return p;
 }

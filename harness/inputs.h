@@ -13,6 +13,7 @@ enum class InputKind {
   Exponents,  // magnitudes spanning 2^-20 .. 2^20 (a naive float sum loses the small ones)
   Zeros,      // all zero
   Signed,     // negative and positive values, cancelling sums (for kernels that allow negatives)
+  HdrTest,    // post-processing test image: gradients over 0..10^4, a sun, black pixels, saturated primaries
 };
 std::string input_kind_name(InputKind kind);
 
@@ -23,7 +24,7 @@ struct Problem {
   uint32_t width = 0, height = 0;  // luminance image
   uint64_t count = 0;              // boids
   std::vector<float> data;         // RGBA per pixel, or xyz_ per boid
-  uint64_t items() const { return family == Family::Luminance ? uint64_t{width} * height : count; }
+  uint64_t items() const { return family == Family::Boids ? count : uint64_t{width} * height; }
   std::string size_string() const;  // "1920x1080" or "4096"
   bool has_negative() const { return kind == InputKind::Signed; }
 };
@@ -31,6 +32,8 @@ struct Problem {
 // Throws std::invalid_argument for an empty input (0 pixels or 0 boids): nothing is dispatched for it.
 Problem make_luminance_problem(InputKind kind, uint32_t width, uint32_t height, uint64_t seed);
 Problem make_boids_problem(InputKind kind, uint64_t count, uint64_t seed);
+// An RGBA image for the post-processing kernels (Random: positive HDR-like values; HdrTest: the test image).
+Problem make_postfx_problem(InputKind kind, uint32_t width, uint32_t height, uint64_t seed);
 
 // "WxH" for images, "N" for boids; throws std::invalid_argument naming the bad text.
 struct SizeSpec {

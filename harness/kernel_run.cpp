@@ -10,6 +10,7 @@
 #include "luminance.h"
 #include "boids.h"
 #include "pipelines.h"
+#include "postfx_check.h"
 #include "summation.h"
 
 namespace shaderwatch {
@@ -143,6 +144,10 @@ struct KernelRun::Impl {
   // The reference depends only on the input and the partition: computed at the first check, reused by
   // later checks of the same run (the benchmark checks hot and cold runs and every repetition).
   mutable std::vector<reference::LuminanceGroup> expected_groups;
+  // Post-processing: the input as uploaded (in the kernel's pixel space), its parameters.
+  std::vector<float> pixels;
+  reference::PostfxParams postfx;
+  std::unique_ptr<Buffer> weights;
 
   Impl(Device& d, const KernelSpec& s, const Problem& p) : device(d), spec(s), problem(p) {}
   uint64_t groups() const { return uint64_t{groups_x} * groups_y; }
@@ -171,7 +176,7 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
   }
   const uint64_t items = problem.items();
   // The input and a guard zone of NaN after it: a kernel that reads past the end sums a NaN and fails.
-  const uint64_t guard_bytes = problem.family == Family::Luminance
+  const uint64_t guard_bytes = problem.family != Family::Boids
                                    ? kVec4 * std::max<uint64_t>(4096, uint64_t{problem.width} * 128)
                                    : kVec4 * 4096;
   const uint64_t input_bytes = items * kVec4;
@@ -179,11 +184,16 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
     throw UnsupportedError("input of " + std::to_string(input_bytes) + " bytes (+ guard) exceeds maxStorageBufferRange " +
                            std::to_string(info.max_storage_buffer_range));
   }
+  if (problem.family == Family::Postfx) {
+    r.pixels = postfx_input(spec, problem);
+    r.postfx = postfx_params(problem);
+  }
   r.input = std::make_unique<Buffer>(device, input_bytes + guard_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  r.input->upload(problem.data.data(), input_bytes);
+  r.input->upload(problem.family == Family::Postfx ? r.pixels.data() : problem.data.data(), input_bytes);
   device.submit_and_wait(
       [&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, r.input->handle(), input_bytes, guard_bytes, kNaNBits); });
 
+  const auto image_bytes = [&] { return uint64_t{problem.width} * problem.height * kVec4; };
   auto compile = [&](size_t i) -> const std::vector<uint32_t>& {
     const auto& spirv = compiler.compile(spec.shaders.at(i).file, spec.shaders.at(i).defines);
     r.hash += ShaderCompiler::hash(spirv);
@@ -270,6 +280,39 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
           std::vector{storage(r.input), Resource{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_NULL_HANDLE, r.image->level0_view()}}));
       break;
     }
+    case Method::PixelMap:
+    case Method::DofTiles: {
+      r.groups_x = static_cast<uint32_t>(ceil_div(problem.width, 16));
+      r.groups_y = static_cast<uint32_t>(ceil_div(problem.height, 16));
+      r.push.values[0] = problem.width;
+      r.push.values[1] = problem.height;
+      const reference::PostfxParams& p = r.postfx;
+      const reference::LensParams lens = postfx_lens();
+      const float floats[] = {p.exposure, p.white_point, p.lavg, p.key, p.threshold, p.offset, p.lottes_b, p.lottes_c,
+                              lens.focal_length, lens.f_stop, lens.focus_distance,
+                              static_cast<float>(problem.width / lens.sensor_width)};
+      for (size_t i = 0; i < std::size(floats); ++i) r.push.set_float(4 + i, floats[i]);
+      r.output = make_output(spec.method == Method::PixelMap ? image_bytes() : r.groups() * kVec4);
+      r.passes.push_back(std::make_unique<ComputePipeline>(device, compile(0), std::vector{storage(r.input), storage(r.output)},
+                                                           spec.specialization));
+      break;
+    }
+    case Method::Blur: {
+      r.push.values[0] = problem.width;
+      r.push.values[1] = problem.height;
+      const auto w = blur_weights(spec.blur_radius);
+      r.weights = make_output(w.size() * sizeof(float));
+      r.weights->upload(w.data(), w.size() * sizeof(float));
+      r.partials = make_output(image_bytes());  // the x pass's output
+      r.output = make_output(image_bytes());
+      r.passes.push_back(std::make_unique<ComputePipeline>(
+          device, compile(0), std::vector{storage(r.input), storage(r.partials), storage(r.weights)}));
+      r.passes.push_back(std::make_unique<ComputePipeline>(
+          device, compile(1), std::vector{storage(r.partials), storage(r.output), storage(r.weights)}));
+      r.groups_x = static_cast<uint32_t>(ceil_div(problem.width, 256));
+      r.groups_y = problem.height;
+      break;
+    }
   }
   if (r.groups_x > info.max_workgroup_count_x) {
     throw UnsupportedError(std::to_string(r.groups_x) + " workgroups in x exceed maxComputeWorkGroupCount " +
@@ -281,7 +324,21 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
 KernelRun::~KernelRun() = default;
 
 const std::string& KernelRun::spirv_hash() const { return impl_->hash; }
-uint64_t KernelRun::bytes_read() const { return impl_->problem.items() * kVec4; }
+std::vector<float> KernelRun::output_pixels() const {
+  if (impl_->spec.method != Method::PixelMap && impl_->spec.method != Method::Blur) {
+    throw std::logic_error(impl_->spec.name + " does not write an image");
+  }
+  return impl_->output->download_as<float>(impl_->problem.items() * 4);
+}
+
+uint64_t KernelRun::bytes_moved() const {
+  const uint64_t input = impl_->problem.items() * kVec4;
+  switch (impl_->spec.method) {
+    case Method::PixelMap: return 2 * input;  // one read and one write per pixel
+    case Method::Blur: return 4 * input;      // two passes, each reading and writing the image once
+    default: return input;                    // reductions: the input; their outputs are tiny
+  }
+}
 uint64_t KernelRun::groups() const { return impl_->groups(); }
 
 void KernelRun::record_poison(VkCommandBuffer cmd) const {
@@ -341,6 +398,13 @@ void KernelRun::record(VkCommandBuffer cmd) const {
       copy_texel_to_buffer(cmd, img, levels - 1, r.output->handle());
       break;
     }
+    case Method::Blur: {
+      r.passes[0]->dispatch(cmd, r.push, r.groups_x, r.groups_y);
+      full_barrier(cmd);
+      r.passes[1]->dispatch(cmd, r.push, static_cast<uint32_t>(ceil_div(r.problem.width, 16)),
+                            static_cast<uint32_t>(ceil_div(r.problem.height, 16)));
+      break;
+    }
     default:
       r.passes[0]->dispatch(cmd, r.push, r.groups_x, r.groups_y);
       break;
@@ -348,7 +412,20 @@ void KernelRun::record(VkCommandBuffer cmd) const {
 }
 
 Outcome KernelRun::check() const {
-  return impl_->spec.family == Family::Luminance ? impl_->check_luminance() : impl_->check_boids();
+  const Impl& r = *impl_;
+  const uint32_t w = r.problem.width, h = r.problem.height;
+  switch (r.spec.family) {
+    case Family::Luminance: return r.check_luminance();
+    case Family::Boids: return r.check_boids();
+    case Family::Postfx: break;
+  }
+  switch (r.spec.method) {
+    case Method::Blur: return check_blur(w, h, r.spec.blur_radius, r.pixels, r.output->download_as<float>(r.problem.items() * 4));
+    case Method::DofTiles:
+      return check_dof_tiles(w, h, r.pixels, r.groups_x, r.groups_y, r.output->download_as<float>(r.groups() * 4));
+    default:
+      return check_pixel_map(r.spec, w, h, r.pixels, r.postfx, r.output->download_as<float>(r.problem.items() * 4));
+  }
 }
 
 Outcome KernelRun::Impl::check_luminance() const {

@@ -4,6 +4,7 @@
 // else, poison() readies the outputs, check() reads them back and compares with the reference.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "catalog.h"
 #include "check.h"
@@ -25,8 +26,12 @@ class KernelRun {
   void record(VkCommandBuffer cmd) const;         // every pass of the kernel, barriers between them
   Outcome check() const;                          // reads the outputs back; compares every element
 
+  // The image output of an image-to-image kernel, read back (for chaining kernels in tests and images).
+  std::vector<float> output_pixels() const;
+
   const std::string& spirv_hash() const;   // of all its shaders, combined
-  uint64_t bytes_read() const;             // input bytes the kernel must read at least once
+  // Bytes the kernel must move at least: the input for reductions, input + output for image-to-image.
+  uint64_t bytes_moved() const;
   uint64_t groups() const;                 // workgroups of the main dispatch
 
  private:

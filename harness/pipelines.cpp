@@ -76,14 +76,19 @@ VkShaderModule create_shader_module(Device& device, const std::vector<uint32_t>&
 }
 
 ComputePipeline::ComputePipeline(Device& device, const std::vector<uint32_t>& spirv,
-                                 const std::vector<Resource>& resources)
+                                 const std::vector<Resource>& resources, const std::vector<uint32_t>& specialization)
     : device_(device), bindings_(device, resources, VK_SHADER_STAGE_COMPUTE_BIT) {
+  std::vector<VkSpecializationMapEntry> entries;
+  for (uint32_t i = 0; i < specialization.size(); ++i) entries.push_back({i, i * 4u, 4});
+  VkSpecializationInfo spec_info{static_cast<uint32_t>(entries.size()), entries.data(), specialization.size() * 4,
+                                 specialization.data()};
   VkShaderModule module = create_shader_module(device, spirv);
   VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   info.stage.module = module;
   info.stage.pName = "main";
+  if (!specialization.empty()) info.stage.pSpecializationInfo = &spec_info;
   info.layout = bindings_.layout();
   const VkResult result = vkCreateComputePipelines(device.handle(), VK_NULL_HANDLE, 1, &info, nullptr, &pipeline_);
   vkDestroyShaderModule(device.handle(), module, nullptr);

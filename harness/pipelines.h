@@ -1,15 +1,17 @@
 #pragma once
 // Compute pipelines with their descriptor sets, and images: the pieces the kernel runs are built from.
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "vulkan_context.h"
 
 namespace shaderwatch {
 
-// Every kernel pushes at most 16 bytes of uints (luminance_common.glsl, boids_common.glsl).
+// Every kernel pushes at most 64 bytes: uints, and floats stored bit for bit (postfx.glsl).
 struct PushConstants {
-  uint32_t values[4] = {0, 0, 0, 0};
+  uint32_t values[16] = {};
+  void set_float(size_t index, float value) { std::memcpy(&values[index], &value, sizeof value); }
 };
 
 struct Resource {
@@ -40,7 +42,9 @@ VkShaderModule create_shader_module(Device& device, const std::vector<uint32_t>&
 
 class ComputePipeline {
  public:
-  ComputePipeline(Device& device, const std::vector<uint32_t>& spirv, const std::vector<Resource>& resources);
+  // specialization[i] is the value of constant_id i (32-bit).
+  ComputePipeline(Device& device, const std::vector<uint32_t>& spirv, const std::vector<Resource>& resources,
+                  const std::vector<uint32_t>& specialization = {});
   ~ComputePipeline();
   ComputePipeline(const ComputePipeline&) = delete;
   ComputePipeline& operator=(const ComputePipeline&) = delete;

@@ -178,6 +178,79 @@ std::vector<KernelSpec> build_catalog() {
                     kSubgroupBasic | kSubgroupArithmetic));
   k.push_back(boids("boids/minmax_atomic", "per-component min and max: atomicMin/Max on order-preserving uint keys",
                     Method::BoidsMinMaxAtomic, {{"boids_minmax.comp", {{"GROUP", "256"}, {"ATOMIC", "1"}}}}, 256, exact));
+
+  // Post-processing pipeline (seed 000, "Call for a new Post-Processing Pipeline").
+  auto pixel = [&](std::string name, std::string description, PostfxStage stage, PixelSpace space, int op = 0,
+                   std::vector<uint32_t> specialization = {}) {
+    Defines defines{{"STAGE", std::to_string(static_cast<int>(stage))}};
+    if (stage == PostfxStage::ToneMapY) defines.push_back({"OPERATOR", std::to_string(op)});
+    KernelSpec spec{.name = std::move(name),
+                    .family = Family::Postfx,
+                    .method = Method::PixelMap,
+                    .description = std::move(description),
+                    .shaders = {{"postfx_pixel.comp", std::move(defines)}},
+                    .group_x = 16,
+                    .group_y = 16,
+                    .tile_x = 16,
+                    .tile_y = 16,
+                    .roundings = [](const ErrorContext&) { return 0.0; }};  // per-pixel bounds: reference/tracked.h
+    spec.input_space = space;
+    spec.stage = stage;
+    spec.tone_operator = op;
+    spec.specialization = std::move(specialization);
+    k.push_back(std::move(spec));
+  };
+  pixel("postfx/rgb_to_yxy", "linear sRGB (Rec.709, D65; Lindbloom's matrix) to CIE Yxy, black guarded",
+        PostfxStage::RgbToYxy, PixelSpace::Rgb);
+  pixel("postfx/yxy_to_rgb", "CIE Yxy back to linear sRGB", PostfxStage::YxyToRgb, PixelSpace::Yxy);
+  const std::pair<const char*, int> y_operators[] = {{"reinhard", 0},          {"reinhard_extended", 1}, {"hable", 2},
+                                                     {"aces_narkowicz", 3},    {"hejl_burgess_dawson", 5},
+                                                     {"lottes", 6},            {"uchimura", 7}};
+  for (const auto& [op_name, op] : y_operators) {
+    pixel(std::string("postfx/tonemap_") + op_name, std::string("tone map Y of a Yxy image, exposure a/Lavg: ") + op_name,
+          PostfxStage::ToneMapY, PixelSpace::Yxy, op);
+  }
+  pixel("postfx/tonemap_aces_hill", "ACES fitted (Hill, RGB matrices) on exposed RGB", PostfxStage::AcesHillRgb,
+        PixelSpace::Rgb, 4);
+  pixel("postfx/bright_pass", "bright-pass on Y (threshold 5, offset 10), x and y kept", PostfxStage::BrightPass,
+        PixelSpace::Yxy);
+  pixel("postfx/local_gamma", "dynamic local gamma: Y = L^(0.444 + 0.045 ln(L + 0.6034))", PostfxStage::LocalGamma,
+        PixelSpace::YxyToneMapped);
+  for (const auto& [op_name, op] : {std::pair{"reinhard", 0}, std::pair{"hable", 2}, std::pair{"aces_narkowicz", 3}}) {
+    pixel(std::string("postfx/fused_") + op_name,
+          std::string("fused RGB -> Yxy -> exposure -> tone map -> local gamma -> RGB, one read and one write: ") + op_name,
+          PostfxStage::Fused, PixelSpace::Rgb, op, {static_cast<uint32_t>(op)});
+  }
+  pixel("postfx/coc", "circle of confusion in pixels from depth (Potmesil; 50 mm, f/2.8, focus 5 m, 36 mm sensor)",
+        PostfxStage::CircleOfConfusion, PixelSpace::Depth);
+  {
+    KernelSpec tiles{.name = "postfx/dof_tiles",
+                     .family = Family::Postfx,
+                     .method = Method::DofTiles,
+                     .description = "per 16x16 tile: max near CoC, min far CoC, counts (the seed's red/green image)",
+                     .shaders = {{"postfx_dof_tiles.comp", {}}},
+                     .group_x = 16,
+                     .group_y = 16,
+                     .tile_x = 16,
+                     .tile_y = 16,
+                     .roundings = [](const ErrorContext&) { return 0.0; }};
+    tiles.input_space = PixelSpace::Depth;
+    k.push_back(std::move(tiles));
+  }
+  for (const auto& [variant, shared] : {std::pair{"naive", "0"}, std::pair{"shared", "1"}}) {
+    KernelSpec blur{.name = std::string("postfx/blur_") + variant + "_r16",
+                    .family = Family::Postfx,
+                    .method = Method::Blur,
+                    .description = std::string("separable Gaussian, radius 16 (sigma 16/3), x then y pass, ") +
+                                   (shared[0] == '1' ? "rows/columns staged in shared memory" : "every tap from memory"),
+                    .shaders = {{"postfx_blur.comp", {{"DIRECTION", "0"}, {"SHARED", shared}, {"RADIUS", "16"}}},
+                                {"postfx_blur.comp", {{"DIRECTION", "1"}, {"SHARED", shared}, {"RADIUS", "16"}}}},
+                    .group_x = 256,
+                    .group_y = 1,
+                    .roundings = [](const ErrorContext&) { return 0.0; }};
+    blur.blur_radius = 16;
+    k.push_back(std::move(blur));
+  }
   return k;
 }
 }  // namespace

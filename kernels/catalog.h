@@ -12,7 +12,7 @@ namespace shaderwatch {
 
 using Defines = std::vector<std::pair<std::string, std::string>>;
 
-enum class Family { Luminance, Boids };
+enum class Family { Luminance, Boids, Postfx };
 
 // How the harness drives an entry: the dispatch shape, buffers and what the outputs mean.
 enum class Method {
@@ -27,7 +27,21 @@ enum class Method {
   BoidsMipChain,        // scatter into a square image, vkCmdBlitImage down to 1x1
   BoidsMinMaxSubgroup,  // one workgroup: min and max per component
   BoidsMinMaxAtomic,    // one invocation per position: atomicMin/Max on order-preserving keys
+  PixelMap,             // post-processing: one output pixel per input pixel (postfx_pixel.comp)
+  Blur,                 // separable Gaussian: x pass then y pass (postfx_blur.comp)
+  DofTiles,             // per-tile near/far circle of confusion (postfx_dof_tiles.comp)
 };
+
+// What a post-processing kernel reads: the harness derives it from the problem's RGB image.
+enum class PixelSpace {
+  Rgb,            // linear HDR RGB
+  Yxy,            // (Y, x, y) of that image
+  YxyToneMapped,  // Y Reinhard-tone-mapped into [0, 1] (local gamma's input)
+  Depth,          // a depth buffer in metres (.x): near, in-focus and far regions
+};
+
+// Which formula of reference/postfx.h a post-processing kernel computes (postfx_pixel.comp's STAGE).
+enum class PostfxStage { RgbToYxy = 0, YxyToRgb, ToneMapY, AcesHillRgb, BrightPass, LocalGamma, Fused, CircleOfConfusion };
 
 struct ShaderRef {
   std::string file;  // in kernels/
@@ -57,6 +71,12 @@ struct KernelSpec {
   // Set for the negative control: why a wrong answer is expected. Its outcome is reported, never a pass.
   std::optional<std::string> negative_control;
   bool needs_nonnegative_input = false;  // ln(delta + L)
+  // Post-processing kernels.
+  PixelSpace input_space = PixelSpace::Rgb;
+  PostfxStage stage = PostfxStage::RgbToYxy;
+  int tone_operator = 0;                 // reference::ToneOperator
+  std::vector<uint32_t> specialization;  // constant_id i = specialization[i]
+  uint32_t blur_radius = 0;
 };
 
 const std::vector<KernelSpec>& catalog();

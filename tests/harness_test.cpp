@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "check_suite.h"
+#include "postfx.h"
 
 using namespace shaderwatch;
 
@@ -99,6 +100,40 @@ TEST(Check, AWrongAnswerIsCaughtAndNamed) {
   const Outcome o = run.check();
   EXPECT_EQ(o.status, Status::Fail);
   EXPECT_NE(o.first_failure.find("tile 2,1"), std::string::npos) << o.first_failure;
+  expect_no_validation_messages();
+}
+
+TEST(Postfx, ColourRoundTripOnTheGpuStaysWithinItsBound) {
+  // RGB -> Yxy on the GPU, its output fed back through Yxy -> RGB on the GPU; the result is compared with
+  // the original through both formulas, their errors tracked end to end.
+  Vulkan& v = vulkan();
+  const auto problem = make_postfx_problem(InputKind::HdrTest, 96, 64, 5);
+  KernelRun forward(*v.device, *v.compiler, find_kernel("postfx/rgb_to_yxy"), problem);
+  v.device->submit_and_wait([&](VkCommandBuffer cmd) { forward.record(cmd); });
+  ASSERT_EQ(forward.check().status, Status::Pass);
+
+  KernelSpec back = find_kernel("postfx/yxy_to_rgb");
+  back.input_space = PixelSpace::Rgb;  // take the GPU's Yxy as it is
+  Problem yxy = problem;
+  yxy.data = forward.output_pixels();
+  KernelRun inverse(*v.device, *v.compiler, back, yxy);
+  v.device->submit_and_wait([&](VkCommandBuffer cmd) { inverse.record(cmd); });
+  const auto round_trip = inverse.output_pixels();
+  double worst = 0;
+  for (size_t i = 0; i < problem.items(); ++i) {
+    const float* rgb = &problem.data[i * 4];
+    using reference::Tracked;
+    const auto expected = reference::yxy_to_rgb(reference::rgb_to_yxy(
+        reference::Vec3<Tracked>{Tracked(rgb[0]), Tracked(rgb[1]), Tracked(rgb[2])}));
+    const Tracked channels[3] = {expected.a, expected.b, expected.c};
+    for (int c = 0; c < 3; ++c) {
+      const double ratio = std::fabs(round_trip[i * 4 + c] - channels[c].value) / (2 * channels[c].error);
+      ASSERT_LE(ratio, 1.0) << "pixel " << i << " channel " << c << ": " << round_trip[i * 4 + c] << " vs "
+                            << channels[c].value << " +- " << 2 * channels[c].error;
+      worst = std::max(worst, ratio);
+    }
+  }
+  EXPECT_GT(worst, 0.0);  // the comparison saw real rounding, not identical copies
   expect_no_validation_messages();
 }
 

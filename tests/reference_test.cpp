@@ -10,7 +10,9 @@
 #include "boids.h"
 #include "catalog.h"
 #include "luminance.h"
+#include "postfx.h"
 #include "summation.h"
+#include "tracked.h"
 
 using namespace shaderwatch;
 using namespace shaderwatch::reference;
@@ -103,7 +105,7 @@ TEST(Boids, MeanMinMaxOfKnownPositions) {
 
 TEST(Catalog, NamesAreUniqueStableAndComplete) {
   std::set<std::string> names;
-  const std::regex shape("^(lum|boids)/[a-z0-9_]+$");
+  const std::regex shape("^(lum|boids|postfx)/[a-z0-9_]+$");
   size_t negative_controls = 0;
   for (const auto& k : catalog()) {
     EXPECT_TRUE(names.insert(k.name).second) << "duplicate " << k.name;
@@ -159,4 +161,94 @@ TEST(Catalog, RoundingCountsFollowTheErrorAnalysis) {
   EXPECT_EQ(mip_chain_side(1), 1u);
   EXPECT_EQ(tree_levels(1), 0u);
   EXPECT_EQ(tree_levels(1000), 10u);
+}
+
+// --- Post-processing references and their error tracking ---
+
+// The formulas' step and smoothstep for float, so they also compile for a float32 CPU evaluation.
+namespace shaderwatch::reference {
+float step(float edge, float x) { return x < edge ? 0.0f : 1.0f; }
+float smoothstep(float e0, float e1, float x) {
+  const float t = std::clamp((x - e0) / (e1 - e0), 0.0f, 1.0f);
+  return t * t * (3.0f - 2.0f * t);
+}
+}  // namespace shaderwatch::reference
+
+namespace {
+// A float32 evaluation on the CPU (round to nearest, libm within 1 ulp) is one of the GPUs Vulkan allows:
+// it must land within the tracked bound of every formula.
+template <class F>
+void expect_float_within_bound(const char* what, F formula, double lo, double hi, int steps) {
+  for (int i = 0; i <= steps; ++i) {
+    const double x = lo * std::pow(hi / lo, double(i) / steps);
+    const float xf = static_cast<float>(x);
+    const Tracked t = formula(Tracked(xf));
+    const float f = formula(xf);
+    EXPECT_TRUE(std::isfinite(t.error)) << what << " at " << x;
+    EXPECT_LE(std::fabs(double(f) - t.value), t.error) << what << " at x = " << x << ": float " << f << " vs " << t.value;
+  }
+}
+}  // namespace
+
+TEST(Tracked, BoundsCoverFloatEvaluationOfEveryToneOperator) {
+  PostfxParams p;
+  lottes_constants(p);
+  for (auto op : {ToneOperator::Reinhard, ToneOperator::ReinhardExtended, ToneOperator::Hable,
+                  ToneOperator::AcesNarkowicz, ToneOperator::HejlBurgessDawson, ToneOperator::Lottes,
+                  ToneOperator::Uchimura}) {
+    expect_float_within_bound(
+        "tone_map", [&](auto x) { return tone_map(op, x, p); }, 1e-4, 1e4, 2000);
+  }
+  expect_float_within_bound("local_gamma", [](auto x) { return local_gamma(x); }, 1e-6, 1.0, 2000);
+  expect_float_within_bound("bright_pass", [&](auto x) { return bright_pass(x, p); }, 1e-3, 1e5, 2000);
+}
+
+TEST(Tracked, AddsUpRoundingsAndRejectsWhatItCannotBound) {
+  Tracked sum(0.0);
+  float f = 0;
+  for (int i = 1; i <= 1000; ++i) {
+    sum += Tracked(1.0 / i);
+    f += static_cast<float>(1.0 / i);
+  }
+  EXPECT_LE(std::fabs(f - sum.value), sum.error);
+  EXPECT_LT(sum.error, 1000 * 2 * kUlp * sum.value);  // no looser than a crude n u sum|x|
+  // log near 0 with an uncertain argument: no finite bound, so the check fails rather than guesses.
+  EXPECT_TRUE(std::isinf(log(Tracked::exact(1e-9, 2e-9)).error));
+  // step: exactly at the edge within the error, either side is possible.
+  EXPECT_EQ(step(Tracked(0.5), Tracked::exact(0.5, 1e-7)).error, 1.0);
+  EXPECT_EQ(step(Tracked(0.5), Tracked::exact(0.6, 1e-7)).error, 0.0);
+}
+
+TEST(Postfx, ColourSpaceRoundTripIsIdentityAndBlackIsGuarded) {
+  const Vec3<double> rgb{0.2, 1.5, 40.0};
+  const auto back = yxy_to_rgb(rgb_to_yxy(rgb));
+  // Lindbloom's 7-digit matrices are each other's inverse to about 1e-7 of the largest channel.
+  EXPECT_NEAR(back.a, rgb.a, 1e-7 * 40);
+  EXPECT_NEAR(back.b, rgb.b, 1e-7 * 40);
+  EXPECT_NEAR(back.c, rgb.c, 1e-7 * 40);
+  const auto black = rgb_to_yxy(Vec3<double>{0, 0, 0});
+  EXPECT_EQ(black.a, 0.0);
+  EXPECT_EQ(black.b, 0.3127);  // D65 chromaticity, not 0/0
+  const auto white = rgb_to_yxy(Vec3<double>{1, 1, 1});
+  EXPECT_NEAR(white.b, 0.3127, 1e-4);  // sRGB white is D65
+  EXPECT_NEAR(white.c, 0.3290, 1e-4);
+  EXPECT_NEAR(white.a, 1.0, 1e-6);
+}
+
+TEST(Postfx, OperatorsMatchPublishedValues) {
+  PostfxParams p;
+  lottes_constants(p);
+  EXPECT_DOUBLE_EQ(tone_map(ToneOperator::Reinhard, 1.0, p), 0.5);
+  EXPECT_NEAR(tone_map(ToneOperator::AcesNarkowicz, 1e6, p), 1.0, 1e-12);  // clamped
+  EXPECT_NEAR(tone_map(ToneOperator::Hable, 5.6, p), 1.0, 1e-12);           // f(2 * 5.6) / f(W)
+  EXPECT_NEAR(tone_map(ToneOperator::Lottes, 0.18, p), 0.267, 1e-6);        // midIn -> midOut
+  EXPECT_NEAR(local_gamma(0.0), 0.0, 0.0);
+  // gamma_v from 0.421 at L = 0 to about 0.465 at L = 1 (the seed's range).
+  EXPECT_NEAR(0.444 + 0.045 * std::log(0.6034), 0.421, 1e-3);
+  EXPECT_NEAR(0.444 + 0.045 * std::log(1.6034), 0.465, 1e-3);
+  // Circle of confusion: zero at the focus distance, negative nearer, positive farther.
+  const LensParams lens;
+  EXPECT_EQ(circle_of_confusion(5.0, lens, 1920), 0.0);
+  EXPECT_LT(circle_of_confusion(1.0, lens, 1920), 0.0);
+  EXPECT_GT(circle_of_confusion(50.0, lens, 1920), 0.0);
 }

@@ -1,0 +1,237 @@
+#include "postfx_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "summation.h"
+
+namespace shaderwatch {
+
+using reference::Tracked;
+using reference::Vec3;
+
+namespace {
+
+// Runs fn(y0, y1, checker) over row bands on every core and merges the checkers in row order, so the
+// first failure reported is the first in the image.
+Outcome parallel_rows(uint32_t height, const std::function<void(uint32_t, uint32_t, ElementChecker&, double&)>& fn) {
+  const uint32_t threads = std::max(1u, std::min(std::thread::hardware_concurrency(), std::max(1u, height / 8)));
+  std::vector<ElementChecker> checkers(threads);
+  std::vector<double> squared(threads, 0.0);
+  std::vector<std::thread> pool;
+  for (uint32_t t = 0; t < threads; ++t) {
+    const uint32_t y0 = height * uint64_t{t} / threads, y1 = height * uint64_t{t + 1} / threads;
+    pool.emplace_back([&, t, y0, y1] { fn(y0, y1, checkers[t], squared[t]); });
+  }
+  for (auto& th : pool) th.join();
+  ElementChecker merged;
+  double total_squared = 0;
+  for (uint32_t t = 0; t < threads; ++t) {
+    merged.merge(checkers[t]);
+    total_squared += squared[t];
+  }
+  Outcome o = merged.outcome();
+  o.rmse = o.elements_checked ? std::sqrt(total_squared / o.elements_checked) : 0.0;
+  return o;
+}
+
+std::string pixel_name(uint32_t x, uint32_t y, int channel) {
+  std::ostringstream s;
+  s << "pixel (" << x << "," << y << ") channel " << "rgba"[channel];
+  return s.str();
+}
+
+// Compares one channel, accumulating the squared error for the RMSE.
+void compare(ElementChecker& checker, double& squared, uint32_t x, uint32_t y, int channel, const Tracked& expected,
+             float got) {
+  const double diff = got - expected.value;
+  if (std::isfinite(diff)) squared += diff * diff;
+  checker.check_lazy(expected.value, got, 2.0 * expected.error, [&] { return pixel_name(x, y, channel); });
+}
+
+Vec3<Tracked> apply(const KernelSpec& spec, const Vec3<Tracked>& in, const reference::PostfxParams& p) {
+  using reference::ToneOperator;
+  const auto op = static_cast<ToneOperator>(spec.tone_operator);
+  switch (spec.stage) {
+    case PostfxStage::RgbToYxy: return reference::rgb_to_yxy(in);
+    case PostfxStage::YxyToRgb: return reference::yxy_to_rgb(in);
+    case PostfxStage::ToneMapY: return {reference::tone_map(op, in.a * Tracked(p.exposure), p), in.b, in.c};
+    case PostfxStage::AcesHillRgb: {
+      const Tracked e(p.exposure);
+      return reference::aces_hill(Vec3<Tracked>{in.a * e, in.b * e, in.c * e});
+    }
+    case PostfxStage::BrightPass: return {reference::bright_pass(in.a, p), in.b, in.c};
+    case PostfxStage::LocalGamma: return {reference::local_gamma(in.a), in.b, in.c};
+    case PostfxStage::Fused: return reference::fused(op, in, p);
+    case PostfxStage::CircleOfConfusion: break;
+  }
+  return in;
+}
+
+uint64_t mix(uint64_t h) {  // splitmix64: a reproducible per-pixel random number
+  h += 0x9e3779b97f4a7c15ull;
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+  return h ^ (h >> 31);
+}
+
+}  // namespace
+
+std::vector<float> postfx_input(const KernelSpec& spec, const Problem& problem) {
+  const uint64_t n = problem.items();
+  std::vector<float> out(problem.data.begin(), problem.data.begin() + n * 4);
+  for (uint64_t i = 0; i < n; ++i) {
+    float* px = &out[i * 4];
+    switch (spec.input_space) {
+      case PixelSpace::Rgb: break;
+      case PixelSpace::Yxy:
+      case PixelSpace::YxyToneMapped: {
+        const auto yxy = reference::rgb_to_yxy(Vec3<double>{px[0], px[1], px[2]});
+        double Y = yxy.a;
+        if (spec.input_space == PixelSpace::YxyToneMapped) Y = Y / (1.0 + Y);
+        px[0] = static_cast<float>(Y);
+        px[1] = static_cast<float>(yxy.b);
+        px[2] = static_cast<float>(yxy.c);
+        break;
+      }
+      case PixelSpace::Depth: {
+        // Left third near (0.5-3 m), middle third exactly in focus (5 m), right third far (8-100 m).
+        const uint32_t x = static_cast<uint32_t>(i % problem.width);
+        const double r = (mix(problem.seed * 0x100000001b3ull + i) >> 11) * 0x1.0p-53;
+        const double z = 3 * x < problem.width ? 0.5 + 2.5 * r : 3 * x < 2 * problem.width ? 5.0 : 8.0 + 92.0 * r;
+        px[0] = static_cast<float>(z);
+        px[1] = px[2] = 0.0f;
+        px[3] = 1.0f;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+reference::PostfxParams postfx_params(const Problem& problem) {
+  reference::NeumaierSum log_sum;
+  const uint64_t n = problem.items();
+  for (uint64_t i = 0; i < n; ++i) {
+    const float* px = &problem.data[i * 4];
+    const double Y = reference::rgb_to_yxy(Vec3<double>{px[0], px[1], px[2]}).a;
+    log_sum.add(std::log(1e-4 + std::max(Y, 0.0)));
+  }
+  reference::PostfxParams p;
+  const double lavg = std::exp(log_sum.value() / static_cast<double>(n));
+  p.lavg = static_cast<float>(lavg);
+  p.exposure = static_cast<float>(p.key / lavg);
+  reference::lottes_constants(p);
+  return p;
+}
+
+reference::LensParams postfx_lens() { return {}; }
+
+std::vector<float> blur_weights(uint32_t radius) {
+  const double sigma = radius / 3.0;
+  std::vector<double> w(2 * radius + 1);
+  double total = 0;
+  for (int i = -static_cast<int>(radius); i <= static_cast<int>(radius); ++i) {
+    w[i + radius] = std::exp(-0.5 * i * i / (sigma * sigma));
+    total += w[i + radius];
+  }
+  std::vector<float> out;
+  for (double v : w) out.push_back(static_cast<float>(v / total));
+  return out;
+}
+
+Outcome check_pixel_map(const KernelSpec& spec, uint32_t width, uint32_t height, const std::vector<float>& input,
+                        const reference::PostfxParams& params, const std::vector<float>& gpu) {
+  const auto lens = postfx_lens();
+  return parallel_rows(height, [&](uint32_t y0, uint32_t y1, ElementChecker& checker, double& squared) {
+    for (uint32_t y = y0; y < y1; ++y) {
+      for (uint32_t x = 0; x < width; ++x) {
+        const uint64_t i = (uint64_t{y} * width + x) * 4;
+        const float* in = &input[i];
+        const float* got = &gpu[i];
+        if (spec.stage == PostfxStage::CircleOfConfusion) {
+          compare(checker, squared, x, y, 0, reference::circle_of_confusion(Tracked(in[0]), lens, width), got[0]);
+          for (int c = 1; c < 4; ++c) compare(checker, squared, x, y, c, Tracked(c == 3 ? 1.0 : 0.0), got[c]);
+          continue;
+        }
+        const auto out = apply(spec, Vec3<Tracked>{Tracked(in[0]), Tracked(in[1]), Tracked(in[2])}, params);
+        compare(checker, squared, x, y, 0, out.a, got[0]);
+        compare(checker, squared, x, y, 1, out.b, got[1]);
+        compare(checker, squared, x, y, 2, out.c, got[2]);
+        compare(checker, squared, x, y, 3, Tracked(in[3]), got[3]);  // alpha passes through exactly
+      }
+    }
+  });
+}
+
+Outcome check_blur(uint32_t width, uint32_t height, uint32_t radius, const std::vector<float>& input,
+                   const std::vector<float>& gpu) {
+  const auto weights = blur_weights(radius);
+  const int r = static_cast<int>(radius);
+  auto at = [&](int x, int y) {
+    return uint64_t(std::clamp(y, 0, int(height) - 1)) * width + uint64_t(std::clamp(x, 0, int(width) - 1));
+  };
+  // The x pass, tracked: the y pass's inputs are the GPU's x-pass outputs, within these bounds.
+  std::vector<Tracked> first(uint64_t{width} * height * 4);
+  parallel_rows(height, [&](uint32_t y0, uint32_t y1, ElementChecker&, double&) {
+    for (uint32_t y = y0; y < y1; ++y)
+      for (uint32_t x = 0; x < width; ++x)
+        for (int c = 0; c < 4; ++c) {
+          Tracked acc(0.0);
+          for (int i = -r; i <= r; ++i) acc += Tracked(weights[i + r]) * Tracked(input[at(x + i, y) * 4 + c]);
+          first[(uint64_t{y} * width + x) * 4 + c] = acc;
+        }
+  });
+  return parallel_rows(height, [&](uint32_t y0, uint32_t y1, ElementChecker& checker, double& squared) {
+    for (uint32_t y = y0; y < y1; ++y)
+      for (uint32_t x = 0; x < width; ++x)
+        for (int c = 0; c < 4; ++c) {
+          Tracked acc(0.0);
+          for (int i = -r; i <= r; ++i) acc += Tracked(weights[i + r]) * first[at(x, y + i) * 4 + c];
+          compare(checker, squared, x, y, c, acc, gpu[(uint64_t{y} * width + x) * 4 + c]);
+        }
+  });
+}
+
+Outcome check_dof_tiles(uint32_t width, uint32_t height, const std::vector<float>& depth, uint32_t tiles_x,
+                        uint32_t tiles_y, const std::vector<float>& gpu) {
+  const auto lens = postfx_lens();
+  ElementChecker checker;
+  for (uint32_t ty = 0; ty < tiles_y; ++ty) {
+    for (uint32_t tx = 0; tx < tiles_x; ++tx) {
+      double near_max = 0, far_min = INFINITY, near_err = 0, far_err = 0;
+      uint64_t near = 0, far = 0;
+      bool ambiguous = false;
+      for (uint32_t y = ty * 16; y < std::min(height, ty * 16 + 16); ++y) {
+        for (uint32_t x = tx * 16; x < std::min(width, tx * 16 + 16); ++x) {
+          const Tracked coc = reference::circle_of_confusion(Tracked(depth[(uint64_t{y} * width + x) * 4]), lens, width);
+          // A CoC within its error of 0 could land on either side on the GPU: no sound expectation.
+          if (coc.value != 0 && std::fabs(coc.value) <= coc.error) ambiguous = true;
+          if (coc.value < 0) {
+            ++near;
+            near_max = std::max(near_max, -coc.value);
+            near_err = std::max(near_err, coc.error);
+          } else if (coc.value > 0) {
+            ++far;
+            far_min = std::min(far_min, coc.value);
+            far_err = std::max(far_err, coc.error);
+          }
+        }
+      }
+      const float* got = &gpu[(uint64_t{ty} * tiles_x + tx) * 4];
+      auto name = [&](const char* what) { return "tile (" + std::to_string(tx) + "," + std::to_string(ty) + ") " + what; };
+      const double inf = ambiguous ? INFINITY : 0;  // an infinite bound never passes
+      checker.check_lazy(near_max, got[0], 2 * near_err + inf, [&] { return name("max near CoC"); });
+      checker.check_lazy(far ? far_min : 0.0, got[1], 2 * far_err + inf, [&] { return name("min far CoC"); });
+      checker.check_lazy(double(near), got[2], inf, [&] { return name("near pixels"); });
+      checker.check_lazy(double(far), got[3], inf, [&] { return name("far pixels"); });
+    }
+  }
+  return checker.outcome();
+}
+
+}  // namespace shaderwatch

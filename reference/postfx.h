@@ -1,0 +1,196 @@
+#pragma once
+// Post-processing formulas (seed 000, "Call for a new Post-Processing Pipeline"; ../shared/kernels.md), each
+// written once as a template: with double it is plain arithmetic, with Tracked it carries the reference
+// value and the per-pixel error bound of a float32 GPU evaluation. The shaders in kernels/postfx_*.comp
+// evaluate the same expressions in the same order.
+#include <array>
+#include <cmath>
+#include <cstdint>
+
+#include "tracked.h"
+
+namespace shaderwatch::reference {
+
+// Tone-mapping operators; the numbers are the catalog's and the shaders' OPERATOR values.
+enum class ToneOperator : int {
+  Reinhard = 0,
+  ReinhardExtended = 1,
+  Hable = 2,
+  AcesNarkowicz = 3,
+  AcesHill = 4,  // an RGB operator: applied to exposed RGB, not to Y
+  HejlBurgessDawson = 5,
+  Lottes = 6,
+  Uchimura = 7,
+};
+
+// Parameters shared by the shaders (push constants) and the references.
+struct PostfxParams {
+  float exposure = 1.0f;       // key / Lavg
+  float white_point = 4.0f;    // Reinhard extended Lw
+  float lavg = 1.0f;           // bright-pass: log-average luminance
+  float key = 0.18f;           // bright-pass: key a
+  float threshold = 5.0f;      // bright-pass T
+  float offset = 10.0f;        // bright-pass O
+  float lottes_b = 0, lottes_c = 0;  // derived once in double, rounded to float (lottes_constants)
+};
+void lottes_constants(PostfxParams& p);
+
+template <class T>
+struct Vec3 {
+  T a, b, c;
+};
+
+// sRGB / Rec.709 primaries, D65 white, Bruce Lindbloom's matrices (rows).
+template <class T>
+Vec3<T> rgb_to_xyz(const Vec3<T>& rgb) {
+  const T X = T(0.4124564) * rgb.a + T(0.3575761) * rgb.b + T(0.1804375) * rgb.c;
+  const T Y = T(0.2126729) * rgb.a + T(0.7151522) * rgb.b + T(0.0721750) * rgb.c;
+  const T Z = T(0.0193339) * rgb.a + T(0.1191920) * rgb.b + T(0.9503041) * rgb.c;
+  return {X, Y, Z};
+}
+template <class T>
+Vec3<T> xyz_to_rgb(const Vec3<T>& xyz) {
+  const T R = T(3.2404542) * xyz.a - T(1.5371385) * xyz.b - T(0.4985314) * xyz.c;
+  const T G = T(-0.9692660) * xyz.a + T(1.8760108) * xyz.b + T(0.0415560) * xyz.c;
+  const T B = T(0.0556434) * xyz.a - T(0.2040259) * xyz.b + T(1.0572252) * xyz.c;
+  return {R, G, B};
+}
+
+inline double value_of(double v) { return v; }
+inline double value_of(const Tracked& v) { return v.value; }
+
+// Returns (Y, x, y). A black pixel (X + Y + Z == 0) gets the D65 white point's chromaticity.
+template <class T>
+Vec3<T> rgb_to_yxy(const Vec3<T>& rgb) {
+  const Vec3<T> xyz = rgb_to_xyz(rgb);
+  const T sum = xyz.a + xyz.b + xyz.c;
+  if (!(value_of(sum) > 0)) return {xyz.b, T(0.3127), T(0.3290)};
+  return {xyz.b, xyz.a / sum, xyz.b / sum};
+}
+// From (Y, x, y); y == 0 (only for black) gives black.
+template <class T>
+Vec3<T> yxy_to_rgb(const Vec3<T>& Yxy) {
+  const T& Y = Yxy.a;
+  const T& x = Yxy.b;
+  const T& y = Yxy.c;
+  if (!(value_of(y) > 0)) return {T(0.0), T(0.0), T(0.0)};
+  const T X = x * Y / y;
+  const T Z = (T(1.0) - x - y) * Y / y;
+  return xyz_to_rgb(Vec3<T>{X, Y, Z});
+}
+
+template <class T>
+T hable_curve(T x) {
+  const T A(0.15), B(0.50), C(0.10), D(0.20), E(0.02), F(0.30);
+  return (x * (A * x + C * B) + D * E) / (x * (A * x + B) + D * F) - E / F;
+}
+
+template <class T>
+T pow_nonneg(T x, T y) {  // pow(0, y > 0) is 0: exp2(y * log2(0)) = exp2(-inf)
+  if (value_of(x) == 0) return T(0.0);
+  using std::pow;
+  return pow(x, y);
+}
+
+// Tone-maps exposed luminance x (every operator but AcesHill).
+template <class T>
+T tone_map(ToneOperator op, T x, const PostfxParams& p) {
+  using std::clamp;
+  using std::exp;
+  using std::max;
+  switch (op) {
+    case ToneOperator::Reinhard:
+      return x / (T(1.0) + x);
+    case ToneOperator::ReinhardExtended: {
+      const T lw(p.white_point);
+      return x * (T(1.0) + x / (lw * lw)) / (T(1.0) + x);
+    }
+    case ToneOperator::Hable:
+      return hable_curve(T(2.0) * x) / hable_curve(T(11.2));
+    case ToneOperator::AcesNarkowicz: {
+      const T v = x * (T(2.51) * x + T(0.03)) / (x * (T(2.43) * x + T(0.59)) + T(0.14));
+      return clamp(v, T(0.0), T(1.0));
+    }
+    case ToneOperator::HejlBurgessDawson: {
+      const T xp = max(T(0.0), x - T(0.004));
+      return xp * (T(6.2) * xp + T(0.5)) / (xp * (T(6.2) * xp + T(1.7)) + T(0.06));
+    }
+    case ToneOperator::Lottes: {
+      const T a(1.6), ad(1.6 * 0.977);
+      return pow_nonneg(x, a) / (pow_nonneg(x, ad) * T(p.lottes_b) + T(p.lottes_c));
+    }
+    case ToneOperator::Uchimura: {
+      const T P(1.0), a(1.0), m(0.22), l(0.4), c(1.33), b(0.0);
+      const T l0 = (P - m) * l / a;
+      const T S0 = m + l0;
+      const T S1 = m + a * l0;
+      const T CP = -(a * P / (P - S1)) / P;
+      const T w0 = T(1.0) - smoothstep(T(0.0), m, x);
+      const T w2 = step(m + l0, x);
+      const T w1 = T(1.0) - w0 - w2;
+      const T toe = m * pow_nonneg(x / m, c) + b;
+      const T linear = m + a * (x - m);
+      const T shoulder = P - (P - S1) * exp(CP * (x - S0));
+      return toe * w0 + linear * w1 + shoulder * w2;
+    }
+    case ToneOperator::AcesHill:
+      break;
+  }
+  return x;
+}
+
+// ACES fitted (Stephen Hill): RGB in, RGB out.
+template <class T>
+Vec3<T> aces_hill(const Vec3<T>& c) {
+  const Vec3<T> v{T(0.59719) * c.a + T(0.35458) * c.b + T(0.04823) * c.c,
+                  T(0.07600) * c.a + T(0.90834) * c.b + T(0.01566) * c.c,
+                  T(0.02840) * c.a + T(0.13383) * c.b + T(0.83777) * c.c};
+  auto rrt_odt = [](T x) {
+    return (x * (x + T(0.0245786)) - T(0.000090537)) / (x * (T(0.983729) * x + T(0.4329510)) + T(0.238081));
+  };
+  const Vec3<T> f{rrt_odt(v.a), rrt_odt(v.b), rrt_odt(v.c)};
+  return {T(1.60475) * f.a - T(0.53108) * f.b - T(0.07367) * f.c,
+          T(-0.10208) * f.a + T(1.10813) * f.b - T(0.00605) * f.c,
+          T(-0.00327) * f.a - T(0.07276) * f.b + T(1.07602) * f.c};
+}
+
+// Bright-pass (DirectX SDK HDRLighting) on Y.
+template <class T>
+T bright_pass(T Y, const PostfxParams& p) {
+  using std::max;
+  const T c1 = max(Y * T(p.key) / (T(p.lavg) + T(0.001)) - T(p.threshold), T(0.0));
+  return c1 / (T(p.offset) + c1);
+}
+
+// Dynamic local gamma (seed 000 after Kwon et al.): L tone-mapped, in [0, 1].
+template <class T>
+T local_gamma(T L) {
+  using std::log;
+  const T g = T(0.444) + T(0.045) * log(L + T(0.6034));
+  return pow_nonneg(L, g);
+}
+
+// The fused pass: RGB -> Yxy -> exposure -> tone map -> local gamma -> RGB.
+template <class T>
+Vec3<T> fused(ToneOperator op, const Vec3<T>& rgb, const PostfxParams& p) {
+  Vec3<T> Yxy = rgb_to_yxy(rgb);
+  Yxy.a = local_gamma(tone_map(op, Yxy.a * T(p.exposure), p));
+  return yxy_to_rgb(Yxy);
+}
+
+// Circle of confusion in pixels (Potmesil & Chakravarty): negative in the near field, positive far.
+struct LensParams {
+  float focal_length = 0.05f;   // m
+  float f_stop = 2.8f;
+  float focus_distance = 5.0f;  // m
+  float sensor_width = 0.036f;  // m
+};
+template <class T>
+T circle_of_confusion(T z, const LensParams& lens, uint32_t image_width) {
+  const T f(lens.focal_length), zf(lens.focus_distance);
+  const T aperture = f / T(lens.f_stop);
+  const T coc = aperture * f * (z - zf) / (z * (zf - f));  // signed: z < zf is near
+  return coc * T(static_cast<float>(image_width / lens.sensor_width));
+}
+
+}  // namespace shaderwatch::reference

@@ -1,0 +1,101 @@
+#pragma once
+// A double with a first-order bound on the error a float32 GPU evaluation of the same formula may have,
+// under Vulkan's precision rules (Vulkan-Docs appendices/spirvenv.adoc): add, sub, mul correctly rounded
+// (1 ulp in an unspecified rounding mode); division 2.5 ulp; exp/exp2 3 + 2|x| ulp; log/log2 3 ulp outside
+// [0.5, 2] and 2^-21 absolute inside; pow as exp2(y * log2(x)). Each post-processing formula is written once
+// as a template and evaluated with Tracked: `value` is the reference, `error` the per-pixel bound.
+// Denormals may be flushed: every operation also allows 2^-126 absolute.
+#include <algorithm>
+#include <cmath>
+
+namespace shaderwatch::reference {
+
+struct Tracked {
+  double value = 0;
+  double error = 0;
+
+  Tracked() = default;
+  Tracked(double v) : value(static_cast<float>(v)) {}  // constants and inputs: float32, exactly as the shader has them
+  static Tracked exact(double v, double e) {
+    Tracked t;
+    t.value = v;
+    t.error = e;
+    return t;
+  }
+};
+
+inline constexpr double kUlp = 1.0 / 8388608.0;   // relative size of one float32 ulp (upper bound)
+inline constexpr double kFlush = 1.1754943508222875e-38;  // 2^-126: a flushed denormal
+
+inline double ulps(double n, double v) { return n * kUlp * std::fabs(v) + kFlush; }
+
+inline Tracked operator+(Tracked a, Tracked b) {
+  const double v = a.value + b.value;
+  return Tracked::exact(v, a.error + b.error + ulps(1, v));
+}
+inline Tracked operator-(Tracked a, Tracked b) {
+  const double v = a.value - b.value;
+  return Tracked::exact(v, a.error + b.error + ulps(1, v));
+}
+inline Tracked operator-(Tracked a) { return Tracked::exact(-a.value, a.error); }
+inline Tracked operator*(Tracked a, Tracked b) {
+  const double v = a.value * b.value;
+  return Tracked::exact(v, std::fabs(a.value) * b.error + std::fabs(b.value) * a.error + a.error * b.error + ulps(1, v));
+}
+inline Tracked operator/(Tracked a, Tracked b) {
+  const double v = a.value / b.value;
+  // d(a/b) = da/b - a db/b^2; the denominator's own error bounded away from zero by |b| - e_b.
+  const double denom = std::max(std::fabs(b.value) - b.error, 0.0);
+  const double e = denom > 0 ? (a.error + std::fabs(v) * b.error) / denom : INFINITY;
+  return Tracked::exact(v, e + ulps(2.5, v));
+}
+inline Tracked& operator+=(Tracked& a, Tracked b) { return a = a + b; }
+
+inline Tracked exp(Tracked x) {
+  const double v = std::exp(x.value);
+  return Tracked::exact(v, v * (std::expm1(x.error)) + ulps(3 + 2 * std::fabs(x.value), v));
+}
+inline Tracked exp2(Tracked x) {
+  const double v = std::exp2(x.value);
+  return Tracked::exact(v, v * std::expm1(x.error * M_LN2) + ulps(3 + 2 * std::fabs(x.value), v));
+}
+inline Tracked log_impl(Tracked x, double scale) {  // scale: 1 for ln, 1/ln2 for log2
+  const double v = std::log(x.value) * scale;
+  const double lo = std::max(x.value - x.error, 0.0);
+  const double propagated = lo > 0 ? scale * std::log1p(x.error / lo) : INFINITY;
+  const double own = (x.value >= 0.5 && x.value <= 2.0) ? std::ldexp(1.0, -21) : ulps(3, v);
+  return Tracked::exact(v, propagated + own);
+}
+inline Tracked log(Tracked x) { return log_impl(x, 1.0); }
+inline Tracked log2(Tracked x) { return log_impl(x, 1.0 / M_LN2); }
+inline Tracked pow(Tracked x, Tracked y) { return exp2(y * log2(x)); }
+
+// Exact operations: the error passes through (clamping can only shrink it).
+inline Tracked max(Tracked a, Tracked b) {
+  return Tracked::exact(std::max(a.value, b.value), std::max(a.error, b.error));
+}
+inline Tracked min(Tracked a, Tracked b) {
+  return Tracked::exact(std::min(a.value, b.value), std::max(a.error, b.error));
+}
+inline Tracked clamp(Tracked x, Tracked lo, Tracked hi) { return min(max(x, lo), hi); }
+
+// step(edge, x): a jump. Where x is within its error of the edge the GPU may take either side: the
+// result is then 0 or 1 with an error of 1, and whatever it multiplies inherits that.
+inline Tracked step(Tracked edge, Tracked x) {
+  const double v = x.value < edge.value ? 0.0 : 1.0;
+  const bool ambiguous = std::fabs(x.value - edge.value) <= x.error + edge.error;
+  return Tracked::exact(v, ambiguous ? 1.0 : 0.0);
+}
+inline Tracked smoothstep(Tracked e0, Tracked e1, Tracked x) {
+  const Tracked t = clamp((x - e0) / (e1 - e0), Tracked(0.0), Tracked(1.0));
+  return t * t * (Tracked(3.0) - Tracked(2.0) * t);
+}
+
+// The same vocabulary for plain doubles, so formulas compile for both.
+inline double step(double edge, double x) { return x < edge ? 0.0 : 1.0; }
+inline double smoothstep(double e0, double e1, double x) {
+  const double t = std::clamp((x - e0) / (e1 - e0), 0.0, 1.0);
+  return t * t * (3 - 2 * t);
+}
+
+}  // namespace shaderwatch::reference
