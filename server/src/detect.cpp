@@ -151,12 +151,6 @@ double l1_cost(const std::vector<double>& y, std::size_t lo, std::size_t hi) {
   return c;
 }
 
-// Stage 1, binary segmentation. The candidate split is where the shift between segment
-// medians scores highest (robust to outliers); it is then placed exactly where the L1 cost
-// around the segment medians is least, searched within min_segment of the candidate (the
-// median score is flat near a step). A split leaving fewer than min_segment points on a side
-// is not yet a change point: a lone outlier never is, and a new level must hold min_segment
-// runs first. Known limit: two steps closer than 2*min_segment may be merged into one.
 // Trimmed mean of a sorted buffer (see level()).
 double trimmed_sorted(const std::vector<double>& v) {
   const std::size_t k = v.size() >= 5 ? std::max<std::size_t>(1, v.size() / 5) : 0;
@@ -165,6 +159,12 @@ double trimmed_sorted(const std::vector<double>& v) {
   return sum / static_cast<double>(v.size() - 2 * k);
 }
 
+// Stage 1, binary segmentation. The candidate split is where the shift between the segments'
+// trimmed means scores highest (robust to outliers); it is then placed exactly where the L1
+// cost around the segment medians is least, searched within min_segment of the candidate (the
+// score is flat near a step). A split leaving fewer than min_segment points on a side is not
+// yet a change point: a lone outlier never is, and a new level must hold min_segment runs
+// first. Known limit: two steps closer than 2*min_segment may be merged into one.
 void segment(const std::vector<double>& y, std::size_t lo, std::size_t hi, double sigma,
              double threshold, const Params& p, std::vector<std::pair<std::size_t, double>>& out) {
   if (hi - lo < 2 * p.min_segment) return;
@@ -255,7 +255,7 @@ std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) 
   if (cps.empty()) return result;
   std::sort(cps.begin(), cps.end());
 
-  // Residual noise around segment medians: the series' own noise for the effect floor.
+  // Residual noise around segment levels: the series' own noise for the effect floor.
   std::vector<std::size_t> bounds{0};
   for (const auto& c : cps) bounds.push_back(c.first);
   bounds.push_back(n);

@@ -51,7 +51,7 @@ struct Point {
 struct ChangePoint {
   std::size_t index = 0;  // first point of the new segment
   std::size_t n_before = 0, n_after = 0;
-  double before = 0, after = 0;  // segment medians (ns)
+  double before = 0, after = 0;  // segment levels, 20% trimmed means (ns)
   double delta_rel = 0;          // after/before - 1 (positive = slower)
   double noise_rel = 0;          // robust relative noise of the series (residual MAD)
   double floor_rel = 0;          // effect floor applied: max(min_rel_effect, noise_k*noise_rel)
