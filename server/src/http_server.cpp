@@ -146,6 +146,9 @@ struct HttpServer::Impl {
               if (!params_of(req).empty()) throw ClientError(400, "takes no query parameters");
               return store.verdict(req.matches[1]);
             }));
+    svr.Get(R"(/api/v1/runs/([A-Za-z0-9._:@+-]+)/results)", read([this](const auto& req) {
+              return store.run_results(req.matches[1], params_of(req));
+            }));
     svr.Get(R"(/api/v1/runs/([A-Za-z0-9._:@+-]+))", read([this](const auto& req) {
               if (!params_of(req).empty()) throw ClientError(400, "takes no query parameters");
               return store.run(req.matches[1]);

@@ -259,6 +259,33 @@ json Store::run(const std::string& key) {
   return {{"run", r}, {"points", pts}};
 }
 
+json Store::run_results(const std::string& key, const Params& q) {
+  allow_only(q, {"benchmark", "run_type"});
+  auto c = reader();
+  const auto pk = run_pk(*c, key, "run_id");
+  Where wh;
+  wh.add("r.run_id=?", pk);
+  if (auto v = opt(q, "benchmark")) wh.add("bm.name=?", *v);
+  if (auto v = opt(q, "run_type")) {
+    if (*v != "iteration" && *v != "aggregate") throw ClientError(400, "must be iteration or aggregate", "run_type");
+    wh.add("r.run_type=?", *v);
+  }
+  auto& st = c->q("SELECT r.idx, bm.name, r.run_type, r.aggregate_name, r.repetition_index, r.repetitions,"
+                  " r.threads, r.iterations, r.real_ns, r.cpu_ns, r.time_unit, r.label, r.error_occurred,"
+                  " r.error_message, r.counters FROM results r JOIN benchmarks bm ON bm.id=r.benchmark_id" +
+                  wh.sql + " ORDER BY r.idx");
+  wh.bind(st);
+  json out = json::array();
+  while (st.step())
+    out.push_back({{"index", st.i64(0)}, {"benchmark", st.text(1)}, {"run_type", st.text(2)},
+                   {"aggregate_name", st.null(3) ? json(nullptr) : json(st.text(3))},
+                   {"repetition_index", st.i64(4)}, {"repetitions", st.i64(5)}, {"threads", st.i64(6)},
+                   {"iterations", st.i64(7)}, {"real_ns", num_or_null(st, 8)}, {"cpu_ns", num_or_null(st, 9)},
+                   {"time_unit", st.text(10)}, {"label", st.text(11)}, {"error_occurred", st.i64(12) != 0},
+                   {"error_message", st.text(13)}, {"counters", json::parse(st.text(14), nullptr, false)}});
+  return {{"run_id", key}, {"results", out}};
+}
+
 json Store::series_list(const Params& q) {
   allow_only(q, {"benchmark", "family", "gpu_id", "limit", "offset"});
   Where wh;

@@ -65,6 +65,24 @@ TEST(ServerIngest, RoundTripOfRealBenchmarkOutput) {
 
   auto run = s.get("/api/v1/runs/run-1");
   EXPECT_EQ(run["points"].size(), 3u);
+  // Every raw row comes back, in order, with times in ns and counters kept.
+  auto raw = s.get("/api/v1/runs/run-1/results");
+  ASSERT_EQ(raw["results"].size(), d["benchmarks"].size());
+  for (std::size_t i = 0; i < d["benchmarks"].size(); ++i) {
+    const auto& in = d["benchmarks"][i];
+    const auto& out = raw["results"][i];
+    EXPECT_EQ(out["run_type"], in["run_type"]);
+    EXPECT_EQ(out["iterations"], in["iterations"]);
+    if (in["run_type"] == "iteration") {
+      EXPECT_EQ(out["repetition_index"], in["repetition_index"]);
+      EXPECT_DOUBLE_EQ(out["real_ns"].get<double>(), in["real_time"].get<double>());  // already ns
+      EXPECT_TRUE(out["counters"].contains("bytes_per_second"));
+    } else {
+      EXPECT_EQ(out["aggregate_name"], in["aggregate_name"]);
+    }
+  }
+  EXPECT_EQ(s.get("/api/v1/runs/run-1/results?run_type=iteration&benchmark=lum/sequential_256/4096/cold")["results"].size(), 3u);
+  s.get("/api/v1/runs/run-1/results?run_type=bogus", 400);
   EXPECT_EQ(s.get("/api/v1/runs/run-1/verdict")["verdict"], "pass");
   EXPECT_EQ(s.get("/api/v1/benchmarks?family=lum")["benchmarks"].size(), 2u);
   EXPECT_EQ(s.get("/api/v1/drivers")["drivers"][0]["driver_version"], "580.159.0.0");

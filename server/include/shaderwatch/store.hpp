@@ -87,6 +87,8 @@ class Store {
   nlohmann::json benchmarks(const Params& q);
   nlohmann::json runs(const Params& q);
   nlohmann::json run(const std::string& run_id);
+  // The raw rows of a run's document, in document order (repetitions and aggregates).
+  nlohmann::json run_results(const std::string& run_id, const Params& q);
   nlohmann::json series_list(const Params& q);
   nlohmann::json series(std::int64_t id, const Params& q);
   nlohmann::json alerts(const Params& q);
