@@ -13,6 +13,7 @@
 
 #include "benchmark_suite.h"
 #include "check_suite.h"
+#include "image_writer.h"
 
 namespace shaderwatch {
 extern const char* const kHarnessRevision;
@@ -84,7 +85,7 @@ int main(int argc, char** argv) {
       "on the GPU and checks every result against a CPU reference.\nWith no mode flag it benchmarks every kernel."};
   app.footer(kBenchmarkFlagsHelp);
   bool do_list_devices = false, do_list_kernels = false, do_check = false, validation = false, quick = false;
-  std::string device_selector, filter = ".*", sizes;
+  std::string device_selector, filter = ".*", sizes, images_dir;
   uint64_t seed = 0;
   app.add_flag("--list-devices", do_list_devices, "List every Vulkan device (index, name, type, driver, API, subgroup)");
   app.add_flag("--list-kernels", do_list_kernels, "List every catalog kernel, its stable name first");
@@ -98,6 +99,9 @@ int main(int argc, char** argv) {
   app.add_option("--filter", filter, "Only kernels whose name matches this regular expression");
   app.add_option("--sizes", sizes, "Benchmark sizes, comma-separated: WxH for images, N for boids (default "
                                    "1280x720,1920x1080,3840x2160,7680x4320,4096,1048576)");
+  app.add_option("--write-images", images_dir,
+                 "Write each tone-mapping operator's output on the HDR test image, the CoC image and a contact "
+                 "sheet as PNG into this directory (created if missing), then exit");
   app.add_flag("--quick", quick, "Benchmark preset for CI on lavapipe: small sizes, few samples");
   app.add_flag("--validation", validation, "Enable the Khronos validation layer; any message fails the run");
 
@@ -153,6 +157,12 @@ int main(int argc, char** argv) {
       if (!do_check) return 0;
     }
     int failures = 0;
+    if (!images_dir.empty()) {
+      Device device(instance, instance.select(device_selector == "all" ? "" : device_selector));
+      ShaderCompiler compiler;
+      for (const auto& path : write_images(device, compiler, images_dir, 640, 360)) std::cout << "wrote " << path << "\n";
+      return 0;
+    }
     if (do_check) {
       if (device_selector == "all") {
         std::cerr << "--check takes one device: give an index or a name\n";

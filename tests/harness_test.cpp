@@ -4,6 +4,8 @@
 
 #include <array>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <cstdio>
 #include <memory>
 #include <regex>
@@ -228,6 +230,29 @@ TEST(Cli, BadArgumentsAreNamed) {
   EXPECT_NE(out.find("no-such-flag"), std::string::npos) << out;
   std::tie(rc, out) = run_bench("--check --device all");
   EXPECT_EQ(rc, 2);
+}
+
+TEST(Cli, WritesToneMappedImagesAndAContactSheet) {
+  const std::string dir = ::testing::TempDir() + "shaderwatch_images";
+  const auto [rc, out] = run_bench("--write-images " + dir);
+  ASSERT_EQ(rc, 0) << out;
+  for (const char* name : {"tonemap_reinhard.png", "tonemap_aces_narkowicz.png", "tonemap_aces_hill.png", "coc.png",
+                           "contact_sheet.png"}) {
+    FILE* f = std::fopen((dir + "/" + name).c_str(), "rb");
+    ASSERT_NE(f, nullptr) << name;
+    unsigned char header[24] = {};
+    EXPECT_EQ(std::fread(header, 1, sizeof header, f), sizeof header);
+    std::fclose(f);
+    EXPECT_EQ(std::string(reinterpret_cast<char*>(header) + 1, 3), "PNG") << name;
+    const uint32_t width = (header[16] << 24) | (header[17] << 16) | (header[18] << 8) | header[19];
+    EXPECT_EQ(width, std::string(name) == "contact_sheet.png" ? 4u * 644 - 4 : 640u) << name;
+  }
+  // Operators differ: ACES and Reinhard must not write the same picture.
+  auto slurp = [&](const std::string& name) {
+    std::ifstream in(dir + "/" + name, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_NE(slurp("tonemap_reinhard.png"), slurp("tonemap_aces_narkowicz.png"));
 }
 
 TEST(Cli, NoVulkanDeviceIsAClearError) {
