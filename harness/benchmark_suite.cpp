@@ -261,8 +261,10 @@ int run_benchmarks(Instance& instance, const std::vector<uint32_t>& device_indic
         outcome.message = std::string(e.what()) + " (kernel " + c.spec->name + ", device " + c.device->device->info().name + ")";
       }
       if (c.spec->negative_control && (outcome.status == Status::Pass || outcome.status == Status::Fail)) {
-        state.SkipWithError(((outcome.status == Status::Fail ? "XFAIL (expected: negative control): race observed: " + outcome.first_failure
-                                                             : std::string("XPASS (negative control): right this time, still a data race, not a pass")))
+        // kExpectedOutcomePrefix tells the results server this error is the negative control's expected outcome.
+        state.SkipWithError((std::string(kExpectedOutcomePrefix) +
+                             (outcome.status == Status::Fail ? "XFAIL, race observed: " + outcome.first_failure
+                                                             : std::string("XPASS, right this time, still a data race, not a pass")))
                                 .c_str());
         return;
       }

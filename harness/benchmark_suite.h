@@ -12,6 +12,10 @@
 
 namespace shaderwatch {
 
+// Starts the error message of the negative control's benchmarks: an expected outcome, never a pass, and
+// not a correctness failure either (the results server skips such rows; server/README.md).
+inline constexpr const char* kExpectedOutcomePrefix = "EXPECTED (negative control): ";
+
 struct BenchmarkOptions {
   std::vector<SizeSpec> image_sizes;  // WxH
   std::vector<SizeSpec> boids_counts;

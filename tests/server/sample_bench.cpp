@@ -3,6 +3,7 @@
 // style (family/variant/size/mode). Environment knobs shape the output:
 //   SW_SAMPLE_PLAIN=1     no sw_* context keys (plain Google Benchmark output)
 //   SW_SAMPLE_FAIL=1      lum/tiled_16 reports an error (a correctness failure)
+//   SW_SAMPLE_NEGATIVE=1  adds a negative control reporting its expected failure, as shaderwatch-bench does
 //   SW_SAMPLE_GPU, SW_SAMPLE_DRIVER   override the device name / driver version
 #include <benchmark/benchmark.h>
 
@@ -45,6 +46,13 @@ void tiled(benchmark::State& state) {
 int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("lum/sequential_256/4096/cold", [](benchmark::State& s) { sum_kernel(s, 1, 4096); });
   benchmark::RegisterBenchmark("lum/tiled_16/4096/cold", tiled);
+  if (std::string(env("SW_SAMPLE_NEGATIVE", "0")) == "1") {
+    benchmark::RegisterBenchmark("lum/unrolled_literal_256/4096/cold", [](benchmark::State& s) {
+      s.SkipWithError("EXPECTED (negative control): XFAIL, race observed: element 0 (tile 0,0): expected 1, got 0.5");
+      for (auto _ : s) {
+      }
+    });
+  }
   benchmark::RegisterBenchmark("blur/separable/1024/warm", [](benchmark::State& s) { sum_kernel(s, 4, 1024); });
   if (std::string(env("SW_SAMPLE_PLAIN", "0")) != "1") {
     benchmark::AddCustomContext("sw_device_name", env("SW_SAMPLE_GPU", "NVIDIA GeForce RTX 4090"));

@@ -124,6 +124,28 @@ TEST(ServerIngest, ErrorsAreCorrectnessFailuresAndRegressions) {
   EXPECT_EQ(s.get("/api/v1/alerts?kind=correctness_regression")["total"], 1);
 }
 
+TEST(ServerIngest, TheNegativeControlsExpectedFailureIsNoCorrectnessFailure) {
+  TempDir dir;
+  TestServer s(dir.file("sw.db"));
+  ASSERT_EQ(s.post(wrap(run_sample_bench("SW_SAMPLE_NEGATIVE=1"), "nc-1", "c1", "2026-01-01T00:00:00Z"))->status, 201);
+  auto r = s.post(wrap(run_sample_bench("SW_SAMPLE_NEGATIVE=1"), "nc-2", "c2", "2026-01-01T01:00:00Z"));
+  ASSERT_EQ(r->status, 201) << r->body;
+  EXPECT_EQ(json::parse(r->body)["alerts"].size(), 0u) << r->body;
+  const auto v = s.get("/api/v1/runs/nc-2/verdict");
+  EXPECT_EQ(v["verdict"], "pass") << v.dump(1);
+  EXPECT_EQ(v["correctness"].size(), 0u);
+  // The raw row is kept, with its message.
+  const auto rows = s.get("/api/v1/runs/nc-2/results");
+  bool seen = false;
+  for (const auto& row : rows["results"]) {
+    if (row.value("error_occurred", false)) {
+      seen = true;
+      EXPECT_EQ(row["error_message"].get<std::string>().rfind("EXPECTED (negative control): ", 0), 0u);
+    }
+  }
+  EXPECT_TRUE(seen) << rows.dump(1);
+}
+
 TEST(ServerIngest, IdempotentRepostAndConflict) {
   TempDir dir;
   TestServer s(dir.file("sw.db"));

@@ -25,6 +25,11 @@ class Conn;
 
 namespace sw {
 
+// Error messages starting with this mark an expected outcome (shaderwatch-bench's negative control,
+// harness/benchmark_suite.h): such rows are kept as raw results but are no correctness failure and no
+// point of a series.
+inline constexpr const char* kExpectedOutcomePrefix = "EXPECTED (negative control): ";
+
 // A problem with what the client sent: always answered with a 4xx and a JSON error naming the
 // field (JSON-path-like, e.g. "benchmark.benchmarks[3].real_time").
 struct ClientError : std::runtime_error {

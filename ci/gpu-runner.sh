@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# CI job for a GPU runner: build, benchmark every kernel on this machine's GPU, upload the results to the
+# shaderwatch server, and gate on the server's verdict for this run (correctness or time regressions fail).
+# Environment: SHADERWATCH_URL (e.g. http://results:8080), SHADERWATCH_TOKEN (upload token),
+# optional SHADERWATCH_RUNNER (default: hostname), SHADERWATCH_JOB_URL, SHADERWATCH_DEVICE (default device),
+# SHADERWATCH_BENCH_ARGS (extra shaderwatch-bench flags), SHADERWATCH_BUILD (build directory).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+: "${SHADERWATCH_URL:?set SHADERWATCH_URL to the results server, e.g. http://results:8080}"
+: "${SHADERWATCH_TOKEN:?set SHADERWATCH_TOKEN to an upload token (shaderwatch-server token create NAME)}"
+build=${SHADERWATCH_BUILD:-$root/build-gpu}
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j"$(nproc)" --target shaderwatch-bench shaderwatch-server
+commit=$(git -C "$root" rev-parse HEAD)
+branch=$(git -C "$root" rev-parse --abbrev-ref HEAD)
+runner=${SHADERWATCH_RUNNER:-$(hostname)}
+run_id="$runner-$commit-$(date -u +%Y%m%dT%H%M%SZ)"
+out=$build/results-$run_id.json
+bench_status=0
+# shellcheck disable=SC2086 # SHADERWATCH_BENCH_ARGS is a list of flags
+"$build/harness/shaderwatch-bench" ${SHADERWATCH_DEVICE:+--device "$SHADERWATCH_DEVICE"} ${SHADERWATCH_BENCH_ARGS:-} \
+  --benchmark_out="$out" --benchmark_out_format=json || bench_status=$?
+# Upload even when a kernel gave a wrong answer: the server records the correctness failure.
+"$build/server/shaderwatch-server" post --url "$SHADERWATCH_URL" --token "$SHADERWATCH_TOKEN" "$out" \
+  --run-id "$run_id" --commit "$commit" --branch "$branch" --runner "$runner" \
+  ${SHADERWATCH_JOB_URL:+--job-url "$SHADERWATCH_JOB_URL"}
+verdict=$(curl -fsS "$SHADERWATCH_URL/api/v1/runs/$run_id/verdict")
+echo "$verdict"
+if [ "$bench_status" -ne 0 ]; then
+  echo "gpu-runner: shaderwatch-bench exited $bench_status (a wrong answer or an error; see above)" >&2
+  exit 1
+fi
+echo "$verdict" | grep -q '"verdict": *"pass"' || { echo "gpu-runner: the server's verdict is not pass" >&2; exit 1; }
