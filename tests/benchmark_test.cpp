@@ -11,23 +11,15 @@
 #include <set>
 
 #include "catalog.h"
+#include "run_command.h"
 
 namespace {
 
-struct Result {
-  int exit_code;
-  std::string output;
-};
+using Result = CommandResult;
 
 // stderr (progress) goes with stdout unless only stdout is wanted, as for parsing JSON.
 Result run(const std::string& args, bool stdout_only = false) {
-  const std::string command = std::string(SHADERWATCH_BENCH) + " " + args + (stdout_only ? " 2>/dev/null" : " 2>&1");
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  return run_command(std::string(SHADERWATCH_BENCH) + " " + args + (stdout_only ? " 2>/dev/null" : " 2>&1"));
 }
 
 TEST(BenchmarkQuick, EveryKernelTimedCheckedAndDescribed) {

@@ -12,6 +12,7 @@
 
 #include "check_suite.h"
 #include "postfx.h"
+#include "run_command.h"
 
 using namespace shaderwatch;
 
@@ -192,13 +193,8 @@ TEST(Device, ReportsWhatListDevicesPrints) {
 
 // The binary itself, as a user runs it.
 std::pair<int, std::string> run_bench(const std::string& args, const std::string& env = "") {
-  const std::string command = env + " " + SHADERWATCH_BENCH + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  const auto r = run_command(env + " " + SHADERWATCH_BENCH + " " + args + " 2>&1");
+  return {r.exit_code, r.output};
 }
 
 TEST(Cli, CheckPrintsTheTableAndExitsZero) {

@@ -407,14 +407,7 @@ json Store::alert(std::int64_t id) {
 
 json Store::set_alert_state(std::int64_t id, std::string_view body, const std::string& by) {
   if (body.size() > 65536) throw ClientError(413, "body larger than 64 KiB");
-  if (json_nesting_depth(body, 8) > 8) throw ClientError(400, "JSON nested too deeply");
-  json j;
-  try {
-    j = json::parse(body.begin(), body.end());
-  } catch (const json::exception& e) {
-    throw ClientError(400, std::string("body is not valid JSON: ") + e.what());
-  }
-  if (!j.is_object()) throw ClientError(400, "body must be a JSON object", "$");
+  const json j = parse_json_object(body, 8);
   for (auto it = j.begin(); it != j.end(); ++it)
     if (it.key() != "state" && it.key() != "note") throw ClientError(400, "unknown field", it.key());
   if (!j.contains("state")) throw ClientError(400, "missing required field", "state");

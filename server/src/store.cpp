@@ -225,16 +225,7 @@ std::string content_hash(const Parsed& p) {
 }
 
 Parsed parse_body(std::string_view body, std::size_t max_nesting) {
-  if (body.empty()) throw ClientError(400, "empty body: expected a JSON object");
-  if (json_nesting_depth(body, max_nesting) > max_nesting)
-    throw ClientError(400, "JSON nested deeper than " + std::to_string(max_nesting) + " levels");
-  json j;
-  try {
-    j = json::parse(body.begin(), body.end());
-  } catch (const json::exception& e) {
-    throw ClientError(400, std::string("body is not valid JSON: ") + e.what());
-  }
-  if (!j.is_object()) throw ClientError(400, "body must be a JSON object", "$");
+  const json j = parse_json_object(body, max_nesting);
   for (auto it = j.begin(); it != j.end(); ++it)
     if (it.key() != "run" && it.key() != "benchmark")
       throw ClientError(400, "unknown field (expected only \"run\" and \"benchmark\")", it.key());

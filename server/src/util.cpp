@@ -7,6 +7,20 @@
 
 namespace sw {
 
+nlohmann::json parse_json_object(std::string_view body, std::size_t max_nesting) {
+  if (body.empty()) throw ClientError(400, "empty body: expected a JSON object");
+  if (json_nesting_depth(body, max_nesting) > max_nesting)
+    throw ClientError(400, "JSON nested deeper than " + std::to_string(max_nesting) + " levels");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(body.begin(), body.end());
+  } catch (const nlohmann::json::exception& e) {
+    throw ClientError(400, std::string("body is not valid JSON: ") + e.what());
+  }
+  if (!j.is_object()) throw ClientError(400, "body must be a JSON object", "$");
+  return j;
+}
+
 std::size_t json_nesting_depth(std::string_view text, std::size_t limit) {
   std::size_t depth = 0, max_depth = 0;
   bool in_string = false, escape = false;

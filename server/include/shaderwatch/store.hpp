@@ -137,6 +137,9 @@ class Store {
 // Helpers shared with the HTTP layer and tests.
 // Depth of the deepest array/object nesting in a JSON text, stopping early past limit.
 std::size_t json_nesting_depth(std::string_view text, std::size_t limit);
+// Parses a request body that must be a JSON object nested at most max_nesting deep; ClientError (400)
+// naming what is wrong otherwise.
+nlohmann::json parse_json_object(std::string_view body, std::size_t max_nesting);
 std::string sha256_hex(std::string_view data);
 // ISO 8601 (YYYY-MM-DDTHH:MM:SS[.fff][Z|+HH:MM]) to Unix milliseconds; nullopt when malformed.
 std::optional<std::int64_t> parse_iso8601_ms(std::string_view s);
