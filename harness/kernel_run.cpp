@@ -148,6 +148,7 @@ struct KernelRun::Impl {
   std::vector<float> pixels;
   reference::PostfxParams postfx;
   std::unique_ptr<Buffer> weights;
+  mutable ExpectedImage expected_image;  // computed at the first check, as expected_groups
 
   Impl(Device& d, const KernelSpec& s, const Problem& p) : device(d), spec(s), problem(p) {}
   uint64_t groups() const { return uint64_t{groups_x} * groups_y; }
@@ -222,7 +223,8 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
       r.push.values[3] = static_cast<uint32_t>(r.groups());
       const bool stats = spec.method == Method::LumStats;
       const bool single = spec.method == Method::LumSinglePass;
-      r.output = make_output((r.groups() + (single ? 1 : 0)) * (stats ? kVec4 : 4));
+      // Single pass: the tile sums, the total, and for the log-average Lavg and the exposure.
+      r.output = make_output((r.groups() + (single ? (spec.log_average ? 3 : 1) : 0)) * (stats ? kVec4 : 4));
       std::vector<Resource> resources{storage(r.input), storage(r.output)};
       if (single) {
         r.counter = make_output(4);
@@ -419,13 +421,14 @@ Outcome KernelRun::check() const {
     case Family::Boids: return r.check_boids();
     case Family::Postfx: break;
   }
-  switch (r.spec.method) {
-    case Method::Blur: return check_blur(w, h, r.spec.blur_radius, r.pixels, r.output->download_as<float>(r.problem.items() * 4));
-    case Method::DofTiles:
-      return check_dof_tiles(w, h, r.pixels, r.groups_x, r.groups_y, r.output->download_as<float>(r.groups() * 4));
-    default:
-      return check_pixel_map(r.spec, w, h, r.pixels, r.postfx, r.output->download_as<float>(r.problem.items() * 4));
+  if (r.spec.method == Method::DofTiles) {
+    return check_dof_tiles(w, h, r.pixels, r.groups_x, r.groups_y, r.output->download_as<float>(r.groups() * 4));
   }
+  if (r.expected_image.empty()) {
+    r.expected_image = r.spec.method == Method::Blur ? expected_blur(w, h, r.spec.blur_radius, r.pixels)
+                                                     : expected_pixel_map(r.spec, w, h, r.pixels, r.postfx);
+  }
+  return compare_image(r.expected_image, r.output->download_as<float>(r.problem.items() * 4));
 }
 
 Outcome KernelRun::Impl::check_luminance() const {
@@ -472,6 +475,33 @@ Outcome KernelRun::Impl::check_luminance() const {
       checker.check(element_name(i) + " max", e.max, v[3], minmax_bound);
       gpu_total.add(v[0]);
     }
+  } else if (spec.log_average) {
+    // Per tile and in total: ln(delta + L) bounded as for the stats kernel; then Lavg = exp(total / N) and
+    // the exposure 0.18 / Lavg, their bounds carried through exp and the division (reference/tracked.h).
+    const auto got = output->download_as<float>(g + 3);
+    const double u = reference::kFloatUnitRoundoff;
+    auto log_bound = [&](const reference::LuminanceGroup& e, double roundings) {
+      return 2.0 * (3 * u * e.log_abs_sum + e.pixels * (std::ldexp(1.0, -21) + reference::error_gamma(4)) +
+                    reference::error_gamma(roundings) * e.log_abs_sum);
+    };
+    reference::NeumaierSum gpu_log_total;
+    for (uint64_t i = 0; i < g; ++i) {
+      checker.check(element_name(i) + " log-sum", expected[i].log_sum, got[i], log_bound(expected[i], h));
+      gpu_log_total.add(got[i]);
+    }
+    const auto total = reference::merge(expected);
+    const double total_bound = log_bound(total, spec.total_roundings(error_context));
+    checker.check("log-sum total (element " + std::to_string(g) + ")", total.log_sum, got[g], total_bound);
+    using reference::Tracked;
+    // The shader divides its float total by float(N) (exact below 2^24 pixels, else one more rounding).
+    const Tracked mean = Tracked::exact(total.log_sum, total_bound / 2) / Tracked(static_cast<double>(total.pixels));
+    const Tracked lavg = exp(mean);
+    const Tracked exposure = Tracked(0.18) / lavg;
+    checker.check("log-average luminance", lavg.value, got[g + 1], 2 * lavg.error);
+    checker.check("exposure 0.18 / Lavg", exposure.value, got[g + 2], 2 * exposure.error);
+    Outcome o = checker.outcome();
+    o.result = got[g + 1];
+    return o;
   } else {
     const auto got = output->download_as<float>(g + (single ? 1 : 0));
     for (uint64_t i = 0; i < g; ++i) {

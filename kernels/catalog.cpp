@@ -137,6 +137,16 @@ std::vector<KernelSpec> build_catalog() {
   k.push_back(subgroup_tiles("lum/single_pass_atomic",
                              "single pass: tile sums, then the last group to finish (atomic counter) adds them",
                              Method::LumSinglePass, "lum_single_pass.comp", 16, 16, 4));
+  k.back().shaders[0].defines.push_back({"LOG_AVERAGE", "0"});
+  {
+    auto log_average = subgroup_tiles("lum/log_average_exposure",
+                                      "single pass: sum of ln(1e-4 + L), log-average luminance and exposure 0.18 / Lavg",
+                                      Method::LumSinglePass, "lum_single_pass.comp", 16, 16, 4);
+    log_average.shaders[0].defines.push_back({"LOG_AVERAGE", "1"});
+    log_average.log_average = true;
+    log_average.needs_nonnegative_input = true;
+    k.push_back(std::move(log_average));
+  }
   {
     auto stats = subgroup_tiles("lum/stats_sum_log_min_max",
                                 "one read, four results: sum L, sum ln(1e-4 + L), min L, max L per 64x16 tile",

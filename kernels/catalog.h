@@ -71,6 +71,7 @@ struct KernelSpec {
   // Set for the negative control: why a wrong answer is expected. Its outcome is reported, never a pass.
   std::optional<std::string> negative_control;
   bool needs_nonnegative_input = false;  // ln(delta + L)
+  bool log_average = false;              // LumSinglePass summing ln(delta + L): also Lavg and the exposure
   // Post-processing kernels.
   PixelSpace input_space = PixelSpace::Rgb;
   PostfxStage stage = PostfxStage::RgbToYxy;
