@@ -126,10 +126,7 @@ Image::Image(Device& device, uint32_t width, uint32_t height, uint32_t levels, V
   vk_check(vkCreateImage(device.handle(), &info, nullptr, &image_), "vkCreateImage");
   VkMemoryRequirements req;
   vkGetImageMemoryRequirements(device.handle(), image_, &req);
-  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  alloc.allocationSize = req.size;
-  alloc.memoryTypeIndex = device.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
-  vk_check(vkAllocateMemory(device.handle(), &alloc, nullptr, &memory_), "vkAllocateMemory");
+  memory_ = device.allocate(req, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
   vk_check(vkBindImageMemory(device.handle(), image_, memory_, 0), "vkBindImageMemory");
   VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
   view.image = image_;

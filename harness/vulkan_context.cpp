@@ -341,6 +341,16 @@ uint32_t Device::memory_type(uint32_t type_bits, VkMemoryPropertyFlags wanted, V
   throw VulkanError("no memory type on " + info_.name + " with the needed properties");
 }
 
+VkDeviceMemory Device::allocate(const VkMemoryRequirements& requirements, VkMemoryPropertyFlags wanted,
+                                VkMemoryPropertyFlags fallback) const {
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = requirements.size;
+  alloc.memoryTypeIndex = memory_type(requirements.memoryTypeBits, wanted, fallback);
+  VkDeviceMemory memory;
+  vk_check(vkAllocateMemory(device_, &alloc, nullptr, &memory), "vkAllocateMemory");
+  return memory;
+}
+
 bool Device::format_has(VkFormat format, VkFormatFeatureFlags features) const {
   VkFormatProperties props;
   vkGetPhysicalDeviceFormatProperties(physical_, format, &props);
@@ -385,12 +395,9 @@ Buffer::Buffer(Device& device, VkDeviceSize size, VkBufferUsageFlags usage, bool
   vk_check(vkCreateBuffer(device.handle(), &info, nullptr, &buffer_), "vkCreateBuffer");
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(device.handle(), buffer_, &req);
-  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  alloc.allocationSize = req.size;
   const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  alloc.memoryTypeIndex = host_visible ? device.memory_type(req.memoryTypeBits, host | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, host)
-                                       : device.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
-  vk_check(vkAllocateMemory(device.handle(), &alloc, nullptr, &memory_), "vkAllocateMemory");
+  memory_ = host_visible ? device.allocate(req, host | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, host)
+                         : device.allocate(req, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
   vk_check(vkBindBufferMemory(device.handle(), buffer_, memory_, 0), "vkBindBufferMemory");
   if (host_visible) vk_check(vkMapMemory(device.handle(), memory_, 0, VK_WHOLE_SIZE, 0, &mapped_), "vkMapMemory");
 }

@@ -95,13 +95,16 @@ class Device {
   const DeviceInfo& info() const { return info_; }
   Instance& instance() const { return instance_; }
 
-  uint32_t memory_type(uint32_t type_bits, VkMemoryPropertyFlags wanted, VkMemoryPropertyFlags fallback) const;
+  // Memory for `requirements` of a type with `wanted` properties, else `fallback` ones (0: any).
+  VkDeviceMemory allocate(const VkMemoryRequirements& requirements, VkMemoryPropertyFlags wanted,
+                          VkMemoryPropertyFlags fallback) const;
   bool format_has(VkFormat format, VkFormatFeatureFlags features) const;
 
   // Records with `record` into a fresh command buffer, submits it and waits for it to finish.
   void submit_and_wait(const std::function<void(VkCommandBuffer)>& record);
 
  private:
+  uint32_t memory_type(uint32_t type_bits, VkMemoryPropertyFlags wanted, VkMemoryPropertyFlags fallback) const;
   Instance& instance_;
   VkPhysicalDevice physical_;
   DeviceInfo info_;
