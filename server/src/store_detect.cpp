@@ -39,23 +39,28 @@ int severity(const std::string& kind) {
   return 0;
 }
 
-std::vector<double> values_before(sql::Conn& c, std::int64_t sid, std::int64_t ms, std::int64_t run,
+// The measured values of series `sid` before, or from, the point (ms, run), nearest first, at most `limit`.
+std::vector<double> series_values(sql::Conn& c, const char* sql, std::int64_t sid, std::int64_t ms, std::int64_t run,
                                   int limit) {
-  auto& st = c.q("SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?)"
-                 " AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
+  auto& st = c.q(sql);
   st.bind(1, sid).bind(2, ms).bind(3, run).bind(4, limit);
   std::vector<double> v;
   while (st.step()) v.push_back(st.f64(0));
   return v;
 }
+std::vector<double> values_before(sql::Conn& c, std::int64_t sid, std::int64_t ms, std::int64_t run,
+                                  int limit) {
+  return series_values(c,
+                       "SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?)"
+                       " AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?",
+                       sid, ms, run, limit);
+}
 std::vector<double> values_from(sql::Conn& c, std::int64_t sid, std::int64_t ms, std::int64_t run,
                                 int limit) {
-  auto& st = c.q("SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) >= (?, ?)"
-                 " AND value_ns IS NOT NULL ORDER BY started_ms, run_id LIMIT ?");
-  st.bind(1, sid).bind(2, ms).bind(3, run).bind(4, limit);
-  std::vector<double> v;
-  while (st.step()) v.push_back(st.f64(0));
-  return v;
+  return series_values(c,
+                       "SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) >= (?, ?)"
+                       " AND value_ns IS NOT NULL ORDER BY started_ms, run_id LIMIT ?",
+                       sid, ms, run, limit);
 }
 
 // Builds the attribution of a change between runs a and b of series sid, checking siblings.
