@@ -292,7 +292,7 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
       const reference::LensParams lens = postfx_lens();
       const float floats[] = {p.exposure, p.white_point, p.lavg, p.key, p.threshold, p.offset, p.lottes_b, p.lottes_c,
                               lens.focal_length, lens.f_stop, lens.focus_distance,
-                              static_cast<float>(problem.width / lens.sensor_width)};
+                              static_cast<float>(problem.width / lens.sensor_width), p.drago_lmax, p.drago_scale};
       for (size_t i = 0; i < std::size(floats); ++i) r.push.set_float(4 + i, floats[i]);
       r.output = make_output(spec.method == Method::PixelMap ? image_bytes() : r.groups() * kVec4);
       r.passes.push_back(std::make_unique<ComputePipeline>(device, compile(0), std::vector{storage(r.input), storage(r.output)},

@@ -9,8 +9,8 @@
 namespace shaderwatch {
 
 // Every kernel pushes at most 64 bytes: uints, and floats stored bit for bit (postfx.glsl).
-struct PushConstants {
-  uint32_t values[16] = {};
+struct PushConstants {  // 128 bytes: the least maxPushConstantsSize Vulkan guarantees
+  uint32_t values[32] = {};
   void set_float(size_t index, float value) { std::memcpy(&values[index], &value, sizeof value); }
 };
 

@@ -118,17 +118,21 @@ reference::PostfxParams postfx_params(const Problem& problem) {
   std::lock_guard lock(mutex);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   reference::NeumaierSum log_sum;
+  double y_max = 0;
   const uint64_t n = problem.items();
   for (uint64_t i = 0; i < n; ++i) {
     const float* px = &problem.data[i * 4];
-    const double Y = reference::rgb_to_yxy(Vec3<double>{px[0], px[1], px[2]}).a;
-    log_sum.add(std::log(1e-4 + std::max(Y, 0.0)));
+    const double Y = std::max(reference::rgb_to_yxy(Vec3<double>{px[0], px[1], px[2]}).a, 0.0);
+    log_sum.add(std::log(1e-4 + Y));
+    y_max = std::max(y_max, Y);
   }
   reference::PostfxParams p;
   const double lavg = std::exp(log_sum.value() / static_cast<double>(n));
   p.lavg = static_cast<float>(lavg);
   p.exposure = static_cast<float>(p.key / lavg);
   reference::lottes_constants(p);
+  // Drago's Lmax' (an all-black image gets 1: its curve is then never evaluated away from 0).
+  reference::drago_constants(p, y_max > 0 ? y_max / lavg : 1.0);
   return cache.emplace(key, p).first->second;
 }
 

@@ -215,7 +215,8 @@ std::vector<KernelSpec> build_catalog() {
   pixel("postfx/yxy_to_rgb", "CIE Yxy back to linear sRGB", PostfxStage::YxyToRgb, PixelSpace::Yxy);
   const std::pair<const char*, int> y_operators[] = {{"reinhard", 0},          {"reinhard_extended", 1}, {"hable", 2},
                                                      {"aces_narkowicz", 3},    {"hejl_burgess_dawson", 5},
-                                                     {"lottes", 6},            {"uchimura", 7}};
+                                                     {"lottes", 6},            {"uchimura", 7},
+                                                     {"drago", 8},             {"day_insomniac", 9}};
   for (const auto& [op_name, op] : y_operators) {
     pixel(std::string("postfx/tonemap_") + op_name, std::string("tone map Y of a Yxy image, exposure a/Lavg: ") + op_name,
           PostfxStage::ToneMapY, PixelSpace::Yxy, op);

@@ -17,6 +17,9 @@ layout(push_constant) uniform Params {
   float f_stop;
   float focus_distance;
   float pixels_per_metre;  // image width / sensor width
+  // Drago
+  float drago_lmax;
+  float drago_scale;
 } params;
 
 vec3 rgb_to_xyz(vec3 c) {
@@ -80,6 +83,18 @@ float tone_map(int op, float x) {
       const float linear = m + a * (x - m);
       const float shoulder = P - (P - S1) * exp(CP * (x - S0));
       return toe * w0 + linear * w1 + shoulder * w2;
+    }
+    case 8: {
+      const float l = x / params.key;
+      return params.drago_scale * log(1.0 + l) / log(2.0 + 8.0 * pow_nonneg(l / params.drago_lmax, 0.23446525));
+    }
+    case 9: {
+      const float w = 10.0, b = 0.1, t = 0.7, s = 0.8, c = 2.0;
+      const float l = x / params.key;
+      const float k = (1.0 - t) * (c - b) / ((1.0 - s) * (w - c) + (1.0 - t) * (c - b));
+      const float mapped = l < c ? k * (1.0 - t) * (l - b) / (c - (1.0 - t) * b - t * l)
+                                 : (1.0 - k) * (l - c) / (s * l + (1.0 - s) * w - c) + k;
+      return clamp(mapped, 0.0, 1.0);
     }
   }
   return x;

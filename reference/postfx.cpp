@@ -10,4 +10,10 @@ void lottes_constants(PostfxParams& p) {
       (std::pow(hdr_max, a * d) * std::pow(mid_in, a) - std::pow(hdr_max, a) * std::pow(mid_in, a * d) * mid_out) / denom);
 }
 
+void drago_constants(PostfxParams& p, double lmax_over_lavg) {
+  const double ld_max = 80.0;
+  p.drago_lmax = static_cast<float>(lmax_over_lavg);
+  p.drago_scale = static_cast<float>(0.01 * ld_max / std::log10(1.0 + lmax_over_lavg));
+}
+
 }  // namespace shaderwatch::reference

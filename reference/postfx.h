@@ -21,6 +21,8 @@ enum class ToneOperator : int {
   HejlBurgessDawson = 5,
   Lottes = 6,
   Uchimura = 7,
+  Drago = 8,  // adaptive logarithmic; takes L' = Y / Lwa (world adaptation = log-average), Lmax' likewise
+  Day = 9,    // Insomniac; takes x' = Y / Lavg (log-average)
 };
 
 // Parameters shared by the shaders (push constants) and the references.
@@ -32,8 +34,12 @@ struct PostfxParams {
   float threshold = 5.0f;      // bright-pass T
   float offset = 10.0f;        // bright-pass O
   float lottes_b = 0, lottes_c = 0;  // derived once in double, rounded to float (lottes_constants)
+  float drago_lmax = 1.0f;           // Lmax' = max Y / Lwa of the image
+  float drago_scale = 0.0f;          // 0.01 Ldmax / log10(1 + Lmax'), Ldmax = 80 (drago_constants)
 };
 void lottes_constants(PostfxParams& p);
+// From the image's largest luminance over its log-average; computed in double, rounded to float.
+void drago_constants(PostfxParams& p, double lmax_over_lavg);
 
 template <class T>
 struct Vec3 {
@@ -92,11 +98,13 @@ T pow_nonneg(T x, T y) {  // pow(0, y > 0) is 0: exp2(y * log2(0)) = exp2(-inf)
   return pow(x, y);
 }
 
-// Tone-maps exposed luminance x (every operator but AcesHill).
+// Tone-maps exposed luminance x = Y * key / Lavg (every operator but AcesHill). Drago and Day want Y over
+// the log-average instead: x / key.
 template <class T>
 T tone_map(ToneOperator op, T x, const PostfxParams& p) {
   using std::clamp;
   using std::exp;
+  using std::log;
   using std::max;
   switch (op) {
     case ToneOperator::Reinhard:
@@ -132,6 +140,19 @@ T tone_map(ToneOperator op, T x, const PostfxParams& p) {
       const T linear = m + a * (x - m);
       const T shoulder = P - (P - S1) * exp(CP * (x - S0));
       return toe * w0 + linear * w1 + shoulder * w2;
+    }
+    case ToneOperator::Drago: {  // bias b = 0.85: exponent ln(b) / ln(0.5)
+      const T l = x / T(p.key);
+      return T(p.drago_scale) * log(T(1.0) + l) /
+             log(T(2.0) + T(8.0) * pow_nonneg(l / T(p.drago_lmax), T(0.23446525)));
+    }
+    case ToneOperator::Day: {  // w = 10, b = 0.1, t = 0.7, s = 0.8, c = 2; clamped: the toe is negative below b
+      const T w(10.0), b(0.1), t(0.7), s(0.8), c(2.0), one(1.0);
+      const T l = x / T(p.key);
+      const T k = (one - t) * (c - b) / ((one - s) * (w - c) + (one - t) * (c - b));
+      const T toe = k * (one - t) * (l - b) / (c - (one - t) * b - t * l);
+      const T shoulder = (one - k) * (l - c) / (s * l + (one - s) * w - c) + k;
+      return clamp(select_below(l, c, toe, shoulder), T(0.0), T(1.0));
     }
     case ToneOperator::AcesHill:
       break;

@@ -7,6 +7,7 @@
 // Denormals may be flushed: every operation also allows 2^-126 absolute.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 namespace shaderwatch::reference {
 
@@ -91,7 +92,19 @@ inline Tracked smoothstep(Tracked e0, Tracked e1, Tracked x) {
   return t * t * (Tracked(3.0) - Tracked(2.0) * t);
 }
 
+// x < edge ? below : above, with both branches evaluated. Where x is within its error of the edge the GPU
+// may take either branch: the error then covers the other branch's value too.
+inline Tracked select_below(Tracked x, Tracked edge, Tracked below, Tracked above) {
+  const Tracked& chosen = x.value < edge.value ? below : above;
+  if (std::fabs(x.value - edge.value) > x.error + edge.error) return chosen;
+  return Tracked::exact(chosen.value, std::max(below.error, above.error) + std::fabs(below.value - above.value));
+}
+
 // The same vocabulary for plain doubles, so formulas compile for both.
+template <class F, std::enable_if_t<std::is_floating_point_v<F>, int> = 0>
+F select_below(F x, F edge, F below, F above) {
+  return x < edge ? below : above;
+}
 inline double step(double edge, double x) { return x < edge ? 0.0 : 1.0; }
 inline double smoothstep(double e0, double e1, double x) {
   const double t = std::clamp((x - e0) / (e1 - e0), 0.0, 1.0);

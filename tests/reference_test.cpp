@@ -193,9 +193,10 @@ void expect_float_within_bound(const char* what, F formula, double lo, double hi
 TEST(Tracked, BoundsCoverFloatEvaluationOfEveryToneOperator) {
   PostfxParams p;
   lottes_constants(p);
+  drago_constants(p, 500.0);
   for (auto op : {ToneOperator::Reinhard, ToneOperator::ReinhardExtended, ToneOperator::Hable,
                   ToneOperator::AcesNarkowicz, ToneOperator::HejlBurgessDawson, ToneOperator::Lottes,
-                  ToneOperator::Uchimura}) {
+                  ToneOperator::Uchimura, ToneOperator::Drago, ToneOperator::Day}) {
     expect_float_within_bound(
         "tone_map", [&](auto x) { return tone_map(op, x, p); }, 1e-4, 1e4, 2000);
   }
@@ -217,6 +218,11 @@ TEST(Tracked, AddsUpRoundingsAndRejectsWhatItCannotBound) {
   // step: exactly at the edge within the error, either side is possible.
   EXPECT_EQ(step(Tracked(0.5), Tracked::exact(0.5, 1e-7)).error, 1.0);
   EXPECT_EQ(step(Tracked(0.5), Tracked::exact(0.6, 1e-7)).error, 0.0);
+  // select_below: near the edge the bound covers the branch not taken.
+  const Tracked near_edge = select_below(Tracked::exact(0.5, 1e-7), Tracked(0.5), Tracked(1.0), Tracked(3.0));
+  EXPECT_EQ(near_edge.value, 3.0);
+  EXPECT_GE(near_edge.error, 2.0);
+  EXPECT_EQ(select_below(Tracked::exact(0.4, 1e-7), Tracked(0.5), Tracked(1.0), Tracked(3.0)).error, 0.0);
 }
 
 TEST(Postfx, ColourSpaceRoundTripIsIdentityAndBlackIsGuarded) {
@@ -242,6 +248,17 @@ TEST(Postfx, OperatorsMatchPublishedValues) {
   EXPECT_NEAR(tone_map(ToneOperator::AcesNarkowicz, 1e6, p), 1.0, 1e-12);  // clamped
   EXPECT_NEAR(tone_map(ToneOperator::Hable, 5.6, p), 1.0, 1e-12);           // f(2 * 5.6) / f(W)
   EXPECT_NEAR(tone_map(ToneOperator::Lottes, 0.18, p), 0.267, 1e-6);        // midIn -> midOut
+  // Drago maps the image's brightest pixel (L' = Lmax') to 0.01 Ldmax = 0.8, black to 0.
+  drago_constants(p, 500.0);
+  EXPECT_NEAR(tone_map(ToneOperator::Drago, p.key * 500.0, p), 0.8, 1e-6);
+  EXPECT_EQ(tone_map(ToneOperator::Drago, 0.0, p), 0.0);
+  // Day: toe and shoulder meet at c = 2 with value k = 0.3 * 1.9 / (0.2 * 8 + 0.3 * 1.9); w = 10 maps to 1;
+  // below the black point b = 0.1 the toe is negative and clamped to 0.
+  const double k = 0.3 * 1.9 / (0.2 * 8 + 0.3 * 1.9);
+  EXPECT_NEAR(tone_map(ToneOperator::Day, p.key * 2.0, p), k, 1e-6);
+  EXPECT_NEAR(tone_map(ToneOperator::Day, p.key * 2.0 * (1 - 1e-9), p), k, 1e-6);
+  EXPECT_NEAR(tone_map(ToneOperator::Day, p.key * 10.0, p), 1.0, 1e-6);
+  EXPECT_EQ(tone_map(ToneOperator::Day, p.key * 0.05, p), 0.0);
   EXPECT_NEAR(local_gamma(0.0), 0.0, 0.0);
   // gamma_v from 0.421 at L = 0 to about 0.465 at L = 1 (the seed's range).
   EXPECT_NEAR(0.444 + 0.045 * std::log(0.6034), 0.421, 1e-3);
