@@ -2,6 +2,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -252,7 +253,10 @@ int run_benchmarks(Instance& instance, const std::vector<uint32_t>& device_indic
                                           [&](VkCommandBuffer cmd) { run.record(cmd); }, c.cold, options.sampling);
           state.SetIterationTime(stats.median);
         }
+        const auto check_start = std::chrono::steady_clock::now();
         outcome = run.check();  // the output of the last timed dispatch
+        const double check_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - check_start).count();
+        if (check_seconds >= 1.0) std::cerr << "  checked against the CPU reference in " << check_seconds << " s" << std::endl;
       } catch (const UnsupportedError& e) {
         outcome.status = Status::Unsupported;
         outcome.message = e.what();

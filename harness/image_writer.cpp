@@ -14,6 +14,7 @@
 
 #include "kernel_run.h"
 #include "postfx.h"
+#include "postfx_check.h"
 
 namespace shaderwatch {
 
@@ -123,6 +124,21 @@ std::vector<std::string> write_images(Device& device, ShaderCompiler& compiler, 
   }
   write_png(dir + "/coc.png", coc_image);
   written.push_back(dir + "/coc.png");
+
+  // Depth of field: the input and the composite, both Reinhard-tone-mapped (exposure key / Lavg) for display.
+  const auto& dof = find_kernel("postfx/dof_composite");
+  const float exposure = postfx_params(problem).exposure;
+  auto displayed = [&](std::vector<float> pixels) {
+    for (uint64_t i = 0; i < pixels.size(); ++i) {
+      if (i % 4 != 3) pixels[i] = pixels[i] * exposure / (1 + pixels[i] * exposure);
+    }
+    return to_display(pixels, width, height, false, true);
+  };
+  for (const auto& [file, pixels] : {std::pair{"dof_input.png", postfx_input(dof, problem)},
+                                     std::pair{"dof_composite.png", run_kernel(device, compiler, dof.name, problem)}}) {
+    write_png(dir + "/" + file, displayed(pixels));
+    written.push_back(dir + "/" + file);
+  }
   return written;
 }
 

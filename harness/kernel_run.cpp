@@ -283,7 +283,8 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
       break;
     }
     case Method::PixelMap:
-    case Method::DofTiles: {
+    case Method::DofTiles:
+    case Method::DofComposite: {
       r.groups_x = static_cast<uint32_t>(ceil_div(problem.width, 16));
       r.groups_y = static_cast<uint32_t>(ceil_div(problem.height, 16));
       r.push.values[0] = problem.width;
@@ -294,6 +295,14 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
                               lens.focal_length, lens.f_stop, lens.focus_distance,
                               static_cast<float>(problem.width / lens.sensor_width), p.drago_lmax, p.drago_scale};
       for (size_t i = 0; i < std::size(floats); ++i) r.push.set_float(4 + i, floats[i]);
+      if (spec.method == Method::DofComposite) {  // the tiles, then the composite reading them
+        r.partials = make_output(r.groups() * kVec4);
+        r.output = make_output(image_bytes());
+        r.passes.push_back(std::make_unique<ComputePipeline>(device, compile(0), std::vector{storage(r.input), storage(r.partials)}));
+        r.passes.push_back(std::make_unique<ComputePipeline>(
+            device, compile(1), std::vector{storage(r.input), storage(r.output), storage(r.partials)}));
+        break;
+      }
       r.output = make_output(spec.method == Method::PixelMap ? image_bytes() : r.groups() * kVec4);
       r.passes.push_back(std::make_unique<ComputePipeline>(device, compile(0), std::vector{storage(r.input), storage(r.output)},
                                                            spec.specialization));
@@ -327,7 +336,8 @@ KernelRun::~KernelRun() = default;
 
 const std::string& KernelRun::spirv_hash() const { return impl_->hash; }
 std::vector<float> KernelRun::output_pixels() const {
-  if (impl_->spec.method != Method::PixelMap && impl_->spec.method != Method::Blur) {
+  if (impl_->spec.method != Method::PixelMap && impl_->spec.method != Method::Blur &&
+      impl_->spec.method != Method::DofComposite) {
     throw std::logic_error(impl_->spec.name + " does not write an image");
   }
   return impl_->output->download_as<float>(impl_->problem.items() * 4);
@@ -338,6 +348,7 @@ uint64_t KernelRun::bytes_moved() const {
   switch (impl_->spec.method) {
     case Method::PixelMap: return 2 * input;  // one read and one write per pixel
     case Method::Blur: return 4 * input;      // two passes, each reading and writing the image once
+    case Method::DofComposite: return 3 * input;  // the tile pass reads the image; the composite reads and writes it
     default: return input;                    // reductions: the input; their outputs are tiny
   }
 }
@@ -425,8 +436,9 @@ Outcome KernelRun::check() const {
     return check_dof_tiles(w, h, r.pixels, r.groups_x, r.groups_y, r.output->download_as<float>(r.groups() * 4));
   }
   if (r.expected_image.empty()) {
-    r.expected_image = r.spec.method == Method::Blur ? expected_blur(w, h, r.spec.blur_radius, r.pixels)
-                                                     : expected_pixel_map(r.spec, w, h, r.pixels, r.postfx);
+    r.expected_image = r.spec.method == Method::Blur           ? expected_blur(w, h, r.spec.blur_radius, r.pixels)
+                       : r.spec.method == Method::DofComposite ? expected_dof_composite(w, h, r.spec.dof_max_radius, r.pixels)
+                                                               : expected_pixel_map(r.spec, w, h, r.pixels, r.postfx);
   }
   return compare_image(r.expected_image, r.output->download_as<float>(r.problem.items() * 4));
 }

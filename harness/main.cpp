@@ -100,8 +100,8 @@ int main(int argc, char** argv) {
   app.add_option("--sizes", sizes, "Benchmark sizes, comma-separated: WxH for images, N for boids (default "
                                    "1280x720,1920x1080,3840x2160,7680x4320,4096,1048576)");
   app.add_option("--write-images", images_dir,
-                 "Write each tone-mapping operator's output on the HDR test image, the CoC image and a contact "
-                 "sheet as PNG into this directory (created if missing), then exit");
+                 "Write each tone-mapping operator's output on the HDR test image, the CoC image, the depth-of-field "
+                 "input and composite, and a contact sheet as PNG into this directory (created if missing), then exit");
   app.add_flag("--quick", quick, "Benchmark preset for CI on lavapipe: small sizes, few samples");
   app.add_flag("--validation", validation, "Enable the Khronos validation layer; any message fails the run");
 

@@ -94,14 +94,16 @@ std::vector<float> postfx_input(const KernelSpec& spec, const Problem& problem) 
         px[2] = static_cast<float>(yxy.c);
         break;
       }
-      case PixelSpace::Depth: {
-        // Left third near (0.5-3 m), middle third exactly in focus (5 m), right third far (8-100 m).
-        const uint32_t x = static_cast<uint32_t>(i % problem.width);
+      case PixelSpace::RgbDepth: {
+        // Left third near (0.5-3 m), middle third exactly in focus (5 m), right third far (8-100 m), and a near
+        // band across all three (rows 40-50%): near against focus and against far, as a foreground object.
+        const uint64_t x = i % problem.width, y = i / problem.width;
         const double r = (mix(problem.seed * 0x100000001b3ull + i) >> 11) * 0x1.0p-53;
-        const double z = 3 * x < problem.width ? 0.5 + 2.5 * r : 3 * x < 2 * problem.width ? 5.0 : 8.0 + 92.0 * r;
-        px[0] = static_cast<float>(z);
-        px[1] = px[2] = 0.0f;
-        px[3] = 1.0f;
+        const bool near_band = 10 * y >= 4 * uint64_t{problem.height} && 10 * y < 5 * uint64_t{problem.height};
+        const double z = near_band || 3 * x < problem.width ? 0.5 + 2.5 * r
+                         : 3 * x < 2 * problem.width    ? 5.0
+                                                        : 8.0 + 92.0 * r;
+        px[3] = static_cast<float>(z);
         break;
       }
     }
@@ -174,7 +176,7 @@ ExpectedImage expected_pixel_map(const KernelSpec& spec, uint32_t width, uint32_
     for (uint64_t i = uint64_t{y0} * width; i < uint64_t{y1} * width; ++i) {
       const float* in = &input[i * 4];
       if (spec.stage == PostfxStage::CircleOfConfusion) {
-        store(e, i * 4, reference::circle_of_confusion(Tracked(in[0]), lens, width));
+        store(e, i * 4, reference::circle_of_confusion(Tracked(in[3]), lens, width));
         for (int c = 1; c < 4; ++c) store(e, i * 4 + c, Tracked(c == 3 ? 1.0 : 0.0));
         continue;
       }
@@ -218,6 +220,85 @@ ExpectedImage expected_blur(uint32_t width, uint32_t height, uint32_t radius, co
   return e;
 }
 
+ExpectedImage expected_dof_composite(uint32_t width, uint32_t height, uint32_t max_radius, const std::vector<float>& input) {
+  using reference::dof_coverage;
+  const auto lens = postfx_lens();
+  const int R = static_cast<int>(max_radius), side = 2 * R + 1;
+  const Tracked clamp_radius(R);
+  // Per pixel once: its CoC, whether it is near (1, 0, or either: error 1), and as a near tap its radius and
+  // disc area. Per 16x16 tile: the largest near CoC (how far its near pixels reach).
+  struct Tap {
+    Tracked coc, near, radius, area;
+  };
+  std::vector<Tap> taps(uint64_t{width} * height);
+  parallel_rows(height, [&](uint32_t y0, uint32_t y1, ElementChecker&, double&) {
+    for (uint64_t i = uint64_t{y0} * width; i < uint64_t{y1} * width; ++i) {
+      Tap& t = taps[i];
+      t.coc = reference::circle_of_confusion(Tracked(input[i * 4 + 3]), lens, width);
+      t.near = reference::negative(t.coc);
+      t.radius = min(-t.coc, clamp_radius);
+      t.area = reference::dof_near_area(t.radius);
+    }
+  });
+  const uint32_t tiles_x = (width + 15) / 16, tiles_y = (height + 15) / 16;
+  std::vector<double> tile_reach(uint64_t{tiles_x} * tiles_y, 0.0);
+  for (uint64_t i = 0; i < taps.size(); ++i) {
+    double& reach = tile_reach[(i / width / 16) * tiles_x + (i % width) / 16];
+    reach = std::max(reach, -taps[i].coc.value);
+  }
+  std::vector<Tracked> distance(uint64_t(side) * side);
+  for (int dy = -R; dy <= R; ++dy)
+    for (int dx = -R; dx <= R; ++dx) distance[(dy + R) * side + dx + R] = sqrt(Tracked(double(dx * dx + dy * dy)));
+  // A weight is certainly 0 where the distance exceeds radius + 1 by more than both errors (well under this).
+  constexpr double kMargin = 1e-3;
+
+  ExpectedImage e = sized(width, height);
+  parallel_rows(height, [&](uint32_t y0, uint32_t y1, ElementChecker&, double&) {
+    for (uint32_t y = y0; y < y1; ++y) {
+      for (uint32_t x = 0; x < width; ++x) {
+        const Tracked far_radius = clamp(taps[uint64_t{y} * width + x].coc, Tracked(0.0), clamp_radius);
+        double reach = 0;
+        for (uint32_t ty = y / 16 ? y / 16 - 1 : 0; ty <= std::min(y / 16 + 1, tiles_y - 1); ++ty)
+          for (uint32_t tx = x / 16 ? x / 16 - 1 : 0; tx <= std::min(x / 16 + 1, tiles_x - 1); ++tx)
+            reach = std::max(reach, tile_reach[uint64_t{ty} * tiles_x + tx]);
+        // The GPU's window, or one tap wider: in the GPU's order (dy, then dx). Taps skipped here or visited by
+        // only one side have weights that are certainly 0, and adding a certain 0 changes nothing.
+        const int window = std::min(R, static_cast<int>(std::max(far_radius.value, std::min(reach, double(R))) + kMargin) + 1);
+        Tracked far_sum[3], near_sum[3], far_weight(0.0), near_weight(0.0);
+        for (int dy = -window; dy <= window; ++dy) {
+          for (int dx = -window; dx <= window; ++dx) {
+            const uint64_t q = uint64_t(std::clamp(int(y) + dy, 0, int(height) - 1)) * width +
+                               uint64_t(std::clamp(int(x) + dx, 0, int(width) - 1));
+            const Tap& t = taps[q];
+            const Tracked& d = distance[(dy + R) * side + dx + R];
+            const bool centre = dx == 0 && dy == 0;
+            // Far + focus: near taps left out (the GPU selects 0); where near is uncertain, either value.
+            if ((centre || t.near.value == 0 || t.near.error > 0) && d.value < far_radius.value + 1 + kMargin) {
+              Tracked wf = dof_coverage(far_radius, d);
+              if (!centre && t.near.error > 0) wf = Tracked::exact(t.near.value ? 0.0 : wf.value, wf.error + wf.value);
+              far_weight += wf;
+              for (int c = 0; c < 3; ++c) far_sum[c] += wf * Tracked(input[q * 4 + c]);
+            }
+            if ((t.near.value == 1 || t.near.error > 0) && d.value < t.radius.value + 1 + kMargin) {
+              Tracked wn = dof_coverage(t.radius, d) / t.area;
+              if (t.near.error > 0) wn = Tracked::exact(t.near.value ? wn.value : 0.0, wn.error + wn.value);
+              near_weight += wn;
+              for (int c = 0; c < 3; ++c) near_sum[c] += wn * Tracked(input[q * 4 + c]);
+            }
+          }
+        }
+        const Tracked alpha = min(near_weight, Tracked(1.0));
+        const uint64_t i = (uint64_t{y} * width + x) * 4;
+        for (int c = 0; c < 3; ++c) {
+          store(e, i + c, far_sum[c] / far_weight * (Tracked(1.0) - alpha) + near_sum[c] / max(near_weight, Tracked(1.0)));
+        }
+        store(e, i + 3, alpha);
+      }
+    }
+  });
+  return e;
+}
+
 Outcome compare_image(const ExpectedImage& expected, const std::vector<float>& gpu) {
   const uint32_t width = expected.width;
   return parallel_rows(expected.height, [&](uint32_t y0, uint32_t y1, ElementChecker& checker, double& squared) {
@@ -243,7 +324,7 @@ Outcome check_dof_tiles(uint32_t width, uint32_t height, const std::vector<float
       bool ambiguous = false;
       for (uint32_t y = ty * 16; y < std::min(height, ty * 16 + 16); ++y) {
         for (uint32_t x = tx * 16; x < std::min(width, tx * 16 + 16); ++x) {
-          const Tracked coc = reference::circle_of_confusion(Tracked(depth[(uint64_t{y} * width + x) * 4]), lens, width);
+          const Tracked coc = reference::circle_of_confusion(Tracked(depth[(uint64_t{y} * width + x) * 4 + 3]), lens, width);
           // A CoC within its error of 0 could land on either side on the GPU: no sound expectation.
           if (coc.value != 0 && std::fabs(coc.value) <= coc.error) ambiguous = true;
           if (coc.value < 0) {

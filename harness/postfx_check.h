@@ -29,6 +29,8 @@ struct ExpectedImage {
 ExpectedImage expected_pixel_map(const KernelSpec& spec, uint32_t width, uint32_t height,
                                  const std::vector<float>& input, const reference::PostfxParams& params);
 ExpectedImage expected_blur(uint32_t width, uint32_t height, uint32_t radius, const std::vector<float>& input);
+// The depth-of-field composite of an RGB + depth image (reference/postfx.h's dof_* formulas).
+ExpectedImage expected_dof_composite(uint32_t width, uint32_t height, uint32_t max_radius, const std::vector<float>& input);
 // Every channel of every pixel against its bound; RMSE over the image.
 Outcome compare_image(const ExpectedImage& expected, const std::vector<float>& gpu);
 Outcome check_dof_tiles(uint32_t width, uint32_t height, const std::vector<float>& depth, uint32_t tiles_x,

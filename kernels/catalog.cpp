@@ -233,7 +233,7 @@ std::vector<KernelSpec> build_catalog() {
           PostfxStage::Fused, PixelSpace::Rgb, op, {static_cast<uint32_t>(op)});
   }
   pixel("postfx/coc", "circle of confusion in pixels from depth (Potmesil; 50 mm, f/2.8, focus 5 m, 36 mm sensor)",
-        PostfxStage::CircleOfConfusion, PixelSpace::Depth);
+        PostfxStage::CircleOfConfusion, PixelSpace::RgbDepth);
   {
     KernelSpec tiles{.name = "postfx/dof_tiles",
                      .family = Family::Postfx,
@@ -245,8 +245,25 @@ std::vector<KernelSpec> build_catalog() {
                      .tile_x = 16,
                      .tile_y = 16,
                      .roundings = [](const ErrorContext&) { return 0.0; }};
-    tiles.input_space = PixelSpace::Depth;
+    tiles.input_space = PixelSpace::RgbDepth;
     k.push_back(std::move(tiles));
+  }
+  {
+    KernelSpec dof{.name = "postfx/dof_composite",
+                   .family = Family::Postfx,
+                   .method = Method::DofComposite,
+                   .description = "depth of field: tile pass, then far + focus gathered within each pixel's CoC and "
+                                  "the near field over it by its coverage (CoC clamped to 8 pixels)",
+                   .shaders = {{"postfx_dof_tiles.comp", {}},
+                               {"postfx_dof_composite.comp", {{"MAX_RADIUS", "8"}}}},
+                   .group_x = 16,
+                   .group_y = 16,
+                   .tile_x = 16,
+                   .tile_y = 16,
+                   .roundings = [](const ErrorContext&) { return 0.0; }};
+    dof.input_space = PixelSpace::RgbDepth;
+    dof.dof_max_radius = 8;
+    k.push_back(std::move(dof));
   }
   for (const auto& [variant, shared] : {std::pair{"naive", "0"}, std::pair{"shared", "1"}}) {
     KernelSpec blur{.name = std::string("postfx/blur_") + variant + "_r16",

@@ -30,6 +30,7 @@ enum class Method {
   PixelMap,             // post-processing: one output pixel per input pixel (postfx_pixel.comp)
   Blur,                 // separable Gaussian: x pass then y pass (postfx_blur.comp)
   DofTiles,             // per-tile near/far circle of confusion (postfx_dof_tiles.comp)
+  DofComposite,         // the tile pass, then the depth-of-field gather and composite (postfx_dof_composite.comp)
 };
 
 // What a post-processing kernel reads: the harness derives it from the problem's RGB image.
@@ -37,7 +38,7 @@ enum class PixelSpace {
   Rgb,            // linear HDR RGB
   Yxy,            // (Y, x, y) of that image
   YxyToneMapped,  // Y Reinhard-tone-mapped into [0, 1] (local gamma's input)
-  Depth,          // a depth buffer in metres (.x): near, in-focus and far regions
+  RgbDepth,       // that RGB with a depth buffer in metres in alpha: near, in-focus and far regions
 };
 
 // Which formula of reference/postfx.h a post-processing kernel computes (postfx_pixel.comp's STAGE).
@@ -78,6 +79,7 @@ struct KernelSpec {
   int tone_operator = 0;                 // reference::ToneOperator
   std::vector<uint32_t> specialization;  // constant_id i = specialization[i]
   uint32_t blur_radius = 0;
+  uint32_t dof_max_radius = 0;  // DofComposite: the CoC clamp in pixels (MAX_RADIUS), at most 16
 };
 
 const std::vector<KernelSpec>& catalog();

@@ -1,5 +1,5 @@
 #version 460
-// Depth-of-field tile pass (seed 000): per 16x16 tile, from the depth buffer (.x), the largest near circle
+// Depth-of-field tile pass (seed 000): per 16x16 tile, from the depth in alpha (.w), the largest near circle
 // of confusion (its size, red in the seed's image) and the smallest far one (green), with the counts of
 // near and far pixels: vec4(max near, min far (0 when none), near count, far count). In-focus pixels
 // (CoC exactly 0) count as neither.
@@ -22,7 +22,7 @@ void main() {
   near_count[t] = 0u;
   far_count[t] = 0u;
   if (p.x < params.width && p.y < params.height) {
-    const float coc = circle_of_confusion(depth[p.y * params.width + p.x].x);
+    const float coc = circle_of_confusion(depth[p.y * params.width + p.x].w);
     if (coc < 0.0) {
       near_max[t] = -coc;
       near_count[t] = 1u;

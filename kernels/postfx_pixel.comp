@@ -2,7 +2,7 @@
 // One post-processing stage per pixel: input image -> output image, RGBA32F (alpha carried through).
 // STAGE: 0 RGB->Yxy, 1 Yxy->RGB, 2 tone map Y of a Yxy image (OPERATOR), 3 ACES Hill on exposed RGB,
 // 4 bright-pass on Y, 5 local gamma on Y, 6 the fused pass RGB -> Yxy -> exposure -> tone map -> local
-// gamma -> RGB with the operator as specialization constant 0, 7 circle of confusion from depth (.x).
+// gamma -> RGB with the operator as specialization constant 0, 7 circle of confusion from depth (.w).
 #extension GL_GOOGLE_include_directive : require
 #include "postfx.glsl"
 
@@ -34,7 +34,7 @@ void main() {
   Yxy.x = local_gamma(tone_map(kFusedOperator, Yxy.x * params.exposure));
   o.rgb = yxy_to_rgb(Yxy);
 #elif STAGE == 7
-  o = vec4(circle_of_confusion(v.x), 0.0, 0.0, 1.0);
+  o = vec4(circle_of_confusion(v.w), 0.0, 0.0, 1.0);
 #else
 #error unknown STAGE
 #endif

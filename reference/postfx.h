@@ -214,4 +214,25 @@ T circle_of_confusion(T z, const LensParams& lens, uint32_t image_width) {
   return coc * T(static_cast<float>(image_width / lens.sensor_width));
 }
 
+// Depth-of-field composite (gather), kernels/postfx_dof_composite.comp. Per output pixel p, over the taps q
+// of a window (edges clamped), each tap's CoC clamped to +-MAX_RADIUS pixels:
+//   far + focus  F = sum wf_q c_q / sum wf_q,  wf_q = coverage(far radius of p, |q - p|), near taps left out
+//                (but for p itself, so sum wf >= 1): the gather radius follows p's CoC;
+//   near         wn_q = coverage(near radius of q, |q - p|) / area(near radius of q) for near taps q: each
+//                near pixel spreads over the disc its CoC covers (scatter as gather), so the near layer bleeds
+//                over what lies behind it; its coverage is alpha = min(sum wn, 1);
+//   out          F (1 - alpha) + sum wn_q c_q / max(sum wn, 1), i.e. F behind the near layer by its coverage,
+//                written without dividing by a small sum wn. Alpha goes out in the alpha channel.
+// The weight of a tap at `distance` from the centre of a disc of `radius`: 1 inside, a one-pixel ramp out.
+template <class T>
+T dof_coverage(T radius, T distance) {
+  using std::clamp;
+  return clamp(radius - distance + T(1.0), T(0.0), T(1.0));
+}
+template <class T>
+T dof_near_area(T radius) {
+  const T h = radius + T(0.5);
+  return T(3.14159265) * h * h;
+}
+
 }  // namespace shaderwatch::reference

@@ -30,21 +30,33 @@ inline constexpr double kFlush = 1.1754943508222875e-38;  // 2^-126: a flushed d
 
 inline double ulps(double n, double v) { return n * kUlp * std::fabs(v) + kFlush; }
 
+// Add, sub and mul are correctly rounded: on exact operands whose exact result is a float (zero or normal),
+// every rounding mode returns it exactly. (An in-focus pixel's z - zf is exactly 0, and so is its CoC.)
+inline bool exact_float_result(const Tracked& a, const Tracked& b, double v) {
+  return a.error == 0 && b.error == 0 && static_cast<float>(v) == v && (v == 0 || std::fabs(v) >= kFlush);
+}
 inline Tracked operator+(Tracked a, Tracked b) {
+  // x + a certain 0 is x (a denormal x may flush).
+  if (b.value == 0 && b.error == 0) return Tracked::exact(a.value, a.error + (std::fabs(a.value) < kFlush ? kFlush : 0));
+  if (a.value == 0 && a.error == 0) return b + a;
   const double v = a.value + b.value;
-  return Tracked::exact(v, a.error + b.error + ulps(1, v));
+  return Tracked::exact(v, exact_float_result(a, b, v) ? 0.0 : a.error + b.error + ulps(1, v));
 }
 inline Tracked operator-(Tracked a, Tracked b) {
   const double v = a.value - b.value;
-  return Tracked::exact(v, a.error + b.error + ulps(1, v));
+  return Tracked::exact(v, exact_float_result(a, b, v) ? 0.0 : a.error + b.error + ulps(1, v));
 }
 inline Tracked operator-(Tracked a) { return Tracked::exact(-a.value, a.error); }
 inline Tracked operator*(Tracked a, Tracked b) {
   const double v = a.value * b.value;
+  // A certain zero times a finite value is exactly zero, whatever that value's error.
+  const bool certain_zero = (a.value == 0 && a.error == 0) || (b.value == 0 && b.error == 0);
+  if (certain_zero || exact_float_result(a, b, v)) return Tracked::exact(v, 0.0);
   return Tracked::exact(v, std::fabs(a.value) * b.error + std::fabs(b.value) * a.error + a.error * b.error + ulps(1, v));
 }
 inline Tracked operator/(Tracked a, Tracked b) {
   const double v = a.value / b.value;
+  if (a.value == 0 && a.error == 0 && std::fabs(b.value) > b.error) return Tracked::exact(v, 0.0);  // 0 / certain non-zero
   // d(a/b) = da/b - a db/b^2; the denominator's own error bounded away from zero by |b| - e_b.
   const double denom = std::max(std::fabs(b.value) - b.error, 0.0);
   const double e = denom > 0 ? (a.error + std::fabs(v) * b.error) / denom : INFINITY;
@@ -70,6 +82,14 @@ inline Tracked log_impl(Tracked x, double scale) {  // scale: 1 for ln, 1/ln2 fo
 inline Tracked log(Tracked x) { return log_impl(x, 1.0); }
 inline Tracked log2(Tracked x) { return log_impl(x, 1.0 / M_LN2); }
 inline Tracked pow(Tracked x, Tracked y) { return exp2(y * log2(x)); }
+// sqrt is 1 / inversesqrt: 2 ulp, then a 2.5 ulp division. sqrt of a certain 0 is 0.
+inline Tracked sqrt(Tracked x) {
+  const double v = std::sqrt(x.value);
+  if (x.value == 0 && x.error == 0) return Tracked::exact(0.0, 0.0);
+  const double lo = std::max(x.value - x.error, 0.0);
+  const double propagated = lo > 0 ? x.error / (std::sqrt(lo) + v) : std::sqrt(x.error);
+  return Tracked::exact(v, propagated + ulps(4.5, v));
+}
 
 // Exact operations: the error passes through (clamping can only shrink it).
 inline Tracked max(Tracked a, Tracked b) {
@@ -87,6 +107,11 @@ inline Tracked step(Tracked edge, Tracked x) {
   const bool ambiguous = std::fabs(x.value - edge.value) <= x.error + edge.error;
   return Tracked::exact(v, ambiguous ? 1.0 : 0.0);
 }
+// 1 where x < 0, else 0. Where x is within its error of 0 (and not a certain 0) either side is possible.
+inline Tracked negative(Tracked x) {
+  const bool ambiguous = std::fabs(x.value) <= x.error && !(x.value == 0 && x.error == 0);
+  return Tracked::exact(x.value < 0 ? 1.0 : 0.0, ambiguous ? 1.0 : 0.0);
+}
 inline Tracked smoothstep(Tracked e0, Tracked e1, Tracked x) {
   const Tracked t = clamp((x - e0) / (e1 - e0), Tracked(0.0), Tracked(1.0));
   return t * t * (Tracked(3.0) - Tracked(2.0) * t);
@@ -101,6 +126,7 @@ inline Tracked select_below(Tracked x, Tracked edge, Tracked below, Tracked abov
 }
 
 // The same vocabulary for plain doubles, so formulas compile for both.
+inline double negative(double x) { return x < 0 ? 1.0 : 0.0; }
 template <class F, std::enable_if_t<std::is_floating_point_v<F>, int> = 0>
 F select_below(F x, F edge, F below, F above) {
   return x < edge ? below : above;

@@ -12,6 +12,7 @@
 
 #include "check_suite.h"
 #include "postfx.h"
+#include "postfx_check.h"
 #include "run_command.h"
 
 using namespace shaderwatch;
@@ -140,6 +141,47 @@ TEST(Postfx, ColourRoundTripOnTheGpuStaysWithinItsBound) {
   expect_no_validation_messages();
 }
 
+TEST(Postfx, DepthOfFieldKeepsFocusSharpBlursFarAndCoversNear) {
+  // What a person expects of the composite, independent of the reference's formulas: on 320x180 the left
+  // third is near, the middle in focus, the right far, with a near band across rows 72-89.
+  Vulkan& v = vulkan();
+  const uint32_t width = 320, height = 180;
+  const auto problem = make_postfx_problem(InputKind::HdrTest, width, height, 9);
+  const KernelSpec& spec = find_kernel("postfx/dof_composite");
+  KernelRun run(*v.device, *v.compiler, spec, problem);
+  v.device->submit_and_wait([&](VkCommandBuffer cmd) {
+    run.record_poison(cmd);
+    run.record(cmd);
+  });
+  ASSERT_EQ(run.check().status, Status::Pass);
+  const auto out = run.output_pixels();
+  const auto in = postfx_input(spec, problem);
+  auto at = [&](const std::vector<float>& image, uint32_t x, uint32_t y, int c) { return image[(y * width + x) * 4 + c]; };
+  // In focus, out of every near pixel's reach: the input itself, no near coverage.
+  for (int c = 0; c < 3; ++c) EXPECT_NEAR(at(out, 160, 20, c), at(in, 160, 20, c), 1e-6 * at(in, 160, 20, c)) << c;
+  EXPECT_EQ(at(out, 160, 20, 3), 0.0f);
+  // Deep in the near third: covered by the near field.
+  EXPECT_GT(at(out, 50, 140, 3), 0.8f);
+  // Far: a blend of its neighbourhood (within the CoC clamp plus one), not the pixel itself.
+  bool blurred = false;
+  for (uint32_t y = 100; y < 180; y += 7) {
+    for (int c = 0; c < 3; ++c) {
+      float lo = INFINITY, hi = -INFINITY;
+      for (uint32_t yy = y - 9; yy <= std::min(y + 9, height - 1); ++yy)
+        for (uint32_t xx = 280 - 9; xx <= 280 + 9; ++xx) {
+          lo = std::min(lo, at(in, xx, yy, c));
+          hi = std::max(hi, at(in, xx, yy, c));
+        }
+      EXPECT_GE(at(out, 280, y, c), lo * (1 - 1e-5f)) << y;
+      EXPECT_LE(at(out, 280, y, c), hi * (1 + 1e-5f)) << y;
+      blurred |= std::fabs(at(out, 280, y, c) - at(in, 280, y, c)) > 1e-3f * at(in, 280, y, c);
+    }
+    EXPECT_EQ(at(out, 280, y, 3), 0.0f) << y;
+  }
+  EXPECT_TRUE(blurred);
+  expect_no_validation_messages();
+}
+
 TEST(Check, UnwrittenOutputsArePoisonAndFail) {
   Vulkan& v = vulkan();
   const auto problem = make_boids_problem(InputKind::Random, 100, 3);
@@ -232,8 +274,9 @@ TEST(Cli, WritesToneMappedImagesAndAContactSheet) {
   const std::string dir = ::testing::TempDir() + "shaderwatch_images";
   const auto [rc, out] = run_bench("--write-images " + dir);
   ASSERT_EQ(rc, 0) << out;
-  for (const char* name : {"tonemap_reinhard.png", "tonemap_aces_narkowicz.png", "tonemap_aces_hill.png", "coc.png",
-                           "contact_sheet.png"}) {
+  for (const char* name : {"tonemap_reinhard.png", "tonemap_aces_narkowicz.png", "tonemap_aces_hill.png",
+                           "tonemap_drago.png", "tonemap_day_insomniac.png", "coc.png", "dof_input.png",
+                           "dof_composite.png", "contact_sheet.png"}) {
     FILE* f = std::fopen((dir + "/" + name).c_str(), "rb");
     ASSERT_NE(f, nullptr) << name;
     unsigned char header[24] = {};
@@ -241,7 +284,7 @@ TEST(Cli, WritesToneMappedImagesAndAContactSheet) {
     std::fclose(f);
     EXPECT_EQ(std::string(reinterpret_cast<char*>(header) + 1, 3), "PNG") << name;
     const uint32_t width = (header[16] << 24) | (header[17] << 16) | (header[18] << 8) | header[19];
-    EXPECT_EQ(width, std::string(name) == "contact_sheet.png" ? 4u * 644 - 4 : 640u) << name;
+    EXPECT_EQ(width, std::string(name) == "contact_sheet.png" ? 5u * 644 - 4 : 640u) << name;  // 10 operators
   }
   // Operators differ: ACES and Reinhard must not write the same picture.
   auto slurp = [&](const std::string& name) {
@@ -249,6 +292,7 @@ TEST(Cli, WritesToneMappedImagesAndAContactSheet) {
     return std::string(std::istreambuf_iterator<char>(in), {});
   };
   EXPECT_NE(slurp("tonemap_reinhard.png"), slurp("tonemap_aces_narkowicz.png"));
+  EXPECT_NE(slurp("dof_input.png"), slurp("dof_composite.png"));
 }
 
 TEST(Cli, NoVulkanDeviceIsAClearError) {
