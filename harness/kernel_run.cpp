@@ -23,6 +23,17 @@ constexpr VkDeviceSize kVec4 = 16;
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+// Workgroups {x, y} of blur pass `pass`: its shader writes the TILE_X x TILE_Y pixels its catalog defines say.
+std::pair<uint32_t, uint32_t> blur_groups(const KernelSpec& spec, size_t pass, const Problem& problem) {
+  auto tile = [&](const std::string& name) -> uint64_t {
+    for (const auto& [key, value] : spec.shaders.at(pass).defines)
+      if (key == name) return std::stoul(value);
+    throw std::logic_error(spec.name + ": blur pass " + std::to_string(pass) + " lacks " + name);
+  };
+  return {static_cast<uint32_t>(ceil_div(problem.width, tile("TILE_X"))),
+          static_cast<uint32_t>(ceil_div(problem.height, tile("TILE_Y")))};
+}
+
 float key_to_float(uint32_t key) {  // inverse of boids_minmax.comp's order_key
   const uint32_t u = (key & 0x80000000u) ? (key ^ 0x80000000u) : ~key;
   return std::bit_cast<float>(u);
@@ -320,8 +331,9 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
           device, compile(0), std::vector{storage(r.input), storage(r.partials), storage(r.weights)}));
       r.passes.push_back(std::make_unique<ComputePipeline>(
           device, compile(1), std::vector{storage(r.partials), storage(r.output), storage(r.weights)}));
-      r.groups_x = static_cast<uint32_t>(ceil_div(problem.width, 256));
-      r.groups_y = problem.height;
+      const auto [gx, gy] = blur_groups(spec, 0, problem);
+      r.groups_x = gx;
+      r.groups_y = gy;
       break;
     }
   }
@@ -414,10 +426,15 @@ void KernelRun::record(VkCommandBuffer cmd) const {
     case Method::Blur: {
       r.passes[0]->dispatch(cmd, r.push, r.groups_x, r.groups_y);
       full_barrier(cmd);
-      r.passes[1]->dispatch(cmd, r.push, static_cast<uint32_t>(ceil_div(r.problem.width, 16)),
-                            static_cast<uint32_t>(ceil_div(r.problem.height, 16)));
+      const auto [gx, gy] = blur_groups(r.spec, 1, r.problem);
+      r.passes[1]->dispatch(cmd, r.push, gx, gy);
       break;
     }
+    case Method::DofComposite:
+      r.passes[0]->dispatch(cmd, r.push, r.groups_x, r.groups_y);
+      full_barrier(cmd);
+      r.passes[1]->dispatch(cmd, r.push, r.groups_x, r.groups_y);
+      break;
     default:
       r.passes[0]->dispatch(cmd, r.push, r.groups_x, r.groups_y);
       break;

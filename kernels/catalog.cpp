@@ -266,14 +266,23 @@ std::vector<KernelSpec> build_catalog() {
     k.push_back(std::move(dof));
   }
   for (const auto& [variant, shared] : {std::pair{"naive", "0"}, std::pair{"shared", "1"}}) {
+    // TILE_X x TILE_Y: the pixels a workgroup of each pass writes, from which the harness sizes its dispatch.
+    // Naive: one per invocation, 256x1 then 16x16. Shared: 8 per invocation along the pass, so 128 invocations
+    // blur 1024x1 pixels, then 8x16 invocations blur 8x128.
+    const bool staged = shared[0] == '1';
+    auto pass = [&](const char* direction, const char* tile_x, const char* tile_y) {
+      return ShaderRef{"postfx_blur.comp", {{"DIRECTION", direction}, {"SHARED", shared}, {"RADIUS", "16"},
+                                            {"TILE_X", tile_x}, {"TILE_Y", tile_y}}};
+    };
     KernelSpec blur{.name = std::string("postfx/blur_") + variant + "_r16",
                     .family = Family::Postfx,
                     .method = Method::Blur,
                     .description = std::string("separable Gaussian, radius 16 (sigma 16/3), x then y pass, ") +
-                                   (shared[0] == '1' ? "rows/columns staged in shared memory" : "every tap from memory"),
-                    .shaders = {{"postfx_blur.comp", {{"DIRECTION", "0"}, {"SHARED", shared}, {"RADIUS", "16"}}},
-                                {"postfx_blur.comp", {{"DIRECTION", "1"}, {"SHARED", shared}, {"RADIUS", "16"}}}},
-                    .group_x = 256,
+                                   (staged ? "rows/columns staged in shared memory, 8 outputs per invocation"
+                                           : "every tap from memory"),
+                    .shaders = {staged ? pass("0", "1024", "1") : pass("0", "256", "1"),
+                                staged ? pass("1", "8", "128") : pass("1", "16", "16")},
+                    .group_x = staged ? 128u : 256u,  // invocations per workgroup, the same in both passes
                     .group_y = 1,
                     .roundings = [](const ErrorContext&) { return 0.0; }};
     blur.blur_radius = 16;
