@@ -190,21 +190,29 @@ std::vector<KernelSpec> build_catalog() {
                     Method::BoidsMinMaxAtomic, {{"boids_minmax.comp", {{"GROUP", "256"}, {"ATOMIC", "1"}}}}, 256, exact));
 
   // Post-processing pipeline (seed 000, "Call for a new Post-Processing Pipeline").
-  auto pixel = [&](std::string name, std::string description, PostfxStage stage, PixelSpace space, int op = 0,
-                   std::vector<uint32_t> specialization = {}) {
-    Defines defines{{"STAGE", std::to_string(static_cast<int>(stage))}};
-    if (stage == PostfxStage::ToneMapY) defines.push_back({"OPERATOR", std::to_string(op)});
+  // Every post-processing kernel but the blur: 16x16 invocations per 16x16-pixel tile; bounds per pixel
+  // (reference/tracked.h), not from a rounding count.
+  auto tiled = [](std::string name, Method method, std::string description, std::vector<ShaderRef> shaders,
+                  PixelSpace space) {
     KernelSpec spec{.name = std::move(name),
                     .family = Family::Postfx,
-                    .method = Method::PixelMap,
+                    .method = method,
                     .description = std::move(description),
-                    .shaders = {{"postfx_pixel.comp", std::move(defines)}},
+                    .shaders = std::move(shaders),
                     .group_x = 16,
                     .group_y = 16,
                     .tile_x = 16,
                     .tile_y = 16,
-                    .roundings = [](const ErrorContext&) { return 0.0; }};  // per-pixel bounds: reference/tracked.h
+                    .roundings = [](const ErrorContext&) { return 0.0; }};
     spec.input_space = space;
+    return spec;
+  };
+  auto pixel = [&](std::string name, std::string description, PostfxStage stage, PixelSpace space, int op = 0,
+                   std::vector<uint32_t> specialization = {}) {
+    Defines defines{{"STAGE", std::to_string(static_cast<int>(stage))}};
+    if (stage == PostfxStage::ToneMapY) defines.push_back({"OPERATOR", std::to_string(op)});
+    KernelSpec spec = tiled(std::move(name), Method::PixelMap, std::move(description),
+                            {{"postfx_pixel.comp", std::move(defines)}}, space);
     spec.stage = stage;
     spec.tone_operator = op;
     spec.specialization = std::move(specialization);
@@ -234,35 +242,18 @@ std::vector<KernelSpec> build_catalog() {
   }
   pixel("postfx/coc", "circle of confusion in pixels from depth (Potmesil; 50 mm, f/2.8, focus 5 m, 36 mm sensor)",
         PostfxStage::CircleOfConfusion, PixelSpace::RgbDepth);
+  k.push_back(tiled("postfx/dof_tiles", Method::DofTiles,
+                    "per 16x16 tile: max near CoC, min far CoC, counts (the seed's red/green image)",
+                    {{"postfx_dof_tiles.comp", {}}}, PixelSpace::RgbDepth));
   {
-    KernelSpec tiles{.name = "postfx/dof_tiles",
-                     .family = Family::Postfx,
-                     .method = Method::DofTiles,
-                     .description = "per 16x16 tile: max near CoC, min far CoC, counts (the seed's red/green image)",
-                     .shaders = {{"postfx_dof_tiles.comp", {}}},
-                     .group_x = 16,
-                     .group_y = 16,
-                     .tile_x = 16,
-                     .tile_y = 16,
-                     .roundings = [](const ErrorContext&) { return 0.0; }};
-    tiles.input_space = PixelSpace::RgbDepth;
-    k.push_back(std::move(tiles));
-  }
-  {
-    KernelSpec dof{.name = "postfx/dof_composite",
-                   .family = Family::Postfx,
-                   .method = Method::DofComposite,
-                   .description = "depth of field: tile pass, then far + focus gathered within each pixel's CoC and "
-                                  "the near field over it by its coverage (CoC clamped to 8 pixels)",
-                   .shaders = {{"postfx_dof_tiles.comp", {}},
-                               {"postfx_dof_composite.comp", {{"MAX_RADIUS", "8"}}}},
-                   .group_x = 16,
-                   .group_y = 16,
-                   .tile_x = 16,
-                   .tile_y = 16,
-                   .roundings = [](const ErrorContext&) { return 0.0; }};
-    dof.input_space = PixelSpace::RgbDepth;
-    dof.dof_max_radius = 8;
+    const uint32_t max_radius = 8;
+    KernelSpec dof = tiled("postfx/dof_composite", Method::DofComposite,
+                           "depth of field: tile pass, then far + focus gathered within each pixel's CoC and the near "
+                           "field over it by its coverage (CoC clamped to " + std::to_string(max_radius) + " pixels)",
+                           {{"postfx_dof_tiles.comp", {}},
+                            {"postfx_dof_composite.comp", {{"MAX_RADIUS", std::to_string(max_radius)}}}},
+                           PixelSpace::RgbDepth);
+    dof.dof_max_radius = max_radius;
     k.push_back(std::move(dof));
   }
   for (const auto& [variant, shared] : {std::pair{"naive", "0"}, std::pair{"shared", "1"}}) {
