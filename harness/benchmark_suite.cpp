@@ -4,10 +4,13 @@
 
 #include <chrono>
 #include <cstdio>
+#include <future>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <semaphore>
 #include <sstream>
+#include <thread>
 
 #include "kernel_run.h"
 #include "pipelines.h"
@@ -25,9 +28,9 @@ BenchmarkOptions quick_benchmark_options() {
   BenchmarkOptions o;
   o.image_sizes = {{320, 180, 0}, {1280, 720, 0}};
   o.boids_counts = {{0, 0, 4096}, {0, 0, 65536}};
-  o.sampling.min_samples = 10;
-  o.sampling.min_gpu_seconds = 0.01;
-  o.sampling.max_wall_seconds = 0.3;
+  o.sampling.stop.min_samples = 10;
+  o.sampling.stop.min_gpu_seconds = 0.01;
+  o.sampling.stop.max_wall_seconds = 0.3;
   o.sampling.warmup_seconds = 0.01;
   o.sampling.flush_bytes = uint64_t{8} << 20;
   o.peak_copy_bytes = uint64_t{32} << 20;
@@ -102,7 +105,7 @@ Bandwidths measure_bandwidth(DeviceBench& d, const BenchmarkOptions& options) {
   push.values[1] = grid_stride_groups(info, count, 256);
   const BufferReader reader(*d.device, *d.compiler, src);
   auto median = [&](const std::function<void(VkCommandBuffer)>& timed) {
-    return d.timer->sample([](VkCommandBuffer) {}, timed, true, options.sampling).median;
+    return d.timer->sample([](VkCommandBuffer) {}, timed, true, options.sampling).stats.median;
   };
   Bandwidths b;
   b.bytes = bytes;
@@ -150,7 +153,8 @@ void add_device_context(const DeviceBench& d, const std::string& prefix) {
 }
 
 // Inputs are generated once per size and shared by every kernel and device; the last KernelRun is kept
-// so a kernel's hot and cold benchmarks (and repetitions) reuse its buffers.
+// so a kernel's hot and cold benchmarks reuse its buffers. Shared: a check still running on a worker
+// thread keeps its run alive.
 class RunCache {
  public:
   const Problem& problem(Family family, const SizeSpec& size, uint64_t seed) {
@@ -164,24 +168,44 @@ class RunCache {
     }
     return it->second;
   }
-  KernelRun& run(DeviceBench& d, const KernelSpec& spec, const Problem& problem) {
+  std::shared_ptr<KernelRun> run(DeviceBench& d, const KernelSpec& spec, const Problem& problem) {
     if (!current_ || current_device_ != &d || current_spec_ != &spec || current_problem_ != &problem) {
-      current_.reset();  // free the previous kernel's device memory first
-      current_ = std::make_unique<KernelRun>(*d.device, *d.compiler, spec, problem);
+      current_.reset();  // free the previous kernel's device memory first (unless a check still holds it)
+      current_ = std::make_shared<KernelRun>(*d.device, *d.compiler, spec, problem);
       current_device_ = &d;
       current_spec_ = &spec;
       current_problem_ = &problem;
     }
-    return *current_;
+    return current_;
   }
-  void clear() { current_.reset(); }
 
  private:
   std::map<std::tuple<Family, uint32_t, uint32_t, uint64_t>, Problem> problems_;
-  std::unique_ptr<KernelRun> current_;
+  std::shared_ptr<KernelRun> current_;
   const DeviceBench* current_device_ = nullptr;
   const KernelSpec* current_spec_ = nullptr;
   const Problem* current_problem_ = nullptr;
+};
+
+// Runs checks on worker threads, at most `workers` at once: the next benchmark samples on the GPU while
+// the CPU compares the last ones with their references. submit() waits for a free worker, which also
+// bounds how many finished runs (and their device memory) checks keep alive.
+class CheckQueue {
+ public:
+  explicit CheckQueue(unsigned workers) : free_(workers) {}
+  std::shared_future<Outcome> submit(std::function<Outcome()> check) {
+    free_.acquire();
+    return std::async(std::launch::async, [this, check = std::move(check)] {
+             struct Release {
+               std::counting_semaphore<>& s;
+               ~Release() { s.release(); }
+             } release{free_};
+             return check();
+           }).share();
+  }
+
+ private:
+  std::counting_semaphore<> free_;
 };
 
 struct BenchmarkCase {
@@ -192,9 +216,47 @@ struct BenchmarkCase {
   std::string name;
 };
 
+// Google Benchmark's --benchmark_filter, on the clean names: a regular expression, '-' in front negates.
+std::function<bool(const std::string&)> benchmark_filter() {
+  std::string spec = benchmark::GetBenchmarkFilter();
+  if (spec.empty() || spec == "all") return [](const std::string&) { return true; };
+  const bool negate = spec.front() == '-';
+  if (negate) spec.erase(0, 1);
+  std::regex re;
+  try {
+    re = std::regex(spec);
+  } catch (const std::regex_error& e) {
+    throw std::invalid_argument("--benchmark_filter '" + benchmark::GetBenchmarkFilter() +
+                                "' is not a valid regular expression: " + e.what());
+  }
+  return [re, negate](const std::string& name) { return std::regex_search(name, re) != negate; };
+}
+
+// Why a benchmark reports no times: the negative control's expected outcome, a wrong answer, an error.
+// Empty for a pass.
+std::string error_message(const KernelSpec& spec, const Outcome& outcome, uint64_t seed) {
+  if (spec.negative_control && (outcome.status == Status::Pass || outcome.status == Status::Fail)) {
+    // kExpectedOutcomePrefix tells the results server this error is the negative control's expected outcome.
+    return std::string(kExpectedOutcomePrefix) +
+           (outcome.status == Status::Fail ? "XFAIL, race observed: " + outcome.first_failure
+                                           : std::string("XPASS, right this time, still a data race, not a pass"));
+  }
+  if (outcome.status == Status::Pass) return "";
+  return status_name(outcome.status) + ": " + outcome.message +
+         (outcome.first_failure.empty() ? "" : "; first wrong: " + outcome.first_failure) + " (seed " +
+         std::to_string(seed) + ")";
+}
+
+std::string seconds_text(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f s", s);
+  return text;
+}
+
 }  // namespace
 
-int run_benchmarks(Instance& instance, const std::vector<uint32_t>& device_indices, const BenchmarkOptions& options) {
+std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::vector<uint32_t>& device_indices,
+                                                const BenchmarkOptions& options) {
   std::vector<std::unique_ptr<DeviceBench>> devices;
   for (uint32_t index : device_indices) {
     auto d = std::make_unique<DeviceBench>();
@@ -215,6 +277,7 @@ int run_benchmarks(Instance& instance, const std::vector<uint32_t>& device_indic
     add_device_context(*d, devices.size() > 1 ? "sw" + d->suffix.substr(1) + "_" : "sw_");
   }
 
+  const auto selected = benchmark_filter();
   std::vector<BenchmarkCase> cases;
   for (auto& d : devices) {
     for (const auto& spec : catalog()) {
@@ -225,80 +288,82 @@ int run_benchmarks(Instance& instance, const std::vector<uint32_t>& device_indic
                                           ? std::to_string(size.width) + "x" + std::to_string(size.height)
                                           : std::to_string(size.count);
         for (bool cold : {false, true}) {
-          cases.push_back({d.get(), &spec, size, cold,
-                           spec.name + "/" + size_text + (cold ? "/cold" : "/hot") + d->suffix});
+          std::string name = spec.name + "/" + size_text + (cold ? "/cold" : "/hot") + d->suffix;
+          if (selected(name)) cases.push_back({d.get(), &spec, size, cold, std::move(name)});
         }
       }
     }
   }
 
-  static RunCache cache;  // static: outlives the benchmark lambdas' registration
-  int unexpected_failures = 0;
-  size_t done = 0;
-  const size_t total = cases.size();
-  for (const auto& c : cases) {
-    benchmark::RegisterBenchmark(c.name.c_str(), [c, &options, &unexpected_failures, &done, total](benchmark::State& state) {
-      std::cerr << "[" << ++done << "/" << total << "] " << c.name << " on " << c.device->device->info().name << std::endl;
+  const auto start = std::chrono::steady_clock::now();
+  RunCache cache;
+  CheckQueue checks(std::max(1u, std::thread::hardware_concurrency() - 1));
+  std::vector<BenchmarkResult> results(cases.size());
+  std::vector<std::shared_future<Outcome>> outcomes(cases.size());
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const BenchmarkCase& c = cases[i];
+    BenchmarkResult& r = results[i];
+    r.name = c.name;
+    r.peak_bytes_per_second = c.device->bandwidth.peak();
+    std::cerr << "[" << i + 1 << "/" << cases.size() << "] " << c.name << " on " << c.device->device->info().name << std::endl;
+    try {
       const Problem& problem = cache.problem(c.spec->family, c.size, options.seed);
-      Outcome outcome;
-      SampleStats stats;
-      std::string hash;
-      uint64_t bytes = 0;
-      try {
-        KernelRun& run = cache.run(*c.device, *c.spec, problem);
-        hash = run.spirv_hash();
-        bytes = run.bytes_moved();
-        for (auto _ : state) {
-          stats = c.device->timer->sample([&](VkCommandBuffer cmd) { run.record_poison(cmd); },
-                                          [&](VkCommandBuffer cmd) { run.record(cmd); }, c.cold, options.sampling);
-          state.SetIterationTime(stats.median);
-        }
-        const auto check_start = std::chrono::steady_clock::now();
-        outcome = run.check();  // the output of the last timed dispatch
-        const double check_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - check_start).count();
-        if (check_seconds >= 1.0) std::cerr << "  checked against the CPU reference in " << check_seconds << " s" << std::endl;
-      } catch (const UnsupportedError& e) {
-        outcome.status = Status::Unsupported;
-        outcome.message = e.what();
-      } catch (const std::exception& e) {
-        outcome.status = Status::Error;
-        outcome.message = std::string(e.what()) + " (kernel " + c.spec->name + ", device " + c.device->device->info().name + ")";
-      }
-      if (c.spec->negative_control && (outcome.status == Status::Pass || outcome.status == Status::Fail)) {
-        // kExpectedOutcomePrefix tells the results server this error is the negative control's expected outcome.
-        state.SkipWithError((std::string(kExpectedOutcomePrefix) +
-                             (outcome.status == Status::Fail ? "XFAIL, race observed: " + outcome.first_failure
-                                                             : std::string("XPASS, right this time, still a data race, not a pass")))
-                                .c_str());
-        return;
-      }
-      if (outcome.status != Status::Pass) {
-        if (is_unexpected_failure(outcome.status)) ++unexpected_failures;
-        const std::string message = status_name(outcome.status) + ": " + outcome.message +
-                                    (outcome.first_failure.empty() ? "" : "; first wrong: " + outcome.first_failure) +
-                                    " (seed " + std::to_string(options.seed) + ")";
-        std::cerr << "  " << message << std::endl;
-        state.SkipWithError(message.c_str());
-        return;
-      }
-      state.SetLabel("spirv:" + hash + " stop:" + stats.stop_reason);
-      state.SetBytesProcessed(static_cast<int64_t>(bytes));
-      state.SetItemsProcessed(static_cast<int64_t>(problem.items()));
-      state.counters["median_us"] = stats.median * 1e6;
-      state.counters["min_us"] = stats.min * 1e6;
-      state.counters["p25_us"] = stats.p25 * 1e6;
-      state.counters["p75_us"] = stats.p75 * 1e6;
-      state.counters["rel_stdev_pct"] = stats.rel_stdev * 100;
-      state.counters["samples"] = static_cast<double>(stats.seconds.size());
-      state.counters["pct_of_peak"] = 100.0 * (bytes / stats.median) / c.device->bandwidth.peak();
-      state.counters["err_bound_ratio"] = outcome.worst_ratio;
-    })
-        ->UseManualTime()
-        ->Iterations(1)  // one iteration = one adaptive sampling run; its time is the median sample
-        ->Unit(benchmark::kMicrosecond);
+      std::shared_ptr<KernelRun> run = cache.run(*c.device, *c.spec, problem);
+      r.spirv_hash = run->spirv_hash();
+      r.bytes = run->bytes_moved();
+      r.items = problem.items();
+      r.measurement = c.device->timer->sample([&](VkCommandBuffer cmd) { run->record_poison(cmd); },
+                                              [&](VkCommandBuffer cmd) { run->record(cmd); }, c.cold, options.sampling);
+      // The output of the last timed dispatch, compared on a worker while the next benchmark samples.
+      outcomes[i] = checks.submit([run, got = run->read_outputs()] { return run->check(got); });
+    } catch (const UnsupportedError& e) {
+      r.outcome.status = Status::Unsupported;
+      r.outcome.message = e.what();
+    } catch (const std::exception& e) {
+      r.outcome.status = Status::Error;
+      r.outcome.message = std::string(e.what()) + " (kernel " + c.spec->name + ", device " + c.device->device->info().name + ")";
+    }
   }
-  benchmark::RunSpecifiedBenchmarks();
-  cache.clear();
+  const double sampled = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (size_t i = 0; i < cases.size(); ++i) {
+    BenchmarkResult& r = results[i];
+    if (outcomes[i].valid()) {
+      try {
+        r.outcome = outcomes[i].get();
+      } catch (const std::exception& e) {
+        r.outcome.status = Status::Error;
+        r.outcome.message = std::string(e.what()) + " (checking " + r.name + ")";
+      }
+    }
+    r.error_message = error_message(*cases[i].spec, r.outcome, options.seed);
+    if (!r.error_message.empty() && !cases[i].spec->negative_control) std::cerr << r.name << ": " << r.error_message << std::endl;
+  }
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cerr << cases.size() << " benchmarks sampled in " << seconds_text(sampled) << ", checked by " << seconds_text(total)
+            << std::endl;
+  return results;
+}
+
+int report_benchmarks(const std::vector<BenchmarkResult>& results, const std::string& out_format) {
+  int unexpected_failures = 0;
+  for (const BenchmarkResult& r : results) {
+    if (is_unexpected_failure(r.outcome.status) && r.error_message.rfind(kExpectedOutcomePrefix, 0) != 0) ++unexpected_failures;
+    auto next = std::make_shared<size_t>(0);  // Google Benchmark calls the function once per repetition, in order
+    auto* b = benchmark::RegisterBenchmark(r.name.c_str(), [&r, next](benchmark::State& state) {
+                report_repetition(state, r, (*next)++);
+              })
+                  ->UseManualTime()
+                  ->Iterations(1)  // one iteration per repetition: its time is that chunk's median
+                  ->Unit(benchmark::kMicrosecond);
+    const size_t repetitions = r.error_message.empty() ? repetition_seconds(r.measurement).size() : 1;
+    if (repetitions > 1) b->Repetitions(static_cast<int>(repetitions));
+  }
+  // --benchmark_format picks the display reporter; on the console only the aggregates, one line each.
+  benchmark::BenchmarkReporter* shown = benchmark::CreateDefaultDisplayReporter();
+  CleanNameReporter display(shown, nullptr, dynamic_cast<benchmark::ConsoleReporter*>(shown) != nullptr);
+  // A file reporter only with --benchmark_out: Google Benchmark refuses one without a file.
+  std::unique_ptr<CleanNameReporter> file = out_format.empty() ? nullptr : make_file_reporter(out_format);
+  benchmark::RunSpecifiedBenchmarks(&display, file.get(), "all");
   benchmark::ClearRegisteredBenchmarks();
   return unexpected_failures;
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "benchmark_report.h"
 #include "gpu_timer.h"
 #include "inputs.h"
 #include "vulkan_context.h"
@@ -31,9 +32,15 @@ BenchmarkOptions quick_benchmark_options();  // small sizes, few samples: every 
 // "1920x1080,4096,...": WxH entries are image sizes, plain counts boids. Throws std::invalid_argument.
 void apply_sizes(BenchmarkOptions& options, const std::string& list);
 
-// Measures peak bandwidth on each device, registers the benchmarks with Google Benchmark (names
-// family/variant/size/mode, plus /dev<N> with several devices), writes the context, and runs them.
-// Returns the number of unexpected correctness failures (wrong answers or errors, not the negative control).
-int run_benchmarks(Instance& instance, const std::vector<uint32_t>& devices, const BenchmarkOptions& options);
+// Measures peak bandwidth on each device, writes the context, then samples every selected benchmark
+// (names family/variant/size/mode, plus /dev<N> with several devices; --filter on the kernel name,
+// --benchmark_filter on the whole name) and checks its last output, checks overlapping the sampling.
+std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::vector<uint32_t>& devices,
+                                                const BenchmarkOptions& options);
+
+// Reports the results through Google Benchmark (console, and --benchmark_out's file in `out_format`
+// when one is given, else ""). Returns the number of unexpected correctness failures (wrong answers or
+// errors, not the negative control's expected outcome).
+int report_benchmarks(const std::vector<BenchmarkResult>& results, const std::string& out_format);
 
 }  // namespace shaderwatch

@@ -10,33 +10,7 @@ namespace shaderwatch {
 namespace {
 constexpr uint32_t kMaxBatch = 1024;
 constexpr double kBatchTargetSeconds = 0.05;  // GPU time a batch aims at, flushes included
-
-double quantile(const std::vector<double>& sorted, double q) {
-  const double pos = q * (sorted.size() - 1);
-  const size_t lo = static_cast<size_t>(pos);
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
-}
 }  // namespace
-
-SampleStats summarize(std::vector<double> seconds) {
-  SampleStats s;
-  s.seconds = std::move(seconds);
-  if (s.seconds.empty()) return s;
-  std::vector<double> sorted = s.seconds;
-  std::sort(sorted.begin(), sorted.end());
-  s.median = quantile(sorted, 0.5);
-  s.p25 = quantile(sorted, 0.25);
-  s.p75 = quantile(sorted, 0.75);
-  s.min = sorted.front();
-  s.gpu_seconds = std::accumulate(sorted.begin(), sorted.end(), 0.0);
-  s.mean = s.gpu_seconds / sorted.size();
-  double var = 0;
-  for (double x : sorted) var += (x - s.mean) * (x - s.mean);
-  const double stdev = sorted.size() > 1 ? std::sqrt(var / (sorted.size() - 1)) : 0.0;
-  s.rel_stdev = s.mean > 0 ? stdev / s.mean : 0.0;
-  return s;
-}
 
 BufferReader::BufferReader(Device& device, ShaderCompiler& compiler, const Buffer& source)
     : sink_(device, 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), bytes_(source.size() & ~uint64_t{15}) {
@@ -105,12 +79,12 @@ std::vector<double> GpuTimer::run_batch(uint32_t count, const std::function<void
   return seconds;
 }
 
-SampleStats GpuTimer::sample(const std::function<void(VkCommandBuffer)>& prepare,
+Measurement GpuTimer::sample(const std::function<void(VkCommandBuffer)>& prepare,
                              const std::function<void(VkCommandBuffer)>& timed, bool cold,
                              const SamplingOptions& options) {
   using Clock = std::chrono::steady_clock;
   auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
-  uint32_t batch = std::min(options.min_samples, kMaxBatch);
+  uint32_t batch = static_cast<uint32_t>(std::min<size_t>(options.stop.min_samples, kMaxBatch));
   double per_sample = 0;  // wall seconds per sample, batch sizes follow it
   auto run = [&](uint32_t count) {
     const auto before = Clock::now();
@@ -126,40 +100,11 @@ SampleStats GpuTimer::sample(const std::function<void(VkCommandBuffer)>& prepare
   for (const auto warmup_start = Clock::now(); since(warmup_start) < options.warmup_seconds; batch = next_batch_size()) {
     run(batch);
   }
-
   const auto start = Clock::now();
-  std::vector<double> all;
-  std::vector<double> noise_history, batch_medians;
+  StoppingCriterion criterion(options.stop);
   while (true) {
-    auto seconds = run(batch);
-    batch_medians.push_back(summarize(seconds).median);
-    all.insert(all.end(), seconds.begin(), seconds.end());
-    SampleStats s = summarize(all);
-    noise_history.push_back(s.rel_stdev);
-    if (all.size() >= options.min_samples) {
-      if (s.rel_stdev < options.target_rel_stdev && s.gpu_seconds >= options.min_gpu_seconds) {
-        s.stop_reason = "low-noise";
-        return s;
-      }
-      if (noise_history.size() >= 4 && s.gpu_seconds >= 0.1 * options.min_gpu_seconds) {
-        // Noise estimate no longer improving: over the last four batches it moved by under 2% of itself.
-        const auto [lo, hi] = std::minmax_element(noise_history.end() - 4, noise_history.end());
-        if (*hi - *lo <= 0.02 * *hi) {
-          s.stop_reason = "noise-converged";
-          return s;
-        }
-        // The answer no longer moves: four batches, taken at different times, agree on the median.
-        const auto [mlo, mhi] = std::minmax_element(batch_medians.end() - 4, batch_medians.end());
-        if (*mhi <= *mlo * (1 + options.target_batch_spread)) {
-          s.stop_reason = "stable-median";
-          return s;
-        }
-      }
-      if (since(start) >= options.max_wall_seconds) {
-        s.stop_reason = "time-limit";
-        return s;
-      }
-    }
+    criterion.add_batch(run(batch));
+    if (const auto reason = criterion.should_stop(since(start))) return {criterion.samples(), criterion.stats(), *reason};
     batch = next_batch_size();
   }
 }

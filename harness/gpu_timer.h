@@ -10,27 +10,24 @@
 #include "catalog.h"
 #include "pipelines.h"
 #include "shader_compiler.h"
+#include "stopping_criterion.h"
 #include "vulkan_context.h"
 
 namespace shaderwatch {
 
 struct SamplingOptions {
-  uint32_t min_samples = 10;
-  double min_gpu_seconds = 0.5;  // of timed spans, for the low-noise stop
-  double target_rel_stdev = 0.005;
-  double target_batch_spread = 0.005;  // last batches' medians within 0.5% of each other: stable
-  double warmup_seconds = 0.1;         // untimed work first, so clocks have ramped up (GPUs idle between benchmarks)
-  double max_wall_seconds = 15;
+  StopOptions stop;
+  double warmup_seconds = 0.1;  // untimed work first, so clocks have ramped up (GPUs idle between benchmarks)
   // Cold runs read this many bytes (several times the last-level cache) before each timed dispatch.
   uint64_t flush_bytes = uint64_t{256} << 20;
 };
 
-struct SampleStats {
-  std::vector<double> seconds;  // every sample, in order
-  double median = 0, min = 0, p25 = 0, p75 = 0, mean = 0, rel_stdev = 0, gpu_seconds = 0;
-  std::string stop_reason;  // "low-noise", "noise-converged", "stable-median", "time-limit"
+// What one benchmark's sampling produced.
+struct Measurement {
+  std::vector<double> seconds;  // every sample, in time order
+  SampleStats stats;
+  StopReason stop = StopReason::TimeLimit;
 };
-SampleStats summarize(std::vector<double> seconds);
 
 // Reads a whole buffer with read_probe.comp: the cold-cache flush and the read-only bandwidth probe.
 class BufferReader {
@@ -56,7 +53,7 @@ class GpuTimer {
 
   // Each sample: `prepare` (untimed: poison outputs), the cache flush when cold (untimed), then `timed`
   // between two timestamps, with full barriers so nothing overlaps the span.
-  SampleStats sample(const std::function<void(VkCommandBuffer)>& prepare,
+  Measurement sample(const std::function<void(VkCommandBuffer)>& prepare,
                      const std::function<void(VkCommandBuffer)>& timed, bool cold, const SamplingOptions& options);
 
  private:

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <sstream>
 
@@ -160,12 +161,13 @@ struct KernelRun::Impl {
   reference::PostfxParams postfx;
   std::unique_ptr<Buffer> weights;
   mutable ExpectedImage expected_image;  // computed at the first check, as expected_groups
+  mutable std::mutex check_mutex;         // checks of one run (hot, cold) may run on two threads
 
   Impl(Device& d, const KernelSpec& s, const Problem& p) : device(d), spec(s), problem(p) {}
   uint64_t groups() const { return uint64_t{groups_x} * groups_y; }
   double bound(double roundings, double scale) const { return 2.0 * reference::error_gamma(roundings) * scale; }
-  Outcome check_luminance() const;
-  Outcome check_boids() const;
+  Outcome check_luminance(const Readback& output) const;
+  Outcome check_boids(const Readback& output) const;
 };
 
 bool kernel_accepts(const KernelSpec& spec, const Problem& problem) {
@@ -441,26 +443,34 @@ void KernelRun::record(VkCommandBuffer cmd) const {
   }
 }
 
-Outcome KernelRun::check() const {
+Readback KernelRun::read_outputs() const {
+  Readback r;
+  r.bytes.resize(impl_->output->size());
+  impl_->output->download(r.bytes.data(), r.bytes.size());
+  return r;
+}
+
+Outcome KernelRun::check(const Readback& got) const {
   const Impl& r = *impl_;
+  const std::lock_guard lock(r.check_mutex);
   const uint32_t w = r.problem.width, h = r.problem.height;
   switch (r.spec.family) {
-    case Family::Luminance: return r.check_luminance();
-    case Family::Boids: return r.check_boids();
+    case Family::Luminance: return r.check_luminance(got);
+    case Family::Boids: return r.check_boids(got);
     case Family::Postfx: break;
   }
   if (r.spec.method == Method::DofTiles) {
-    return check_dof_tiles(w, h, r.pixels, r.groups_x, r.groups_y, r.output->download_as<float>(r.groups() * 4));
+    return check_dof_tiles(w, h, r.pixels, r.groups_x, r.groups_y, got.as<float>(r.groups() * 4));
   }
   if (r.expected_image.empty()) {
     r.expected_image = r.spec.method == Method::Blur           ? expected_blur(w, h, r.spec.blur_radius, r.pixels)
                        : r.spec.method == Method::DofComposite ? expected_dof_composite(w, h, r.spec.dof_max_radius, r.pixels)
                                                                : expected_pixel_map(r.spec, w, h, r.pixels, r.postfx);
   }
-  return compare_image(r.expected_image, r.output->download_as<float>(r.problem.items() * 4));
+  return compare_image(r.expected_image, got.as<float>(r.problem.items() * 4));
 }
 
-Outcome KernelRun::Impl::check_luminance() const {
+Outcome KernelRun::Impl::check_luminance(const Readback& output) const {
   const bool stats = spec.method == Method::LumStats;
   const bool single = spec.method == Method::LumSinglePass;
   const uint64_t g = groups();
@@ -487,7 +497,7 @@ Outcome KernelRun::Impl::check_luminance() const {
     return s.str();
   };
   if (stats) {
-    const auto got = output->download_as<float>(g * 4);
+    const auto got = output.as<float>(g * 4);
     const double u = reference::kFloatUnitRoundoff;
     for (uint64_t i = 0; i < g; ++i) {
       const auto& e = expected[i];
@@ -507,7 +517,7 @@ Outcome KernelRun::Impl::check_luminance() const {
   } else if (spec.log_average) {
     // Per tile and in total: ln(delta + L) bounded as for the stats kernel; then Lavg = exp(total / N) and
     // the exposure 0.18 / Lavg, their bounds carried through exp and the division (reference/tracked.h).
-    const auto got = output->download_as<float>(g + 3);
+    const auto got = output.as<float>(g + 3);
     const double u = reference::kFloatUnitRoundoff;
     auto log_bound = [&](const reference::LuminanceGroup& e, double roundings) {
       return 2.0 * (3 * u * e.log_abs_sum + e.pixels * (std::ldexp(1.0, -21) + reference::error_gamma(4)) +
@@ -532,7 +542,7 @@ Outcome KernelRun::Impl::check_luminance() const {
     o.result = got[g + 1];
     return o;
   } else {
-    const auto got = output->download_as<float>(g + (single ? 1 : 0));
+    const auto got = output.as<float>(g + (single ? 1 : 0));
     for (uint64_t i = 0; i < g; ++i) {
       checker.check(element_name(i), expected[i].sum, got[i], bound(h, expected[i].abs_sum));
       gpu_total.add(got[i]);
@@ -552,13 +562,13 @@ Outcome KernelRun::Impl::check_luminance() const {
   return o;
 }
 
-Outcome KernelRun::Impl::check_boids() const {
+Outcome KernelRun::Impl::check_boids(const Readback& output) const {
   const auto ref = reference::boids_stats(problem.data, problem.count);
   ElementChecker checker;
   static const char* kAxis[3] = {"x", "y", "z"};
   Outcome o;
   if (spec.method == Method::BoidsMinMaxAtomic) {
-    const auto keys = output->download_as<uint32_t>(6);
+    const auto keys = output.as<uint32_t>(6);
     for (int c = 0; c < 3; ++c) {
       checker.check(std::string("min ") + kAxis[c], ref.min[c], key_to_float(keys[c]), 0);
       checker.check(std::string("max ") + kAxis[c], ref.max[c], key_to_float(keys[3 + c]), 0);
@@ -567,7 +577,7 @@ Outcome KernelRun::Impl::check_boids() const {
     o.result = key_to_float(keys[0]);
     return o;
   }
-  const auto got = output->download_as<float>(spec.method == Method::BoidsMinMaxSubgroup ? 8 : 4);
+  const auto got = output.as<float>(spec.method == Method::BoidsMinMaxSubgroup ? 8 : 4);
   if (spec.method == Method::BoidsMinMaxSubgroup) {
     for (int c = 0; c < 3; ++c) {
       checker.check(std::string("min ") + kAxis[c], ref.min[c], got[c], 0);

@@ -2,7 +2,9 @@
 // One catalog kernel set up on one device for one input: buffers, pipelines and dispatch shape. The
 // correctness check and the benchmark both drive it: record() is the kernel's whole work and nothing
 // else, poison() readies the outputs, check() reads them back and compares with the reference.
+#include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,18 @@
 
 namespace shaderwatch {
 
+// A kernel's output buffer as read back to the host: what a check compares, on any thread.
+struct Readback {
+  std::vector<unsigned char> bytes;
+  template <class T>
+  std::vector<T> as(size_t count) const {
+    if (count * sizeof(T) > bytes.size()) throw std::out_of_range("Readback: fewer bytes read back than the check needs");
+    std::vector<T> out(count);
+    std::memcpy(out.data(), bytes.data(), count * sizeof(T));
+    return out;
+  }
+};
+
 class KernelRun {
  public:
   // Throws UnsupportedError when the device lacks what the kernel needs, VulkanError on a failed call.
@@ -24,7 +38,11 @@ class KernelRun {
 
   void record_poison(VkCommandBuffer cmd) const;  // NaN into every output element
   void record(VkCommandBuffer cmd) const;         // every pass of the kernel, barriers between them
-  Outcome check() const;                          // reads the outputs back; compares every element
+  Outcome check() const { return check(read_outputs()); }
+  Readback read_outputs() const;  // the whole output buffer, after the last recorded run
+  // Compares every element with the reference (computed at the first check, then reused). CPU only:
+  // safe on another thread while the device runs other work, and from several threads at once.
+  Outcome check(const Readback& got) const;
 
   // The image output of an image-to-image kernel, read back (for chaining kernels in tests and images).
   std::vector<float> output_pixels() const;

@@ -56,25 +56,31 @@ p75, relative stdev, samples, % of the copy bandwidth measured at start, and err
 Names: family/variant/size/{hot,cold}, with /devN appended when --device all picks several devices.
 )";
 
-// Google Benchmark's --benchmark_min_time becomes the sampler's minimum GPU time: each benchmark is a
-// single iteration, so the library itself would ignore it.
-std::optional<double> benchmark_min_time(int argc, char** argv) {
-  const char* prefix = "--benchmark_min_time=";
+// The value of a Google Benchmark flag given as --name=value, read before benchmark::Initialize takes
+// its flags out of argv.
+std::optional<std::string> flag_value(int argc, char** argv, const std::string& name) {
+  const std::string prefix = name + "=";
+  std::optional<std::string> value;
   for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], prefix, std::strlen(prefix)) == 0) {
-      std::string value = argv[i] + std::strlen(prefix);
-      if (!value.empty() && value.back() == 's') value.pop_back();
-      try {
-        size_t used = 0;
-        const double seconds = std::stod(value, &used);
-        if (used == value.size() && seconds >= 0) return seconds;
-      } catch (const std::exception&) {
-      }
-      throw std::invalid_argument(std::string("--benchmark_min_time: '") + (argv[i] + std::strlen(prefix)) +
-                                  "' is not a number of seconds");
-    }
+    if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) value = argv[i] + prefix.size();
   }
-  return std::nullopt;
+  return value;
+}
+
+// Google Benchmark's --benchmark_min_time becomes the sampler's minimum GPU time: the library itself
+// would apply it to iterations, which the sampler chooses.
+std::optional<double> benchmark_min_time(int argc, char** argv) {
+  const auto text = flag_value(argc, argv, "--benchmark_min_time");
+  if (!text) return std::nullopt;
+  std::string value = *text;
+  if (!value.empty() && value.back() == 's') value.pop_back();
+  try {
+    size_t used = 0;
+    const double seconds = std::stod(value, &used);
+    if (used == value.size() && seconds >= 0) return seconds;
+  } catch (const std::exception&) {
+  }
+  throw std::invalid_argument("--benchmark_min_time: '" + *text + "' is not a number of seconds");
 }
 
 }  // namespace
@@ -112,8 +118,14 @@ int main(int argc, char** argv) {
     }
   }
   std::optional<double> min_time;
+  // The file reporter is ours (clean names), so its format is read here; json as Google Benchmark's default.
+  std::string out_format;
   try {
     min_time = benchmark_min_time(argc, argv);
+    if (flag_value(argc, argv, "--benchmark_out")) {
+      out_format = flag_value(argc, argv, "--benchmark_out_format").value_or("json");
+      make_file_reporter(out_format);  // an unknown format fails here, before any GPU work
+    }
   } catch (const std::exception& e) {
     std::cerr << e.what() << "\n";
     return 2;
@@ -188,9 +200,9 @@ int main(int argc, char** argv) {
       options.filter = filter_re;
       options.seed = seed;
       options.harness_revision = kHarnessRevision;
-      if (min_time) options.sampling.min_gpu_seconds = *min_time;
+      if (min_time) options.sampling.stop.min_gpu_seconds = *min_time;
       std::cerr << "seed: " << seed << "\n";
-      failures = run_benchmarks(instance, devices, options);
+      failures = report_benchmarks(measure_benchmarks(instance, devices, options), out_format);
       if (failures) std::cerr << failures << " benchmarks gave a wrong answer or an error (see above)\n";
     }
     const auto messages = instance.validation_log().take();

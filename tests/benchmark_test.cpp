@@ -7,9 +7,12 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 
+#include "benchmark_report.h"
 #include "catalog.h"
 #include "run_command.h"
 
@@ -39,10 +42,14 @@ TEST(BenchmarkQuick, EveryKernelTimedCheckedAndDescribed) {
   EXPECT_GT(std::stod(context.at("sw_peak_bandwidth_gbs").get<std::string>()), 0.0);
 
   std::set<std::string> kernels_seen;
-  size_t benchmarks = 0;
+  std::map<std::string, size_t> repetitions;  // per benchmark name
   for (const auto& b : doc.at("benchmarks")) {
-    ++benchmarks;
     const std::string name = b.at("name");
+    EXPECT_EQ(name.find("iterations:"), std::string::npos) << name;
+    EXPECT_EQ(name.find("manual_time"), std::string::npos) << name;
+    if (b.value("run_type", "iteration") != "iteration") continue;
+    ++repetitions[name];
+    EXPECT_EQ(std::count(name.begin(), name.end(), '/'), 3) << "family/variant/size/mode: " << name;
     const std::string kernel = name.substr(0, name.find('/', name.find('/') + 1));
     kernels_seen.insert(kernel);
     const bool negative = shaderwatch::find_kernel(kernel).negative_control.has_value();
@@ -54,15 +61,25 @@ TEST(BenchmarkQuick, EveryKernelTimedCheckedAndDescribed) {
     }
     ASSERT_FALSE(b.value("error_occurred", false)) << name << ": " << b.value("error_message", "");
     EXPECT_GE(b.at("samples").get<double>(), 10) << name;
+    // Each repetition is a chunk of the samples: its time lies within the samples' range.
     EXPECT_GT(b.at("real_time").get<double>(), 0) << name;
-    EXPECT_NEAR(b.at("real_time").get<double>(), b.at("median_us").get<double>(), 1e-6 * b.at("median_us").get<double>());
+    EXPECT_GE(b.at("real_time").get<double>(), b.at("min_us").get<double>() * (1 - 1e-9)) << name;
     EXPECT_LE(b.at("min_us").get<double>(), b.at("p25_us").get<double>());
     EXPECT_LE(b.at("p25_us").get<double>(), b.at("median_us").get<double>());
     EXPECT_LE(b.at("median_us").get<double>(), b.at("p75_us").get<double>());
+    EXPECT_GE(b.at("groups").get<double>(), 1) << name;
     EXPECT_LE(b.at("err_bound_ratio").get<double>(), 1.0);
     EXPECT_GT(b.at("bytes_per_second").get<double>(), 0);
-    EXPECT_NE(b.at("label").get<std::string>().find("spirv:"), std::string::npos);
+    const std::string label = b.at("label");
+    EXPECT_NE(label.find("spirv:"), std::string::npos);
+    EXPECT_EQ(label.find("groups:") != std::string::npos, b.at("groups").get<double>() > 1) << label;
+    EXPECT_EQ(label.find("precision-not-reached") != std::string::npos, b.at("precise").get<double>() == 0) << label;
   }
+  for (const auto& [name, count] : repetitions) {
+    const bool negative = name.rfind("lum/unrolled_literal_256/", 0) == 0;
+    EXPECT_EQ(count, negative ? 1u : shaderwatch::kReportedRepetitions) << name;
+  }
+  const size_t benchmarks = repetitions.size();
   EXPECT_EQ(kernels_seen.size(), shaderwatch::catalog().size());
   // 17 luminance and 22 post-processing kernels x 2 sizes x 2 modes + 9 boids kernels x 2 counts x 2 modes.
   EXPECT_EQ(benchmarks, (17u + 22u) * 2 * 2 + 9u * 2 * 2);
@@ -77,8 +94,18 @@ TEST(BenchmarkQuick, GoogleBenchmarkFlagsAndSizesWork) {
   const auto doc = nlohmann::json::parse(r.output);
   std::set<std::string> names;
   for (const auto& b : doc.at("benchmarks")) names.insert(b.at("name").get<std::string>());
-  EXPECT_EQ(names, (std::set<std::string>{"lum/sequential_256/17x3/hot/iterations:1/manual_time",
-                                          "boids/single_invocation/5/hot/iterations:1/manual_time"}));
+  EXPECT_EQ(names, (std::set<std::string>{"lum/sequential_256/17x3/hot", "boids/single_invocation/5/hot",
+                                          "lum/sequential_256/17x3/hot_mean", "boids/single_invocation/5/hot_mean",
+                                          "lum/sequential_256/17x3/hot_median", "boids/single_invocation/5/hot_median",
+                                          "lum/sequential_256/17x3/hot_stddev", "boids/single_invocation/5/hot_stddev",
+                                          "lum/sequential_256/17x3/hot_cv", "boids/single_invocation/5/hot_cv"}));
+}
+
+TEST(BenchmarkQuick, BadOutputFormatIsRefusedBeforeAnyWork) {
+  const Result r = run("--quick --benchmark_out=/tmp/x.json --benchmark_out_format=bogus");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("bogus"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("[1/"), std::string::npos) << "benchmarks ran: " << r.output;
 }
 
 TEST(BenchmarkQuick, BadSizesAreNamed) {

@@ -1,0 +1,113 @@
+#include "benchmark_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <stdexcept>
+
+namespace shaderwatch {
+
+std::vector<double> repetition_seconds(const Measurement& m) {
+  if (!m.stats.multi_group()) return chunk_medians(m.seconds, kReportedRepetitions);
+  std::vector<double> means;
+  const size_t count = std::min(kReportedRepetitions, m.seconds.size());
+  for (size_t k = 0; k < count; ++k) {
+    const auto lo = m.seconds.begin() + static_cast<std::ptrdiff_t>(k * m.seconds.size() / count);
+    const auto hi = m.seconds.begin() + static_cast<std::ptrdiff_t>((k + 1) * m.seconds.size() / count);
+    means.push_back(std::accumulate(lo, hi, 0.0) / static_cast<double>(hi - lo));
+  }
+  return means;
+}
+
+std::string result_label(const BenchmarkResult& r) {
+  std::string label = "spirv:" + r.spirv_hash + " stop:" + stop_reason_name(r.measurement.stop);
+  const auto& groups = r.measurement.stats.groups;
+  if (groups.size() > 1) {
+    label += " groups:" + std::to_string(groups.size());
+    for (const auto& g : groups) {
+      char text[64];
+      std::snprintf(text, sizeof text, " %.1fus*%.0f%%", g.median * 1e6, g.share * 100);
+      label += text;
+    }
+  }
+  if (!reached_precision(r.measurement.stop)) label += " precision-not-reached";
+  return label;
+}
+
+void report_repetition(benchmark::State& state, const BenchmarkResult& r, size_t index) {
+  if (!r.error_message.empty()) {
+    state.SkipWithError(r.error_message.c_str());
+    return;
+  }
+  const auto times = repetition_seconds(r.measurement);
+  for (auto _ : state) state.SetIterationTime(times.at(index));
+  const SampleStats& s = r.measurement.stats;
+  state.SetLabel(result_label(r));
+  state.SetBytesProcessed(static_cast<int64_t>(r.bytes));
+  state.SetItemsProcessed(static_cast<int64_t>(r.items));
+  state.counters["median_us"] = s.median * 1e6;
+  state.counters["min_us"] = s.min * 1e6;
+  state.counters["p25_us"] = s.p25 * 1e6;
+  state.counters["p75_us"] = s.p75 * 1e6;
+  state.counters["rel_stdev_pct"] = s.rel_stdev * 100;
+  state.counters["samples"] = static_cast<double>(s.count);
+  state.counters["groups"] = static_cast<double>(s.groups.size());
+  for (size_t g = 0; g < s.groups.size() && s.groups.size() > 1; ++g) {
+    state.counters["group" + std::to_string(g + 1) + "_us"] = s.groups[g].median * 1e6;
+    state.counters["group" + std::to_string(g + 1) + "_share_pct"] = s.groups[g].share * 100;
+  }
+  state.counters["precise"] = reached_precision(r.measurement.stop) ? 1 : 0;
+  state.counters["pct_of_peak"] = 100.0 * (static_cast<double>(r.bytes) / s.median) / r.peak_bytes_per_second;
+  state.counters["err_bound_ratio"] = r.outcome.worst_ratio;
+}
+
+CleanNameReporter::CleanNameReporter(benchmark::BenchmarkReporter* inner, std::unique_ptr<benchmark::BenchmarkReporter> owned,
+                                     bool aggregates_only)
+    : inner_(inner), owned_(std::move(owned)), aggregates_only_(aggregates_only) {}
+
+bool CleanNameReporter::ReportContext(const Context& context) {
+  // Google Benchmark points this reporter (not the inner one) at --benchmark_out's file.
+  inner_->SetOutputStream(&GetOutputStream());
+  inner_->SetErrorStream(&GetErrorStream());
+  return inner_->ReportContext(context);
+}
+
+void CleanNameReporter::ReportRuns(const std::vector<Run>& runs) {
+  std::vector<Run> clean = runs;
+  if (aggregates_only_) {
+    std::erase_if(clean, [](const Run& r) { return r.run_type != Run::RT_Aggregate && r.repetitions > 1; });
+    if (clean.empty()) return;
+  }
+  for (Run& run : clean) {
+    run.run_name.iterations.clear();
+    run.run_name.repetitions.clear();
+    run.run_name.time_type.clear();
+    // The cv aggregate of a counter that is 0 in every repetition (an exact result's err_bound_ratio) is
+    // 0/0: written as NaN, which is not JSON. Such a counter has no cv; it is left out of that row.
+    std::erase_if(run.counters, [](const auto& c) { return !std::isfinite(c.second.value); });
+  }
+  inner_->ReportRuns(clean);
+}
+
+void CleanNameReporter::Finalize() { inner_->Finalize(); }
+
+std::unique_ptr<CleanNameReporter> make_file_reporter(const std::string& format) {
+  std::unique_ptr<benchmark::BenchmarkReporter> inner;
+  if (format.empty() || format == "json") {
+    inner = std::make_unique<benchmark::JSONReporter>();
+  } else if (format == "console") {
+    inner = std::make_unique<benchmark::ConsoleReporter>(benchmark::ConsoleReporter::OO_None);
+  } else if (format == "csv") {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    inner = std::make_unique<benchmark::CSVReporter>();
+#pragma GCC diagnostic pop
+  } else {
+    throw std::invalid_argument("--benchmark_out_format: '" + format + "' is not json, csv or console");
+  }
+  auto* raw = inner.get();
+  return std::make_unique<CleanNameReporter>(raw, std::move(inner));
+}
+
+}  // namespace shaderwatch
