@@ -60,6 +60,14 @@ void report_repetition(benchmark::State& state, const BenchmarkResult& r, size_t
   state.counters["precise"] = reached_precision(r.measurement.stop) ? 1 : 0;
   state.counters["pct_of_peak"] = 100.0 * (static_cast<double>(r.bytes) / s.median) / r.peak_bytes_per_second;
   state.counters["err_bound_ratio"] = r.outcome.worst_ratio;
+  if (r.clocks && r.clocks->polls) {
+    state.counters["sm_mhz_min"] = r.clocks->sm_mhz_min;
+    state.counters["sm_mhz_max"] = r.clocks->sm_mhz_max;
+    state.counters["mem_mhz_min"] = r.clocks->mem_mhz_min;
+    state.counters["throttle_reasons"] = static_cast<double>(r.clocks->throttle_reasons);
+    state.counters["power_w_max"] = r.clocks->power_mw_max / 1000.0;
+    state.counters["temperature_c_max"] = r.clocks->temperature_c_max;
+  }
 }
 
 CleanNameReporter::CleanNameReporter(benchmark::BenchmarkReporter* inner, std::unique_ptr<benchmark::BenchmarkReporter> owned,

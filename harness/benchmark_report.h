@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "gpu_timer.h"
+#include "nvml_monitor.h"
 
 namespace shaderwatch {
 
@@ -26,6 +27,7 @@ struct BenchmarkResult {
   std::string spirv_hash;
   uint64_t bytes = 0, items = 0;  // per dispatch
   double peak_bytes_per_second = 0;
+  std::optional<ClockReadings> clocks;  // while sampling, where NVML is available
 };
 
 // The time of each reported repetition: chunk medians; chunk means where the samples form several

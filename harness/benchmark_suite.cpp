@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "kernel_run.h"
+#include "nvml_monitor.h"
 #include "pipelines.h"
 
 namespace shaderwatch {
@@ -84,6 +85,7 @@ struct DeviceBench {
   std::unique_ptr<Device> device;
   std::unique_ptr<ShaderCompiler> compiler;
   std::unique_ptr<GpuTimer> timer;
+  std::unique_ptr<NvmlMonitor> nvml;
   Bandwidths bandwidth;
   std::string suffix;  // "" with one device, "/dev<N>" with several
 };
@@ -150,6 +152,7 @@ void add_device_context(const DeviceBench& d, const std::string& prefix) {
   add("copy_kernel_gbs", gbs(d.bandwidth.copy_kernel));
   add("copy_buffer_gbs", gbs(d.bandwidth.copy_buffer));
   add("read_only_gbs", gbs(d.bandwidth.read_only));
+  add("nvml", d.nvml->available() ? "clocks per benchmark" : "unavailable: " + d.nvml->why_unavailable());
 }
 
 // Inputs are generated once per size and shared by every kernel and device; the last KernelRun is kept
@@ -263,6 +266,7 @@ std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::v
     d->device = std::make_unique<Device>(instance, index);
     d->compiler = std::make_unique<ShaderCompiler>();
     d->timer = std::make_unique<GpuTimer>(*d->device, *d->compiler, options.sampling.flush_bytes);
+    d->nvml = std::make_unique<NvmlMonitor>(d->device->info().device_uuid);
     if (device_indices.size() > 1) d->suffix = "/dev" + std::to_string(index);
     std::cerr << "measuring peak bandwidth on " << d->device->info().name << " ..." << std::endl;
     d->bandwidth = measure_bandwidth(*d, options);
@@ -312,8 +316,10 @@ std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::v
       r.spirv_hash = run->spirv_hash();
       r.bytes = run->bytes_moved();
       r.items = problem.items();
+      c.device->nvml->start();
       r.measurement = c.device->timer->sample([&](VkCommandBuffer cmd) { run->record_poison(cmd); },
                                               [&](VkCommandBuffer cmd) { run->record(cmd); }, c.cold, options.sampling);
+      if (c.device->nvml->available()) r.clocks = c.device->nvml->stop();
       // The output of the last timed dispatch, compared on a worker while the next benchmark samples.
       outcomes[i] = checks.submit([run, got = run->read_outputs()] { return run->check(got); });
     } catch (const UnsupportedError& e) {

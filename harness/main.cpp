@@ -109,6 +109,10 @@ int main(int argc, char** argv) {
                  "Write each tone-mapping operator's output on the HDR test image, the CoC image, the depth-of-field "
                  "input and composite, and a contact sheet as PNG into this directory (created if missing), then exit");
   app.add_flag("--quick", quick, "Benchmark preset for CI on lavapipe: small sizes, few samples");
+  uint64_t flush_mib = 0;
+  app.add_option("--cold-flush-mib", flush_mib,
+                 "MiB the cold mode reads before each timed dispatch to evict the caches (default 256; --quick 8)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{4096}));
   app.add_flag("--validation", validation, "Enable the Khronos validation layer; any message fails the run");
 
   for (int i = 1; i < argc; ++i) {
@@ -201,6 +205,7 @@ int main(int argc, char** argv) {
       options.seed = seed;
       options.harness_revision = kHarnessRevision;
       if (min_time) options.sampling.stop.min_gpu_seconds = *min_time;
+      if (flush_mib) options.sampling.flush_bytes = flush_mib << 20;
       std::cerr << "seed: " << seed << "\n";
       failures = report_benchmarks(measure_benchmarks(instance, devices, options), out_format);
       if (failures) std::cerr << failures << " benchmarks gave a wrong answer or an error (see above)\n";

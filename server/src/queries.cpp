@@ -449,7 +449,7 @@ std::map<std::string, RunPoint> run_points(sql::Conn& c, std::int64_t pk) {
 }  // namespace
 
 json Store::compare(const Params& q) {
-  allow_only(q, {"base", "contender", "alpha"});
+  allow_only(q, {"base", "contender", "alpha", "min_delta_pct"});
   auto base = opt(q, "base"), cont = opt(q, "contender");
   if (!base) throw ClientError(400, "missing required parameter", "base");
   if (!cont) throw ClientError(400, "missing required parameter", "contender");
@@ -458,6 +458,15 @@ json Store::compare(const Params& q) {
     char* end = nullptr;
     alpha = std::strtod(a->c_str(), &end);
     if (a->empty() || *end != '\0' || !(alpha > 0 && alpha < 1)) throw ClientError(400, "must be in (0, 1)", "alpha");
+  }
+  // A difference must also be large enough to matter (LNT's MIN_PERCENTAGE_CHANGE): repetitions from one
+  // process share its conditions, so the U test alone calls 0.2% between two processes significant.
+  double min_delta_pct = 1.0;
+  if (auto m = opt(q, "min_delta_pct")) {
+    char* end = nullptr;
+    min_delta_pct = std::strtod(m->c_str(), &end);
+    if (m->empty() || *end != '\0' || !(min_delta_pct >= 0 && min_delta_pct < 1000))
+      throw ClientError(400, "must be a percentage in [0, 1000)", "min_delta_pct");
   }
   auto c = reader();
   const auto bpk = run_pk(*c, *base, "base"), cpk = run_pk(*c, *cont, "contender");
@@ -492,7 +501,8 @@ json Store::compare(const Params& q) {
         const auto u = detect::mann_whitney_u(b.reps, k.reps);
         row["p_value"] = u.p;
         row["reliable"] = b.reps.size() >= 9 && k.reps.size() >= 9;
-        row["verdict"] = u.p >= alpha ? "same" : (delta > 0 ? "slower" : "faster");
+        const bool different = u.p < alpha && std::abs(100 * delta) >= min_delta_pct;
+        row["verdict"] = !different ? "same" : (delta > 0 ? "slower" : "faster");
       } else {
         row["p_value"] = nullptr;
         row["reliable"] = false;
@@ -503,7 +513,7 @@ json Store::compare(const Params& q) {
   }
   for (const auto& [name, k] : cp)
     if (!bp.count(name)) only_cont.push_back(name);
-  return {{"base", *base}, {"contender", *cont}, {"alpha", alpha}, {"benchmarks", rows},
+  return {{"base", *base}, {"contender", *cont}, {"alpha", alpha}, {"min_delta_pct", min_delta_pct}, {"benchmarks", rows},
           {"only_in_base", only_base}, {"only_in_contender", only_cont},
           {"geomean_delta_pct", n_geo ? json(100 * std::expm1(log_sum / n_geo)) : json(nullptr)}};
 }

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <set>
 
+#include "shaderwatch/benchmark_name.hpp"
 #include "store_internal.hpp"
 
 using nlohmann::json;
@@ -315,6 +316,7 @@ Parsed parse_body(std::string_view body, std::size_t max_nesting) {
       if (agg && name.size() > suffix.size() && name.ends_with(suffix))
         r.series_name = name.substr(0, name.size() - suffix.size());
     }
+    r.series_name = shaderwatch::series_key(r.series_name);
     get_int(b, "family_index", path, false, 0, 0, 1 << 30);
     get_int(b, "per_family_instance_index", path, false, 0, 0, 1 << 30);
     r.repetitions = get_int(b, "repetitions", path, false, 1, 0, 1 << 30);

@@ -404,6 +404,27 @@ TEST(ServerQueries, CompareTwoRuns) {
   EXPECT_EQ(cmp["only_in_base"], json::array({"k/only_a/1/cold"}));
   s.get("/api/v1/compare?base=base", 400);
   s.get("/api/v1/compare?base=base&contender=missing", 404);
+  s.get("/api/v1/compare?base=base&contender=cont&min_delta_pct=-1", 400);
+  // Above the floor the 10% change stays "slower"; with the floor above it, it is "same".
+  auto strict = s.get("/api/v1/compare?base=base&contender=cont&min_delta_pct=20");
+  for (const auto& row : strict["benchmarks"]) EXPECT_EQ(row["verdict"], "same") << row;
+}
+
+TEST(ServerQueries, CompareIgnoresSignificantButTinyDifferences) {
+  // Repetitions of one process share its conditions: 0.2% apart with no overlap is p < 0.001 by the U
+  // test, and below the 1% floor a difference between two processes is no verdict.
+  TempDir dir;
+  TestServer s(dir.file("sw.db"));
+  std::vector<double> base, cont;
+  for (int i = 0; i < 10; ++i) base.push_back(100 + 0.01 * i), cont.push_back(100.2 + 0.01 * i);
+  ASSERT_EQ(s.post(wrap_doc(make_doc(Gpu{}, {{"k/x/1/cold", base}}), "base", "c1", iso_at(0)))->status, 201);
+  ASSERT_EQ(s.post(wrap_doc(make_doc(Gpu{}, {{"k/x/1/cold", cont}}), "cont", "c2", iso_at(1)))->status, 201);
+  auto cmp = s.get("/api/v1/compare?base=base&contender=cont");
+  ASSERT_EQ(cmp["benchmarks"].size(), 1u);
+  EXPECT_LT(cmp["benchmarks"][0]["p_value"].get<double>(), 0.001);
+  EXPECT_EQ(cmp["benchmarks"][0]["verdict"], "same");
+  EXPECT_EQ(cmp["min_delta_pct"], 1.0);
+  EXPECT_EQ(s.get("/api/v1/compare?base=base&contender=cont&min_delta_pct=0.1")["benchmarks"][0]["verdict"], "slower");
 }
 
 TEST(ServerQueries, RankingFlipsBetweenGpus) {
@@ -453,4 +474,17 @@ TEST(ServerStorage, MigrationsWalAndForeignKeys) {
   ASSERT_EQ(sqlite3_exec(h, "PRAGMA user_version=99", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(h);
   EXPECT_THROW(sw::Store({.path = db}), std::runtime_error);
+}
+
+TEST(ServerQueries, OldDecoratedNamesJoinTheCleanSeries) {
+  // bf808c9's files name "…/cold/iterations:1/manual_time"; today's bench writes "…/cold": one series.
+  TempDir dir;
+  TestServer s(dir.file("sw.db"));
+  const std::vector<double> reps = {100, 101, 99};
+  ASSERT_EQ(s.post(wrap_doc(make_doc(Gpu{}, {{"k/x/1/cold/iterations:1/manual_time", reps}}), "old", "c1", iso_at(0)))->status, 201);
+  ASSERT_EQ(s.post(wrap_doc(make_doc(Gpu{}, {{"k/x/1/cold", reps}}), "new", "c2", iso_at(1)))->status, 201);
+  auto cmp = s.get("/api/v1/compare?base=old&contender=new");
+  ASSERT_EQ(cmp["benchmarks"].size(), 1u) << cmp;
+  EXPECT_EQ(cmp["benchmarks"][0]["benchmark"], "k/x/1/cold");
+  EXPECT_TRUE(cmp["only_in_base"].empty());
 }
