@@ -33,6 +33,7 @@ BenchmarkOptions quick_benchmark_options() {
   o.sampling.stop.min_gpu_seconds = 0.01;
   o.sampling.stop.max_wall_seconds = 0.3;
   o.sampling.warmup_seconds = 0.01;
+  o.sampling.max_warmup_seconds = 0.01;
   o.sampling.flush_bytes = uint64_t{8} << 20;
   o.peak_copy_bytes = uint64_t{32} << 20;
   return o;

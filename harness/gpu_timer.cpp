@@ -9,7 +9,7 @@ namespace shaderwatch {
 
 namespace {
 constexpr uint32_t kMaxBatch = 1024;
-constexpr double kBatchTargetSeconds = 0.05;  // GPU time a batch aims at, flushes included
+constexpr double kBatchTargetSeconds = 0.025;  // GPU time a batch aims at, flushes included
 }  // namespace
 
 BufferReader::BufferReader(Device& device, ShaderCompiler& compiler, const Buffer& source)
@@ -95,16 +95,20 @@ Measurement GpuTimer::sample(const std::function<void(VkCommandBuffer)>& prepare
   auto next_batch_size = [&] {
     return static_cast<uint32_t>(std::clamp(kBatchTargetSeconds / std::max(per_sample, 1e-7), 10.0, double{kMaxBatch}));
   };
-  // Warm-up: same work, untimed. Between benchmarks the GPU idles (references run on the CPU) and drops
-  // its clocks; without this, short benchmarks measured the ramp (up to 36% apart between processes).
-  for (const auto warmup_start = Clock::now(); since(warmup_start) < options.warmup_seconds; batch = next_batch_size()) {
+  // Warm-up: same work, untimed, longer after the GPU sat idle (it drops its clocks; samples taken on
+  // the way back up formed a slow group 2.4x the level).
+  const double warmup = std::min(options.warmup_seconds + since(last_busy_), options.max_warmup_seconds);
+  for (const auto warmup_start = Clock::now(); since(warmup_start) < warmup; batch = next_batch_size()) {
     run(batch);
   }
   const auto start = Clock::now();
   StoppingCriterion criterion(options.stop);
   while (true) {
     criterion.add_batch(run(batch));
-    if (const auto reason = criterion.should_stop(since(start))) return {criterion.samples(), criterion.stats(), *reason};
+    if (const auto reason = criterion.should_stop(since(start))) {
+      last_busy_ = Clock::now();
+      return {criterion.samples(), criterion.stats(), *reason};
+    }
     batch = next_batch_size();
   }
 }

@@ -1,6 +1,7 @@
 #pragma once
 // GPU timing with timestamp queries, and an adaptive sampler after nvbench: batches of timed dispatches
 // until the estimate is precise enough, the noise stops improving, or time runs out.
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -17,7 +18,11 @@ namespace shaderwatch {
 
 struct SamplingOptions {
   StopOptions stop;
-  double warmup_seconds = 0.1;  // untimed work first, so clocks have ramped up (GPUs idle between benchmarks)
+  // Untimed work before sampling, so the clocks are up: this much, plus as long as the GPU sat idle
+  // before (host work between benchmarks: inputs, uploads), up to max_warmup_seconds. An H200 idle for
+  // a second or two ran its SM clock at 375-615 MHz into the next benchmark (NVML, README).
+  double warmup_seconds = 0.02;
+  double max_warmup_seconds = 0.5;
   // Cold runs read this many bytes (several times the last-level cache) before each timed dispatch.
   uint64_t flush_bytes = uint64_t{256} << 20;
 };
@@ -60,6 +65,7 @@ class GpuTimer {
   std::vector<double> run_batch(uint32_t count, const std::function<void(VkCommandBuffer)>& prepare,
                                 const std::function<void(VkCommandBuffer)>& timed, bool cold);
   Device& device_;
+  std::chrono::steady_clock::time_point last_busy_ = std::chrono::steady_clock::now();
   VkQueryPool pool_ = VK_NULL_HANDLE;
   std::unique_ptr<Buffer> scratch_;
   std::unique_ptr<BufferReader> flush_;

@@ -9,6 +9,7 @@ namespace {
 constexpr size_t kWindow = 4;              // batches the convergence rules look back over
 constexpr double kNoiseConvergence = 0.02;  // noise estimate within 2% of itself over the window
 constexpr double kShareSettled = 0.05;     // group shares within 5 points over the window
+constexpr size_t kTrendSamples = 200;      // or a tenth of min_gpu_seconds, for the trend rules
 }  // namespace
 
 std::string stop_reason_name(StopReason reason) {
@@ -58,7 +59,8 @@ bool StoppingCriterion::groups_settled() const {
 
 std::optional<StopReason> StoppingCriterion::should_stop(double wall_seconds) {
   if (samples_.size() >= options_.min_samples) {
-    const bool enough_for_trend = stats_.gpu_seconds >= 0.1 * options_.min_gpu_seconds;
+    // The trend rules judge a window of batches; they need its samples to be many or long.
+    const bool enough_for_trend = samples_.size() >= kTrendSamples || stats_.gpu_seconds >= 0.1 * options_.min_gpu_seconds;
     if (stats_.multi_group()) {
       // Never "stable": stop once the groups and their shares have held over the window.
       if (enough_for_trend && groups_settled()) return StopReason::MultiGroup;

@@ -12,7 +12,7 @@ namespace shaderwatch {
 
 struct StopOptions {
   size_t min_samples = 10;
-  double min_gpu_seconds = 0.5;        // of timed spans, for the low-noise stop (a tenth of it for the others)
+  double min_gpu_seconds = 0.5;        // of timed spans, for the low-noise stop (the others: a tenth, or 200 samples)
   double target_rel_stdev = 0.005;     // low-noise: relative stdev under this
   double target_batch_spread = 0.005;  // stable-median: the last batches' medians within this of each other
   double max_wall_seconds = 15;
