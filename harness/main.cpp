@@ -43,17 +43,19 @@ void list_devices(const Instance& instance) {
 
 constexpr const char* kBenchmarkFlagsHelp = R"(
 Benchmark mode (the default) also takes Google Benchmark's flags, e.g.:
-  --benchmark_filter=REGEX        run only benchmarks whose name matches
-  --benchmark_repetitions=N       repeat each benchmark N times (and report aggregates)
-  --benchmark_min_time=SECONDS    minimum GPU time per benchmark before the low-noise stop (default 0.5)
-  --benchmark_format=console|json|csv, --benchmark_out=FILE, --benchmark_out_format=json
+  --benchmark_filter=REGEX        run only benchmarks whose (clean) name matches; -REGEX excludes
+  --benchmark_min_time=SECONDS    minimum GPU time for the low-noise stop (default 0.5)
+  --benchmark_format=console|json|csv, --benchmark_out=FILE, --benchmark_out_format=json|csv|console
   --benchmark_context=key=value   extra context entries
-Each benchmark is one Google Benchmark iteration: 0.1 s warm-up, then an adaptive run of timed
-dispatches (at least 10; it stops when the relative stdev is under 0.5% after the minimum GPU time,
-when the noise estimate stops improving, when four batches agree on the median within 0.5%, or after
-15 s). Its time is the median GPU time of one dispatch; counters give min, p25,
-p75, relative stdev, samples, % of the copy bandwidth measured at start, and err/bound of the check.
-Names: family/variant/size/{hot,cold}, with /devN appended when --device all picks several devices.
+Each benchmark: a warm-up (longer after the GPU sat idle), then batches of timed dispatches until a
+stopping rule holds: relative stdev under 0.5% with the minimum GPU time, the noise estimate or the
+batch medians settled (never while drifting or while the samples form two or more groups), the groups'
+shares settled ("multi-group"), or 15 s ("precision-not-reached"). It is reported as 10 Google Benchmark
+repetitions, each the median of a tenth of the samples in time order (the mean where there are several
+groups), plus mean/median/stddev/cv aggregates; counters give median, min, p25, p75, relative stdev,
+samples, groups (with each group's level and share), precise, % of the copy bandwidth, err/bound of the
+check, and NVML clocks where available. cpu_time is not a measurement (sampling runs outside Google
+Benchmark's timer). Names: family/variant/size/{hot,cold}, /devN with --device all; they are permanent.
 )";
 
 // The value of a Google Benchmark flag given as --name=value, read before benchmark::Initialize takes
