@@ -1,5 +1,7 @@
 #include "benchmark_report.h"
 
+#include <shaderwatch/result_contract.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -46,10 +48,10 @@ void report_repetition(benchmark::State& state, const BenchmarkResult& r, size_t
   state.SetLabel(result_label(r));
   state.SetBytesProcessed(static_cast<int64_t>(r.bytes));
   state.SetItemsProcessed(static_cast<int64_t>(r.items));
-  state.counters["median_us"] = s.median * 1e6;
+  state.counters[contract::kMedianCounter] = s.median * 1e6;
   state.counters["min_us"] = s.min * 1e6;
-  state.counters["p25_us"] = s.p25 * 1e6;
-  state.counters["p75_us"] = s.p75 * 1e6;
+  state.counters[contract::kP25Counter] = s.p25 * 1e6;
+  state.counters[contract::kP75Counter] = s.p75 * 1e6;
   state.counters["rel_stdev_pct"] = s.rel_stdev * 100;
   state.counters["samples"] = static_cast<double>(s.count);
   state.counters["groups"] = static_cast<double>(s.groups.size());
@@ -58,6 +60,7 @@ void report_repetition(benchmark::State& state, const BenchmarkResult& r, size_t
     state.counters["group" + std::to_string(g + 1) + "_share_pct"] = s.groups[g].share * 100;
   }
   state.counters["precise"] = reached_precision(r.measurement.stop) ? 1 : 0;
+  state.counters["idle_before_ms"] = r.measurement.idle_before_seconds * 1e3;  // beside the clocks: idle GPUs slow down
   state.counters["pct_of_peak"] = 100.0 * (static_cast<double>(r.bytes) / s.median) / r.peak_bytes_per_second;
   state.counters["err_bound_ratio"] = r.outcome.worst_ratio;
   if (r.clocks && r.clocks->polls) {

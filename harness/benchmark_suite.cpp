@@ -8,6 +8,8 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <numeric>
 #include <semaphore>
 #include <sstream>
 #include <thread>
@@ -15,6 +17,7 @@
 #include "kernel_run.h"
 #include "nvml_monitor.h"
 #include "pipelines.h"
+#include "suite_timing.h"
 
 namespace shaderwatch {
 
@@ -199,18 +202,43 @@ class CheckQueue {
   explicit CheckQueue(unsigned workers) : free_(workers) {}
   std::shared_future<Outcome> submit(std::function<Outcome()> check) {
     free_.acquire();
-    return std::async(std::launch::async, [this, check = std::move(check)] {
+    return std::async(std::launch::async, [this, check = std::move(check)]() mutable {
              struct Release {
                std::counting_semaphore<>& s;
                ~Release() { s.release(); }
              } release{free_};
-             return check();
+             // The future keeps this lambda until the suite ends: the check, with the run and readback it
+             // holds, is destroyed here, before the worker is released.
+             const auto owned = std::move(check);
+             return owned();
            }).share();
   }
 
  private:
   std::counting_semaphore<> free_;
 };
+
+// Readbacks whose check has finished, for the next readback to reuse their memory.
+class ReadbackPool {
+ public:
+  Readback take() {
+    const std::lock_guard lock(mutex_);
+    if (free_.empty()) return {};
+    Readback r = std::move(free_.back());
+    free_.pop_back();
+    return r;
+  }
+  void give(Readback r) {
+    const std::lock_guard lock(mutex_);
+    free_.push_back(std::move(r));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<Readback> free_;
+};
+
+uint64_t items(const SizeSpec& s) { return s.count ? s.count : uint64_t{s.width} * s.height; }
 
 struct BenchmarkCase {
   DeviceBench* device;
@@ -300,20 +328,33 @@ std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::v
     }
   }
 
-  const auto start = std::chrono::steady_clock::now();
+  // Largest sizes first (reported in catalog order): their checks take longest and overlap the rest,
+  // and smaller readbacks reuse their memory.
+  std::vector<size_t> order(cases.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return items(cases[a].size) > items(cases[b].size); });
+
+  const auto start = SuiteTiming::Clock::now();
+  SuiteTiming timing;
   RunCache cache;
   CheckQueue checks(std::max(1u, std::thread::hardware_concurrency() - 1));
+  ReadbackPool readbacks;
   std::vector<BenchmarkResult> results(cases.size());
   std::vector<std::shared_future<Outcome>> outcomes(cases.size());
-  for (size_t i = 0; i < cases.size(); ++i) {
+  for (size_t n = 0; n < order.size(); ++n) {
+    const size_t i = order[n];
     const BenchmarkCase& c = cases[i];
     BenchmarkResult& r = results[i];
     r.name = c.name;
     r.peak_bytes_per_second = c.device->bandwidth.peak();
-    std::cerr << "[" << i + 1 << "/" << cases.size() << "] " << c.name << " on " << c.device->device->info().name << std::endl;
+    std::cerr << "[" << n + 1 << "/" << cases.size() << "] " << c.name << " on " << c.device->device->info().name << std::endl;
+    const auto case_start = SuiteTiming::Clock::now();
+    auto t = case_start;
     try {
       const Problem& problem = cache.problem(c.spec->family, c.size, options.seed);
+      t = timing.add("inputs", t);
       std::shared_ptr<KernelRun> run = cache.run(*c.device, *c.spec, problem);
+      t = timing.add("kernel setup and upload", t);
       r.spirv_hash = run->spirv_hash();
       r.bytes = run->bytes_moved();
       r.items = problem.items();
@@ -321,8 +362,22 @@ std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::v
       r.measurement = c.device->timer->sample([&](VkCommandBuffer cmd) { run->record_poison(cmd); },
                                               [&](VkCommandBuffer cmd) { run->record(cmd); }, c.cold, options.sampling);
       if (c.device->nvml->available()) r.clocks = c.device->nvml->stop();
+      const Measurement& m = r.measurement;
+      const double call = std::chrono::duration<double>(SuiteTiming::Clock::now() - t).count();
+      timing.add_seconds("warm-up", m.warmup_wall_seconds);
+      timing.add_seconds("sampling", m.sampling_wall_seconds);
+      timing.add_seconds("  of which timed on the GPU", m.stats.gpu_seconds);
+      timing.add_seconds("NVML and sampler overhead", call - m.warmup_wall_seconds - m.sampling_wall_seconds);
+      t = SuiteTiming::Clock::now();
       // The output of the last timed dispatch, compared on a worker while the next benchmark samples.
-      outcomes[i] = checks.submit([run, got = run->read_outputs()] { return run->check(got); });
+      auto got = run->read_outputs(readbacks.take());
+      t = timing.add("readback", t);
+      outcomes[i] = checks.submit([run, got = std::move(got), &readbacks]() mutable {
+        const Outcome outcome = run->check(got);
+        readbacks.give(std::move(got));
+        return outcome;
+      });
+      timing.add("waiting for a free checker", t);
     } catch (const UnsupportedError& e) {
       r.outcome.status = Status::Unsupported;
       r.outcome.message = e.what();
@@ -330,8 +385,9 @@ std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::v
       r.outcome.status = Status::Error;
       r.outcome.message = std::string(e.what()) + " (kernel " + c.spec->name + ", device " + c.device->device->info().name + ")";
     }
+    timing.add_benchmark(c.name, std::chrono::duration<double>(SuiteTiming::Clock::now() - case_start).count());
   }
-  const double sampled = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto sampled = SuiteTiming::Clock::now();
   for (size_t i = 0; i < cases.size(); ++i) {
     BenchmarkResult& r = results[i];
     if (outcomes[i].valid()) {
@@ -345,9 +401,10 @@ std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::v
     r.error_message = error_message(*cases[i].spec, r.outcome, options.seed);
     if (!r.error_message.empty() && !cases[i].spec->negative_control) std::cerr << r.name << ": " << r.error_message << std::endl;
   }
-  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cerr << cases.size() << " benchmarks sampled in " << seconds_text(sampled) << ", checked by " << seconds_text(total)
-            << std::endl;
+  timing.add("checks left after sampling", sampled);
+  const double total = std::chrono::duration<double>(SuiteTiming::Clock::now() - start).count();
+  std::cerr << cases.size() << " benchmarks measured and checked in " << seconds_text(total) << std::endl;
+  timing.print(std::cerr, total);
   return results;
 }
 

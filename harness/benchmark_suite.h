@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <shaderwatch/result_contract.h>
+
 #include "benchmark_report.h"
 #include "gpu_timer.h"
 #include "inputs.h"
@@ -15,7 +17,7 @@ namespace shaderwatch {
 
 // Starts the error message of the negative control's benchmarks: an expected outcome, never a pass, and
 // not a correctness failure either (the results server skips such rows; server/README.md).
-inline constexpr const char* kExpectedOutcomePrefix = "EXPECTED (negative control): ";
+using contract::kExpectedOutcomePrefix;
 
 struct BenchmarkOptions {
   std::vector<SizeSpec> image_sizes;  // WxH

@@ -10,6 +10,8 @@ namespace shaderwatch {
 namespace {
 constexpr uint32_t kMaxBatch = 1024;
 constexpr double kBatchTargetSeconds = 0.025;  // GPU time a batch aims at, flushes included
+constexpr double kWarmupBatchSeconds = 0.01;
+constexpr double kWarmupSettled = 0.01;  // successive warm-up batch medians within this: the clocks are up
 }  // namespace
 
 BufferReader::BufferReader(Device& device, ShaderCompiler& compiler, const Buffer& source)
@@ -84,7 +86,6 @@ Measurement GpuTimer::sample(const std::function<void(VkCommandBuffer)>& prepare
                              const SamplingOptions& options) {
   using Clock = std::chrono::steady_clock;
   auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
-  uint32_t batch = static_cast<uint32_t>(std::min<size_t>(options.stop.min_samples, kMaxBatch));
   double per_sample = 0;  // wall seconds per sample, batch sizes follow it
   auto run = [&](uint32_t count) {
     const auto before = Clock::now();
@@ -92,22 +93,33 @@ Measurement GpuTimer::sample(const std::function<void(VkCommandBuffer)>& prepare
     per_sample = since(before) / count;
     return seconds;
   };
-  auto next_batch_size = [&] {
-    return static_cast<uint32_t>(std::clamp(kBatchTargetSeconds / std::max(per_sample, 1e-7), 10.0, double{kMaxBatch}));
+  auto batch_for = [&](double seconds, double fewest) {
+    return static_cast<uint32_t>(std::clamp(seconds / std::max(per_sample, 1e-7), fewest, double{kMaxBatch}));
   };
-  // Warm-up: same work, untimed, longer after the GPU sat idle (it drops its clocks; samples taken on
-  // the way back up formed a slow group 2.4x the level).
-  const double warmup = std::min(options.warmup_seconds + since(last_busy_), options.max_warmup_seconds);
-  for (const auto warmup_start = Clock::now(); since(warmup_start) < warmup; batch = next_batch_size()) {
-    run(batch);
+  // Warm-up: same work, untimed (SamplingOptions says how long and why). One dispatch first, then short
+  // batches: a slow kernel overshoots the minimum by one dispatch, not by a batch.
+  const double idle = since(last_busy_);
+  const double least = std::min(idle >= options.long_idle_seconds ? idle : options.warmup_seconds, options.max_warmup_seconds);
+  const auto warmup_start = Clock::now();
+  double previous_median = 0;
+  for (uint32_t n = 1;;) {
+    const double median = median_of(run(n));
+    const double elapsed = since(warmup_start);
+    const bool settled = std::abs(median - previous_median) <= kWarmupSettled * median;
+    if (elapsed >= options.max_warmup_seconds || (elapsed >= least && settled)) break;
+    previous_median = median;
+    n = batch_for(elapsed < least ? std::min(least - elapsed, kWarmupBatchSeconds) : kWarmupBatchSeconds, 1);
   }
+  const double warmup_wall = since(warmup_start);
+  uint32_t batch = static_cast<uint32_t>(std::min<size_t>(options.stop.min_samples, kMaxBatch));
+  auto next_batch_size = [&] { return batch_for(kBatchTargetSeconds, 10); };
   const auto start = Clock::now();
   StoppingCriterion criterion(options.stop);
   while (true) {
     criterion.add_batch(run(batch));
     if (const auto reason = criterion.should_stop(since(start))) {
       last_busy_ = Clock::now();
-      return {criterion.samples(), criterion.stats(), *reason};
+      return {criterion.samples(), criterion.stats(), *reason, idle, warmup_wall, since(start)};
     }
     batch = next_batch_size();
   }

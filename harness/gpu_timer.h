@@ -18,10 +18,13 @@ namespace shaderwatch {
 
 struct SamplingOptions {
   StopOptions stop;
-  // Untimed work before sampling, so the clocks are up: this much, plus as long as the GPU sat idle
-  // before (host work between benchmarks: inputs, uploads), up to max_warmup_seconds. An H200 idle for
-  // a second or two ran its SM clock at 375-615 MHz into the next benchmark (NVML, README).
+  // Untimed work before sampling, so the clocks are up: at least warmup_seconds, and until two
+  // successive warm-up batches agree on the median within 1%. After the GPU sat idle for long_idle_seconds
+  // or more (host work: generating an 8K input), at least as long as it sat idle. Never past
+  // max_warmup_seconds. An H200 idle for a second or more ran its SM clock at 375-615 MHz into the next
+  // benchmark; after gaps under 0.5 s NVML saw it at 1980 MHz in 338 of 338 benchmarks (README).
   double warmup_seconds = 0.02;
+  double long_idle_seconds = 0.5;
   double max_warmup_seconds = 0.5;
   // Cold runs read this many bytes (several times the last-level cache) before each timed dispatch.
   uint64_t flush_bytes = uint64_t{256} << 20;
@@ -32,6 +35,8 @@ struct Measurement {
   std::vector<double> seconds;  // every sample, in time order
   SampleStats stats;
   StopReason stop = StopReason::TimeLimit;
+  double idle_before_seconds = 0;  // since the GPU's previous sampling: host work in between
+  double warmup_wall_seconds = 0, sampling_wall_seconds = 0;  // host time of the two phases
 };
 
 // Reads a whole buffer with read_probe.comp: the cold-cache flush and the read-only bandwidth probe.

@@ -97,7 +97,7 @@ class BlendPipeline {
     info.pMultisampleState = &multisample;
     info.pColorBlendState = &blend_state;
     info.layout = bindings_.layout();
-    const VkResult result = vkCreateGraphicsPipelines(device.handle(), VK_NULL_HANDLE, 1, &info, nullptr, &pipeline_);
+    const VkResult result = vkCreateGraphicsPipelines(device.handle(), device.pipeline_cache(), 1, &info, nullptr, &pipeline_);
     vkDestroyShaderModule(device.handle(), vert, nullptr);
     vkDestroyShaderModule(device.handle(), frag, nullptr);
     vk_check(result, "vkCreateGraphicsPipelines");
@@ -443,8 +443,8 @@ void KernelRun::record(VkCommandBuffer cmd) const {
   }
 }
 
-Readback KernelRun::read_outputs() const {
-  Readback r;
+Readback KernelRun::read_outputs(Readback reuse) const {
+  Readback r = std::move(reuse);
   r.bytes.resize(impl_->output->size());
   impl_->output->download(r.bytes.data(), r.bytes.size());
   return r;

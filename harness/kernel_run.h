@@ -39,7 +39,9 @@ class KernelRun {
   void record_poison(VkCommandBuffer cmd) const;  // NaN into every output element
   void record(VkCommandBuffer cmd) const;         // every pass of the kernel, barriers between them
   Outcome check() const { return check(read_outputs()); }
-  Readback read_outputs() const;  // the whole output buffer, after the last recorded run
+  // The whole output buffer, after the last recorded run; into `reuse`'s memory (a recycled readback of
+  // at least this size costs no page faults: at 8K, faulting in 530 MB took longer than the copy).
+  Readback read_outputs(Readback reuse = {}) const;
   // Compares every element with the reference (computed at the first check, then reused). CPU only:
   // safe on another thread while the device runs other work, and from several threads at once.
   Outcome check(const Readback& got) const;

@@ -47,15 +47,16 @@ Benchmark mode (the default) also takes Google Benchmark's flags, e.g.:
   --benchmark_min_time=SECONDS    minimum GPU time for the low-noise stop (default 0.5)
   --benchmark_format=console|json|csv, --benchmark_out=FILE, --benchmark_out_format=json|csv|console
   --benchmark_context=key=value   extra context entries
-Each benchmark: a warm-up (longer after the GPU sat idle), then batches of timed dispatches until a
+Each benchmark: a warm-up until the clocks are up (longer after the GPU sat idle), then batches of timed dispatches until a
 stopping rule holds: relative stdev under 0.5% with the minimum GPU time, the noise estimate or the
 batch medians settled (never while drifting or while the samples form two or more groups), the groups'
 shares settled ("multi-group"), or 15 s ("precision-not-reached"). It is reported as 10 Google Benchmark
 repetitions, each the median of a tenth of the samples in time order (the mean where there are several
 groups), plus mean/median/stddev/cv aggregates; counters give median, min, p25, p75, relative stdev,
 samples, groups (with each group's level and share), precise, % of the copy bandwidth, err/bound of the
-check, and NVML clocks where available. cpu_time is not a measurement (sampling runs outside Google
-Benchmark's timer). Names: family/variant/size/{hot,cold}, /devN with --device all; they are permanent.
+check, the GPU's idle time before it, and NVML clocks where available. cpu_time is not a measurement
+(sampling runs outside Google Benchmark's timer). Names: family/variant/size/{hot,cold}, /devN with --device all; they are permanent.
+Largest sizes run first; progress and, at the end, the time by phase go to stderr.
 )";
 
 // The value of a Google Benchmark flag given as --name=value, read before benchmark::Initialize takes

@@ -90,7 +90,7 @@ ComputePipeline::ComputePipeline(Device& device, const std::vector<uint32_t>& sp
   info.stage.pName = "main";
   if (!specialization.empty()) info.stage.pSpecializationInfo = &spec_info;
   info.layout = bindings_.layout();
-  const VkResult result = vkCreateComputePipelines(device.handle(), VK_NULL_HANDLE, 1, &info, nullptr, &pipeline_);
+  const VkResult result = vkCreateComputePipelines(device.handle(), device.pipeline_cache(), 1, &info, nullptr, &pipeline_);
   vkDestroyShaderModule(device.handle(), module, nullptr);
   vk_check(result, "vkCreateComputePipelines");
 }

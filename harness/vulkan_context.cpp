@@ -321,11 +321,15 @@ Device::Device(Instance& instance, uint32_t index)
   vk_check(vkCreateCommandPool(device_, &pool_info, nullptr, &pool_), "vkCreateCommandPool");
   VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   vk_check(vkCreateFence(device_, &fence_info, nullptr, &fence_), "vkCreateFence");
+  VkPipelineCacheCreateInfo cache_info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  vk_check(vkCreatePipelineCache(device_, &cache_info, nullptr, &pipeline_cache_), "vkCreatePipelineCache");
 }
 
 Device::~Device() {
   if (device_) {
     vkDeviceWaitIdle(device_);  // result ignored: nothing useful to do with an error in a destructor
+    staging_.reset();
+    vkDestroyPipelineCache(device_, pipeline_cache_, nullptr);
     vkDestroyFence(device_, fence_, nullptr);
     vkDestroyCommandPool(device_, pool_, nullptr);
     vkDestroyDevice(device_, nullptr);
@@ -408,32 +412,42 @@ Buffer::~Buffer() {
   vkFreeMemory(device_.handle(), memory_, nullptr);
 }
 
+Buffer& Device::staging() {
+  constexpr VkDeviceSize kStagingBytes = VkDeviceSize{64} << 20;
+  if (!staging_) staging_ = std::make_unique<Buffer>(*this, kStagingBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true);
+  return *staging_;
+}
+
 void Buffer::upload(const void* data, VkDeviceSize bytes, VkDeviceSize offset) {
   if (offset + bytes > size_) throw std::out_of_range("Buffer::upload past the end of the buffer");
-  if (bytes == 0) return;
-  Buffer staging(device_, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, true);
-  std::memcpy(staging.mapped_, data, bytes);
-  device_.submit_and_wait([&](VkCommandBuffer cmd) {
-    VkBufferCopy region{0, offset, bytes};
-    vkCmdCopyBuffer(cmd, staging.buffer_, buffer_, 1, &region);
-  });
+  Buffer& staging = device_.staging();
+  for (VkDeviceSize done = 0; done < bytes; done += staging.size_) {
+    const VkDeviceSize chunk = std::min(staging.size_, bytes - done);
+    std::memcpy(staging.mapped_, static_cast<const char*>(data) + done, chunk);
+    device_.submit_and_wait([&](VkCommandBuffer cmd) {
+      VkBufferCopy region{0, offset + done, chunk};
+      vkCmdCopyBuffer(cmd, staging.buffer_, buffer_, 1, &region);
+    });
+  }
 }
 
 void Buffer::download(void* data, VkDeviceSize bytes, VkDeviceSize offset) {
   if (offset + bytes > size_) throw std::out_of_range("Buffer::download past the end of the buffer");
-  if (bytes == 0) return;
-  Buffer staging(device_, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true);
-  device_.submit_and_wait([&](VkCommandBuffer cmd) {
-    full_barrier(cmd);
-    VkBufferCopy region{offset, 0, bytes};
-    vkCmdCopyBuffer(cmd, buffer_, staging.buffer_, 1, &region);
-    VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, nullptr,
-                         0, nullptr);
-  });
-  std::memcpy(data, staging.mapped_, bytes);
+  Buffer& staging = device_.staging();
+  for (VkDeviceSize done = 0; done < bytes; done += staging.size_) {
+    const VkDeviceSize chunk = std::min(staging.size_, bytes - done);
+    device_.submit_and_wait([&](VkCommandBuffer cmd) {
+      full_barrier(cmd);
+      VkBufferCopy region{offset + done, 0, chunk};
+      vkCmdCopyBuffer(cmd, buffer_, staging.buffer_, 1, &region);
+      VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+      to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+      vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, nullptr,
+                           0, nullptr);
+    });
+    std::memcpy(static_cast<char*>(data) + done, staging.mapped_, chunk);
+  }
 }
 
 void full_barrier(VkCommandBuffer cmd) {

@@ -103,6 +103,14 @@ class Device {
   // Records with `record` into a fresh command buffer, submits it and waits for it to finish.
   void submit_and_wait(const std::function<void(VkCommandBuffer)>& record);
 
+  // The host-visible buffer uploads and downloads go through, in chunks of at most its size: one
+  // allocation for the device's life (allocating and pinning hundreds of MB per transfer cost more
+  // than the copy). Not thread-safe: transfers run on the thread that drives the device.
+  Buffer& staging();
+  // Shared by every pipeline made on the device: a kernel's hot and cold runs and each size rebuild
+  // their pipelines from the same SPIR-V.
+  VkPipelineCache pipeline_cache() const { return pipeline_cache_; }
+
  private:
   uint32_t memory_type(uint32_t type_bits, VkMemoryPropertyFlags wanted, VkMemoryPropertyFlags fallback) const;
   Instance& instance_;
@@ -114,7 +122,9 @@ class Device {
   uint32_t timestamp_valid_bits_ = 0;
   VkCommandPool pool_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
+  VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
   VkPhysicalDeviceMemoryProperties memory_{};
+  std::unique_ptr<Buffer> staging_;
 };
 
 // A storage buffer in device memory (host-visible where the device offers only that, as lavapipe does).

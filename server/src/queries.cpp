@@ -446,10 +446,42 @@ std::map<std::string, RunPoint> run_points(sql::Conn& c, std::int64_t pk) {
                      st.i64(4)};
   return m;
 }
+
+// Each benchmark's own sample spread in a run, (p75 - p25) / median in percent, from the quartile
+// counters shaderwatch-bench puts on its repetition rows (contract); benchmarks without them are absent.
+std::map<std::string, double> run_spreads(sql::Conn& c, std::int64_t pk) {
+  std::map<std::string, double> m;
+  auto& st = c.q("SELECT bm.name, r.counters FROM results r JOIN benchmarks bm ON bm.id=r.benchmark_id"
+                 " WHERE r.run_id=? AND r.run_type='iteration' AND r.repetition_index=0 AND r.error_occurred=0");
+  st.bind(1, pk);
+  while (st.step()) {
+    const json counters = json::parse(st.text(1), nullptr, false);
+    if (!counters.is_object()) continue;
+    const auto number = [&](const char* key) {
+      const auto it = counters.find(key);
+      return it != counters.end() && it->is_number() ? it->get<double>() : NAN;
+    };
+    const double median = number(shaderwatch::contract::kMedianCounter), p25 = number(shaderwatch::contract::kP25Counter),
+                 p75 = number(shaderwatch::contract::kP75Counter);
+    if (median > 0 && p75 >= p25) m[st.text(0)] = 100 * (p75 - p25) / median;
+  }
+  return m;
+}
+
+// A query parameter that is a number in [lo, hi), or `fallback` where it is absent.
+double number_param(const Params& q, const char* name, double lo, double hi, double fallback) {
+  const auto text = opt(q, name);
+  if (!text) return fallback;
+  char* end = nullptr;
+  const double v = std::strtod(text->c_str(), &end);
+  if (text->empty() || *end != '\0' || !(v >= lo && v < hi))
+    throw ClientError(400, "must be a number in [" + json(lo).dump() + ", " + json(hi).dump() + ")", name);
+  return v;
+}
 }  // namespace
 
 json Store::compare(const Params& q) {
-  allow_only(q, {"base", "contender", "alpha", "min_delta_pct"});
+  allow_only(q, {"base", "contender", "alpha", "min_delta_pct", "min_delta_ns", "noise_floor"});
   auto base = opt(q, "base"), cont = opt(q, "contender");
   if (!base) throw ClientError(400, "missing required parameter", "base");
   if (!cont) throw ClientError(400, "missing required parameter", "contender");
@@ -459,18 +491,21 @@ json Store::compare(const Params& q) {
     alpha = std::strtod(a->c_str(), &end);
     if (a->empty() || *end != '\0' || !(alpha > 0 && alpha < 1)) throw ClientError(400, "must be in (0, 1)", "alpha");
   }
-  // A difference must also be large enough to matter (LNT's MIN_PERCENTAGE_CHANGE): repetitions from one
-  // process share its conditions, so the U test alone calls 0.2% between two processes significant.
-  double min_delta_pct = 1.0;
-  if (auto m = opt(q, "min_delta_pct")) {
-    char* end = nullptr;
-    min_delta_pct = std::strtod(m->c_str(), &end);
-    if (m->empty() || *end != '\0' || !(min_delta_pct >= 0 && min_delta_pct < 1000))
-      throw ClientError(400, "must be a percentage in [0, 1000)", "min_delta_pct");
-  }
+  // Repetitions from one process share its conditions, so the U test alone calls 0.2% between two
+  // processes significant. A difference must also clear a floor, the largest of (LNT's
+  // MIN_PERCENTAGE_CHANGE and MIN_VALUE_PRECISION, and its noise): min_delta_pct; min_delta_ns, what two
+  // processes resolve at all (H200: kernels under 30 us moved up to 640 ns between identical runs);
+  // and with noise_floor=1, the benchmark's own sample spread (p25-p75) in either run, where the rows
+  // carry it (a short kernel's level shifts between processes by about its spread).
+  const double min_delta_pct = number_param(q, "min_delta_pct", 0, 1000, 1.0);
+  const double min_delta_ns = number_param(q, "min_delta_ns", 0, 1e9, 500);
+  const auto noise_text = opt(q, "noise_floor");
+  if (noise_text && *noise_text != "0" && *noise_text != "1") throw ClientError(400, "must be 0 or 1", "noise_floor");
+  const bool noise_floor = !noise_text || *noise_text == "1";
   auto c = reader();
   const auto bpk = run_pk(*c, *base, "base"), cpk = run_pk(*c, *cont, "contender");
   const auto bp = run_points(*c, bpk), cp = run_points(*c, cpk);
+  const auto bs = run_spreads(*c, bpk), cs = run_spreads(*c, cpk);
   json rows = json::array(), only_base = json::array(), only_cont = json::array();
   double log_sum = 0;
   int n_geo = 0;
@@ -501,7 +536,14 @@ json Store::compare(const Params& q) {
         const auto u = detect::mann_whitney_u(b.reps, k.reps);
         row["p_value"] = u.p;
         row["reliable"] = b.reps.size() >= 9 && k.reps.size() >= 9;
-        const bool different = u.p < alpha && std::abs(100 * delta) >= min_delta_pct;
+        double spread_pct = NAN;
+        for (const auto* spreads : {&bs, &cs})
+          if (auto s = spreads->find(name); s != spreads->end()) spread_pct = std::fmax(spread_pct, s->second);
+        double floor_pct = std::max(min_delta_pct, b.value > 0 ? 100 * min_delta_ns / b.value : 0.0);
+        if (noise_floor && !std::isnan(spread_pct)) floor_pct = std::max(floor_pct, spread_pct);
+        row["spread_pct"] = std::isnan(spread_pct) ? json(nullptr) : json(spread_pct);
+        row["floor_pct"] = floor_pct;
+        const bool different = u.p < alpha && std::abs(100 * delta) >= floor_pct;
         row["verdict"] = !different ? "same" : (delta > 0 ? "slower" : "faster");
       } else {
         row["p_value"] = nullptr;
@@ -513,7 +555,8 @@ json Store::compare(const Params& q) {
   }
   for (const auto& [name, k] : cp)
     if (!bp.count(name)) only_cont.push_back(name);
-  return {{"base", *base}, {"contender", *cont}, {"alpha", alpha}, {"min_delta_pct", min_delta_pct}, {"benchmarks", rows},
+  return {{"base", *base}, {"contender", *cont}, {"alpha", alpha}, {"min_delta_pct", min_delta_pct},
+          {"min_delta_ns", min_delta_ns}, {"noise_floor", noise_floor}, {"benchmarks", rows},
           {"only_in_base", only_base}, {"only_in_contender", only_cont},
           {"geomean_delta_pct", n_geo ? json(100 * std::expm1(log_sum / n_geo)) : json(nullptr)}};
 }

@@ -383,9 +383,13 @@ TEST(ServerQueries, CompareTwoRuns) {
   for (int i = 0; i < 9; ++i) {
     a.push_back({}), b.push_back({});
   }
+  // Microseconds, written in ns: well above compare's 500 ns floor.
   a = {{"k/x/1/cold", {100, 101, 99, 100, 102, 98, 100, 101, 99}}, {"k/y/1/cold", {50, 51, 49, 50, 52, 48, 50, 51, 49}},
        {"k/only_a/1/cold", {1, 1, 1}}};
   b = {{"k/x/1/cold", {110, 111, 109, 110, 112, 108, 110, 111, 109}}, {"k/y/1/cold", {50, 49, 51, 50, 48, 52, 50, 49, 51}}};
+  for (auto* runs : {&a, &b})
+    for (auto& [name, reps] : *runs)
+      for (double& r : reps) r *= 1000;
   ASSERT_EQ(s.post(wrap_doc(make_doc(Gpu{}, a), "base", "c1", iso_at(0)))->status, 201);
   ASSERT_EQ(s.post(wrap_doc(make_doc(Gpu{}, b), "cont", "c2", iso_at(1)))->status, 201);
   auto cmp = s.get("/api/v1/compare?base=base&contender=cont");
@@ -416,7 +420,7 @@ TEST(ServerQueries, CompareIgnoresSignificantButTinyDifferences) {
   TempDir dir;
   TestServer s(dir.file("sw.db"));
   std::vector<double> base, cont;
-  for (int i = 0; i < 10; ++i) base.push_back(100 + 0.01 * i), cont.push_back(100.2 + 0.01 * i);
+  for (int i = 0; i < 10; ++i) base.push_back(100000 + 10 * i), cont.push_back(100200 + 10 * i);
   ASSERT_EQ(s.post(wrap_doc(make_doc(Gpu{}, {{"k/x/1/cold", base}}), "base", "c1", iso_at(0)))->status, 201);
   ASSERT_EQ(s.post(wrap_doc(make_doc(Gpu{}, {{"k/x/1/cold", cont}}), "cont", "c2", iso_at(1)))->status, 201);
   auto cmp = s.get("/api/v1/compare?base=base&contender=cont");
@@ -424,7 +428,73 @@ TEST(ServerQueries, CompareIgnoresSignificantButTinyDifferences) {
   EXPECT_LT(cmp["benchmarks"][0]["p_value"].get<double>(), 0.001);
   EXPECT_EQ(cmp["benchmarks"][0]["verdict"], "same");
   EXPECT_EQ(cmp["min_delta_pct"], 1.0);
-  EXPECT_EQ(s.get("/api/v1/compare?base=base&contender=cont&min_delta_pct=0.1")["benchmarks"][0]["verdict"], "slower");
+  // 0.2% of 100 us is 200 ns: with the 1% floor lowered, the 500 ns one still holds it back.
+  EXPECT_EQ(s.get("/api/v1/compare?base=base&contender=cont&min_delta_pct=0.1")["benchmarks"][0]["verdict"], "same");
+  EXPECT_EQ(s.get("/api/v1/compare?base=base&contender=cont&min_delta_pct=0.1&min_delta_ns=0")["benchmarks"][0]["verdict"],
+            "slower");
+}
+
+TEST(ServerQueries, CompareFloorsFollowTheBenchmarksOwnNoise) {
+  // Each row: 10 repetitions around `ns`, and, where `spread` > 0, shaderwatch-bench's quartile
+  // counters saying its samples spread that much (p25-p75, relative).
+  auto doc = [](double scale) {
+    json rows = json::array();
+    const std::vector<std::tuple<std::string, double, double>> benches = {
+        {"k/short/1/hot", 20000, 0},     // 2% is 400 ns: under the 500 ns floor
+        {"k/noisy/1/hot", 100000, 0.03},  // 2% inside its 3% spread
+        {"k/quiet/1/hot", 100000, 0.002},  // 2% well outside its 0.2% spread
+        {"k/plain/1/hot", 100000, 0}};     // no counters: only the 1% and 500 ns floors
+    int family = 0;
+    for (const auto& [name, ns, spread] : benches) {
+      for (int i = 0; i < 10; ++i) {
+        json row = {{"name", name}, {"family_index", family}, {"per_family_instance_index", 0}, {"run_name", name},
+                    {"run_type", "iteration"}, {"repetitions", 10}, {"repetition_index", i}, {"threads", 1},
+                    {"iterations", 1}, {"real_time", ns * scale * (1 + 0.0001 * i)}, {"cpu_time", 1.0},
+                    {"time_unit", "ns"}};
+        if (spread > 0) {
+          const double us = ns * scale / 1000;
+          row[shaderwatch::contract::kMedianCounter] = us;
+          row[shaderwatch::contract::kP25Counter] = us * (1 - spread / 2);
+          row[shaderwatch::contract::kP75Counter] = us * (1 + spread / 2);
+        }
+        rows.push_back(row);
+      }
+      ++family;
+    }
+    return json{{"context", {{"date", "2026-01-01T00:00:00+00:00"}, {"host_name", "runner"},
+                             {"sw_device_name", "GPU"}, {"sw_vendor_id", "0x10de"}, {"sw_device_id", "0x2335"},
+                             {"sw_driver_name", "NVIDIA"}, {"sw_driver_version", "1"}}},
+                {"benchmarks", rows}};
+  };
+  TempDir dir;
+  TestServer s(dir.file("sw.db"));
+  ASSERT_EQ(s.post(wrap_doc(doc(1.0), "base", "c1", iso_at(0)))->status, 201);
+  ASSERT_EQ(s.post(wrap_doc(doc(1.02), "cont", "c2", iso_at(1)))->status, 201);
+  auto verdicts = [&](const std::string& extra) {
+    std::map<std::string, std::string> v;
+    const json cmp = s.get("/api/v1/compare?base=base&contender=cont" + extra);
+    EXPECT_EQ(cmp["benchmarks"].size(), 4u) << cmp;
+    for (const auto& row : cmp["benchmarks"]) {
+      EXPECT_LT(row["p_value"].get<double>(), 0.001) << row;
+      v[row["benchmark"]] = row["verdict"];
+    }
+    return v;
+  };
+  const auto by_default = verdicts("");
+  EXPECT_EQ(by_default.at("k/short/1/hot"), "same");
+  EXPECT_EQ(by_default.at("k/noisy/1/hot"), "same");
+  EXPECT_EQ(by_default.at("k/quiet/1/hot"), "slower");
+  EXPECT_EQ(by_default.at("k/plain/1/hot"), "slower");
+  const auto no_floors = verdicts("&min_delta_ns=0&noise_floor=0");
+  for (const auto& [name, verdict] : no_floors) EXPECT_EQ(verdict, "slower") << name;
+  const auto row = s.get("/api/v1/compare?base=base&contender=cont")["benchmarks"];
+  for (const auto& r : row)
+    if (r["benchmark"] == "k/noisy/1/hot") {
+      EXPECT_NEAR(r["spread_pct"].get<double>(), 3.0, 1e-6);
+      EXPECT_NEAR(r["floor_pct"].get<double>(), 3.0, 1e-6);
+    }
+  s.get("/api/v1/compare?base=base&contender=cont&noise_floor=yes", 400);
+  s.get("/api/v1/compare?base=base&contender=cont&min_delta_ns=-5", 400);
 }
 
 TEST(ServerQueries, RankingFlipsBetweenGpus) {

@@ -15,6 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <shaderwatch/result_contract.h>
+
 #include <nlohmann/json.hpp>
 
 #include "shaderwatch/detect.hpp"
@@ -25,10 +27,7 @@ class Conn;
 
 namespace sw {
 
-// Error messages starting with this mark an expected outcome (shaderwatch-bench's negative control,
-// harness/benchmark_suite.h): such rows are kept as raw results but are no correctness failure and no
-// point of a series.
-inline constexpr const char* kExpectedOutcomePrefix = "EXPECTED (negative control): ";
+using shaderwatch::contract::kExpectedOutcomePrefix;
 
 // A problem with what the client sent: always answered with a 4xx and a JSON error naming the
 // field (JSON-path-like, e.g. "benchmark.benchmarks[3].real_time").
