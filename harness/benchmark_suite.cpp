@@ -161,7 +161,7 @@ void add_device_context(const DeviceBench& d, const std::string& prefix) {
 
 // Inputs are generated once per size and shared by every kernel and device; the last KernelRun is kept
 // so a kernel's hot and cold benchmarks reuse its buffers. Shared: a check still running on a worker
-// thread keeps its run alive.
+// thread keeps the run's CPU side (inputs, reference) alive after its device side is released.
 class RunCache {
  public:
   const Problem& problem(Family family, const SizeSpec& size, uint64_t seed) {
@@ -177,7 +177,9 @@ class RunCache {
   }
   std::shared_ptr<KernelRun> run(DeviceBench& d, const KernelSpec& spec, const Problem& problem) {
     if (!current_ || current_device_ != &d || current_spec_ != &spec || current_problem_ != &problem) {
-      current_.reset();  // free the previous kernel's device memory first (unless a check still holds it)
+      // Free the previous kernel's device memory first, here, even while a worker still checks it.
+      if (current_) current_->release_device();
+      current_.reset();
       current_ = std::make_shared<KernelRun>(*d.device, *d.compiler, spec, problem);
       current_device_ = &d;
       current_spec_ = &spec;

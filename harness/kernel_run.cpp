@@ -443,6 +443,18 @@ void KernelRun::record(VkCommandBuffer cmd) const {
   }
 }
 
+void KernelRun::release_device() {
+  Impl& r = *impl_;
+  r.passes.clear();
+  r.blend.reset();
+  r.image.reset();
+  r.input.reset();
+  r.output.reset();
+  r.partials.reset();
+  r.counter.reset();
+  r.weights.reset();
+}
+
 Readback KernelRun::read_outputs(Readback reuse) const {
   Readback r = std::move(reuse);
   r.bytes.resize(impl_->output->size());

@@ -45,6 +45,10 @@ class KernelRun {
   // Compares every element with the reference (computed at the first check, then reused). CPU only:
   // safe on another thread while the device runs other work, and from several threads at once.
   Outcome check(const Readback& got) const;
+  // Frees every Vulkan object of the run (on the thread that drives the device, with the device idle);
+  // afterwards only check() may be called. The benchmark frees runs in its own order this way rather
+  // than whenever a worker's check ends: device memory is then laid out the same in every process.
+  void release_device();
 
   // The image output of an image-to-image kernel, read back (for chaining kernels in tests and images).
   std::vector<float> output_pixels() const;
