@@ -266,16 +266,17 @@ std::function<bool(const std::string&)> benchmark_filter() {
   return [re, negate](const std::string& name) { return std::regex_search(name, re) != negate; };
 }
 
-// Why a benchmark reports no times: the negative control's expected outcome, a wrong answer, an error.
-// Empty for a pass.
+// Why a benchmark reports no times: the negative control's expected outcome, a kernel the device
+// cannot run, a wrong answer, an error. Empty for a pass. The prefixes tell the results server which
+// (contract::row_kind).
 std::string error_message(const KernelSpec& spec, const Outcome& outcome, uint64_t seed) {
   if (spec.negative_control && (outcome.status == Status::Pass || outcome.status == Status::Fail)) {
-    // kExpectedOutcomePrefix tells the results server this error is the negative control's expected outcome.
-    return std::string(kExpectedOutcomePrefix) +
+    return std::string(contract::kExpectedOutcomePrefix) +
            (outcome.status == Status::Fail ? "XFAIL, race observed: " + outcome.first_failure
                                            : std::string("XPASS, right this time, still a data race, not a pass"));
   }
   if (outcome.status == Status::Pass) return "";
+  if (outcome.status == Status::Unsupported) return std::string(contract::kUnsupportedPrefix) + outcome.message;
   return status_name(outcome.status) + ": " + outcome.message +
          (outcome.first_failure.empty() ? "" : "; first wrong: " + outcome.first_failure) + " (seed " +
          std::to_string(seed) + ")";
@@ -413,7 +414,10 @@ std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::v
 int report_benchmarks(const std::vector<BenchmarkResult>& results, const std::string& out_format) {
   int unexpected_failures = 0;
   for (const BenchmarkResult& r : results) {
-    if (is_unexpected_failure(r.outcome.status) && r.error_message.rfind(kExpectedOutcomePrefix, 0) != 0) ++unexpected_failures;
+    if (contract::row_kind(!r.error_message.empty(), r.error_message) == contract::RowKind::correctness_failure &&
+        is_unexpected_failure(r.outcome.status)) {
+      ++unexpected_failures;
+    }
     auto next = std::make_shared<size_t>(0);  // Google Benchmark calls the function once per repetition, in order
     auto* b = benchmark::RegisterBenchmark(r.name.c_str(), [&r, next](benchmark::State& state) {
                 report_repetition(state, r, (*next)++);

@@ -15,9 +15,6 @@
 
 namespace shaderwatch {
 
-// Starts the error message of the negative control's benchmarks: an expected outcome, never a pass, and
-// not a correctness failure either (the results server skips such rows; server/README.md).
-using contract::kExpectedOutcomePrefix;
 
 struct BenchmarkOptions {
   std::vector<SizeSpec> image_sizes;  // WxH

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <numeric>
 
 namespace sw::detect {
@@ -22,6 +24,7 @@ const char* to_string(Cause c) {
     case Cause::driver: return "driver";
     case Cause::commit: return "commit";
     case Cause::both: return "both";
+    case Cause::machine: return "machine";
     case Cause::neither: break;
   }
   return "neither";
@@ -69,6 +72,17 @@ std::vector<double> u_distribution(std::size_t m, std::size_t n) {
   return prev[n];
 }
 
+// The exact distribution depends only on (m, n) and costs O(m n^2 mn) to build: built once per pair
+// and kept (it was 43% of ingest time when every ingest rebuilt it for every change point).
+const std::vector<double>& cached_u_distribution(std::size_t m, std::size_t n) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::size_t, std::size_t>, std::vector<double>> cache;
+  const std::lock_guard lock(mutex);
+  auto it = cache.find({m, n});
+  if (it == cache.end()) it = cache.emplace(std::make_pair(m, n), u_distribution(m, n)).first;
+  return it->second;  // map nodes never move: the reference outlives the lock
+}
+
 }  // namespace
 
 UTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b) {
@@ -101,7 +115,7 @@ UTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b)
   r.u = r1 - dn1 * (dn1 + 1) / 2;
   const double mu = dn1 * dn2 / 2;
   if (!ties && n1 * n2 <= 2500) {
-    const auto dist = u_distribution(n1, n2);
+    const auto& dist = cached_u_distribution(n1, n2);
     const double total = std::accumulate(dist.begin(), dist.end(), 0.0);
     const auto ui = static_cast<std::size_t>(std::llround(r.u));
     double le = 0, ge = 0;
@@ -281,17 +295,12 @@ std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) 
     cp.floor_rel = floor;
     cp.score = cps[s - 1].second;
     if (std::fabs(seg_level[s] - seg_level[s - 1]) < floor) continue;  // too small to matter
+    // One value per run: pooled repetitions made two slow runs look like dozens of slow samples.
     std::vector<double> left, right;
     const std::size_t lstart = cp.index - std::min(cp.n_before, p.utest_points);
     const std::size_t rend = cp.index + std::min(cp.n_after, p.utest_points);
-    for (std::size_t i = lstart; i < cp.index; ++i) {
-      if (series[i].reps.empty()) left.push_back(series[i].value);
-      else left.insert(left.end(), series[i].reps.begin(), series[i].reps.end());
-    }
-    for (std::size_t i = cp.index; i < rend; ++i) {
-      if (series[i].reps.empty()) right.push_back(series[i].value);
-      else right.insert(right.end(), series[i].reps.begin(), series[i].reps.end());
-    }
+    for (std::size_t i = lstart; i < cp.index; ++i) left.push_back(series[i].value);
+    for (std::size_t i = cp.index; i < rend; ++i) right.push_back(series[i].value);
     cp.p_value = mann_whitney_u(left, right).p;
     if (cp.p_value < p.alpha)
       cp.outcome = cp.delta_rel > 0 ? Outcome::regression : Outcome::improvement;
@@ -301,6 +310,16 @@ std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) 
     result.push_back(cp);
   }
   return result;
+}
+
+bool still_present(double before, double after, double floor_rel, const std::vector<double>& recent,
+                   const Params& p) {
+  if (recent.empty() || before <= 0 || after <= 0 || after == before) return true;  // no evidence: keep it
+  const std::size_t n = std::min(recent.size(), std::max<std::size_t>(1, p.present_points));
+  const double now = median({recent.end() - static_cast<std::ptrdiff_t>(n), recent.end()});
+  const double direction = after > before ? 1 : -1;
+  const double floor = floor_rel > 0 ? floor_rel : 0.5 * std::fabs(after / before - 1);
+  return direction * (now / before - 1) >= floor;
 }
 
 SiblingStep sibling_step(const std::vector<double>& before, const std::vector<double>& after,
@@ -358,37 +377,47 @@ Attribution attribute(const AttributionInput& in) {
                        std::to_string(a.kernel_siblings_stepped) + " of " +
                        std::to_string(a.kernel_siblings_checked) + " stepped the same way");
 
-  // Sibling tests: the code is shared by every GPU, the driver by every kernel on one GPU.
-  const bool code_sign = a.gpu_siblings_checked > 0 &&
-                         2 * a.gpu_siblings_stepped >= a.gpu_siblings_checked &&
+  // Every piece of evidence, every time. The same SPIR-V runs on every GPU, so a code change shows on
+  // the other GPUs at the same commit (code_sign) and, where they were checked and none stepped, the
+  // code is cleared (code_cleared). The driver and the machine are shared by every kernel on this GPU:
+  // most of them stepping together (gpu_wide) points at one of those.
+  const bool code_sign = a.gpu_siblings_checked > 0 && 2 * a.gpu_siblings_stepped >= a.gpu_siblings_checked &&
                          a.gpu_siblings_stepped > 0;
-  const bool driver_sign = a.kernel_siblings_checked > 0 &&
-                           2 * a.kernel_siblings_stepped >= a.kernel_siblings_checked &&
-                           a.kernel_siblings_stepped > 0;
+  const bool code_cleared = a.gpu_siblings_checked > 0 && a.gpu_siblings_stepped == 0;
+  const bool gpu_wide = a.kernel_siblings_checked > 0 && 2 * a.kernel_siblings_stepped >= a.kernel_siblings_checked &&
+                        a.kernel_siblings_stepped > 0;
 
-  if (!in.driver_changed && !in.commit_changed) {
+  if (in.runner_changed && !code_sign && (gpu_wide || (!in.driver_changed && !in.commit_changed))) {
+    a.cause = Cause::machine;
+    a.summary = gpu_wide ? "the runner changed and most kernels on this GPU stepped together, other GPUs did not: "
+                           "the machine"
+                         : "neither commit nor driver changed; the runner did: the machine";
+    if (in.driver_changed) a.summary += " (the driver changed too)";
+  } else if (!in.driver_changed && !in.commit_changed) {
     a.cause = Cause::neither;
-    a.summary = in.runner_changed
-                    ? "neither commit nor driver changed; the runner did: the machine"
-                    : "neither commit nor driver changed: noise or the machine";
+    a.summary = "neither commit, driver nor runner changed: noise or an unrecorded change of the machine";
   } else if (in.driver_changed && !in.commit_changed) {
     a.cause = Cause::driver;
     a.summary = "only the driver changed at the boundary";
   } else if (!in.driver_changed && in.commit_changed) {
     a.cause = Cause::commit;
-    a.summary = code_sign ? "the commit changed and the same step shows on other GPUs: the code"
-                          : "only the commit changed at the boundary";
-  } else if (code_sign && !driver_sign) {
+    a.summary = code_sign      ? "the commit changed and the same step shows on other GPUs: the code"
+                : gpu_wide     ? "only the commit changed; most kernels on this GPU stepped, other GPUs did not"
+                : code_cleared ? "only the commit changed; other GPUs at that commit did not step"
+                               : "only the commit changed at the boundary";
+  } else if (code_sign && !gpu_wide) {
     a.cause = Cause::commit;
     a.summary = "commit and driver changed; the step shows on other GPUs at the same commit: the code";
-  } else if (driver_sign && !code_sign) {
+  } else if (!code_sign && (gpu_wide || code_cleared)) {
     a.cause = Cause::driver;
-    a.summary = "commit and driver changed; other kernels on this GPU stepped at the driver update "
-                "and other GPUs did not: the driver";
+    a.summary = gpu_wide ? "commit and driver changed; most kernels on this GPU stepped at the driver update and "
+                           "other GPUs did not: the driver"
+                         : "commit and driver changed; the same code runs unchanged on other GPUs at that commit: "
+                           "the driver";
   } else {
     a.cause = Cause::both;
     a.summary = code_sign ? "commit and driver changed; siblings point at both"
-                          : "commit and driver changed; the siblings cannot tell them apart";
+                          : "commit and driver changed; no sibling evidence to tell them apart";
   }
   return a;
 }

@@ -586,22 +586,35 @@ json Store::verdict(const std::string& key) {
                              {"error_message", em.text(0)}});
       continue;
     }
-    // The level this run sits on: the latest performance change point at or before it.
-    auto& st = c->q("SELECT id, kind, state FROM alerts WHERE series_id=? AND kind IN"
-                    " ('regression','improvement','ambiguous') AND state!='invalid' AND"
-                    " (started_ms, run_id) <= (?, ?) ORDER BY started_ms DESC, run_id DESC LIMIT 1");
-    st.bind(1, p.series_id).bind(2, ms).bind(3, pk);
+    // Every open regression at or before this run gates while its step still holds at the level this
+    // run sits on (the latest runs up to it): a later alert on the series never masks it, and one
+    // whose series went back to the old level no longer fails anything.
+    std::vector<double> recent;
+    {
+      auto& rs = c->q("SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) <= (?, ?)"
+                      " AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
+      rs.bind(1, p.series_id).bind(2, ms).bind(3, pk).bind(4, static_cast<std::int64_t>(opts_.detect.present_points));
+      while (rs.step()) recent.push_back(rs.f64(0));
+    }
+    {
+      auto& st = c->q("SELECT id, state, before_ns, after_ns, floor_pct FROM alerts WHERE series_id=? AND"
+                      " kind='regression' AND state IN ('new','acknowledged') AND (started_ms, run_id) <= (?, ?)");
+      st.bind(1, p.series_id).bind(2, ms).bind(3, pk);
+      std::vector<std::pair<std::int64_t, std::string>> open;
+      while (st.step()) {
+        if (!st.null(2) && !detect::still_present(st.f64(2), st.f64(3), st.f64(4) / 100, recent, opts_.detect)) continue;
+        open.emplace_back(st.i64(0), st.text(1));
+      }
+      for (const auto& [aid, state] : open) (state == "new" ? regressions : known).push_back(alert_json(*c, aid));
+    }
+    // The level this run sits on starts at the latest performance change point at or before it.
     std::int64_t boundary_ms = INT64_MIN;
-    if (st.step()) {
-      const auto aid = st.i64(0);
-      const std::string kind = st.text(1), state = st.text(2);
-      st.reset();
-      if (kind == "regression" && state == "new") regressions.push_back(alert_json(*c, aid));
-      else if (kind == "regression" && state == "acknowledged") known.push_back(alert_json(*c, aid));
-      auto& bm = c->q("SELECT started_ms FROM alerts WHERE id=?");
-      bm.bind(1, aid);
-      bm.step();
-      boundary_ms = bm.i64(0);
+    {
+      auto& st = c->q("SELECT started_ms FROM alerts WHERE series_id=? AND kind IN"
+                      " ('regression','improvement','ambiguous') AND state!='invalid' AND"
+                      " (started_ms, run_id) <= (?, ?) ORDER BY started_ms DESC, run_id DESC LIMIT 1");
+      st.bind(1, p.series_id).bind(2, ms).bind(3, pk);
+      if (st.step()) boundary_ms = st.i64(0);
     }
     // Not yet a change point (needs min_segment runs after it): flag runs whose repetitions
     // sit clearly above the current level so CI can show them, without failing on one run.
@@ -624,9 +637,21 @@ json Store::verdict(const std::string& key) {
                             {"p_value", u.p}});
     }
   }
+  // Kernels the device could not run: neither a pass nor a failure, listed so nobody mistakes them for
+  // either.
+  json skipped = json::array();
+  {
+    const std::string prefix(shaderwatch::contract::kUnsupportedPrefix);
+    auto& st = c->q("SELECT bm.name, MIN(r.error_message) FROM results r JOIN benchmarks bm ON bm.id=r.benchmark_id"
+                    " WHERE r.run_id=? AND r.error_occurred=1 AND substr(r.error_message, 1, ?)=? GROUP BY bm.name"
+                    " ORDER BY bm.name");
+    st.bind(1, pk).bind(2, static_cast<std::int64_t>(prefix.size())).bind(3, prefix);
+    while (st.step()) skipped.push_back({{"benchmark", st.text(0)}, {"reason", st.text(1).substr(prefix.size())}});
+  }
   const bool fail = !correctness.empty() || !regressions.empty();
   return {{"run_id", key}, {"verdict", fail ? "fail" : "pass"}, {"correctness", correctness},
-          {"regressions", regressions}, {"acknowledged_regressions", known}, {"suspects", suspects}};
+          {"regressions", regressions}, {"acknowledged_regressions", known}, {"suspects", suspects},
+          {"skipped", skipped}};
 }
 
 json Store::rankings(const Params& q) {

@@ -514,9 +514,11 @@ IngestResult Store::ingest(std::string_view body, const std::string& posted_by) 
   };
   std::map<std::string, PointAcc> acc;
   for (const auto& r : p.rows) {
-    // shaderwatch-bench's negative control always reports an error, marked as its expected outcome: stored
-    // as a raw row, but neither a correctness failure nor a point of a series.
-    if (r.error && r.error_message.rfind(kExpectedOutcomePrefix, 0) == 0) continue;
+    // The negative control's expected outcome and kernels the device cannot run are stored as raw rows,
+    // but are neither a correctness failure nor a point of a series (contract/shaderwatch/result_contract.h).
+    const auto kind = shaderwatch::contract::row_kind(r.error, r.error_message);
+    if (kind == shaderwatch::contract::RowKind::expected_outcome || kind == shaderwatch::contract::RowKind::unsupported)
+      continue;
     auto& a = acc[r.series_name];
     if (a.label.empty()) a.label = r.label;
     if (r.run_type == "iteration") {

@@ -1,6 +1,7 @@
 // Detection on ingest: correctness alerts, change points with attribution.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "store_internal.hpp"
 
@@ -167,6 +168,41 @@ Store::Window& Store::window_for(std::int64_t sid) {
   return *windows_.emplace(sid, std::move(win)).first->second;
 }
 
+// An untriaged regression whose series has been back on its old level for present_points runs is
+// closed by the evidence: it would otherwise fail every later verdict until someone triaged it.
+void Store::close_regressions_gone(std::int64_t sid, const Window& win) {
+  auto& w = *detector_;
+  const auto& P = opts_.detect;
+  if (win.pts.size() < P.present_points) return;
+  struct Open {
+    std::int64_t id, boundary_ms;
+    double before, after, floor_rel;
+  };
+  std::vector<Open> open;
+  {
+    auto& st = w.q("SELECT id, started_ms, before_ns, after_ns, floor_pct FROM alerts WHERE series_id=? AND"
+                   " kind='regression' AND state='new' AND before_ns IS NOT NULL");
+    st.bind(1, sid);
+    while (st.step()) open.push_back({st.i64(0), st.i64(1), st.f64(2), st.f64(3), st.f64(4) / 100});
+  }
+  const auto first_recent = win.pts.end() - static_cast<std::ptrdiff_t>(P.present_points);
+  std::vector<double> recent;
+  for (auto it = first_recent; it != win.pts.end(); ++it) recent.push_back(it->value);
+  for (const auto& [aid, boundary_ms, before, after, floor_rel] : open) {
+    if (first_recent->started_ms < boundary_ms) continue;  // the recent runs must all follow the step
+    if (detect::still_present(before, after, floor_rel, recent, P)) continue;
+    char note[256];
+    std::snprintf(note, sizeof note,
+                  "closed by the evidence: the last %zu runs (median %.0f ns) are back within %.1f%% of the old "
+                  "level %.0f ns (the step went to %.0f ns)",
+                  recent.size(), detect::median(recent), 100 * floor_rel, before, after);
+    std::unique_lock<std::mutex> l(write_mu_);
+    w.reset_all();
+    w.q("UPDATE alerts SET state='fixed', state_by='evidence', note=?, updated_at=? WHERE id=? AND state='new'")
+        .bind(1, std::string(note)).bind(2, format_iso8601_ms(now_ms())).bind(3, aid).run();
+  }
+}
+
 json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int64_t>& series_ids) {
   auto& w = *detector_;
   json raised = json::array();
@@ -230,6 +266,7 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
     }
     // Performance: change points over the series' recent window.
     auto& win = window_for(sid);
+    close_regressions_gone(sid, win);
     if (win.pts.size() < 2 * P.min_segment) continue;
     std::vector<detect::Point> pts;
     pts.reserve(win.pts.size());

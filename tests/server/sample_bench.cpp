@@ -4,8 +4,11 @@
 //   SW_SAMPLE_PLAIN=1     no sw_* context keys (plain Google Benchmark output)
 //   SW_SAMPLE_FAIL=1      lum/tiled_16 reports an error (a correctness failure)
 //   SW_SAMPLE_NEGATIVE=1  adds a negative control reporting its expected failure, as shaderwatch-bench does
+//   SW_SAMPLE_UNSUPPORTED=1  adds a kernel the device cannot run, reported as shaderwatch-bench does
 //   SW_SAMPLE_GPU, SW_SAMPLE_DRIVER   override the device name / driver version
 #include <benchmark/benchmark.h>
+
+#include <shaderwatch/result_contract.h>
 
 #include <cstdlib>
 #include <numeric>
@@ -48,7 +51,18 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("lum/tiled_16/4096/cold", tiled);
   if (std::string(env("SW_SAMPLE_NEGATIVE", "0")) == "1") {
     benchmark::RegisterBenchmark("lum/unrolled_literal_256/4096/cold", [](benchmark::State& s) {
-      s.SkipWithError("EXPECTED (negative control): XFAIL, race observed: element 0 (tile 0,0): expected 1, got 0.5");
+      const std::string message = std::string(shaderwatch::contract::kExpectedOutcomePrefix) +
+                                  "XFAIL, race observed: element 0 (tile 0,0): expected 1, got 0.5";
+      s.SkipWithError(message.c_str());
+      for (auto _ : s) {
+      }
+    });
+  }
+  if (std::string(env("SW_SAMPLE_UNSUPPORTED", "0")) == "1") {
+    benchmark::RegisterBenchmark("lum/subgroup_add_256/4096/cold", [](benchmark::State& s) {
+      const std::string message = std::string(shaderwatch::contract::kUnsupportedPrefix) +
+                                  "compute shaders on this device lack the subgroup operations the kernel needs";
+      s.SkipWithError(message.c_str());
       for (auto _ : s) {
       }
     });

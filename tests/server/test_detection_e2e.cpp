@@ -9,18 +9,19 @@ const std::vector<std::string> kKernels = {"lum/seq/1080p/cold", "lum/tiled/1080
                                            "scan/dec/1m/cold"};
 
 struct Scenario {
-  int runs = 24;
+  int first = 0, runs = 24;  // posts runs first .. runs-1
   double noise = 0.01;
   // Multiplier for (gpu index, kernel index, run index).
   std::function<double(int, int, int)> effect = [](int, int, int) { return 1.0; };
   std::function<std::string(int, int)> driver = [](int, int) { return std::string("580.1.0.0"); };
+  std::function<std::string(int, int)> runner = [](int g, int) { return cat("runner-", std::to_string(g)); };
 };
 
 // Posts runs for two GPUs at shared commits c0, c1, ...; returns the run ids.
 void post_history(const TestServer& s, const Scenario& sc, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> run_noise(0, sc.noise), rep_noise(0, sc.noise / 3);
-  for (int i = 0; i < sc.runs; ++i) {
+  for (int i = sc.first; i < sc.runs; ++i) {
     for (int g = 0; g < 2; ++g) {
       Gpu gpu;
       gpu.name = g == 0 ? "GPU A" : "GPU B";
@@ -34,7 +35,10 @@ void post_history(const TestServer& s, const Scenario& sc, std::uint64_t seed) {
         benches.emplace_back(kKernels[static_cast<std::size_t>(k)], reps);
       }
       const std::string id = cat("r", std::to_string(i), "-g", std::to_string(g));
-      auto res = s.post(wrap_doc(make_doc(gpu, benches), id, cat("c", std::to_string(i)), iso_at(i * 10 + g)));
+      const json wrapped = {{"run", {{"id", id}, {"commit", cat("c", std::to_string(i))}, {"runner", sc.runner(g, i)},
+                                     {"started_at", iso_at(i * 10 + g)}}},
+                            {"benchmark", make_doc(gpu, benches)}};
+      auto res = s.post(wrapped.dump());
       ASSERT_TRUE(res);
       ASSERT_EQ(res->status, 201) << res->body;
     }
@@ -167,4 +171,62 @@ TEST(DetectionE2E, OneSlowRunIsASuspectNotAFailure) {
   EXPECT_EQ(v["suspects"][0]["benchmark"], kKernels[2]);
   EXPECT_NEAR(v["suspects"][0]["delta_pct"].get<double>(), 10.0, 2.0);
   EXPECT_TRUE(s.get("/api/v1/runs/r20-g1/verdict")["suspects"].empty());
+}
+
+TEST(DetectionE2E, ARegressionBackOnItsOldLevelIsClosedByTheEvidence) {
+  TempDir dir;
+  TestServer s(dir.file("sw.db"));
+  Scenario sc;
+  sc.runs = 22;
+  // Kernel 0 is 6% slower from run 12 to run 23 on both GPUs, then back.
+  sc.effect = [](int, int k, int i) { return k == 0 && i >= 12 && i < 24 ? 1.06 : 1.0; };
+  post_history(s, sc, 16);
+  EXPECT_EQ(s.get("/api/v1/runs/r21-g0/verdict")["verdict"], "fail") << "while the step holds";
+  sc.first = 22;
+  sc.runs = 40;
+  post_history(s, sc, 19);
+  auto regressions = s.get("/api/v1/alerts?kind=regression");
+  ASSERT_GE(regressions["total"].get<int>(), 1) << regressions.dump(1);
+  for (const auto& al : regressions["alerts"]) {
+    EXPECT_EQ(al["state"], "fixed") << al.dump(1);
+    EXPECT_EQ(al["state_by"], "evidence");
+    EXPECT_NE(al["note"].get<std::string>().find("closed by the evidence"), std::string::npos);
+  }
+  EXPECT_EQ(s.get("/api/v1/runs/r39-g0/verdict")["verdict"], "pass") << "back on the old level";
+  EXPECT_EQ(s.get("/api/v1/runs/r39-g1/verdict")["verdict"], "pass");
+}
+
+TEST(DetectionE2E, ALaterAlertNeverMasksARegressionStillThere) {
+  TempDir dir;
+  TestServer s(dir.file("sw.db"));
+  Scenario sc;
+  sc.runs = 44;
+  // +8% at run 12 on GPU A's kernel 1; at run 26 half of it is won back (an improvement alert), the
+  // rest, +3.7% over the old level, is still a regression.
+  sc.effect = [](int g, int k, int i) { return g == 0 && k == 1 ? (i >= 26 ? 1.037 : i >= 12 ? 1.08 : 1.0) : 1.0; };
+  post_history(s, sc, 17);
+  EXPECT_GE(s.get("/api/v1/alerts?kind=improvement&gpu_id=1")["total"].get<int>(), 1)
+      << s.get("/api/v1/alerts").dump(1);
+  auto v = s.get("/api/v1/runs/r43-g0/verdict");
+  EXPECT_EQ(v["verdict"], "fail") << v.dump(1);
+  ASSERT_EQ(v["regressions"].size(), 1u) << v.dump(1);
+  EXPECT_EQ(v["regressions"][0]["benchmark"], kKernels[1]);
+  EXPECT_EQ(s.get("/api/v1/alerts?kind=regression&state=new")["total"], 1) << "still open";
+}
+
+TEST(DetectionE2E, AnotherRunnerSlowingEveryKernelIsTheMachine) {
+  TempDir dir;
+  TestServer s(dir.file("sw.db"));
+  Scenario sc;
+  sc.runs = 30;
+  // GPU A moves to another machine at run 12: every kernel 4% slower. The commit advances as always.
+  sc.runner = [](int g, int i) { return g == 0 && i >= 12 ? std::string("runner-new") : cat("runner-", std::to_string(g)); };
+  sc.effect = [](int g, int, int i) { return g == 0 && i >= 12 ? 1.04 : 1.0; };
+  post_history(s, sc, 18);
+  auto a = s.get("/api/v1/alerts");
+  ASSERT_EQ(a["total"], 4) << a.dump(1);
+  for (const auto& al : a["alerts"]) {
+    EXPECT_EQ(al["cause"], "machine") << al["attribution"].dump(1);
+    EXPECT_TRUE(al["attribution"]["runner_changed"].get<bool>());
+  }
 }

@@ -203,15 +203,77 @@ TEST(Attribution, SameStepOnOtherGpusIsTheCode) {
   EXPECT_EQ(d::attribute(in).cause, d::Cause::both);
 }
 
-TEST(Attribution, NothingChangedIsNeither) {
+TEST(Attribution, NothingChangedIsNeitherAndOnlyTheRunnerIsTheMachine) {
   d::AttributionInput in;
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::neither);
   in.runner_changed = true;
   auto a = d::attribute(in);
-  EXPECT_EQ(a.cause, d::Cause::neither);
+  EXPECT_EQ(a.cause, d::Cause::machine);
   EXPECT_NE(a.summary.find("machine"), std::string::npos);
+  in.runner_changed = false;
   in.commit_changed = true;
   EXPECT_EQ(d::attribute(in).cause, d::Cause::commit);
   in.commit_changed = false;
   in.driver_changed = true;
   EXPECT_EQ(d::attribute(in).cause, d::Cause::driver);
+}
+
+TEST(Attribution, AnotherMachineIsTheMachineThoughTheCommitAdvanced) {
+  // CI advances the commit on every run: the runner changing, every kernel of this GPU stepping and
+  // no other GPU stepping at that commit is the machine.
+  d::AttributionInput in;
+  in.commit_changed = in.runner_changed = true;
+  d::SiblingStep yes{true, true, 0.04, 9}, no{true, false, 0.001, 0.3};
+  in.kernel_siblings = {{"k1", yes}, {"k2", yes}, {"k3", yes}, {"k4", yes}};
+  in.gpu_siblings = {{"GPU B", no}, {"GPU C", no}};
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::machine);
+  // The same step on the other GPUs at that commit: the code, whatever the runner did.
+  in.gpu_siblings = {{"GPU B", yes}, {"GPU C", yes}};
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::commit);
+  // One kernel alone stepping on a new runner: not the machine.
+  in.gpu_siblings = {{"GPU B", no}, {"GPU C", no}};
+  in.kernel_siblings = {{"k1", no}, {"k2", no}, {"k3", no}};
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::commit);
+}
+
+TEST(Attribution, AFailureOnlyThisGpuShowsAtADriverUpdateIsTheDriver) {
+  // Correctness: the other GPUs pass at the same commit (the same SPIR-V), one kernel fails here.
+  d::AttributionInput in;
+  in.driver_changed = in.commit_changed = true;
+  d::SiblingStep fails{true, true, 1, 0}, passes{true, false, 0, 0};
+  in.gpu_siblings = {{"GPU B", passes}, {"GPU C", passes}};
+  in.kernel_siblings = {{"k1", passes}, {"k2", passes}, {"k3", passes}};
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::driver);
+  // With no other GPU to compare, the two cannot be told apart.
+  in.gpu_siblings.clear();
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::both);
+  in.gpu_siblings = {{"GPU B", fails}, {"GPU C", fails}};
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::commit);
+}
+
+TEST(Detector, StillPresentAgainstTheOldLevelAndTheFloor) {
+  const std::vector<double> back(6, 100.2), partial(6, 103.7), full(6, 108.0);
+  EXPECT_FALSE(d::still_present(100, 108, 0.015, back));
+  EXPECT_TRUE(d::still_present(100, 108, 0.015, partial)) << "a partial fix is still a regression";
+  EXPECT_TRUE(d::still_present(100, 108, 0.015, full));
+  EXPECT_TRUE(d::still_present(100, 108, 0.015, {})) << "no evidence: keep it";
+  // Only the latest present_points runs count.
+  std::vector<double> mixed(10, 108.0);
+  mixed.insert(mixed.end(), 6, 100.0);
+  EXPECT_FALSE(d::still_present(100, 108, 0.015, mixed));
+}
+
+TEST(Detector, TwoSlowRunsAreNoRegression) {
+  // A heavy-tailed series: two runs of the last six land in a slow mode 2.5x slower, each with many
+  // repetitions agreeing with each other. The run is the unit of evidence: no regression.
+  std::mt19937_64 rng(21);
+  auto s = series(rng, 90, 0.01);  // history long enough that the slow runs do not inflate the noise estimate
+  for (std::size_t i : {85u, 88u}) {
+    for (double& r : s[i].reps) r *= 2.5;
+    s[i].value *= 2.5;
+  }
+  d::Params any;
+  any.alpha = 1;  // stage 2 passes everything: shows stage 1 does see a step here
+  ASSERT_FALSE(d::detect(s, any).empty());
+  for (const auto& cp : d::detect(s)) EXPECT_NE(cp.outcome, d::Outcome::regression) << cp.index;
 }

@@ -146,6 +146,23 @@ TEST(ServerIngest, TheNegativeControlsExpectedFailureIsNoCorrectnessFailure) {
   EXPECT_TRUE(seen) << rows.dump(1);
 }
 
+TEST(ServerIngest, AKernelTheDeviceCannotRunIsSkippedNotFailed) {
+  TempDir dir;
+  TestServer s(dir.file("sw.db"));
+  ASSERT_EQ(s.post(wrap(run_sample_bench("SW_SAMPLE_UNSUPPORTED=1"), "un-1", "c1", "2026-01-01T00:00:00Z"))->status, 201);
+  auto r = s.post(wrap(run_sample_bench("SW_SAMPLE_UNSUPPORTED=1"), "un-2", "c2", "2026-01-01T01:00:00Z"));
+  ASSERT_EQ(r->status, 201) << r->body;
+  EXPECT_EQ(json::parse(r->body)["alerts"].size(), 0u) << r->body;
+  const auto v = s.get("/api/v1/runs/un-2/verdict");
+  EXPECT_EQ(v["verdict"], "pass") << v.dump(1);
+  EXPECT_EQ(v["correctness"].size(), 0u);
+  ASSERT_EQ(v["skipped"].size(), 1u) << v.dump(1);
+  EXPECT_EQ(v["skipped"][0]["benchmark"], "lum/subgroup_add_256/4096/cold");
+  EXPECT_NE(v["skipped"][0]["reason"].get<std::string>().find("subgroup"), std::string::npos);
+  // Not a point of a series either.
+  for (const auto& series : s.get("/api/v1/series")["series"]) EXPECT_NE(series["benchmark"], "lum/subgroup_add_256/4096/cold");
+}
+
 TEST(ServerIngest, IdempotentRepostAndConflict) {
   TempDir dir;
   TestServer s(dir.file("sw.db"));

@@ -27,8 +27,9 @@ struct Params {
   // than min_rel_effect.
   double noise_k = 1.5;
   double min_rel_effect = 0.005;
-  // Stage 2: Mann-Whitney U on the raw repetitions either side must reach this p-value,
-  // otherwise the change is reported as ambiguous instead of guessed.
+  // Stage 2: Mann-Whitney U on the runs either side (one value per run: the run is the unit of
+  // evidence, as repetitions of one run share its conditions) must reach this p-value, otherwise the
+  // change is reported as ambiguous instead of guessed. 6 runs against 12 can reach 1.1e-4.
   double alpha = 0.001;
   // Most points segmented per series (the latest ones).
   std::size_t window = 48;
@@ -37,6 +38,8 @@ struct Params {
   std::size_t noise_window = 96;
   // Most points per side fed to the U test (the ones nearest the boundary).
   std::size_t utest_points = 12;
+  // Runs whose median says whether a regression is still present at the current level.
+  std::size_t present_points = 6;
 };
 
 enum class Outcome { none, regression, improvement, ambiguous };
@@ -56,7 +59,7 @@ struct ChangePoint {
   double noise_rel = 0;          // robust relative noise of the series (residual MAD)
   double floor_rel = 0;          // effect floor applied: max(min_rel_effect, noise_k*noise_rel)
   double score = 0;              // stage-1 split score
-  double p_value = 1;            // stage-2 U test p-value
+  double p_value = 1;            // stage-2 U test p-value, on run values
   Outcome outcome = Outcome::none;
 };
 
@@ -73,6 +76,13 @@ struct UTest {
 // scipy.stats.mannwhitneyu does, as used by Google Benchmark's compare.py), otherwise the
 // normal approximation with tie and continuity correction.
 UTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b);
+
+// Whether a step from `before` to `after` (levels, ns) still holds at the current level: the median of
+// `recent` (the latest run values, at most Params::present_points of them) is still beyond `before` by
+// the step's effect floor `floor_rel`, in the step's direction (half the step where no floor is known).
+// A partial fix leaves it present; a series back within the floor of its old level does not.
+bool still_present(double before, double after, double floor_rel, const std::vector<double>& recent,
+                   const Params& p = {});
 
 // Two-stage detection over a series in time order: the noise is estimated from all the points
 // given, change points are looked for in the last Params::window of them. Returns every change point that passed
@@ -92,7 +102,7 @@ struct SiblingStep {
 SiblingStep sibling_step(const std::vector<double>& before, const std::vector<double>& after,
                          double own_delta_rel, const Params& p = {});
 
-enum class Cause { driver, commit, both, neither };
+enum class Cause { driver, commit, both, machine, neither };
 const char* to_string(Cause c);
 
 struct SiblingEvidence {

@@ -27,7 +27,6 @@ class Conn;
 
 namespace sw {
 
-using shaderwatch::contract::kExpectedOutcomePrefix;
 
 // A problem with what the client sent: always answered with a 4xx and a JSON error naming the
 // field (JSON-path-like, e.g. "benchmark.benchmarks[3].real_time").
@@ -114,6 +113,7 @@ class Store {
   nlohmann::json detect_after_ingest(std::int64_t run_pk,
                                      const std::vector<std::int64_t>& series_ids);
   Window& window_for(std::int64_t series_id);
+  void close_regressions_gone(std::int64_t series_id, const Window& window);
 
   StoreOptions opts_;
   std::mutex write_mu_;  // one writer: SQLite serialises writers anyway, this avoids busy waits
