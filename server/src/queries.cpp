@@ -654,6 +654,21 @@ json Store::verdict(const std::string& key) {
           {"skipped", skipped}};
 }
 
+namespace {
+constexpr double kMinFlipRel = 0.01;  // a flip needs each order to hold by at least 1%
+
+// Run-to-run noise of a series (relative: robust sigma of log values) over its last 24 points up to a
+// run; 0 with fewer than 6 (then only kMinFlipRel guards the flip).
+double series_noise(sql::Conn& c, std::int64_t sid, std::int64_t ms, std::int64_t run_pk) {
+  auto& st = c.q("SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) <= (?, ?)"
+                 " AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT 24");
+  st.bind(1, sid).bind(2, ms).bind(3, run_pk);
+  std::vector<double> logs;
+  while (st.step()) logs.push_back(std::log(std::max(st.f64(0), 1e-6)));
+  return logs.size() >= 6 ? detect::mad_sigma(logs) : 0.0;
+}
+}  // namespace
+
 json Store::rankings(const Params& q) {
   allow_only(q, {"commit", "family"});
   auto commit = opt(q, "commit");
@@ -676,16 +691,22 @@ json Store::rankings(const Params& q) {
       gs.push_back({gpu_obj(st.i64(2), st.text(3), st.text(4), st.text(5), st.text(6)), st.text(1), st.i64(0)});
   }
   if (gs.empty()) throw ClientError(404, "no runs at commit '" + *commit + "'", "commit");
-  // (family, config) -> gpu index -> variant -> value
+  // (family, config) -> gpu index -> variant -> value, and each one's series noise (relative)
   std::map<std::pair<std::string, std::string>, std::map<std::size_t, std::map<std::string, double>>> groups;
+  std::map<std::pair<std::size_t, std::string>, double> noise;  // (gpu index, benchmark family/variant/config)
   for (std::size_t gi = 0; gi < gs.size(); ++gi) {
-    auto& st = c->q("SELECT bm.family, bm.variant, bm.config, p.value_ns FROM points p JOIN series s"
-                    " ON s.id=p.series_id JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE p.run_id=?"
+    auto& st = c->q("SELECT bm.family, bm.variant, bm.config, p.value_ns, p.series_id, p.started_ms FROM points p"
+                    " JOIN series s ON s.id=p.series_id JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE p.run_id=?"
                     " AND p.value_ns IS NOT NULL");
     st.bind(1, gs[gi].pk);
+    std::vector<std::tuple<std::string, std::string, std::string, double, std::int64_t, std::int64_t>> rows;
     while (st.step()) {
       if (auto f = opt(q, "family"); f && *f != st.text(0)) continue;
-      groups[{st.text(0), st.text(2)}][gi][st.text(1)] = st.f64(3);
+      rows.emplace_back(st.text(0), st.text(1), st.text(2), st.f64(3), st.i64(4), st.i64(5));
+    }
+    for (const auto& [family, variant, config, value, sid, ms] : rows) {
+      groups[{family, config}][gi][variant] = value;
+      noise[{gi, family + "/" + variant + "/" + config}] = series_noise(*c, sid, ms, gs[gi].pk);
     }
   }
   json out = json::array();
@@ -701,7 +722,14 @@ json Store::rankings(const Params& q) {
         list.push_back({{"rank", i + 1}, {"variant", r[i].second}, {"value_ns", r[i].first}});
       by_gpu.push_back({{"gpu", gs[gi].gpu}, {"run_id", gs[gi].run}, {"ranking", list}});
     }
-    // A flip: two variants whose order differs between two GPUs.
+    // A flip: two variants whose order differs between two GPUs, with each order beyond noise: the gap
+    // at least kMinFlipRel and twice the two series' combined run-to-run noise on both GPUs. Variants
+    // within noise of each other swap places from run to run and are no flip.
+    const auto name_of = [&](const std::string& variant) { return key.first + "/" + variant + "/" + key.second; };
+    const auto clear_gap = [&](std::size_t gi, const std::string& x, double vx, const std::string& y, double vy) {
+      const double nx = noise[{gi, name_of(x)}], ny = noise[{gi, name_of(y)}];
+      return std::fabs(std::log(vx / vy)) >= std::max(kMinFlipRel, 2 * std::sqrt(nx * nx + ny * ny));
+    };
     for (auto a = per_gpu.begin(); a != per_gpu.end(); ++a)
       for (auto b = std::next(a); b != per_gpu.end(); ++b)
         for (auto x = a->second.begin(); x != a->second.end(); ++x)
@@ -710,9 +738,14 @@ json Store::rankings(const Params& q) {
             if (bx == b->second.end() || by == b->second.end()) continue;
             const bool x_first_a = x->second < y->second, x_first_b = bx->second < by->second;
             if (x_first_a == x_first_b) continue;
+            if (!clear_gap(a->first, x->first, x->second, y->first, y->second) ||
+                !clear_gap(b->first, x->first, bx->second, y->first, by->second))
+              continue;
             flips.push_back({{"gpu_a", gs[a->first].gpu["name"]}, {"gpu_b", gs[b->first].gpu["name"]},
                              {"faster_on_a", x_first_a ? x->first : y->first},
-                             {"faster_on_b", x_first_b ? x->first : y->first}});
+                             {"faster_on_b", x_first_b ? x->first : y->first},
+                             {"gap_on_a_pct", 100 * std::fabs(x->second / y->second - 1)},
+                             {"gap_on_b_pct", 100 * std::fabs(bx->second / by->second - 1)}});
           }
     // Per variant, the GPUs fastest first (where an older GPU beats a newer one shows here).
     std::map<std::string, std::vector<std::pair<double, std::string>>> per_var;
