@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <numeric>
 
 namespace sw::detect {
@@ -238,6 +239,79 @@ double diff_sigma(std::vector<double> diffs) {
   return std::sqrt(ss / static_cast<double>(keep)) / 0.7894 / std::sqrt(2.0);
 }
 
+// The best "flat, then a straight line from t0" fit of y in the least-squares sense: y = a + b * max(0,
+// i - t0). Returns {sse, t0, a, b}.
+struct TrendFit {
+  double sse = std::numeric_limits<double>::infinity();
+  std::size_t t0 = 0;
+  double a = 0, b = 0, sxx = 0;
+};
+TrendFit fit_trend(const std::vector<double>& y, std::size_t min_segment) {
+  TrendFit best;
+  const std::size_t n = y.size();
+  for (std::size_t t0 = 0; t0 + min_segment < n; ++t0) {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double x = i > t0 ? static_cast<double>(i - t0) : 0.0;
+      sx += x, sy += y[i], sxx += x * x, sxy += x * y[i];
+    }
+    const double dn = static_cast<double>(n), vxx = sxx - sx * sx / dn;
+    if (vxx <= 0) continue;
+    const double b = (sxy - sx * sy / dn) / vxx, a = (sy - b * sx) / dn;
+    double sse = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double r = y[i] - a - b * (i > t0 ? static_cast<double>(i - t0) : 0.0);
+      sse += r * r;
+    }
+    if (sse < best.sse) best = {sse, t0, a, b, vxx};
+  }
+  return best;
+}
+
+// Whether the steps found are better told as one drift: two or more steps (a lone step near the end is
+// fitted well by a steep line too), all the same way, a straight line from one start at least 2 *
+// min_segment runs back fitting the window at least as well as the steps do, its slope far beyond its
+// standard error and its total change beyond the floor. Then the drift as one change point, with its
+// stage-2 test.
+// `before` holds the series' points before the window (for the stage-2 test's runs before the drift).
+std::optional<ChangePoint> as_trend(const std::vector<double>& before, const std::vector<double>& y,
+                                    const std::vector<std::pair<std::size_t, double>>& cps,
+                                    const std::vector<double>& seg_level, const std::vector<std::size_t>& bounds,
+                                    double sigma, double threshold, double floor, const Params& p) {
+  if (cps.size() < 2) return std::nullopt;
+  for (std::size_t s = 1; s + 1 < seg_level.size(); ++s)
+    if ((seg_level[s] - seg_level[s - 1] > 0) != (seg_level[1] - seg_level[0] > 0)) return std::nullopt;
+  double sse_steps = 0;
+  for (std::size_t s = 0; s + 1 < bounds.size(); ++s)
+    for (std::size_t i = bounds[s]; i < bounds[s + 1]; ++i) sse_steps += (y[i] - seg_level[s]) * (y[i] - seg_level[s]);
+  const std::size_t n = y.size();
+  const TrendFit fit = fit_trend(y, p.min_segment);
+  if (fit.sse > sse_steps || n - 1 - fit.t0 < 2 * p.min_segment) return std::nullopt;
+  const double span = static_cast<double>(n - 1 - fit.t0);
+  if (std::fabs(fit.b) / (sigma / std::sqrt(fit.sxx)) < threshold || std::fabs(fit.b) * span < floor) return std::nullopt;
+  ChangePoint cp;
+  cp.trend = true;
+  cp.index = fit.t0 + 1;  // the first run off the old level
+  cp.n_before = cp.index;
+  cp.n_after = n - cp.index;
+  cp.before = std::exp(fit.a);
+  cp.after = std::exp(fit.a + fit.b * span);
+  cp.delta_rel = std::expm1(fit.b * span);
+  cp.rate_rel = std::expm1(fit.b);
+  cp.floor_rel = floor;
+  cp.score = std::fabs(fit.b) / (sigma / std::sqrt(fit.sxx));
+  // Stage 2 as for steps, on run values: the runs before the drift (reaching back before the window)
+  // against the latest ones.
+  std::vector<double> left(before);
+  left.insert(left.end(), y.begin(), y.begin() + static_cast<std::ptrdiff_t>(cp.index));
+  if (left.size() > p.utest_points) left.erase(left.begin(), left.end() - static_cast<std::ptrdiff_t>(p.utest_points));
+  std::vector<double> right;
+  for (std::size_t i = n - std::min(cp.n_after, p.min_segment); i < n; ++i) right.push_back(y[i]);
+  cp.p_value = mann_whitney_u(left, right).p;
+  cp.outcome = cp.p_value >= p.alpha ? Outcome::ambiguous : cp.delta_rel > 0 ? Outcome::regression : Outcome::improvement;
+  return cp;
+}
+
 }  // namespace
 
 std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) {
@@ -282,6 +356,14 @@ std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) 
   // Both estimates of the series' noise; the larger one sets the floor (conservative).
   const double noise = std::max(mad_sigma(resid), sigma);
   const double floor = std::max(p.min_rel_effect, p.noise_k * noise);
+
+  const std::vector<double> before_window(y_all.begin(), y_all.begin() + static_cast<std::ptrdiff_t>(off));
+  if (auto drift = as_trend(before_window, y, cps, seg_level, bounds, sigma, threshold, floor, p)) {
+    drift->noise_rel = noise;
+    drift->index += off;
+    result.push_back(*drift);
+    return result;
+  }
 
   for (std::size_t s = 1; s + 1 < bounds.size(); ++s) {
     ChangePoint cp;

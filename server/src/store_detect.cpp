@@ -153,6 +153,17 @@ json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const Ru
                                {"stepped", at.kernel_siblings_stepped}, {"detail", kernel_ev}}}};
 }
 
+// A drift's alert says so: its rate and where it started, before the attribution's own summary.
+json with_trend(json attribution, const detect::ChangePoint& cp, const std::string& since_run) {
+  if (!cp.trend) return attribution;
+  char text[160];
+  std::snprintf(text, sizeof text, "drift: %+.2f%% per run since run %s (%+.1f%% so far); ", 100 * cp.rate_rel,
+                since_run.c_str(), 100 * cp.delta_rel);
+  attribution["trend"] = {{"rate_pct_per_run", 100 * cp.rate_rel}, {"since_run", since_run}, {"runs", cp.n_after}};
+  attribution["summary"] = text + attribution.value("summary", std::string());
+  return attribution;
+}
+
 }  // namespace
 
 Store::Window& Store::window_for(std::int64_t sid) {
@@ -275,21 +286,30 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
     if (cps.empty()) continue;
     // Existing performance alerts of this series, by the window index of their boundary.
     std::vector<std::tuple<std::int64_t, std::ptrdiff_t, std::string, std::string>> existing;
+    std::vector<std::pair<std::ptrdiff_t, bool>> drifts;  // window index and direction (slower) of drift alerts
     {
-      auto& st = w.q("SELECT id, run_id, kind, state FROM alerts WHERE series_id=? AND kind IN"
-                     " ('regression','improvement','ambiguous') AND started_ms>=?");
+      auto& st = w.q("SELECT id, run_id, kind, state, json_extract(attribution, '$.trend') IS NOT NULL, delta_pct"
+                     " FROM alerts WHERE series_id=? AND kind IN ('regression','improvement','ambiguous') AND started_ms>=?");
       st.bind(1, sid).bind(2, win.pts.front().started_ms);
       while (st.step()) {
         const auto rid = st.i64(1);
         auto it = std::find_if(win.pts.begin(), win.pts.end(), [&](const auto& p) { return p.run_id == rid; });
-        if (it != win.pts.end()) existing.emplace_back(st.i64(0), it - win.pts.begin(), st.text(2), st.text(3));
+        if (it == win.pts.end()) continue;
+        existing.emplace_back(st.i64(0), it - win.pts.begin(), st.text(2), st.text(3));
+        if (st.i64(4) && st.text(3) != "invalid") drifts.emplace_back(it - win.pts.begin(), st.f64(5) > 0);
       }
     }
     for (const auto& cp : cps) {
+      // A step found inside a drift already alerted, going its way, is the drift going on.
+      const bool inside_drift = !cp.trend && std::any_of(drifts.begin(), drifts.end(), [&](const auto& d) {
+        return d.first <= static_cast<std::ptrdiff_t>(cp.index) && d.second == (cp.delta_rel > 0);
+      });
+      if (inside_drift) continue;
       bool dup = false;
       for (const auto& [aid, idx, kind, state] : existing) {
-        if (std::abs(idx - static_cast<std::ptrdiff_t>(cp.index)) >= static_cast<std::ptrdiff_t>(P.min_segment))
-          continue;
+        // A drift is the same change as any alert raised on its way (it was a staircase of steps).
+        const auto at = static_cast<std::ptrdiff_t>(cp.index), seg = static_cast<std::ptrdiff_t>(P.min_segment);
+        if (cp.trend ? idx + seg < at : std::abs(idx - at) >= seg) continue;
         dup = true;
         // While untriaged, an alert follows the evidence: more runs after the boundary place
         // it better and can settle an ambiguous change one way or the other.
@@ -300,7 +320,7 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
         if (idx == static_cast<std::ptrdiff_t>(cp.index) && nk == kind) continue;
         const RunInfo b = load_run(w, win.pts[cp.index].run_id);
         const RunInfo a = load_run(w, win.pts[cp.index - 1].run_id);
-        const json attribution = attribute_change(w, sid, a, b, cp.delta_rel, false, P);
+        const json attribution = with_trend(attribute_change(w, sid, a, b, cp.delta_rel, false, P), cp, b.key);
         auto l = write_lock();
         w.q("UPDATE OR IGNORE alerts SET run_id=?, prev_run_id=?, started_ms=?, kind=?, severity=?,"
             " before_ns=?, after_ns=?, delta_pct=?, noise_pct=?, floor_pct=?, score=?, p_value=?,"
@@ -317,7 +337,7 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
       const RunInfo b = load_run(w, win.pts[cp.index].run_id);
       const RunInfo a = load_run(w, win.pts[cp.index - 1].run_id);
       insert_alert(sid, b, &a, detect::to_string(cp.outcome), &cp,
-                   attribute_change(w, sid, a, b, cp.delta_rel, false, P));
+                   with_trend(attribute_change(w, sid, a, b, cp.delta_rel, false, P), cp, b.key));
       existing.emplace_back(0, static_cast<std::ptrdiff_t>(cp.index), detect::to_string(cp.outcome), "new");
     }
   }

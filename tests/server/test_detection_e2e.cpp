@@ -230,3 +230,21 @@ TEST(DetectionE2E, AnotherRunnerSlowingEveryKernelIsTheMachine) {
     EXPECT_TRUE(al["attribution"]["runner_changed"].get<bool>());
   }
 }
+
+TEST(DetectionE2E, ADriftIsOneAlertWithItsRateNotAStaircase) {
+  TempDir dir;
+  TestServer s(dir.file("sw.db"));
+  Scenario sc;
+  sc.runs = 60;
+  // GPU A's kernel 2 gets 0.3% slower every run from run 10.
+  sc.effect = [](int g, int k, int i) { return g == 0 && k == 2 && i >= 10 ? std::pow(1.003, i - 9) : 1.0; };
+  post_history(s, sc, 20);
+  auto a = s.get("/api/v1/alerts");
+  ASSERT_EQ(a["total"], 1) << a.dump(1);
+  const auto& al = a["alerts"][0];
+  EXPECT_EQ(al["kind"], "regression");
+  EXPECT_EQ(al["benchmark"], kKernels[2]);
+  ASSERT_TRUE(al["attribution"].contains("trend")) << al.dump(1);
+  EXPECT_NEAR(al["attribution"]["trend"]["rate_pct_per_run"].get<double>(), 0.3, 0.12);
+  EXPECT_NE(al["attribution"]["summary"].get<std::string>().find("drift"), std::string::npos);
+}

@@ -277,3 +277,35 @@ TEST(Detector, TwoSlowRunsAreNoRegression) {
   ASSERT_FALSE(d::detect(s, any).empty());
   for (const auto& cp : d::detect(s)) EXPECT_NE(cp.outcome, d::Outcome::regression) << cp.index;
 }
+
+TEST(Detector, ADriftIsOneChangePointWithItsRate) {
+  // +0.2% a run from run 30 of 72 (the 48-run window starts at 24), 1% noise: found as one trend, not
+  // a staircase of steps.
+  int trends = 0, seeds = 0;
+  for (std::uint64_t seed = 30; seed < 40; ++seed, ++seeds) {
+    std::mt19937_64 rng(seed);
+    auto s = series(rng, 72, 0.01);
+    for (std::size_t i = 30; i < s.size(); ++i) {
+      const double f = std::pow(1.002, static_cast<double>(i - 29));
+      s[i].value *= f;
+      for (double& r : s[i].reps) r *= f;
+    }
+    const auto cps = d::detect(s);
+    ASSERT_FALSE(cps.empty()) << "seed " << seed;
+    if (cps.size() == 1 && cps[0].trend) {
+      ++trends;
+      EXPECT_EQ(cps[0].outcome, d::Outcome::regression);
+      EXPECT_NEAR(cps[0].rate_rel, 0.002, 0.0008) << "seed " << seed;
+      EXPECT_NEAR(static_cast<double>(cps[0].index), 30, 6) << "seed " << seed;
+    }
+  }
+  EXPECT_GE(trends, 8) << "of " << seeds;
+}
+
+TEST(Detector, AStepIsNoDrift) {
+  for (std::uint64_t seed = 50; seed < 60; ++seed) {
+    std::mt19937_64 rng(seed);
+    auto s = series(rng, 90, 0.01, 60, 0.04);
+    for (const auto& cp : d::detect(s)) EXPECT_FALSE(cp.trend) << "seed " << seed;
+  }
+}

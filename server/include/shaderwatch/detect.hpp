@@ -61,6 +61,10 @@ struct ChangePoint {
   double score = 0;              // stage-1 split score
   double p_value = 1;            // stage-2 U test p-value, on run values
   Outcome outcome = Outcome::none;
+  // A drift: the series moves steadily from `index` on (before: the level there, after: the level now),
+  // reported as this one change point instead of a staircase of steps.
+  bool trend = false;
+  double rate_rel = 0;  // per run
 };
 
 double median(std::vector<double> v);
