@@ -400,8 +400,8 @@ bool still_present(double before, double after, double floor_rel, const std::vec
   const std::size_t n = std::min(recent.size(), std::max<std::size_t>(1, p.present_points));
   const double now = median({recent.end() - static_cast<std::ptrdiff_t>(n), recent.end()});
   const double direction = after > before ? 1 : -1;
-  const double floor = floor_rel > 0 ? floor_rel : 0.5 * std::fabs(after / before - 1);
-  return direction * (now / before - 1) >= floor;
+  const double half_step = 0.5 * std::fabs(after / before - 1);
+  return direction * (now / before - 1) >= (floor_rel > 0 ? std::min(floor_rel, half_step) : half_step);
 }
 
 SiblingStep sibling_step(const std::vector<double>& before, const std::vector<double>& after,

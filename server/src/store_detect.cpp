@@ -1,5 +1,6 @@
 // Detection on ingest: correctness alerts, change points with attribution.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 
@@ -64,18 +65,33 @@ std::vector<double> values_from(sql::Conn& c, std::int64_t sid, std::int64_t ms,
                        sid, ms, run, limit);
 }
 
+// The run `back` runs before run `a` in series sid (a itself where there are fewer).
+RunInfo run_before(sql::Conn& c, std::int64_t sid, const RunInfo& a, int back) {
+  auto& st = c.q("SELECT run_id FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?)"
+                 " ORDER BY started_ms DESC, run_id DESC LIMIT ?");
+  st.bind(1, sid).bind(2, a.started_ms).bind(3, a.id).bind(4, back);
+  std::int64_t id = a.id;
+  while (st.step()) id = st.i64(0);
+  st.reset();
+  return id == a.id ? a : load_run(c, id);
+}
+
 // Builds the attribution of a change between runs a and b of series sid, checking siblings.
 json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const RunInfo& b,
                       double delta_rel, bool correctness, const detect::Params& params) {
   detect::AttributionInput in;
-  in.driver_changed = a.driver != b.driver;
+  // A performance step is placed to within a run or two (noise can make a neighbour look stepped): a
+  // driver or runner change up to two runs before the boundary counts as at it. A correctness change
+  // is placed exactly.
+  const RunInfo early = correctness ? a : run_before(c, sid, a, 2);
+  in.driver_changed = early.driver != b.driver;
   in.commit_changed = a.commit != b.commit;
-  in.runner_changed = a.runner != b.runner;
-  in.driver_before = a.driver;
+  in.runner_changed = early.runner != b.runner;
+  in.driver_before = early.driver;
   in.driver_after = b.driver;
   in.commit_before = a.commit;
   in.commit_after = b.commit;
-  in.runner_before = a.runner;
+  in.runner_before = early.runner;
   in.runner_after = b.runner;
   constexpr int kSide = 12;
   json gpu_ev = json::array(), kernel_ev = json::array();
@@ -143,7 +159,7 @@ json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const Ru
           {"driver_changed", in.driver_changed},
           {"commit_changed", in.commit_changed},
           {"runner_changed", in.runner_changed},
-          {"driver_before", a.driver},
+          {"driver_before", in.driver_before},
           {"driver_after", b.driver},
           {"commit_before", a.commit},
           {"commit_after", b.commit},
@@ -273,6 +289,25 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
                        attribute_change(w, sid, a, run, 1.0, true, P));
         }
         // Still failing since an earlier alert: no new alert.
+      }
+    }
+    // This run is sibling evidence for correctness alerts raised at its commit on other GPUs (raised
+    // before this GPU had posted it): their attribution is weighed again now.
+    {
+      auto& st = w.q("SELECT a.id, a.series_id, a.prev_run_id, a.run_id FROM alerts a JOIN series s ON s.id=a.series_id"
+                     " JOIN runs r ON r.id=a.run_id WHERE s.benchmark_id=(SELECT benchmark_id FROM series WHERE id=?)"
+                     " AND a.series_id!=? AND a.kind='correctness_regression' AND a.state='new' AND r.commit_id=?"
+                     " AND a.prev_run_id IS NOT NULL");
+      st.bind(1, sid).bind(2, sid).bind(3, run.commit);
+      std::vector<std::array<std::int64_t, 4>> stale;
+      while (st.step()) stale.push_back({st.i64(0), st.i64(1), st.i64(2), st.i64(3)});
+      st.reset();
+      for (const auto& [aid, asid, prev, at] : stale) {
+        const json attribution = attribute_change(w, asid, load_run(w, prev), load_run(w, at), 1.0, true, P);
+        auto l = write_lock();
+        w.q("UPDATE alerts SET cause=?, attribution=?, updated_at=? WHERE id=? AND state='new'")
+            .bind(1, attribution.value("cause", std::string("neither"))).bind(2, attribution.dump())
+            .bind(3, format_iso8601_ms(now_ms())).bind(4, aid).run();
       }
     }
     // Performance: change points over the series' recent window.

@@ -37,7 +37,7 @@ struct Params {
   // points it is given and estimates the noise from all of them).
   std::size_t noise_window = 96;
   // Most points per side fed to the U test (the ones nearest the boundary).
-  std::size_t utest_points = 12;
+  std::size_t utest_points = 24;
   // Runs whose median says whether a regression is still present at the current level.
   std::size_t present_points = 6;
 };
@@ -82,9 +82,10 @@ struct UTest {
 UTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b);
 
 // Whether a step from `before` to `after` (levels, ns) still holds at the current level: the median of
-// `recent` (the latest run values, at most Params::present_points of them) is still beyond `before` by
-// the step's effect floor `floor_rel`, in the step's direction (half the step where no floor is known).
-// A partial fix leaves it present; a series back within the floor of its old level does not.
+// `recent` (the latest run values, at most Params::present_points of them) is still beyond `before`, in
+// the step's direction, by the smaller of the step's effect floor `floor_rel` and half the step. A
+// partial fix leaves it present; a series back near its old level does not; a real step whose floor
+// is close to its size is not closed by the noise of six runs.
 bool still_present(double before, double after, double floor_rel, const std::vector<double>& recent,
                    const Params& p = {});
 

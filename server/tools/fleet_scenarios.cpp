@@ -1,0 +1,460 @@
+// Fleet simulation: scenarios (the truth), document generation, and scoring against the truth.
+#include "fleet_scenarios.hpp"
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <numeric>
+#include <stdexcept>
+
+#include "shaderwatch/store.hpp"
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace sw::fleet {
+
+const char* to_string(Noise n) {
+  switch (n) {
+    case Noise::gauss: return "gauss";
+    case Noise::heavy: return "heavy";
+    case Noise::twomode: return "twomode";
+  }
+  return "?";
+}
+
+std::optional<Noise> parse_noise(std::string_view s) {
+  for (Noise n : {Noise::gauss, Noise::heavy, Noise::twomode})
+    if (s == to_string(n)) return n;
+  return std::nullopt;
+}
+
+std::string bench_name(int k) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "lum/var%d/1920x1080/cold", k);
+  return buf;
+}
+
+double base_ns(int k, int n) {
+  // Log-spaced so every decade between 10 us and 5 ms has series in it.
+  return n <= 1 ? 1e4 : 1e4 * std::pow(500.0, static_cast<double>(k) / (n - 1));
+}
+
+// Appends rather than `"literal" + std::string`, which trips GCC 12's bogus -Wrestrict under -O2.
+std::string gpu_name(int g) { return std::string("Fleet GPU ").append(std::to_string(g)); }
+
+Plan::Plan(const TrialParams& p)
+    : gpus(p.gpus), runs(p.runs), benchmarks(p.benchmarks), step_run(p.runs / 2),
+      level(static_cast<std::size_t>(p.gpus * p.runs * p.benchmarks), 1.0),
+      fails(level.size(), 0),
+      driver(static_cast<std::size_t>(p.gpus * p.runs), "580.1.0.0"),
+      runner(driver.size()) {
+  for (int g = 0; g < gpus; ++g)
+    for (int r = 0; r < runs; ++r) rnr(g, r) = std::string("runner-").append(std::to_string(g));
+}
+
+namespace {
+
+// Scenario building blocks. The change run is runs/2 (30 of the default 60): enough history
+// before it (the detector needs 18 points) and enough runs after it to confirm a step.
+void new_driver(Plan& pl, int g, int from) {
+  for (int r = from; r < pl.runs; ++r) pl.drv(g, r) = "580.2.0.0";
+}
+void slow(Plan& pl, int g, int b, int from, double factor, const char* kind) {
+  for (int r = from; r < pl.runs; ++r) pl.lvl(g, r, b) *= factor;
+  pl.changes.push_back({g, b, from, kind});
+}
+int pick(std::mt19937_64& rng, int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); }
+
+Plan aa(const TrialParams& p, std::mt19937_64&) { return Plan(p); }
+
+Plan code_step(const TrialParams& p, std::mt19937_64& rng) {
+  Plan pl(p);
+  const int b = pick(rng, p.benchmarks);
+  for (int g = 0; g < p.gpus; ++g) slow(pl, g, b, pl.step_run, 1.03, "regression");
+  return pl;
+}
+
+Plan driver_step(const TrialParams& p, std::mt19937_64& rng) {
+  Plan pl(p);
+  new_driver(pl, 0, pl.step_run);
+  std::vector<int> idx(static_cast<std::size_t>(p.benchmarks));
+  std::iota(idx.begin(), idx.end(), 0);
+  std::shuffle(idx.begin(), idx.end(), rng);
+  for (int i = 0; i < std::max(1, p.benchmarks / 3); ++i)
+    slow(pl, 0, idx[static_cast<std::size_t>(i)], pl.step_run, 1.03, "regression");
+  return pl;
+}
+
+Plan machine_step(const TrialParams& p, std::mt19937_64&) {
+  Plan pl(p);
+  for (int r = pl.step_run; r < p.runs; ++r) pl.rnr(0, r) = "runner-0-replacement";
+  for (int b = 0; b < p.benchmarks; ++b) slow(pl, 0, b, pl.step_run, 1.04, "regression");
+  return pl;
+}
+
+Plan driver_commit(const TrialParams& p, std::mt19937_64& rng) {
+  Plan pl(p);
+  new_driver(pl, 0, pl.step_run);
+  const int b = pick(rng, p.benchmarks);
+  for (int g = 0; g < p.gpus; ++g) slow(pl, g, b, pl.step_run, 1.03, "regression");
+  return pl;
+}
+
+Plan drift(const TrialParams& p, std::mt19937_64& rng) {
+  Plan pl(p);
+  pl.step_run = p.runs / 3;  // 20 of 60
+  const int b = pick(rng, p.benchmarks);
+  for (int r = pl.step_run; r < p.runs; ++r) pl.lvl(0, r, b) *= std::pow(1.001, r - pl.step_run + 1);
+  pl.changes.push_back({0, b, pl.step_run, "regression"});
+  return pl;
+}
+
+Plan improvement(const TrialParams& p, std::mt19937_64& rng) {
+  Plan pl(p);
+  const int b = pick(rng, p.benchmarks);
+  for (int g = 0; g < p.gpus; ++g) slow(pl, g, b, pl.step_run, 1 / 1.03, "improvement");
+  return pl;
+}
+
+Plan correctness(const TrialParams& p, std::mt19937_64& rng) {
+  Plan pl(p);
+  new_driver(pl, 0, pl.step_run);
+  const int b = pick(rng, p.benchmarks);
+  for (int r = pl.step_run; r < p.runs; ++r) pl.fail(0, r, b) = 1;
+  pl.changes.push_back({0, b, pl.step_run, "correctness"});
+  return pl;
+}
+
+// Multiplicative noise of one series' run: the run factor and the repetitions around it.
+struct NoiseGen {
+  Noise kind;
+  std::mt19937_64 rng;
+  std::normal_distribution<double> run_sd{0, 0.01}, rep_sd{0, 0.003};
+  std::student_t_distribution<double> t3{3};
+  std::bernoulli_distribution slow_mode{0.05};
+  std::uniform_real_distribution<double> slow_factor{1.5, 3.5};
+
+  double run_factor() {
+    switch (kind) {
+      case Noise::heavy: return std::exp(0.01 * t3(rng) / std::sqrt(3.0));  // t3 has variance 3
+      case Noise::twomode: {
+        const double f = std::exp(run_sd(rng));
+        return slow_mode(rng) ? f * slow_factor(rng) : f;
+      }
+      case Noise::gauss: break;
+    }
+    return std::exp(run_sd(rng));
+  }
+  double rep_factor() { return std::exp(rep_sd(rng)); }
+};
+
+// One Google Benchmark document for GPU g's run r, formatted by hand like the load test.
+std::string make_doc(Plan& pl, int g, int r, int reps, NoiseGen& ng) {
+  std::string out;
+  char buf[640];
+  std::snprintf(buf, sizeof buf,
+                "{\"context\":{\"date\":\"2026-01-01T00:00:00+00:00\",\"host_name\":\"%s\","
+                "\"sw_device_name\":\"%s\",\"sw_vendor_id\":\"0x10de\",\"sw_device_id\":\"0x%x\","
+                "\"sw_driver_name\":\"NVIDIA\",\"sw_driver_version\":\"%s\",\"sw_api_version\":\"1.4.312\"},"
+                "\"benchmarks\":[",
+                pl.rnr(g, r).c_str(), gpu_name(g).c_str(), 0x2680 + g, pl.drv(g, r).c_str());
+  out += buf;
+  for (int b = 0; b < pl.benchmarks; ++b) {
+    const std::string name = bench_name(b);
+    // Noise is drawn even for failing benchmarks, so every scenario sees the same noise stream.
+    const double level = base_ns(b, pl.benchmarks) * pl.lvl(g, r, b) * ng.run_factor();
+    double sum = 0;
+    for (int i = 0; i < reps; ++i) {
+      const double v = level * ng.rep_factor();
+      sum += v;
+      if (pl.fail(g, r, b)) {
+        // Google Benchmark's shape for SkipWithError: no times, no aggregates.
+        std::snprintf(buf, sizeof buf,
+                      "%s{\"name\":\"%s\",\"family_index\":%d,\"per_family_instance_index\":0,\"run_name\":\"%s\","
+                      "\"run_type\":\"iteration\",\"repetitions\":%d,\"repetition_index\":%d,\"threads\":1,"
+                      "\"error_occurred\":true,\"error_message\":\"FAIL: wrong sum\"}",
+                      b || i ? "," : "", name.c_str(), b, name.c_str(), reps, i);
+      } else {
+        std::snprintf(buf, sizeof buf,
+                      "%s{\"name\":\"%s\",\"family_index\":%d,\"per_family_instance_index\":0,\"run_name\":\"%s\","
+                      "\"run_type\":\"iteration\",\"repetitions\":%d,\"repetition_index\":%d,\"threads\":1,"
+                      "\"iterations\":1000,\"real_time\":%.3f,\"cpu_time\":%.3f,\"time_unit\":\"ns\"}",
+                      b || i ? "," : "", name.c_str(), b, name.c_str(), reps, i, v, v);
+      }
+      out += buf;
+    }
+    if (pl.fail(g, r, b)) continue;
+    for (const char* agg : {"mean", "median", "stddev"}) {
+      const double val = agg[0] == 's' ? 0.0 : sum / reps;  // aggregates are not series: rough is fine
+      std::snprintf(buf, sizeof buf,
+                    ",{\"name\":\"%s_%s\",\"family_index\":%d,\"per_family_instance_index\":0,\"run_name\":\"%s\","
+                    "\"run_type\":\"aggregate\",\"repetitions\":%d,\"threads\":1,\"aggregate_name\":\"%s\","
+                    "\"aggregate_unit\":\"time\",\"iterations\":%d,\"real_time\":%.3f,\"cpu_time\":%.3f,"
+                    "\"time_unit\":\"ns\"}",
+                    name.c_str(), agg, b, name.c_str(), reps, agg, reps, val, val);
+      out += buf;
+    }
+  }
+  out += "]}";
+  return out;
+}
+
+std::string run_id(int g, int r) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "g%d-r%d", g, r);
+  return buf;
+}
+// (gpu, run) of a run id made by run_id(); (-1, -1) otherwise.
+std::pair<int, int> parse_run_id(const json& id) {
+  int g = -1, r = -1;
+  if (!id.is_string() || std::sscanf(id.get<std::string>().c_str(), "g%d-r%d", &g, &r) != 2) return {-1, -1};
+  return {g, r};
+}
+
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "swfleet.XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error(std::string("mkdtemp failed: ").append(tmpl));
+    path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+bool accepts(const std::string& change_kind, const std::string& alert_kind) {
+  if (change_kind == "correctness")
+    return alert_kind == "correctness_regression" || alert_kind == "correctness_failure";
+  return alert_kind == change_kind;
+}
+
+std::uint64_t mix(std::uint64_t x) {  // splitmix64: independent streams from related seeds
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+const std::vector<Scenario>& scenarios() {
+  static const std::vector<Scenario> all = {
+      {"aa", "", "no change (negative control)", aa},
+      {"code_step", "commit", "a commit at run R/2 makes one benchmark 3% slower on every GPU", code_step},
+      {"driver_step", "driver", "GPU 0's driver changes at R/2; 1/3 of its benchmarks 3% slower", driver_step},
+      {"machine_step", "machine", "GPU 0's runner changes at R/2; all its benchmarks 4% slower", machine_step},
+      {"driver_commit", "commit",
+       "GPU 0's driver changes at R/2 with a commit slowing one benchmark 3% on every GPU", driver_commit},
+      {"drift", "", "one benchmark on GPU 0 0.1% slower per run from run R/3", drift},
+      {"improvement", "", "one benchmark 3% faster on every GPU from R/2", improvement},
+      {"correctness", "driver", "one benchmark on GPU 0 fails from R/2, with a driver update there", correctness},
+  };
+  return all;
+}
+
+const Scenario* find_scenario(std::string_view name) {
+  for (const auto& s : scenarios())
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
+  const auto t_start = Clock::now();
+  // The plan and the noise depend on the seed only, not the scenario: scenarios of one trial
+  // index see the same noise and change the same benchmark (paired comparisons).
+  std::mt19937_64 plan_rng(mix(p.seed ^ 0x5ca1ab1eULL));
+  Plan pl = sc.plan(p, plan_rng);
+  NoiseGen ng{p.noise, std::mt19937_64(mix(p.seed))};
+
+  std::map<std::string, int> bench_idx;
+  for (int b = 0; b < p.benchmarks; ++b) bench_idx[bench_name(b)] = b;
+  // A real regression (or failure) on series (g, b) present at run r.
+  auto real = [&](int g, int b, int r) {
+    for (const auto& c : pl.changes)
+      if (c.gpu == g && c.bench == b && c.kind != "improvement" && r >= c.run) return true;
+    return false;
+  };
+  auto real_on_gpu = [&](int g, int r) {
+    for (const auto& c : pl.changes)
+      if (c.gpu == g && c.kind != "improvement" && r >= c.run) return true;
+    return false;
+  };
+
+  TrialResult res;
+  for (const auto& c : pl.changes) res.changes.push_back({c});
+  TempDir dir;
+  StoreOptions so;
+  so.path = p.keep_db.empty() ? (dir.path / "fleet.db").string() : p.keep_db;
+  Store store(so);
+  double ms_before = 0, ms_after = 0;
+  int n_before = 0, n_after = 0;
+  for (int r = 0; r < p.runs; ++r) {
+    for (int g = 0; g < p.gpus; ++g) {  // GPUs interleaved, as a CI fleet posts them
+      const std::string id = run_id(g, r);
+      char commit[32];
+      std::snprintf(commit, sizeof commit, "c%d", r);
+      const json run = {{"id", id}, {"commit", commit}, {"branch", "main"}, {"runner", pl.rnr(g, r)},
+                        {"started_at", format_iso8601_ms(1767225600000LL + r * 60000LL + g * 1000LL)}};
+      std::string body = std::string("{\"run\":").append(run.dump()).append(",\"benchmark\":");
+      body.append(make_doc(pl, g, r, p.reps, ng)).append("}");
+      const auto t0 = Clock::now();
+      store.ingest(body, "fleet-sim");
+      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      (r < pl.step_run ? ms_before : ms_after) += ms;
+      ++(r < pl.step_run ? n_before : n_after);
+
+      const json v = store.verdict(id);
+      ++res.runs;
+      const bool fail = v.at("verdict") == "fail";
+      if (fail && !real_on_gpu(g, r)) ++res.false_fails;
+      std::vector<int> listed;
+      bool wrong = false;
+      for (const char* key : {"correctness", "regressions"})
+        for (const auto& e : v.at(key)) {
+          const auto it = bench_idx.find(e.at("benchmark").get<std::string>());
+          const int b = it == bench_idx.end() ? -1 : it->second;
+          listed.push_back(b);
+          if (b < 0 || !real(g, b, r)) wrong = true;
+        }
+      if (fail && wrong) ++res.wrong_fails;
+      for (const auto& e : v.at("suspects")) {
+        const auto it = bench_idx.find(e.at("benchmark").get<std::string>());
+        if (it == bench_idx.end() || !real(g, it->second, r)) ++res.spurious_suspects;
+      }
+      for (auto& co : res.changes) {
+        const auto& c = co.change;
+        if (!fail || c.gpu != g || r < c.run || co.verdict_delay >= 0 || c.kind == "improvement") continue;
+        if (std::find(listed.begin(), listed.end(), c.bench) != listed.end()) co.verdict_delay = r - c.run;
+      }
+      for (auto& co : res.changes) {
+        const auto& c = co.change;
+        if (c.gpu != g || co.verdict_delay < 0 || r - c.run <= co.verdict_delay) continue;
+        ++co.runs_after;
+        co.listed_after += std::find(listed.begin(), listed.end(), c.bench) != listed.end();
+      }
+    }
+  }
+  res.ingest_ms_before = n_before ? ms_before / n_before : 0;
+  res.ingest_ms_after = n_after ? ms_after / n_after : 0;
+
+  // Every alert, as left at the end (boundaries and causes refined by later runs).
+  std::vector<json> alerts;
+  for (std::int64_t off = 0;;) {
+    const json page = store.alerts({{"limit", "500"}, {"offset", std::to_string(off)}});
+    for (const auto& a : page.at("alerts")) alerts.push_back(a);
+    if (page.at("next_offset").is_null()) break;
+    off = page.at("next_offset").get<std::int64_t>();
+  }
+  for (const auto& a : alerts) {
+    const auto [g, r] = parse_run_id(a.at("run_id"));
+    const int raised = parse_run_id(a.at("raised_by_run")).second;
+    const auto bit = bench_idx.find(a.at("benchmark").get<std::string>());
+    const int b = bit == bench_idx.end() ? -1 : bit->second;
+    const std::string kind = a.at("kind").get<std::string>();
+    bool on_changed = false;
+    for (auto& co : res.changes) {
+      const auto& c = co.change;
+      if (c.gpu != g || c.bench != b) continue;
+      on_changed = true;
+      if (!accepts(c.kind, kind) || raised < c.run) continue;
+      // The earliest raised alert of the right kind counts.
+      if (co.found && co.delay <= raised - c.run) continue;
+      co.found = true;
+      co.delay = raised - c.run;
+      co.placed = r == c.run;
+      co.cause = a.at("cause").get<std::string>();
+      co.state = a.at("state").get<std::string>();
+    }
+    if (!on_changed) {
+      ++res.false_alerts;
+      ++res.false_alert_kinds[kind];
+    }
+  }
+  res.seconds = std::chrono::duration<double>(Clock::now() - t_start).count();
+  return res;
+}
+
+void Summary::add(const TrialResult& t) {
+  ++trials;
+  runs += t.runs;
+  false_fails += t.false_fails;
+  wrong_fails += t.wrong_fails;
+  spurious_suspects += t.spurious_suspects;
+  false_alerts += t.false_alerts;
+  for (const auto& [k, n] : t.false_alert_kinds) false_alert_kinds[k] += n;
+  for (const auto& co : t.changes) {
+    ++changes;
+    details.push_back({{"trial", trials}, {"gpu", co.change.gpu}, {"benchmark", bench_name(co.change.bench)},
+                       {"run", co.change.run}, {"kind", co.change.kind}, {"found", co.found},
+                       {"delay", co.delay}, {"placed", co.placed}, {"cause", co.cause},
+                       {"state", co.state}, {"verdict_delay", co.verdict_delay},
+                       {"runs_after", co.runs_after}, {"listed_after", co.listed_after}});
+    if (co.found) {
+      ++found;
+      delays.push_back(co.delay);
+      placed += co.placed;
+      closed += co.state != "new";
+      ++causes[co.cause];
+      cause_ok += co.cause == expected_cause;
+    }
+    runs_after += co.runs_after;
+    listed_after += co.listed_after;
+    if (co.verdict_delay >= 0) {
+      ++verdict_found;
+      verdict_delays.push_back(co.verdict_delay);
+    }
+  }
+  ingest_before_sum += t.ingest_ms_before;
+  ingest_after_sum += t.ingest_ms_after;
+  seconds += t.seconds;
+}
+
+namespace {
+double mean(const std::vector<int>& v) {
+  return v.empty() ? NAN : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+json num(double x) { return std::isnan(x) ? json(nullptr) : json(x); }
+}  // namespace
+
+double Summary::mean_delay() const { return mean(delays); }
+double Summary::mean_verdict_delay() const { return mean(verdict_delays); }
+
+json Summary::to_json() const {
+  const double n = trials ? trials : 1;
+  return {{"scenario", scenario},
+          {"noise", noise},
+          {"trials", trials},
+          {"runs", runs},
+          {"false_fails", false_fails},
+          {"false_fails_per_1000_runs", per_1000(false_fails)},
+          {"wrong_series_fails", wrong_fails},
+          {"wrong_series_fails_per_1000_runs", per_1000(wrong_fails)},
+          {"spurious_suspects_per_1000_runs", per_1000(spurious_suspects)},
+          {"false_alerts", false_alerts},
+          {"false_alert_kinds", false_alert_kinds},
+          {"changes", changes},
+          {"found", found},
+          {"delay_runs_mean", num(mean_delay())},
+          {"delays", delays},
+          {"placed_exactly", placed},
+          {"closed_by_server", closed},
+          {"verdict_failed", verdict_found},
+          {"verdict_delay_runs_mean", num(mean_verdict_delay())},
+          {"verdict_held_pct", num(held_pct())},
+          {"expected_cause", expected_cause.empty() ? json(nullptr) : json(expected_cause)},
+          {"causes", causes},
+          {"cause_as_expected", expected_cause.empty() ? json(nullptr) : json(cause_ok)},
+          {"ingest_ms_before_step", ingest_before_sum / n},
+          {"ingest_ms_from_step", ingest_after_sum / n},
+          {"seconds", seconds},
+          {"details", details}};
+}
+
+}  // namespace sw::fleet
