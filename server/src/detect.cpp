@@ -314,6 +314,12 @@ std::optional<ChangePoint> as_trend(const std::vector<double>& before, const std
 
 }  // namespace
 
+double run_noise(const std::vector<double>& values) {
+  std::vector<double> diffs;
+  for (std::size_t i = 1; i < values.size(); ++i) diffs.push_back(values[i] - values[i - 1]);
+  return std::max(mad_sigma(values), diff_sigma(std::move(diffs)));
+}
+
 std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) {
   std::vector<ChangePoint> result;
   const std::size_t n_all = all.size();

@@ -13,7 +13,7 @@
 
 namespace {
 
-int run_serve(const std::string& db, const sw::ServerOptions& opts) {
+int run_serve(const std::string& db, const std::string& main_branch, const sw::ServerOptions& opts) {
   // Block the stop signals in every thread; one thread waits for them and stops the server.
   sigset_t set;
   sigemptyset(&set);
@@ -22,6 +22,7 @@ int run_serve(const std::string& db, const sw::ServerOptions& opts) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   sw::StoreOptions so;
   so.path = db;
+  so.main_branch = main_branch;
   sw::Store store(so);
   sw::HttpServer server(store, opts);
   const int port = server.bind();
@@ -56,6 +57,12 @@ int main(int argc, char** argv) {
   serve->add_option("--bind", sopts.bind, "Address to listen on")->capture_default_str();
   serve->add_option("--max-body-bytes", sopts.max_body_bytes, "Largest request body accepted (413 above)")
       ->check(CLI::Range(static_cast<std::size_t>(1024), static_cast<std::size_t>(1) << 32))->capture_default_str();
+  std::string main_branch = sw::StoreOptions{}.main_branch;
+  serve->add_option("--main-branch", main_branch,
+                    "The baseline branch: its runs (and runs naming no branch) form levels, change points and alerts; "
+                    "a run on any other branch is judged against it at the run's merge_base")
+      ->check([](const std::string& s) { return s.empty() ? std::string("must not be empty") : std::string(); })
+      ->capture_default_str();
   serve->add_flag("--read-token-required", sopts.read_token_required,
                   "Require a bearer token for GET endpoints too, except /api/v1/health (posting and triage always require one)");
 
@@ -80,7 +87,10 @@ int main(int argc, char** argv) {
       ->required()->check(CLI::ExistingFile);
   post->add_option("--run-id", meta.run_id, "Client-chosen unique run id ([A-Za-z0-9._:@+-], max 128)")->required();
   post->add_option("--commit", meta.commit, "Commit the run measured")->required();
-  post->add_option("--branch", meta.branch, "Branch");
+  post->add_option("--branch", meta.branch, "Branch (default: the server's main branch)");
+  post->add_option("--merge-base", meta.merge_base,
+                   "For a run on another branch: the main-branch commit it forked from (its verdict is judged against "
+                   "main's level there)");
   post->add_option("--runner", meta.runner, "Runner (machine) name");
   post->add_option("--job-url", meta.job_url, "CI job URL");
   post->add_option("--started-at", meta.started_at, "Run start, ISO 8601 with a zone (default: the file's context.date, else now)");
@@ -88,7 +98,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
-    if (serve->parsed()) return run_serve(db, sopts);
+    if (serve->parsed()) return run_serve(db, main_branch, sopts);
     if (tcreate->parsed() || tlist->parsed() || trevoke->parsed()) {
       sw::StoreOptions so;
       so.path = db;

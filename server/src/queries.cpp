@@ -568,19 +568,41 @@ constexpr double kSuspectZ = 3.0;  // one-sided: 0.13% of unchanged series-runs 
 json Store::verdict(const std::string& key) {
   auto c = reader();
   const auto pk = run_pk(*c, key, "run_id");
-  auto& run_st = c->q("SELECT started_ms FROM runs WHERE id=?");
+  auto& run_st = c->q("SELECT started_ms, branch, merge_base, gpu_id FROM runs WHERE id=?");
   run_st.bind(1, pk);
   run_st.step();
   const auto ms = run_st.i64(0);
+  const std::string branch = run_st.text(1), merge_base = run_st.text(2);
+  const auto gpu_id = run_st.i64(3);
   run_st.reset();
+  // The main branch's level this run is judged against: for a main run, its own series up to it; for a
+  // run on another branch, main's runs up to its merge base (the latest main run on this GPU at that
+  // commit), or main's latest level where the merge base is unknown or was not run here. Main points
+  // strictly before (level_ms, level_pk) form it.
+  const bool on_main = branch == opts_.main_branch;
+  std::int64_t level_ms = ms, level_pk = pk;
+  json baseline = nullptr;
+  if (!on_main) {
+    baseline = {{"branch", opts_.main_branch}, {"merge_base", merge_base.empty() ? json(nullptr) : json(merge_base)},
+                {"run_id", nullptr}};
+    auto& mb = c->q("SELECT started_ms, run_key FROM runs WHERE gpu_id=? AND commit_id=? AND branch=?"
+                    " ORDER BY started_ms DESC, id DESC LIMIT 1");
+    mb.bind(1, gpu_id).bind(2, merge_base).bind(3, opts_.main_branch);
+    if (!merge_base.empty() && mb.step()) {
+      level_ms = mb.i64(0) + 1;  // that run and every main run before it
+      level_pk = 0;
+      baseline["run_id"] = mb.text(1);
+    }
+    mb.reset();
+  }
   json correctness = json::array(), regressions = json::array(), known = json::array(),
        suspects = json::array();
   const auto pts = run_points(*c, pk);
   for (const auto& [name, p] : pts) {
     if (p.errors > 0) {
-      auto& st = c->q("SELECT n_errors FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?)"
+      auto& st = c->q("SELECT n_errors FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?) AND on_main=1"
                       " ORDER BY started_ms DESC, run_id DESC LIMIT 1");
-      st.bind(1, p.series_id).bind(2, ms).bind(3, pk);
+      st.bind(1, p.series_id).bind(2, level_ms).bind(3, level_pk);
       const bool passed_before = st.step() && st.i64(0) == 0;
       auto& em = c->q("SELECT error_message FROM points WHERE series_id=? AND run_id=?");
       em.bind(1, p.series_id).bind(2, pk);
@@ -592,15 +614,16 @@ json Store::verdict(const std::string& key) {
     }
     // Every open regression at or before this run gates while its step still holds at the level this
     // run sits on (the latest runs up to it): a later alert on the series never masks it, and one
-    // whose series went back to the old level no longer fails anything.
+    // whose series went back to the old level no longer fails anything. Main's alerts gate main's runs
+    // only.
     std::vector<double> recent;
-    {
-      auto& rs = c->q("SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) <= (?, ?)"
+    if (on_main) {
+      auto& rs = c->q("SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) <= (?, ?) AND on_main=1"
                       " AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
       rs.bind(1, p.series_id).bind(2, ms).bind(3, pk).bind(4, static_cast<std::int64_t>(opts_.detect.present_points));
       while (rs.step()) recent.push_back(rs.f64(0));
     }
-    {
+    if (on_main) {
       auto& st = c->q("SELECT id, state, before_ns, after_ns, floor_pct FROM alerts WHERE series_id=? AND"
                       " kind='regression' AND state IN ('new','acknowledged') AND (started_ms, run_id) <= (?, ?)");
       st.bind(1, p.series_id).bind(2, ms).bind(3, pk);
@@ -616,24 +639,24 @@ json Store::verdict(const std::string& key) {
     {
       auto& st = c->q("SELECT started_ms FROM alerts WHERE series_id=? AND kind IN"
                       " ('regression','improvement','ambiguous') AND state!='invalid' AND"
-                      " (started_ms, run_id) <= (?, ?) ORDER BY started_ms DESC, run_id DESC LIMIT 1");
-      st.bind(1, p.series_id).bind(2, ms).bind(3, pk);
+                      " (started_ms, run_id) < (?, ?) ORDER BY started_ms DESC, run_id DESC LIMIT 1");
+      st.bind(1, p.series_id).bind(2, level_ms).bind(3, level_pk);
       if (st.step()) boundary_ms = st.i64(0);
     }
     // Not yet a change point (needs min_segment runs after it): flag runs clearly above the current
     // level so CI can show them, without failing on one run. The run is the unit: its value against the
     // level's runs, at least kSuspectZ of their robust noise above (a U test of this run's repetitions,
     // which share its conditions, flagged 8% of unchanged series on every run).
-    auto& bs = c->q("SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?)"
-                    " AND started_ms>=? AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT 24");
-    bs.bind(1, p.series_id).bind(2, ms).bind(3, pk).bind(4, boundary_ms);
+    auto& bs = c->q("SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?) AND on_main=1"
+                    " AND started_ms>=? AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT 48");
+    bs.bind(1, p.series_id).bind(2, level_ms).bind(3, level_pk).bind(4, boundary_ms);
     std::vector<double> base;
     while (bs.step()) base.push_back(bs.f64(0));
     if (base.size() >= opts_.detect.min_segment) {
       std::vector<double> lb;
       for (double v : base) lb.push_back(std::log(v));
       const double level = detect::median(base);
-      const double noise = std::max(detect::mad_sigma(lb), 1e-5);
+      const double noise = std::max(detect::run_noise(lb), 1e-5);
       const double floor = std::max(opts_.detect.min_rel_effect, opts_.detect.noise_k * noise);
       const double delta = p.value / level - 1;
       const double z = std::log(p.value / level) / noise;
@@ -655,9 +678,9 @@ json Store::verdict(const std::string& key) {
     while (st.step()) skipped.push_back({{"benchmark", st.text(0)}, {"reason", st.text(1).substr(prefix.size())}});
   }
   const bool fail = !correctness.empty() || !regressions.empty();
-  return {{"run_id", key}, {"verdict", fail ? "fail" : "pass"}, {"correctness", correctness},
-          {"regressions", regressions}, {"acknowledged_regressions", known}, {"suspects", suspects},
-          {"skipped", skipped}};
+  return {{"run_id", key}, {"branch", branch}, {"baseline", baseline}, {"verdict", fail ? "fail" : "pass"},
+          {"correctness", correctness}, {"regressions", regressions}, {"acknowledged_regressions", known},
+          {"suspects", suspects}, {"skipped", skipped}};
 }
 
 namespace {
@@ -666,7 +689,7 @@ constexpr double kMinFlipRel = 0.01;  // a flip needs each order to hold by at l
 // Run-to-run noise of a series (relative: robust sigma of log values) over its last 24 points up to a
 // run; 0 with fewer than 6 (then only kMinFlipRel guards the flip).
 double series_noise(sql::Conn& c, std::int64_t sid, std::int64_t ms, std::int64_t run_pk) {
-  auto& st = c.q("SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) <= (?, ?)"
+  auto& st = c.q("SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) <= (?, ?) AND on_main=1"
                  " AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT 24");
   st.bind(1, sid).bind(2, ms).bind(3, run_pk);
   std::vector<double> logs;

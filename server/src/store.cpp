@@ -96,6 +96,12 @@ CREATE INDEX alerts_series ON alerts(series_id, started_ms);
 CREATE INDEX alerts_state ON alerts(state, id);
 CREATE INDEX alerts_run ON alerts(run_id);
 )SQL",
+    // 2: branches. A run names the main-branch commit it forked from (merge_base); a point says whether
+    // its run is on the main branch (only those form levels, change points and alerts).
+    R"SQL(
+ALTER TABLE runs ADD COLUMN merge_base TEXT NOT NULL DEFAULT '';
+ALTER TABLE points ADD COLUMN on_main INTEGER NOT NULL DEFAULT 1;
+)SQL",
 };
 
 constexpr std::size_t kMaxBenchmarks = 200000;
@@ -187,7 +193,7 @@ struct Row {
 };
 
 struct Parsed {
-  std::string run_key, commit, branch, runner, job_url, started_at;
+  std::string run_key, commit, branch, merge_base, runner, job_url, started_at;
   std::int64_t started_ms = 0;
   std::string vendor_id, device_id, device_name, device_type, driver_id, driver_name, driver_info,
       driver_version, api_version, harness_revision, device_uuid, driver_uuid, subgroup_size,
@@ -212,6 +218,7 @@ std::string content_hash(const Parsed& p) {
   Sha256 h;
   for (const std::string* f : {&p.run_key, &p.commit, &p.branch, &p.runner, &p.job_url, &p.started_at, &p.context})
     h.field(*f);
+  if (!p.merge_base.empty()) h.field(p.merge_base);  // only when given: runs stored before it keep their hash
   h.field(static_cast<std::int64_t>(p.rows.size()));
   for (const auto& r : p.rows) {
     for (const std::string* f : {&r.series_name, &r.run_type, &r.aggregate_name, &r.aggregate_unit, &r.label,
@@ -238,7 +245,7 @@ Parsed parse_body(std::string_view body, std::size_t max_nesting) {
   if (!doc->is_object()) throw ClientError(400, "must be an object (Google Benchmark JSON)", "benchmark");
 
   Parsed p;
-  static const std::set<std::string> run_keys = {"id", "commit", "branch", "runner", "job_url",
+  static const std::set<std::string> run_keys = {"id", "commit", "branch", "merge_base", "runner", "job_url",
                                                   "started_at"};
   for (auto it = run->begin(); it != run->end(); ++it)
     if (!run_keys.count(it.key())) throw ClientError(400, "unknown field", "run." + it.key());
@@ -247,7 +254,9 @@ Parsed parse_body(std::string_view body, std::size_t max_nesting) {
     throw ClientError(400, "must be 1-128 characters of [A-Za-z0-9._:@+-]", "run.id");
   p.commit = get_string(*run, "commit", "run", true, 128);
   if (!printable_no_space(p.commit)) throw ClientError(400, "must be printable ASCII without spaces", "run.commit");
-  p.branch = get_string(*run, "branch", "run", false, 256);
+  p.branch = get_string(*run, "branch", "run", false, 256, "");  // none: the main branch (Store fills it in)
+  p.merge_base = get_string(*run, "merge_base", "run", false, 128, "");
+  if (!printable_no_space(p.merge_base)) throw ClientError(400, "must be printable ASCII without spaces", "run.merge_base");
   p.runner = get_string(*run, "runner", "run", false, 256);
   p.job_url = get_string(*run, "job_url", "run", false, 2048, "");
 
@@ -501,6 +510,9 @@ std::optional<std::string> Store::check_token(std::string_view token) {
 IngestResult Store::ingest(std::string_view body, const std::string& posted_by) {
   const auto t0 = mono_ns();
   Parsed p = parse_body(body, opts_.max_nesting);
+  if (p.branch.empty()) p.branch = opts_.main_branch;
+  // Only main-branch runs form levels, change points and alerts; other branches are judged against them.
+  const bool on_main = p.branch == opts_.main_branch;
   const auto t1 = mono_ns();
   parse_ns_ += t1 - t0;
 
@@ -582,14 +594,14 @@ IngestResult Store::ingest(std::string_view body, const std::string& posted_by) 
     w.q("INSERT INTO runs(run_key, body_sha256, gpu_id, commit_id, branch, runner, job_url, started_at,"
         " started_ms, received_at, driver_id, driver_name, driver_info, driver_version, api_version,"
         " harness_revision, device_uuid, driver_uuid, subgroup_size, host_name, context, n_results,"
-        " posted_by) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+        " posted_by, merge_base) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
         .bind(1, p.run_key).bind(2, p.sha).bind(3, gpu_id).bind(4, p.commit).bind(5, p.branch)
         .bind(6, p.runner).bind(7, p.job_url).bind(8, p.started_at).bind(9, p.started_ms)
         .bind(10, now_iso()).bind(11, p.driver_id).bind(12, p.driver_name).bind(13, p.driver_info)
         .bind(14, p.driver_version).bind(15, p.api_version).bind(16, p.harness_revision)
         .bind(17, p.device_uuid).bind(18, p.driver_uuid).bind(19, p.subgroup_size)
         .bind(20, p.host_name).bind(21, p.context).bind(22, static_cast<std::int64_t>(p.rows.size()))
-        .bind(23, posted_by).run();
+        .bind(23, posted_by).bind(24, p.merge_base).run();
     run_pk = w.last_id();
 
     auto bench_id = [&](const std::string& name) -> std::int64_t {
@@ -634,7 +646,7 @@ IngestResult Store::ingest(std::string_view body, const std::string& posted_by) 
     }
     auto& pins = w.q(
         "INSERT INTO points(series_id, started_ms, run_id, value_ns, min_ns, max_ns, n_reps, n_errors,"
-        " error_message, label, reps) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
+        " error_message, label, reps, on_main) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
     for (auto& [name, a] : acc) {
       if (a.reps.empty() && !a.has_iteration) {
         // Aggregates-only output (--benchmark_report_aggregates_only): the median stands in.
@@ -654,8 +666,10 @@ IngestResult Store::ingest(std::string_view body, const std::string& posted_by) 
       }
       const std::string blob = pack_reps(a.reps);
       pins.bind(7, static_cast<std::int64_t>(a.reps.size())).bind(8, a.n_errors)
-          .bind(9, a.error_message).bind(10, a.label).bind_blob(11, blob.data(), blob.size());
+          .bind(9, a.error_message).bind(10, a.label).bind_blob(11, blob.data(), blob.size())
+          .bind(12, on_main ? 1 : 0);
       pins.run();
+      if (!on_main) continue;
       touched.push_back(sid);
       if (!a.reps.empty()) fresh.emplace_back(sid, &a.reps);
     }

@@ -53,21 +53,21 @@ std::vector<double> series_values(sql::Conn& c, const char* sql, std::int64_t si
 std::vector<double> values_before(sql::Conn& c, std::int64_t sid, std::int64_t ms, std::int64_t run,
                                   int limit) {
   return series_values(c,
-                       "SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?)"
+                       "SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?) AND on_main=1"
                        " AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?",
                        sid, ms, run, limit);
 }
 std::vector<double> values_from(sql::Conn& c, std::int64_t sid, std::int64_t ms, std::int64_t run,
                                 int limit) {
   return series_values(c,
-                       "SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) >= (?, ?)"
+                       "SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) >= (?, ?) AND on_main=1"
                        " AND value_ns IS NOT NULL ORDER BY started_ms, run_id LIMIT ?",
                        sid, ms, run, limit);
 }
 
 // The run `back` runs before run `a` in series sid (a itself where there are fewer).
 RunInfo run_before(sql::Conn& c, std::int64_t sid, const RunInfo& a, int back) {
-  auto& st = c.q("SELECT run_id FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?)"
+  auto& st = c.q("SELECT run_id FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?) AND on_main=1"
                  " ORDER BY started_ms DESC, run_id DESC LIMIT ?");
   st.bind(1, sid).bind(2, a.started_ms).bind(3, a.id).bind(4, back);
   std::int64_t id = a.id;
@@ -104,7 +104,8 @@ json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const Ru
     while (st.step()) sibs.emplace_back(st.i64(0), st.text(1), st.i64(2));
     for (const auto& [ssid, gname, gid] : sibs) {
       detect::SiblingEvidence ev{gname, {}};
-      auto& first = c.q("SELECT started_ms, id FROM runs WHERE commit_id=? AND gpu_id=?"
+      auto& first = c.q("SELECT started_ms, id FROM runs WHERE commit_id=? AND gpu_id=? AND"
+                        " EXISTS(SELECT 1 FROM points p WHERE p.run_id=runs.id AND p.on_main=1)"
                         " ORDER BY started_ms, id LIMIT 1");
       first.bind(1, b.commit).bind(2, gid);
       if (first.step()) {
@@ -186,7 +187,7 @@ Store::Window& Store::window_for(std::int64_t sid) {
   if (auto it = windows_.find(sid); it != windows_.end()) return *it->second;
   if (windows_.size() > 50000) windows_.clear();  // bound memory; reloads are cheap
   auto win = std::make_unique<Window>();
-  auto& st = detector_->q("SELECT started_ms, run_id, value_ns, reps FROM points WHERE series_id=?"
+  auto& st = detector_->q("SELECT started_ms, run_id, value_ns, reps FROM points WHERE series_id=? AND on_main=1"
                         " AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
   st.bind(1, sid).bind(2, static_cast<std::int64_t>(std::max(opts_.detect.window, opts_.detect.noise_window)));
   while (st.step())
@@ -275,7 +276,7 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
       const bool failing = st.step() && st.i64(0) > 0;
       st.reset();
       if (failing) {
-        auto& prev = w.q("SELECT n_errors, run_id FROM points WHERE series_id=? AND"
+        auto& prev = w.q("SELECT n_errors, run_id FROM points WHERE series_id=? AND on_main=1 AND"
                          " (started_ms, run_id) < (?, ?) ORDER BY started_ms DESC, run_id DESC LIMIT 1");
         prev.bind(1, sid).bind(2, run.started_ms).bind(3, run.id);
         if (!prev.step()) {

@@ -40,6 +40,7 @@ std::string make_body(const std::string& benchmark_json, const RunMeta& meta) {
   else if (!(doc.contains("context") && doc["context"].is_object() && doc["context"].contains("date")))
     run["started_at"] = now_iso();
   if (!meta.branch.empty()) run["branch"] = meta.branch;
+  if (!meta.merge_base.empty()) run["merge_base"] = meta.merge_base;
   if (!meta.runner.empty()) run["runner"] = meta.runner;
   if (!meta.job_url.empty()) run["job_url"] = meta.job_url;
   return json{{"run", run}, {"benchmark", doc}}.dump();

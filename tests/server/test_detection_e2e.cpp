@@ -248,3 +248,53 @@ TEST(DetectionE2E, ADriftIsOneAlertWithItsRateNotAStaircase) {
   EXPECT_NEAR(al["attribution"]["trend"]["rate_pct_per_run"].get<double>(), 0.3, 0.12);
   EXPECT_NE(al["attribution"]["summary"].get<std::string>().find("drift"), std::string::npos);
 }
+
+TEST(DetectionE2E, ABranchIsJudgedAgainstMainAndNeverMovesMain) {
+  TempDir dir;
+  TestServer s(dir.file("sw.db"));
+  Scenario sc;
+  sc.runs = 30;  // main (no branch named): flat
+  post_history(s, sc, 21);
+  // Eight runs of a feature branch forked at c20 on GPU A, kernel 0 10% slower; the last also fails
+  // kernel 3. Main's series must not see them.
+  std::mt19937_64 rng(22);
+  std::normal_distribution<double> noise(0, 0.003);
+  for (int i = 0; i < 8; ++i) {
+    std::vector<std::pair<std::string, std::vector<double>>> benches;
+    for (int k = 0; k < 3; ++k) {
+      const double level = 1e5 * (1 + k) * (k == 0 ? 1.10 : 1.0);
+      benches.emplace_back(kKernels[static_cast<std::size_t>(k)],
+                           std::vector<double>{level * std::exp(noise(rng)), level * std::exp(noise(rng)), level * std::exp(noise(rng))});
+    }
+    json doc = make_doc(Gpu{}, benches);
+    if (i == 7) {
+      doc["benchmarks"].push_back({{"name", kKernels[3]}, {"run_name", kKernels[3]}, {"run_type", "iteration"},
+                                   {"repetitions", 1}, {"repetition_index", 0}, {"threads", 1}, {"iterations", 1},
+                                   {"real_time", 0}, {"cpu_time", 0}, {"time_unit", "ns"}, {"error_occurred", true},
+                                   {"error_message", "FAIL: wrong sum"}});
+    }
+    const json wrapped = {{"run", {{"id", cat("pr-", std::to_string(i))}, {"commit", cat("f", std::to_string(i))},
+                                   {"branch", "feature"}, {"merge_base", "c20"}, {"started_at", iso_at(400 + i)}}},
+                          {"benchmark", doc}};
+    auto res = s.post(wrapped.dump());
+    ASSERT_EQ(res->status, 201) << res->body;
+  }
+  EXPECT_EQ(s.get("/api/v1/alerts")["total"], 0) << "a branch raises no alert" << s.get("/api/v1/alerts").dump(1);
+  auto v = s.get("/api/v1/runs/pr-3/verdict");
+  EXPECT_EQ(v["verdict"], "pass") << "one run is not a change: a suspect" << v.dump(1);
+  EXPECT_EQ(v["branch"], "feature");
+  EXPECT_EQ(v["baseline"]["run_id"], "r20-g0");
+  ASSERT_EQ(v["suspects"].size(), 1u) << v.dump(1);
+  EXPECT_EQ(v["suspects"][0]["benchmark"], kKernels[0]);
+  EXPECT_NEAR(v["suspects"][0]["delta_pct"].get<double>(), 10.0, 3.0);
+  auto failing = s.get("/api/v1/runs/pr-7/verdict");
+  EXPECT_EQ(failing["verdict"], "fail");
+  EXPECT_EQ(failing["correctness"].size(), 1u);
+  // Main goes on flat: the branch's slow runs made no step in main's series.
+  sc.first = 30;
+  sc.runs = 42;
+  post_history(s, sc, 23);
+  EXPECT_EQ(s.get("/api/v1/alerts")["total"], 0) << s.get("/api/v1/alerts").dump(1);
+  EXPECT_EQ(s.get("/api/v1/runs/r41-g0/verdict")["verdict"], "pass");
+  EXPECT_TRUE(s.get("/api/v1/runs/r41-g0/verdict")["suspects"].empty()) << s.get("/api/v1/runs/r41-g0/verdict").dump(1);
+}

@@ -70,6 +70,10 @@ struct ChangePoint {
 double median(std::vector<double> v);
 // Median absolute deviation scaled by 1.4826 (consistent with sigma for normal data).
 double mad_sigma(const std::vector<double>& v);
+// Run-to-run noise of a stretch of values in time order (log values give relative noise): the larger
+// of the MAD estimate and the first-difference estimate the detector uses (which is nearly as efficient
+// as the SD), so an unlucky MAD never makes noise look like a change.
+double run_noise(const std::vector<double>& values);
 
 struct UTest {
   double u = 0;   // U statistic of the first sample

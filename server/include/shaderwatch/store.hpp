@@ -44,6 +44,9 @@ struct StoreOptions {
   std::size_t readers = 4;  // pooled read-only connections (WAL lets them run beside the writer)
   detect::Params detect;
   bool detect_on_ingest = true;
+  // Runs on this branch (or naming none) form the series' levels, change points and alerts; runs on
+  // any other branch are judged against the main branch's level at their merge base.
+  std::string main_branch = "main";
   std::size_t max_nesting = 64;  // deeper JSON is refused before parsing
 };
 
@@ -69,7 +72,7 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
   int schema_version();
 
   // Ingest one wrapper document {"run": {...}, "benchmark": {...Google Benchmark JSON...}}.

@@ -9,7 +9,8 @@ namespace sw::upload {
 struct RunMeta {
   std::string run_id;      // client-chosen, unique per run: re-posting it is a no-op
   std::string commit;      // required
-  std::string branch;      // optional ("unknown" when empty)
+  std::string branch;      // optional (empty: the server's main branch)
+  std::string merge_base;  // optional: the main-branch commit a branch run forked from
   std::string runner;      // optional
   std::string job_url;     // optional
   std::string started_at;  // ISO 8601 with a zone; now when empty
