@@ -127,19 +127,19 @@ Bandwidths measure_bandwidth(DeviceBench& d, const BenchmarkOptions& options) {
 void add_device_context(const DeviceBench& d, const std::string& prefix) {
   const DeviceInfo& i = d.device->info();
   auto add = [&](const std::string& key, const std::string& value) { benchmark::AddCustomContext(prefix + key, value); };
-  add("device_name", i.name);
-  add("vendor_id", hex(i.vendor_id));
-  add("device_id", hex(i.device_id));
-  add("device_type", i.type_name());
-  add("driver_id", std::to_string(static_cast<int>(i.driver_id)));
-  add("driver_name", i.driver_name);
-  add("driver_info", i.driver_info);
-  add("driver_version", i.driver_version_string());
+  add(contract::kDeviceName, i.name);
+  add(contract::kVendorId, hex(i.vendor_id));
+  add(contract::kDeviceId, hex(i.device_id));
+  add(contract::kDeviceType, i.type_name());
+  add(contract::kDriverId, std::to_string(static_cast<int>(i.driver_id)));
+  add(contract::kDriverName, i.driver_name);
+  add(contract::kDriverInfo, i.driver_info);
+  add(contract::kDriverVersion, i.driver_version_string());
   add("driver_version_raw", hex(i.driver_version, 8));
-  add("api_version", i.api_version_string());
-  add("device_uuid", uuid(i.device_uuid));
-  add("driver_uuid", uuid(i.driver_uuid));
-  add("subgroup_size", std::to_string(i.subgroup_size));
+  add(contract::kApiVersion, i.api_version_string());
+  add(contract::kDeviceUuid, uuid(i.device_uuid));
+  add(contract::kDriverUuid, uuid(i.driver_uuid));
+  add(contract::kSubgroupSize, std::to_string(i.subgroup_size));
   if (i.max_subgroup_size) {
     add("subgroup_size_min", std::to_string(i.min_subgroup_size));
     add("subgroup_size_max", std::to_string(i.max_subgroup_size));
@@ -307,10 +307,10 @@ std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::v
               << std::endl;
     devices.push_back(std::move(d));
   }
-  benchmark::AddCustomContext("sw_harness_revision", options.harness_revision);
+  benchmark::AddCustomContext(contract::context_key(contract::kHarnessRevision), options.harness_revision);
   benchmark::AddCustomContext("sw_seed", std::to_string(options.seed));
   for (const auto& d : devices) {
-    add_device_context(*d, devices.size() > 1 ? "sw" + d->suffix.substr(1) + "_" : "sw_");
+    add_device_context(*d, devices.size() > 1 ? "sw" + d->suffix.substr(1) + "_" : std::string(contract::kContextPrefix));
   }
 
   const auto selected = benchmark_filter();

@@ -1,6 +1,7 @@
 #pragma once
 // What shaderwatch-bench writes and shaderwatch-server reads beyond plain Google Benchmark JSON: spelled
 // once, here, for both.
+#include <string>
 #include <string_view>
 
 namespace shaderwatch::contract {
@@ -22,6 +23,25 @@ inline RowKind row_kind(bool error_occurred, std::string_view error_message) {
   if (error_message.starts_with(kUnsupportedPrefix)) return RowKind::unsupported;
   return RowKind::correctness_failure;
 }
+
+// Context keys the server reads to know the device, driver and harness of a run: each is kContextPrefix
+// + the name below ("sw_device_name"). With --device all the bench writes "swdevN_" + name per device;
+// the server takes one device per document and reads only the "sw_" keys.
+inline constexpr std::string_view kContextPrefix = "sw_";
+inline constexpr const char* kDeviceName = "device_name";
+inline constexpr const char* kVendorId = "vendor_id";
+inline constexpr const char* kDeviceId = "device_id";
+inline constexpr const char* kDeviceType = "device_type";
+inline constexpr const char* kDriverId = "driver_id";
+inline constexpr const char* kDriverName = "driver_name";
+inline constexpr const char* kDriverInfo = "driver_info";
+inline constexpr const char* kDriverVersion = "driver_version";
+inline constexpr const char* kApiVersion = "api_version";
+inline constexpr const char* kDeviceUuid = "device_uuid";
+inline constexpr const char* kDriverUuid = "driver_uuid";
+inline constexpr const char* kSubgroupSize = "subgroup_size";
+inline constexpr const char* kHarnessRevision = "harness_revision";
+inline std::string context_key(std::string_view name) { return std::string(kContextPrefix) + std::string(name); }
 
 // Per-benchmark counters on every repetition row: the quartiles of all the run's samples. The server
 // reads their spread as the benchmark's own noise (compare's noise floor).

@@ -12,6 +12,8 @@ using nlohmann::json;
 
 namespace sw {
 
+namespace contract = shaderwatch::contract;
+
 namespace {
 
 // Schema migrations, applied in order at start; PRAGMA user_version records how many ran.
@@ -280,19 +282,19 @@ Parsed parse_body(std::string_view body, std::size_t max_nesting) {
   if (!ms) throw ClientError(400, "must be ISO 8601 with a zone, e.g. 2026-11-21T04:33:38Z", started_field);
   p.started_ms = *ms;
   p.started_at = format_iso8601_ms(*ms);
-  p.device_name = get_string(*ctx, "sw_device_name", cp, false, 256);
-  p.vendor_id = get_string(*ctx, "sw_vendor_id", cp, false, 64);
-  p.device_id = get_string(*ctx, "sw_device_id", cp, false, 64);
-  p.device_type = get_string(*ctx, "sw_device_type", cp, false, 64);
-  p.driver_id = get_string(*ctx, "sw_driver_id", cp, false, 128);
-  p.driver_name = get_string(*ctx, "sw_driver_name", cp, false, 256);
-  p.driver_info = get_string(*ctx, "sw_driver_info", cp, false, 512);
-  p.driver_version = get_string(*ctx, "sw_driver_version", cp, false, 128);
-  p.api_version = get_string(*ctx, "sw_api_version", cp, false, 64);
-  p.device_uuid = get_string(*ctx, "sw_device_uuid", cp, false, 128);
-  p.driver_uuid = get_string(*ctx, "sw_driver_uuid", cp, false, 128);
-  p.subgroup_size = get_string(*ctx, "sw_subgroup_size", cp, false, 32);
-  p.harness_revision = get_string(*ctx, "sw_harness_revision", cp, false, 128);
+  p.device_name = get_string(*ctx, contract::context_key(contract::kDeviceName).c_str(), cp, false, 256);
+  p.vendor_id = get_string(*ctx, contract::context_key(contract::kVendorId).c_str(), cp, false, 64);
+  p.device_id = get_string(*ctx, contract::context_key(contract::kDeviceId).c_str(), cp, false, 64);
+  p.device_type = get_string(*ctx, contract::context_key(contract::kDeviceType).c_str(), cp, false, 64);
+  p.driver_id = get_string(*ctx, contract::context_key(contract::kDriverId).c_str(), cp, false, 128);
+  p.driver_name = get_string(*ctx, contract::context_key(contract::kDriverName).c_str(), cp, false, 256);
+  p.driver_info = get_string(*ctx, contract::context_key(contract::kDriverInfo).c_str(), cp, false, 512);
+  p.driver_version = get_string(*ctx, contract::context_key(contract::kDriverVersion).c_str(), cp, false, 128);
+  p.api_version = get_string(*ctx, contract::context_key(contract::kApiVersion).c_str(), cp, false, 64);
+  p.device_uuid = get_string(*ctx, contract::context_key(contract::kDeviceUuid).c_str(), cp, false, 128);
+  p.driver_uuid = get_string(*ctx, contract::context_key(contract::kDriverUuid).c_str(), cp, false, 128);
+  p.subgroup_size = get_string(*ctx, contract::context_key(contract::kSubgroupSize).c_str(), cp, false, 32);
+  p.harness_revision = get_string(*ctx, contract::context_key(contract::kHarnessRevision).c_str(), cp, false, 128);
   p.host_name = get_string(*ctx, "host_name", cp, false, 256);
   p.context = ctx->dump();
   if (p.context.size() > 65536) throw ClientError(400, "larger than 64 KiB", cp);
