@@ -65,11 +65,13 @@ std::vector<double> values_from(sql::Conn& c, std::int64_t sid, std::int64_t ms,
                        sid, ms, run, limit);
 }
 
-// The run `back` runs before run `a` in series sid (a itself where there are fewer).
-RunInfo run_before(sql::Conn& c, std::int64_t sid, const RunInfo& a, int back) {
-  auto& st = c.q("SELECT run_id FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?) AND on_main=1"
-                 " ORDER BY started_ms DESC, run_id DESC LIMIT ?");
-  st.bind(1, sid).bind(2, a.started_ms).bind(3, a.id).bind(4, back);
+// The run `n` main runs before (n < 0) or after (n > 0) run `a` in series sid, or the farthest there is.
+RunInfo run_near(sql::Conn& c, std::int64_t sid, const RunInfo& a, int n) {
+  auto& st = c.q(n < 0 ? "SELECT run_id FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?) AND on_main=1"
+                         " ORDER BY started_ms DESC, run_id DESC LIMIT ?"
+                       : "SELECT run_id FROM points WHERE series_id=? AND (started_ms, run_id) > (?, ?) AND on_main=1"
+                         " ORDER BY started_ms, run_id LIMIT ?");
+  st.bind(1, sid).bind(2, a.started_ms).bind(3, a.id).bind(4, std::abs(n));
   std::int64_t id = a.id;
   while (st.step()) id = st.i64(0);
   st.reset();
@@ -81,18 +83,18 @@ json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const Ru
                       double delta_rel, bool correctness, const detect::Params& params) {
   detect::AttributionInput in;
   // A performance step is placed to within a run or two (noise can make a neighbour look stepped): a
-  // driver or runner change up to two runs before the boundary counts as at it. A correctness change
-  // is placed exactly.
-  const RunInfo early = correctness ? a : run_before(c, sid, a, 2);
-  in.driver_changed = early.driver != b.driver;
+  // driver or runner change up to two runs either side of the boundary counts as at it. A correctness
+  // change is placed exactly.
+  const RunInfo early = correctness ? a : run_near(c, sid, a, -2), late = correctness ? b : run_near(c, sid, b, 2);
+  in.driver_changed = early.driver != late.driver;
   in.commit_changed = a.commit != b.commit;
-  in.runner_changed = early.runner != b.runner;
+  in.runner_changed = early.runner != late.runner;
   in.driver_before = early.driver;
-  in.driver_after = b.driver;
+  in.driver_after = late.driver;
   in.commit_before = a.commit;
   in.commit_after = b.commit;
   in.runner_before = early.runner;
-  in.runner_after = b.runner;
+  in.runner_after = late.runner;
   constexpr int kSide = 12;
   json gpu_ev = json::array(), kernel_ev = json::array();
   {
@@ -161,7 +163,7 @@ json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const Ru
           {"commit_changed", in.commit_changed},
           {"runner_changed", in.runner_changed},
           {"driver_before", in.driver_before},
-          {"driver_after", b.driver},
+          {"driver_after", in.driver_after},
           {"commit_before", a.commit},
           {"commit_after", b.commit},
           {"gpu_siblings", {{"checked", at.gpu_siblings_checked}, {"stepped", at.gpu_siblings_stepped},
