@@ -4,6 +4,7 @@
 #include <set>
 #include <variant>
 
+#include "shaderwatch/analysis.hpp"
 #include "store_internal.hpp"
 
 using nlohmann::json;
@@ -497,11 +498,13 @@ json Store::compare(const Params& q) {
   // processes resolve at all (H200: kernels under 30 us moved up to 640 ns between identical runs);
   // and with noise_floor=1, the benchmark's own sample spread (p25-p75) in either run, where the rows
   // carry it (a short kernel's level shifts between processes by about its spread).
-  const double min_delta_pct = number_param(q, "min_delta_pct", 0, 1000, 1.0);
-  const double min_delta_ns = number_param(q, "min_delta_ns", 0, 1e9, 500);
+  analysis::CompareParams params;
+  params.alpha = alpha;
+  params.min_delta_pct = number_param(q, "min_delta_pct", 0, 1000, params.min_delta_pct);
+  params.min_delta_ns = number_param(q, "min_delta_ns", 0, 1e9, params.min_delta_ns);
   const auto noise_text = opt(q, "noise_floor");
   if (noise_text && *noise_text != "0" && *noise_text != "1") throw ClientError(400, "must be 0 or 1", "noise_floor");
-  const bool noise_floor = !noise_text || *noise_text == "1";
+  params.noise_floor = !noise_text || *noise_text == "1";
   auto c = reader();
   const auto bpk = run_pk(*c, *base, "base"), cpk = run_pk(*c, *cont, "contender");
   const auto bp = run_points(*c, bpk), cp = run_points(*c, cpk);
@@ -519,51 +522,36 @@ json Store::compare(const Params& q) {
     json row = {{"benchmark", name}, {"base_ns", std::isnan(b.value) ? json(nullptr) : json(b.value)},
                 {"contender_ns", std::isnan(k.value) ? json(nullptr) : json(k.value)},
                 {"base_repetitions", b.reps.size()}, {"contender_repetitions", k.reps.size()}};
-    if (b.errors || k.errors || std::isnan(b.value) || std::isnan(k.value)) {
-      row["verdict"] = "error";
-      row["delta_pct"] = nullptr;
-      row["p_value"] = nullptr;
-    } else {
-      // compare.py: time change (new - old) / |old|; U test needs 2+ repetitions a side and is
-      // only trusted from 9 (UTEST_MIN_REPETITIONS / UTEST_OPTIMAL_REPETITIONS).
-      const double delta = b.value > 0 ? (k.value - b.value) / b.value : 0;
-      row["delta_pct"] = 100 * delta;
+    const auto side = [](const RunPoint& point, const std::map<std::string, double>& spreads, const std::string& n) {
+      analysis::RunSide r{point.value, point.reps, std::nullopt, point.errors > 0};
+      if (auto it = spreads.find(n); it != spreads.end()) r.spread_pct = it->second;
+      return r;
+    };
+    const auto result = analysis::compare(side(b, bs, name), side(k, cs, name), params);
+    const auto opt_json = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+    row["verdict"] = analysis::to_string(result.verdict);
+    row["delta_pct"] = opt_json(result.delta_pct);
+    row["p_value"] = opt_json(result.p_value);
+    if (result.verdict != analysis::CompareVerdict::error) {
+      row["reliable"] = result.reliable;
+      if (result.floor_pct) {
+        row["spread_pct"] = opt_json(result.spread_pct);
+        row["floor_pct"] = *result.floor_pct;
+      }
       if (b.value > 0 && k.value > 0) {
         log_sum += std::log(k.value / b.value);
         ++n_geo;
-      }
-      if (b.reps.size() >= 2 && k.reps.size() >= 2) {
-        const auto u = detect::mann_whitney_u(b.reps, k.reps);
-        row["p_value"] = u.p;
-        row["reliable"] = b.reps.size() >= 9 && k.reps.size() >= 9;
-        double spread_pct = NAN;
-        for (const auto* spreads : {&bs, &cs})
-          if (auto s = spreads->find(name); s != spreads->end()) spread_pct = std::fmax(spread_pct, s->second);
-        double floor_pct = std::max(min_delta_pct, b.value > 0 ? 100 * min_delta_ns / b.value : 0.0);
-        if (noise_floor && !std::isnan(spread_pct)) floor_pct = std::max(floor_pct, spread_pct);
-        row["spread_pct"] = std::isnan(spread_pct) ? json(nullptr) : json(spread_pct);
-        row["floor_pct"] = floor_pct;
-        const bool different = u.p < alpha && std::abs(100 * delta) >= floor_pct;
-        row["verdict"] = !different ? "same" : (delta > 0 ? "slower" : "faster");
-      } else {
-        row["p_value"] = nullptr;
-        row["reliable"] = false;
-        row["verdict"] = "insufficient_repetitions";
       }
     }
     rows.push_back(std::move(row));
   }
   for (const auto& [name, k] : cp)
     if (!bp.count(name)) only_cont.push_back(name);
-  return {{"base", *base}, {"contender", *cont}, {"alpha", alpha}, {"min_delta_pct", min_delta_pct},
-          {"min_delta_ns", min_delta_ns}, {"noise_floor", noise_floor}, {"benchmarks", rows},
+  return {{"base", *base}, {"contender", *cont}, {"alpha", alpha}, {"min_delta_pct", params.min_delta_pct},
+          {"min_delta_ns", params.min_delta_ns}, {"noise_floor", params.noise_floor}, {"benchmarks", rows},
           {"only_in_base", only_base}, {"only_in_contender", only_cont},
           {"geomean_delta_pct", n_geo ? json(100 * std::expm1(log_sum / n_geo)) : json(nullptr)}};
 }
-
-namespace {
-constexpr double kSuspectZ = 3.0;  // one-sided: 0.13% of unchanged series-runs under Gaussian noise
-}  // namespace
 
 json Store::verdict(const std::string& key) {
   auto c = reader();
@@ -652,19 +640,10 @@ json Store::verdict(const std::string& key) {
     bs.bind(1, p.series_id).bind(2, level_ms).bind(3, level_pk).bind(4, boundary_ms);
     std::vector<double> base;
     while (bs.step()) base.push_back(bs.f64(0));
-    if (base.size() >= opts_.detect.min_segment) {
-      std::vector<double> lb;
-      for (double v : base) lb.push_back(std::log(v));
-      const double level = detect::median(base);
-      const double noise = std::max(detect::run_noise(lb), 1e-5);
-      const double floor = std::max(opts_.detect.min_rel_effect, opts_.detect.noise_k * noise);
-      const double delta = p.value / level - 1;
-      const double z = std::log(p.value / level) / noise;
-      if (delta > floor && z >= kSuspectZ)
-        suspects.push_back({{"benchmark", name}, {"series_id", p.series_id}, {"level_ns", level},
-                            {"value_ns", p.value}, {"delta_pct", 100 * delta}, {"floor_pct", 100 * floor},
-                            {"z", z}});
-    }
+    if (const auto sus = analysis::suspect(p.value, base, opts_.detect))
+      suspects.push_back({{"benchmark", name}, {"series_id", p.series_id}, {"level_ns", sus->level},
+                          {"value_ns", p.value}, {"delta_pct", 100 * sus->delta}, {"floor_pct", 100 * sus->floor},
+                          {"z", sus->z}});
   }
   // Kernels the device could not run: neither a pass nor a failure, listed so nobody mistakes them for
   // either.
@@ -684,7 +663,6 @@ json Store::verdict(const std::string& key) {
 }
 
 namespace {
-constexpr double kMinFlipRel = 0.01;  // a flip needs each order to hold by at least 1%
 
 // Run-to-run noise of a series (relative: robust sigma of log values) over its last 24 points up to a
 // run; 0 with fewer than 6 (then only kMinFlipRel guards the flip).
@@ -756,8 +734,7 @@ json Store::rankings(const Params& q) {
     // within noise of each other swap places from run to run and are no flip.
     const auto name_of = [&](const std::string& variant) { return key.first + "/" + variant + "/" + key.second; };
     const auto clear_gap = [&](std::size_t gi, const std::string& x, double vx, const std::string& y, double vy) {
-      const double nx = noise[{gi, name_of(x)}], ny = noise[{gi, name_of(y)}];
-      return std::fabs(std::log(vx / vy)) >= std::max(kMinFlipRel, 2 * std::sqrt(nx * nx + ny * ny));
+      return analysis::clear_gap(vx, vy, noise[{gi, name_of(x)}], noise[{gi, name_of(y)}]);
     };
     for (auto a = per_gpu.begin(); a != per_gpu.end(); ++a)
       for (auto b = std::next(a); b != per_gpu.end(); ++b)

@@ -1,0 +1,52 @@
+// The server's judgements as pure functions over in-memory values (after LNT's ComparisonResult):
+// compare two runs' benchmark, flag a suspect run, tell a ranking flip from noise. The Store loads the
+// numbers from SQLite and calls these; tests/server/test_analysis.cpp drives them without a database.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shaderwatch/detect.hpp"
+
+namespace sw::analysis {
+
+// ---- compare: one benchmark of two runs (GET /api/v1/compare)
+struct CompareParams {
+  double alpha = 0.05;        // compare.py's default
+  double min_delta_pct = 1;   // LNT's MIN_PERCENTAGE_CHANGE
+  double min_delta_ns = 500;  // LNT's MIN_VALUE_PRECISION: what two processes resolve at all
+  bool noise_floor = true;    // also the benchmark's own sample spread (p25-p75), where known
+};
+struct RunSide {
+  double value = 0;                  // the run's point (median of repetitions), ns
+  std::vector<double> reps;          // its repetitions, ns
+  std::optional<double> spread_pct;  // (p75 - p25) / median of its samples, from the bench's counters
+  bool error = false;
+};
+enum class CompareVerdict { same, slower, faster, error, insufficient_repetitions };
+const char* to_string(CompareVerdict v);
+struct CompareResult {
+  CompareVerdict verdict = CompareVerdict::same;
+  std::optional<double> delta_pct, p_value, spread_pct, floor_pct;
+  bool reliable = false;  // 9+ repetitions a side (compare.py's UTEST_OPTIMAL_REPETITIONS)
+};
+CompareResult compare(const RunSide& base, const RunSide& contender, const CompareParams& p = {});
+
+// ---- suspects: a run clearly above its series' current level, before any change point can confirm it
+struct Suspect {
+  double level = 0, noise = 0, floor = 0, delta = 0, z = 0;  // level ns; the others relative
+};
+inline constexpr double kSuspectZ = 3.0;  // one-sided: 0.13% of unchanged series-runs under Gaussian noise
+// `level_runs`: the level's run values (newest first or any order), at least min_segment of them. The run
+// is the unit: its value against the level's runs, beyond the detector's effect floor and kSuspectZ of
+// the level's run-to-run noise.
+std::optional<Suspect> suspect(double value, const std::vector<double>& level_runs, const detect::Params& p = {});
+
+// ---- rankings: whether variant x's order against y on one GPU is beyond noise
+inline constexpr double kMinFlipRel = 0.01;
+// Times vx, vy with their series' relative run-to-run noise nx, ny: the gap is at least kMinFlipRel and
+// twice the combined noise. A flip needs this on both GPUs.
+bool clear_gap(double vx, double vy, double nx, double ny);
+
+}  // namespace sw::analysis

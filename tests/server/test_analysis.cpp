@@ -1,0 +1,74 @@
+// The server's judgements as pure functions (shaderwatch/analysis.hpp), without a database.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "shaderwatch/analysis.hpp"
+
+namespace a = sw::analysis;
+
+namespace {
+a::RunSide side(double level, double step = 0.0001, int n = 10) {
+  a::RunSide s;
+  for (int i = 0; i < n; ++i) s.reps.push_back(level * (1 + step * i));
+  s.value = sw::detect::median(s.reps);
+  return s;
+}
+}  // namespace
+
+TEST(AnalysisCompare, FloorsDecideBetweenTwoProcesses) {
+  // 2% apart, p tiny: slower at 100 us; at 20 us 2% is 400 ns, under the 500 ns floor.
+  EXPECT_EQ(a::compare(side(100000), side(102000)).verdict, a::CompareVerdict::slower);
+  EXPECT_EQ(a::compare(side(20000), side(20400)).verdict, a::CompareVerdict::same);
+  a::CompareParams no_ns;
+  no_ns.min_delta_ns = 0;
+  EXPECT_EQ(a::compare(side(20000), side(20400), no_ns).verdict, a::CompareVerdict::slower);
+  // Inside the benchmark's own 3% spread: same; with the noise floor off: slower.
+  auto base = side(100000), cont = side(102000);
+  base.spread_pct = 3.0;
+  const auto r = a::compare(base, cont);
+  EXPECT_EQ(r.verdict, a::CompareVerdict::same);
+  EXPECT_DOUBLE_EQ(*r.floor_pct, 3.0);
+  a::CompareParams no_noise;
+  no_noise.noise_floor = false;
+  EXPECT_EQ(a::compare(base, cont, no_noise).verdict, a::CompareVerdict::slower);
+  EXPECT_EQ(a::compare(side(102000), side(100000)).verdict, a::CompareVerdict::faster);
+}
+
+TEST(AnalysisCompare, ErrorsAndTooFewRepetitionsAreNoVerdict) {
+  auto bad = side(100000);
+  bad.error = true;
+  const auto e = a::compare(bad, side(150000));
+  EXPECT_EQ(e.verdict, a::CompareVerdict::error);
+  EXPECT_FALSE(e.delta_pct) << "an error row is never compared as 0";
+  const auto one = a::compare(side(100000, 0, 1), side(150000, 0, 1));
+  EXPECT_EQ(one.verdict, a::CompareVerdict::insufficient_repetitions);
+  EXPECT_NEAR(*one.delta_pct, 50, 1e-9);
+  EXPECT_FALSE(a::compare(side(100000, 0.0001, 3), side(150000, 0.0001, 3)).reliable);
+  EXPECT_TRUE(a::compare(side(100000), side(150000)).reliable);
+}
+
+TEST(AnalysisSuspect, TheRunIsTheUnit) {
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> noise(0, 0.01);
+  std::vector<double> level;
+  for (int i = 0; i < 30; ++i) level.push_back(1e5 * std::exp(noise(rng)));
+  EXPECT_FALSE(a::suspect(1e5 * 1.01, level)) << "one sigma is noise";
+  const auto s = a::suspect(1e5 * 1.06, level);
+  ASSERT_TRUE(s) << "six sigma is a suspect";
+  EXPECT_NEAR(s->delta, 0.06, 0.015);
+  EXPECT_GE(s->z, a::kSuspectZ);
+  EXPECT_FALSE(a::suspect(1e5 * 0.90, level)) << "faster is no suspect";
+  EXPECT_FALSE(a::suspect(1e5 * 1.5, {1e5, 1e5, 1e5})) << "too few runs for a level";
+  // Unchanged series: about 0.13% of runs past 3 sigma (Gaussian); allow a margin.
+  int flagged = 0;
+  for (int t = 0; t < 2000; ++t) flagged += a::suspect(1e5 * std::exp(noise(rng)), level).has_value();
+  EXPECT_LE(flagged, 20) << "of 2000";
+}
+
+TEST(AnalysisRankings, AFlipNeedsAGapBeyondNoise) {
+  EXPECT_TRUE(a::clear_gap(100, 110, 0.01, 0.01));
+  EXPECT_FALSE(a::clear_gap(100, 100.5, 0, 0)) << "under 1%";
+  EXPECT_FALSE(a::clear_gap(100, 104, 0.02, 0.02)) << "4% inside twice the combined 2.8% noise";
+}
