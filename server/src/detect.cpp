@@ -20,6 +20,44 @@ const char* to_string(Outcome o) {
   return "none";
 }
 
+const char* to_string(AlertKind k) {
+  switch (k) {
+    case AlertKind::correctness_regression: return "correctness_regression";
+    case AlertKind::correctness_failure: return "correctness_failure";
+    case AlertKind::regression: return "regression";
+    case AlertKind::ambiguous: return "ambiguous";
+    case AlertKind::improvement: return "improvement";
+  }
+  return "ambiguous";
+}
+
+std::optional<AlertKind> parse_alert_kind(std::string_view text) {
+  for (AlertKind k : kAlertKinds)
+    if (text == to_string(k)) return k;
+  return std::nullopt;
+}
+
+int severity(AlertKind k) {
+  switch (k) {
+    case AlertKind::correctness_regression: return 4;
+    case AlertKind::correctness_failure: return 3;
+    case AlertKind::regression: return 2;
+    case AlertKind::ambiguous: return 1;
+    case AlertKind::improvement: return 0;
+  }
+  return 0;
+}
+
+std::optional<AlertKind> alert_kind(Outcome o) {
+  switch (o) {
+    case Outcome::regression: return AlertKind::regression;
+    case Outcome::improvement: return AlertKind::improvement;
+    case Outcome::ambiguous: return AlertKind::ambiguous;
+    case Outcome::none: break;
+  }
+  return std::nullopt;
+}
+
 const char* to_string(Cause c) {
   switch (c) {
     case Cause::driver: return "driver";

@@ -85,8 +85,6 @@ struct Where {
 };
 
 const std::set<std::string> kStates = {"new", "acknowledged", "expected", "fixed", "invalid"};
-const std::set<std::string> kKinds = {"correctness_regression", "correctness_failure", "regression",
-                                      "improvement", "ambiguous"};
 
 }  // namespace
 
@@ -370,7 +368,7 @@ json Store::alerts(const Params& q) {
     wh.add("a.state=?", *v);
   }
   if (auto v = opt(q, "kind")) {
-    if (!kKinds.count(*v)) throw ClientError(400, "unknown alert kind", "kind");
+    if (!detect::parse_alert_kind(*v)) throw ClientError(400, "unknown alert kind", "kind");
     wh.add("a.kind=?", *v);
   }
   if (q.count("gpu_id")) wh.add("s.gpu_id=?", int_param(q, "gpu_id", 0, 0, INT64_MAX));
@@ -596,7 +594,8 @@ json Store::verdict(const std::string& key) {
       em.bind(1, p.series_id).bind(2, pk);
       em.step();
       correctness.push_back({{"benchmark", name}, {"series_id", p.series_id},
-                             {"kind", passed_before ? "correctness_regression" : "correctness_failure"},
+                             {"kind", detect::to_string(passed_before ? detect::AlertKind::correctness_regression
+                                                                      : detect::AlertKind::correctness_failure)},
                              {"error_message", em.text(0)}});
       continue;
     }

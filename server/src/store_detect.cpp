@@ -34,11 +34,8 @@ RunInfo load_run(sql::Conn& c, std::int64_t id) {
 }
 
 int severity(const std::string& kind) {
-  if (kind == "correctness_regression") return 4;
-  if (kind == "correctness_failure") return 3;
-  if (kind == "regression") return 2;
-  if (kind == "ambiguous") return 1;
-  return 0;
+  const auto k = detect::parse_alert_kind(kind);
+  return k ? detect::severity(*k) : 0;
 }
 
 // The measured values of series `sid` before, or from, the point (ms, run), nearest first, at most `limit`.
@@ -283,12 +280,12 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
         prev.bind(1, sid).bind(2, run.started_ms).bind(3, run.id);
         if (!prev.step()) {
           prev.reset();
-          insert_alert(sid, run, nullptr, "correctness_failure", nullptr,
+          insert_alert(sid, run, nullptr, detect::to_string(detect::AlertKind::correctness_failure), nullptr,
                        json{{"cause", "neither"}, {"summary", "fails on its first run on this GPU"}});
         } else if (prev.i64(0) == 0) {
           const RunInfo a = load_run(w, prev.i64(1));
           prev.reset();
-          insert_alert(sid, run, &a, "correctness_regression", nullptr,
+          insert_alert(sid, run, &a, detect::to_string(detect::AlertKind::correctness_regression), nullptr,
                        attribute_change(w, sid, a, run, 1.0, true, P));
         }
         // Still failing since an earlier alert: no new alert.

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sw::detect {
@@ -44,6 +46,16 @@ struct Params {
 
 enum class Outcome { none, regression, improvement, ambiguous };
 const char* to_string(Outcome o);
+
+// Every kind of alert, most severe first: the one vocabulary of the store, the API and the verdict.
+enum class AlertKind { correctness_regression, correctness_failure, regression, ambiguous, improvement };
+inline constexpr AlertKind kAlertKinds[] = {AlertKind::correctness_regression, AlertKind::correctness_failure,
+                                            AlertKind::regression, AlertKind::ambiguous, AlertKind::improvement};
+const char* to_string(AlertKind k);
+std::optional<AlertKind> parse_alert_kind(std::string_view text);
+int severity(AlertKind k);  // 4 (correctness regression) .. 0 (improvement)
+// The alert kind of a change point's outcome (none has none).
+std::optional<AlertKind> alert_kind(Outcome o);
 
 // One run of a series: its value (median of repetitions, in ns) and the raw repetitions.
 struct Point {
