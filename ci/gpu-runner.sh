@@ -3,7 +3,10 @@
 # shaderwatch server, and gate on the server's verdict for this run (correctness or time regressions fail).
 # Environment: SHADERWATCH_URL (e.g. http://results:8080), SHADERWATCH_TOKEN (upload token),
 # optional SHADERWATCH_RUNNER (default: hostname), SHADERWATCH_JOB_URL, SHADERWATCH_DEVICE (default device),
-# SHADERWATCH_BENCH_ARGS (extra shaderwatch-bench flags), SHADERWATCH_BUILD (build directory).
+# SHADERWATCH_BENCH_ARGS (extra shaderwatch-bench flags), SHADERWATCH_BUILD (build directory),
+# SHADERWATCH_BRANCH (default: the checked-out branch; none when detached: the server's main branch) and,
+# for a branch other than main, SHADERWATCH_MERGE_BASE (the main commit it forked from: its verdict is
+# judged against main's level there).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 : "${SHADERWATCH_URL:?set SHADERWATCH_URL to the results server, e.g. http://results:8080}"
@@ -12,7 +15,11 @@ build=${SHADERWATCH_BUILD:-$root/build-gpu}
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j"$(nproc)" --target shaderwatch-bench shaderwatch-server
 commit=$(git -C "$root" rev-parse HEAD)
-branch=$(git -C "$root" rev-parse --abbrev-ref HEAD)
+branch=${SHADERWATCH_BRANCH:-$(git -C "$root" rev-parse --abbrev-ref HEAD)}
+if [ "$branch" = HEAD ]; then
+  echo "gpu-runner: detached HEAD and no SHADERWATCH_BRANCH: posting as the server's main branch" >&2
+  branch=
+fi
 runner=${SHADERWATCH_RUNNER:-$(hostname)}
 run_id="$runner-$commit-$(date -u +%Y%m%dT%H%M%SZ)"
 out=$build/results-$run_id.json
@@ -22,8 +29,8 @@ bench_status=0
   --benchmark_out="$out" --benchmark_out_format=json || bench_status=$?
 # Upload even when a kernel gave a wrong answer: the server records the correctness failure.
 "$build/server/shaderwatch-server" post --url "$SHADERWATCH_URL" --token "$SHADERWATCH_TOKEN" "$out" \
-  --run-id "$run_id" --commit "$commit" --branch "$branch" --runner "$runner" \
-  ${SHADERWATCH_JOB_URL:+--job-url "$SHADERWATCH_JOB_URL"}
+  --run-id "$run_id" --commit "$commit" ${branch:+--branch "$branch"} --runner "$runner" \
+  ${SHADERWATCH_MERGE_BASE:+--merge-base "$SHADERWATCH_MERGE_BASE"} ${SHADERWATCH_JOB_URL:+--job-url "$SHADERWATCH_JOB_URL"}
 verdict=$(curl -fsS "$SHADERWATCH_URL/api/v1/runs/$run_id/verdict")
 echo "$verdict"
 if [ "$bench_status" -ne 0 ]; then
