@@ -195,6 +195,15 @@ Store::Window& Store::window_for(std::int64_t sid) {
   return *windows_.emplace(sid, std::move(win)).first->second;
 }
 
+// Writes from detection go through the detector's connection under write_mu_, each statement its own
+// transaction. Every statement is reset first: an open read snapshot older than the last commit could
+// not be upgraded to a write (SQLITE_BUSY_SNAPSHOT).
+std::unique_lock<std::mutex> Store::detector_write_lock() {
+  std::unique_lock<std::mutex> l(write_mu_);
+  detector_->reset_all();
+  return l;
+}
+
 // An untriaged regression whose series has been back on its old level for present_points runs is
 // closed by the evidence: it would otherwise fail every later verdict until someone triaged it.
 void Store::close_regressions_gone(std::int64_t sid, const Window& win) {
@@ -223,8 +232,7 @@ void Store::close_regressions_gone(std::int64_t sid, const Window& win) {
                   "closed by the evidence: the last %zu runs (median %.0f ns) are back within %.1f%% of the old "
                   "level %.0f ns (the step went to %.0f ns)",
                   recent.size(), detect::median(recent), 100 * floor_rel, before, after);
-    std::unique_lock<std::mutex> l(write_mu_);
-    w.reset_all();
+    const auto l = detector_write_lock();
     w.q("UPDATE alerts SET state='fixed', state_by='evidence', note=?, updated_at=? WHERE id=? AND state='new'")
         .bind(1, std::string(note)).bind(2, format_iso8601_ms(now_ms())).bind(3, aid).run();
   }
@@ -235,14 +243,6 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
   json raised = json::array();
   const RunInfo run = load_run(w, run_pk);
   const auto& P = opts_.detect;
-  // Writes go through this connection under write_mu_, each statement its own transaction. Reset
-  // every statement first: an open read snapshot that is older than the last commit could not be
-  // upgraded to a write (SQLITE_BUSY_SNAPSHOT).
-  auto write_lock = [&] {
-    std::unique_lock<std::mutex> l(write_mu_);
-    w.reset_all();
-    return l;
-  };
   auto insert_alert = [&](std::int64_t sid, const RunInfo& b, const RunInfo* a, const std::string& kind,
                           const detect::ChangePoint* cp, const json& attribution) {
     auto& ins = w.q(
@@ -262,7 +262,7 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
     const std::string now = format_iso8601_ms(now_ms());
     ins.bind(16, attribution.value("cause", std::string("neither"))).bind(17, attribution.dump())
         .bind(18, run.id).bind(19, now).bind(20, now);
-    auto l = write_lock();
+    const auto l = detector_write_lock();
     ins.run();
     if (sqlite3_changes(w.raw()) > 0) raised.push_back(alert_json(w, w.last_id()));
   };
@@ -304,7 +304,7 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
       st.reset();
       for (const auto& [aid, asid, prev, at] : stale) {
         const json attribution = attribute_change(w, asid, load_run(w, prev), load_run(w, at), 1.0, true, P);
-        auto l = write_lock();
+        const auto l = detector_write_lock();
         w.q("UPDATE alerts SET cause=?, attribution=?, updated_at=? WHERE id=? AND state='new'")
             .bind(1, attribution.value("cause", std::string("neither"))).bind(2, attribution.dump())
             .bind(3, format_iso8601_ms(now_ms())).bind(4, aid).run();
@@ -356,7 +356,7 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
         const RunInfo b = load_run(w, win.pts[cp.index].run_id);
         const RunInfo a = load_run(w, win.pts[cp.index - 1].run_id);
         const json attribution = with_trend(attribute_change(w, sid, a, b, cp.delta_rel, false, P), cp, b.key);
-        auto l = write_lock();
+        const auto l = detector_write_lock();
         w.q("UPDATE OR IGNORE alerts SET run_id=?, prev_run_id=?, started_ms=?, kind=?, severity=?,"
             " before_ns=?, after_ns=?, delta_pct=?, noise_pct=?, floor_pct=?, score=?, p_value=?,"
             " n_before=?, n_after=?, cause=?, attribution=?, updated_at=? WHERE id=? AND state='new'")

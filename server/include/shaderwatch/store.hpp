@@ -117,6 +117,7 @@ class Store {
                                      const std::vector<std::int64_t>& series_ids);
   Window& window_for(std::int64_t series_id);
   void close_regressions_gone(std::int64_t series_id, const Window& window);
+  std::unique_lock<std::mutex> detector_write_lock();
 
   StoreOptions opts_;
   std::mutex write_mu_;  // one writer: SQLite serialises writers anyway, this avoids busy waits
