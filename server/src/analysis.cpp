@@ -57,6 +57,26 @@ std::optional<Suspect> suspect(double value, const std::vector<double>& level_ru
   return std::nullopt;
 }
 
+RunVerdict judge(const RunEvidence& run, const detect::Params& p) {
+  RunVerdict v;
+  for (const auto& b : run.benchmarks) {
+    if (b.failed) {
+      v.correctness.push_back(
+          {&b, b.passed_before ? detect::AlertKind::correctness_regression : detect::AlertKind::correctness_failure});
+      continue;
+    }
+    if (run.on_main) {
+      for (const auto& r : b.open) {
+        if (r.before && r.after && !detect::still_present(*r.before, *r.after, r.floor_rel, b.recent, p)) continue;
+        (r.acknowledged ? v.acknowledged : v.regressions).push_back(r.alert_id);
+      }
+    }
+    if (const auto s = suspect(b.value, b.level_runs, p)) v.suspects.push_back({&b, *s});
+  }
+  v.fail = !v.correctness.empty() || !v.regressions.empty();
+  return v;
+}
+
 bool clear_gap(double vx, double vy, double nx, double ny) {
   return std::fabs(std::log(vx / vy)) >= std::max(kMinFlipRel, 2 * std::sqrt(nx * nx + ny * ny));
 }

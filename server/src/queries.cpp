@@ -581,47 +581,41 @@ json Store::verdict(const std::string& key) {
     }
     mb.reset();
   }
-  json correctness = json::array(), regressions = json::array(), known = json::array(),
-       suspects = json::array();
-  const auto pts = run_points(*c, pk);
-  for (const auto& [name, p] : pts) {
+  // The evidence, loaded; the judgement is analysis::judge's.
+  analysis::RunEvidence evidence;
+  evidence.on_main = on_main;
+  for (const auto& [name, p] : run_points(*c, pk)) {
+    analysis::BenchmarkEvidence& b = evidence.benchmarks.emplace_back();
+    b.name = name;
+    b.series_id = p.series_id;
+    b.value = p.value;
     if (p.errors > 0) {
+      b.failed = true;
       auto& st = c->q("SELECT n_errors FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?) AND on_main=1"
                       " ORDER BY started_ms DESC, run_id DESC LIMIT 1");
       st.bind(1, p.series_id).bind(2, level_ms).bind(3, level_pk);
-      const bool passed_before = st.step() && st.i64(0) == 0;
+      b.passed_before = st.step() && st.i64(0) == 0;
       auto& em = c->q("SELECT error_message FROM points WHERE series_id=? AND run_id=?");
       em.bind(1, p.series_id).bind(2, pk);
-      em.step();
-      correctness.push_back({{"benchmark", name}, {"series_id", p.series_id},
-                             {"kind", detect::to_string(passed_before ? detect::AlertKind::correctness_regression
-                                                                      : detect::AlertKind::correctness_failure)},
-                             {"error_message", em.text(0)}});
+      if (em.step()) b.error_message = em.text(0);
       continue;
     }
-    // Every open regression at or before this run gates while its step still holds at the level this
-    // run sits on (the latest runs up to it): a later alert on the series never masks it, and one
-    // whose series went back to the old level no longer fails anything. Main's alerts gate main's runs
-    // only.
-    std::vector<double> recent;
     if (on_main) {
       auto& rs = c->q("SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) <= (?, ?) AND on_main=1"
                       " AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
       rs.bind(1, p.series_id).bind(2, ms).bind(3, pk).bind(4, static_cast<std::int64_t>(opts_.detect.present_points));
-      while (rs.step()) recent.push_back(rs.f64(0));
-    }
-    if (on_main) {
+      while (rs.step()) b.recent.push_back(rs.f64(0));
       auto& st = c->q("SELECT id, state, before_ns, after_ns, floor_pct FROM alerts WHERE series_id=? AND"
                       " kind='regression' AND state IN ('new','acknowledged') AND (started_ms, run_id) <= (?, ?)");
       st.bind(1, p.series_id).bind(2, ms).bind(3, pk);
-      std::vector<std::pair<std::int64_t, std::string>> open;
       while (st.step()) {
-        if (!st.null(2) && !detect::still_present(st.f64(2), st.f64(3), st.f64(4) / 100, recent, opts_.detect)) continue;
-        open.emplace_back(st.i64(0), st.text(1));
+        analysis::OpenRegression r{st.i64(0), st.text(1) == "acknowledged"};
+        if (!st.null(2) && !st.null(3)) r.before = st.f64(2), r.after = st.f64(3);
+        r.floor_rel = st.null(4) ? 0 : st.f64(4) / 100;
+        b.open.push_back(r);
       }
-      for (const auto& [aid, state] : open) (state == "new" ? regressions : known).push_back(alert_json(*c, aid));
     }
-    // The level this run sits on starts at the latest performance change point at or before it.
+    // The level starts at the latest performance change point before the level's bound.
     std::int64_t boundary_ms = INT64_MIN;
     {
       auto& st = c->q("SELECT started_ms FROM alerts WHERE series_id=? AND kind IN"
@@ -630,20 +624,22 @@ json Store::verdict(const std::string& key) {
       st.bind(1, p.series_id).bind(2, level_ms).bind(3, level_pk);
       if (st.step()) boundary_ms = st.i64(0);
     }
-    // Not yet a change point (needs min_segment runs after it): flag runs clearly above the current
-    // level so CI can show them, without failing on one run. The run is the unit: its value against the
-    // level's runs, at least kSuspectZ of their robust noise above (a U test of this run's repetitions,
-    // which share its conditions, flagged 8% of unchanged series on every run).
     auto& bs = c->q("SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?) AND on_main=1"
                     " AND started_ms>=? AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT 48");
     bs.bind(1, p.series_id).bind(2, level_ms).bind(3, level_pk).bind(4, boundary_ms);
-    std::vector<double> base;
-    while (bs.step()) base.push_back(bs.f64(0));
-    if (const auto sus = analysis::suspect(p.value, base, opts_.detect))
-      suspects.push_back({{"benchmark", name}, {"series_id", p.series_id}, {"level_ns", sus->level},
-                          {"value_ns", p.value}, {"delta_pct", 100 * sus->delta}, {"floor_pct", 100 * sus->floor},
-                          {"z", sus->z}});
+    while (bs.step()) b.level_runs.push_back(bs.f64(0));
   }
+  const analysis::RunVerdict v = analysis::judge(evidence, opts_.detect);
+  json correctness = json::array(), regressions = json::array(), known = json::array(), suspects = json::array();
+  for (const auto& f : v.correctness)
+    correctness.push_back({{"benchmark", f.benchmark->name}, {"series_id", f.benchmark->series_id},
+                           {"kind", detect::to_string(f.kind)}, {"error_message", f.benchmark->error_message}});
+  for (const auto id : v.regressions) regressions.push_back(alert_json(*c, id));
+  for (const auto id : v.acknowledged) known.push_back(alert_json(*c, id));
+  for (const auto& f : v.suspects)
+    suspects.push_back({{"benchmark", f.benchmark->name}, {"series_id", f.benchmark->series_id},
+                        {"level_ns", f.suspect.level}, {"value_ns", f.benchmark->value},
+                        {"delta_pct", 100 * f.suspect.delta}, {"floor_pct", 100 * f.suspect.floor}, {"z", f.suspect.z}});
   // Kernels the device could not run: neither a pass nor a failure, listed so nobody mistakes them for
   // either.
   json skipped = json::array();
@@ -655,8 +651,7 @@ json Store::verdict(const std::string& key) {
     st.bind(1, pk).bind(2, static_cast<std::int64_t>(prefix.size())).bind(3, prefix);
     while (st.step()) skipped.push_back({{"benchmark", st.text(0)}, {"reason", st.text(1).substr(prefix.size())}});
   }
-  const bool fail = !correctness.empty() || !regressions.empty();
-  return {{"run_id", key}, {"branch", branch}, {"baseline", baseline}, {"verdict", fail ? "fail" : "pass"},
+  return {{"run_id", key}, {"branch", branch}, {"baseline", baseline}, {"verdict", v.fail ? "fail" : "pass"},
           {"correctness", correctness}, {"regressions", regressions}, {"acknowledged_regressions", known},
           {"suspects", suspects}, {"skipped", skipped}};
 }

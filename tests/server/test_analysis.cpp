@@ -72,3 +72,65 @@ TEST(AnalysisRankings, AFlipNeedsAGapBeyondNoise) {
   EXPECT_FALSE(a::clear_gap(100, 100.5, 0, 0)) << "under 1%";
   EXPECT_FALSE(a::clear_gap(100, 104, 0.02, 0.02)) << "4% inside twice the combined 2.8% noise";
 }
+
+namespace {
+a::BenchmarkEvidence stepped(std::vector<double> recent, bool acknowledged = false) {
+  a::BenchmarkEvidence b;
+  b.name = "lum/x/1080p/cold";
+  b.value = recent.front();
+  b.recent = std::move(recent);
+  b.open.push_back({7, acknowledged, 100.0, 108.0, 0.015});  // a +8% step with a 1.5% floor
+  return b;
+}
+}  // namespace
+
+TEST(AnalysisVerdict, RegressionsGateWhilePresentAtTheRunsLevel) {
+  a::RunEvidence run;
+  run.benchmarks.push_back(stepped(std::vector<double>(6, 108.0)));
+  auto v = a::judge(run);
+  EXPECT_TRUE(v.fail);
+  ASSERT_EQ(v.regressions.size(), 1u);
+  EXPECT_EQ(v.regressions[0], 7);
+  // Half of it won back (a later improvement): +3.7% is still a regression.
+  run.benchmarks[0] = stepped(std::vector<double>(6, 103.7));
+  EXPECT_TRUE(a::judge(run).fail);
+  // Back on the old level: no longer gates.
+  run.benchmarks[0] = stepped(std::vector<double>(6, 100.1));
+  v = a::judge(run);
+  EXPECT_FALSE(v.fail);
+  EXPECT_TRUE(v.regressions.empty());
+  // Acknowledged: listed, not failing.
+  run.benchmarks[0] = stepped(std::vector<double>(6, 108.0), true);
+  v = a::judge(run);
+  EXPECT_FALSE(v.fail);
+  EXPECT_EQ(v.acknowledged.size(), 1u);
+}
+
+TEST(AnalysisVerdict, ABranchRunGatesOnCorrectnessOnly) {
+  a::RunEvidence run;
+  run.on_main = false;
+  run.benchmarks.push_back(stepped(std::vector<double>(6, 108.0)));
+  EXPECT_FALSE(a::judge(run).fail) << "main's regressions are main's";
+  a::BenchmarkEvidence broken;
+  broken.name = "lum/y/1080p/cold";
+  broken.failed = true;
+  broken.passed_before = true;
+  run.benchmarks.push_back(broken);
+  const auto v = a::judge(run);
+  EXPECT_TRUE(v.fail);
+  ASSERT_EQ(v.correctness.size(), 1u);
+  EXPECT_EQ(v.correctness[0].kind, sw::detect::AlertKind::correctness_regression);
+}
+
+TEST(AnalysisVerdict, ASlowRunIsASuspectNotAFailure) {
+  a::RunEvidence run;
+  a::BenchmarkEvidence b;
+  b.name = "lum/z/1080p/cold";
+  b.value = 110;
+  for (int i = 0; i < 20; ++i) b.level_runs.push_back(100 * (1 + 0.002 * (i % 5 - 2)));
+  run.benchmarks.push_back(b);
+  const auto v = a::judge(run);
+  EXPECT_FALSE(v.fail);
+  ASSERT_EQ(v.suspects.size(), 1u);
+  EXPECT_NEAR(v.suspects[0].suspect.delta, 0.10, 0.01);
+}

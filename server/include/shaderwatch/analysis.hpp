@@ -3,6 +3,7 @@
 // numbers from SQLite and calls these; tests/server/test_analysis.cpp drives them without a database.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,47 @@ inline constexpr double kSuspectZ = 3.0;  // one-sided: 0.13% of unchanged serie
 // is the unit: its value against the level's runs, beyond the detector's effect floor and kSuspectZ of
 // the level's run-to-run noise.
 std::optional<Suspect> suspect(double value, const std::vector<double>& level_runs, const detect::Params& p = {});
+
+// ---- verdict: what CI gates on, from the evidence the store loaded for one run
+struct OpenRegression {
+  std::int64_t alert_id = 0;
+  bool acknowledged = false;  // else new
+  std::optional<double> before, after;  // levels (ns); absent: kept, there is nothing to judge it by
+  double floor_rel = 0;
+};
+struct BenchmarkEvidence {
+  std::string name;
+  std::int64_t series_id = 0;
+  bool failed = false;         // reported an error (not the negative control's, not UNSUPPORTED)
+  bool passed_before = false;  // its series' previous main run passed
+  std::string error_message;
+  double value = 0;                    // this run's point (ns)
+  std::vector<OpenRegression> open;    // regression alerts at or before the run, new or acknowledged
+  std::vector<double> recent;          // the series' latest main runs up to this one
+  std::vector<double> level_runs;      // the level it is judged against: main runs since the latest change point
+};
+struct RunEvidence {
+  bool on_main = true;  // a run on another branch never gates on performance
+  std::vector<BenchmarkEvidence> benchmarks;
+};
+struct CorrectnessFinding {
+  const BenchmarkEvidence* benchmark;
+  detect::AlertKind kind;  // correctness_regression when it passed before, else correctness_failure
+};
+struct SuspectFinding {
+  const BenchmarkEvidence* benchmark;
+  Suspect suspect;
+};
+struct RunVerdict {
+  bool fail = false;
+  std::vector<CorrectnessFinding> correctness;
+  std::vector<std::int64_t> regressions, acknowledged;  // alert ids: still present at the run's level
+  std::vector<SuspectFinding> suspects;
+};
+// Fails on any correctness failure, and on a main run on every new regression still present at the
+// run's level (detect::still_present over `recent`): a later alert never masks an earlier regression,
+// and one whose series is back on its old level no longer gates. Suspects as suspect() says.
+RunVerdict judge(const RunEvidence& run, const detect::Params& p = {});
 
 // ---- rankings: whether variant x's order against y on one GPU is beyond noise
 inline constexpr double kMinFlipRel = 0.01;
