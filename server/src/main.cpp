@@ -94,6 +94,11 @@ int main(int argc, char** argv) {
   post->add_option("--runner", meta.runner, "Runner (machine) name");
   post->add_option("--job-url", meta.job_url, "CI job URL");
   post->add_option("--started-at", meta.started_at, "Run start, ISO 8601 with a zone (default: the file's context.date, else now)");
+  sw::upload::RetryPolicy retry;
+  post->add_option("--attempts", retry.attempts,
+                   "Tries in all when no answer comes or the server answers 5xx/429, waiting 1 s, 2 s, 4 s, ... "
+                   "(at most 30 s) between them; the same run each time")
+      ->check(CLI::Range(1, 100))->capture_default_str();
 
   CLI11_PARSE(app, argc, argv);
 
@@ -128,7 +133,9 @@ int main(int argc, char** argv) {
         std::cerr << "error: cannot read " << file << std::endl;
         return 1;
       }
-      const auto r = sw::upload::post_run(url, tok, ss.str(), meta);
+      const auto r = sw::upload::post_run_with_retries(url, tok, ss.str(), meta, retry, [](const std::string& why) {
+        std::cerr << "post: " << why << std::endl;
+      });
       if (!r.ok) {
         std::cerr << "error: " << r.error << std::endl;
         return 1;

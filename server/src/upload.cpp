@@ -5,7 +5,10 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <thread>
 #include <ctime>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -46,16 +49,10 @@ std::string make_body(const std::string& benchmark_json, const RunMeta& meta) {
   return json{{"run", run}, {"benchmark", doc}}.dump();
 }
 
-Result post_run(const std::string& url, const std::string& token, const std::string& benchmark_json,
-                const RunMeta& meta, int timeout_seconds) {
+namespace {
+
+Result post_body(const std::string& url, const std::string& token, const std::string& body, int timeout_seconds) {
   Result r;
-  std::string body;
-  try {
-    body = make_body(benchmark_json, meta);
-  } catch (const std::invalid_argument& e) {
-    r.error = e.what();
-    return r;
-  }
   // Split http://host:port/prefix into the part httplib::Client takes and a path prefix.
   const auto scheme_end = url.find("://");
   if (scheme_end == std::string::npos) {
@@ -107,6 +104,39 @@ Result post_run(const std::string& url, const std::string& token, const std::str
     }
   }
   return r;
+}
+
+}  // namespace
+
+Result post_run(const std::string& url, const std::string& token, const std::string& benchmark_json,
+                const RunMeta& meta, int timeout_seconds) {
+  return post_run_with_retries(url, token, benchmark_json, meta, RetryPolicy{1, 0, 0}, {}, timeout_seconds);
+}
+
+Result post_run_with_retries(const std::string& url, const std::string& token, const std::string& benchmark_json,
+                             const RunMeta& meta, const RetryPolicy& policy,
+                             const std::function<void(const std::string&)>& on_retry, int timeout_seconds) {
+  std::string body;
+  try {
+    body = make_body(benchmark_json, meta);
+  } catch (const std::invalid_argument& e) {
+    Result r;
+    r.error = e.what();
+    return r;
+  }
+  double delay = policy.first_delay_seconds;
+  for (int attempt = 1;; ++attempt) {
+    Result r = post_body(url, token, body, timeout_seconds);
+    const bool transient = r.status == 0 || r.status >= 500 || r.status == 429;
+    if (r.ok || !transient || attempt >= policy.attempts) return r;
+    if (on_retry) {
+      char text[64];
+      std::snprintf(text, sizeof text, "; try %d of %d in %.1f s", attempt + 1, policy.attempts, delay);
+      on_retry(r.error + text);
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+    delay = std::min(2 * delay, policy.max_delay_seconds);
+  }
 }
 
 }  // namespace sw::upload

@@ -2,6 +2,7 @@
 // own results, and what `shaderwatch-server post` uses.
 #pragma once
 
+#include <functional>
 #include <string>
 
 namespace sw::upload {
@@ -31,5 +32,18 @@ std::string make_body(const std::string& benchmark_json, const RunMeta& meta);
 // use has OpenSSL support) with "Authorization: Bearer <token>".
 Result post_run(const std::string& url, const std::string& token, const std::string& benchmark_json,
                 const RunMeta& meta, int timeout_seconds = 60);
+
+// Retries when no answer came or the server answered 5xx or 429, waiting first_delay, then twice as
+// long each time (at most max_delay), up to `attempts` tries in all. The body is made once, so every
+// try sends the same run: the server stores it once (a repeat of a stored run answers 200). A 4xx other
+// than 429 is the request's fault and is not retried.
+struct RetryPolicy {
+  int attempts = 5;
+  double first_delay_seconds = 1;
+  double max_delay_seconds = 30;
+};
+Result post_run_with_retries(const std::string& url, const std::string& token, const std::string& benchmark_json,
+                             const RunMeta& meta, const RetryPolicy& policy,
+                             const std::function<void(const std::string&)>& on_retry = {}, int timeout_seconds = 60);
 
 }  // namespace sw::upload
