@@ -13,7 +13,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 : "${SHADERWATCH_TOKEN:?set SHADERWATCH_TOKEN to an upload token (shaderwatch-server token create NAME)}"
 build=${SHADERWATCH_BUILD:-$root/build-gpu}
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j"$(nproc)" --target shaderwatch-bench shaderwatch-server
+cmake --build "$build" -j"$(nproc)" --target shaderwatch-bench
 commit=$(git -C "$root" rev-parse HEAD)
 branch=${SHADERWATCH_BRANCH:-$(git -C "$root" rev-parse --abbrev-ref HEAD)}
 if [ "$branch" = HEAD ]; then
@@ -24,13 +24,18 @@ runner=${SHADERWATCH_RUNNER:-$(hostname)}
 run_id="$runner-$commit-$(date -u +%Y%m%dT%H%M%SZ)"
 out=$build/results-$run_id.json
 bench_status=0
+# The bench posts its own results (token from SHADERWATCH_TOKEN), even when a kernel gave a wrong answer:
+# the server records the correctness failure. Exit 3: the results could not be posted (after retries).
 # shellcheck disable=SC2086 # SHADERWATCH_BENCH_ARGS is a list of flags
 "$build/harness/shaderwatch-bench" ${SHADERWATCH_DEVICE:+--device "$SHADERWATCH_DEVICE"} ${SHADERWATCH_BENCH_ARGS:-} \
-  --benchmark_out="$out" --benchmark_out_format=json || bench_status=$?
-# Upload even when a kernel gave a wrong answer: the server records the correctness failure.
-"$build/server/shaderwatch-server" post --url "$SHADERWATCH_URL" --token "$SHADERWATCH_TOKEN" "$out" \
-  --run-id "$run_id" --commit "$commit" ${branch:+--branch "$branch"} --runner "$runner" \
-  ${SHADERWATCH_MERGE_BASE:+--merge-base "$SHADERWATCH_MERGE_BASE"} ${SHADERWATCH_JOB_URL:+--job-url "$SHADERWATCH_JOB_URL"}
+  --benchmark_out="$out" --benchmark_out_format=json --post "$SHADERWATCH_URL" --run-id "$run_id" \
+  --commit "$commit" ${branch:+--branch "$branch"} --runner "$runner" \
+  ${SHADERWATCH_MERGE_BASE:+--merge-base "$SHADERWATCH_MERGE_BASE"} ${SHADERWATCH_JOB_URL:+--job-url "$SHADERWATCH_JOB_URL"} ||
+  bench_status=$?
+if [ "$bench_status" -eq 3 ]; then
+  echo "gpu-runner: the results could not be posted to $SHADERWATCH_URL (see above)" >&2
+  exit 3
+fi
 verdict=$(curl -fsS "$SHADERWATCH_URL/api/v1/runs/$run_id/verdict")
 echo "$verdict"
 if [ "$bench_status" -ne 0 ]; then

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <random>
@@ -14,6 +15,7 @@
 #include "benchmark_suite.h"
 #include "check_suite.h"
 #include "image_writer.h"
+#include "post_results.h"
 
 namespace shaderwatch {
 extern const char* const kHarnessRevision;
@@ -117,6 +119,21 @@ int main(int argc, char** argv) {
                  "MiB the cold mode reads before each timed dispatch to evict the caches (default 256; --quick 8)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{4096}));
   app.add_flag("--validation", validation, "Enable the Khronos validation layer; any message fails the run");
+  PostOptions post;
+  app.add_option("--post", post.url,
+                 "After benchmarking, upload --benchmark_out's JSON to this results server (e.g. http://results:8080; "
+                 "token in SHADERWATCH_TOKEN), retrying on no answer or 5xx; exit 3 when it cannot be posted");
+  app.add_option("--run-id", post.run_id, "With --post: unique run id (re-posting it is a no-op)")->envname("SHADERWATCH_RUN_ID");
+  app.add_option("--commit", post.commit, "With --post: the commit this run measured")->envname("SHADERWATCH_COMMIT");
+  app.add_option("--branch", post.branch, "With --post: branch (default: the server's main branch)")
+      ->envname("SHADERWATCH_BRANCH");
+  app.add_option("--merge-base", post.merge_base, "With --post, for another branch: the main commit it forked from")
+      ->envname("SHADERWATCH_MERGE_BASE");
+  app.add_option("--runner", post.runner, "With --post: the runner (machine) name")->envname("SHADERWATCH_RUNNER");
+  app.add_option("--job-url", post.job_url, "With --post: the CI job's URL")->envname("SHADERWATCH_JOB_URL");
+  app.add_option("--post-attempts", post.attempts, "With --post: tries in all (1 s, 2 s, 4 s, ... apart)")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
 
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
@@ -126,10 +143,11 @@ int main(int argc, char** argv) {
   }
   std::optional<double> min_time;
   // The file reporter is ours (clean names), so its format is read here; json as Google Benchmark's default.
-  std::string out_format;
+  std::string out_format, out_file;
   try {
     min_time = benchmark_min_time(argc, argv);
     if (flag_value(argc, argv, "--benchmark_out")) {
+      out_file = *flag_value(argc, argv, "--benchmark_out");
       out_format = flag_value(argc, argv, "--benchmark_out_format").value_or("json");
       make_file_reporter(out_format);  // an unknown format fails here, before any GPU work
     }
@@ -142,6 +160,16 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  }
+  if (!post.url.empty()) {
+    if (const char* token = std::getenv("SHADERWATCH_TOKEN")) post.token = token;
+    std::string problem = post_options_problem(post, out_file, out_format);
+    if (problem.empty() && (do_check || do_list_devices || do_list_kernels || !images_dir.empty()))
+      problem = "--post goes with the benchmark mode, not --check, --list-* or --write-images";
+    if (!problem.empty()) {
+      std::cerr << problem << "\n";
+      return 2;
+    }
   }
   std::regex filter_re;
   try {
@@ -212,6 +240,8 @@ int main(int argc, char** argv) {
       std::cerr << "seed: " << seed << "\n";
       failures = report_benchmarks(measure_benchmarks(instance, devices, options), out_format);
       if (failures) std::cerr << failures << " benchmarks gave a wrong answer or an error (see above)\n";
+      // Posted even with wrong answers: the server records the correctness failures.
+      if (!post.url.empty() && !post_results(post, out_file)) return 3;
     }
     const auto messages = instance.validation_log().take();
     for (const auto& m : messages) std::cerr << m << "\n";

@@ -1,0 +1,20 @@
+#pragma once
+// --post: shaderwatch-bench uploads its own JSON output to a results server (the server's upload
+// client, with retries), as a GPU runner job would with `shaderwatch-server post`.
+#include <string>
+
+namespace shaderwatch {
+
+struct PostOptions {
+  std::string url;  // empty: no post
+  std::string token, run_id, commit, branch, merge_base, runner, job_url;
+  int attempts = 5;
+};
+
+// Checks the options before any GPU work: empty when they can be posted, else what is missing.
+std::string post_options_problem(const PostOptions& options, const std::string& out_file, const std::string& out_format);
+
+// Posts the JSON file; progress and the server's answer on stderr. Returns false when it could not.
+bool post_results(const PostOptions& options, const std::string& out_file);
+
+}  // namespace shaderwatch
