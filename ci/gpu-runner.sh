@@ -7,6 +7,9 @@
 # SHADERWATCH_BRANCH (default: the checked-out branch; none when detached: the server's main branch) and,
 # for a branch other than main, SHADERWATCH_MERGE_BASE (the main commit it forked from: its verdict is
 # judged against main's level there).
+# Exit status, for the CI system to tell a broken kernel from a broken network:
+#   0 pass; 1 a wrong answer or an error in the bench; 2 the server's verdict failed on a regression;
+#   3 infrastructure: the results could not be posted or the verdict could not be read.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 : "${SHADERWATCH_URL:?set SHADERWATCH_URL to the results server, e.g. http://results:8080}"
@@ -36,10 +39,13 @@ if [ "$bench_status" -eq 3 ]; then
   echo "gpu-runner: the results could not be posted to $SHADERWATCH_URL (see above)" >&2
   exit 3
 fi
-verdict=$(curl -fsS "$SHADERWATCH_URL/api/v1/runs/$run_id/verdict")
+verdict=$(curl -fsS "$SHADERWATCH_URL/api/v1/runs/$run_id/verdict") || {
+  echo "gpu-runner: could not read the verdict of run $run_id from $SHADERWATCH_URL" >&2
+  exit 3
+}
 echo "$verdict"
 if [ "$bench_status" -ne 0 ]; then
   echo "gpu-runner: shaderwatch-bench exited $bench_status (a wrong answer or an error; see above)" >&2
   exit 1
 fi
-echo "$verdict" | grep -q '"verdict": *"pass"' || { echo "gpu-runner: the server's verdict is not pass" >&2; exit 1; }
+echo "$verdict" | grep -q '"verdict": *"pass"' || { echo "gpu-runner: the server's verdict is fail (a regression; see above)" >&2; exit 2; }
