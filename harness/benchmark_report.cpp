@@ -11,15 +11,8 @@
 namespace shaderwatch {
 
 std::vector<double> repetition_seconds(const Measurement& m) {
-  if (!m.stats.multi_group()) return chunk_medians(m.seconds, kReportedRepetitions);
-  std::vector<double> means;
-  const size_t count = std::min(kReportedRepetitions, m.seconds.size());
-  for (size_t k = 0; k < count; ++k) {
-    const auto lo = m.seconds.begin() + static_cast<std::ptrdiff_t>(k * m.seconds.size() / count);
-    const auto hi = m.seconds.begin() + static_cast<std::ptrdiff_t>((k + 1) * m.seconds.size() / count);
-    means.push_back(std::accumulate(lo, hi, 0.0) / static_cast<double>(hi - lo));
-  }
-  return means;
+  return m.stats.multi_group() ? chunk_means(m.seconds, kReportedRepetitions)
+                               : chunk_medians(m.seconds, kReportedRepetitions);
 }
 
 std::string result_label(const BenchmarkResult& r) {

@@ -54,7 +54,7 @@ void apply_sizes(BenchmarkOptions& options, const std::string& list) {
       options.boids_counts.push_back(parse_size(Family::Boids, item));
     }
     const auto& s = item.find('x') != std::string::npos ? options.image_sizes.back() : options.boids_counts.back();
-    if (s.width * uint64_t{s.height} + s.count == 0) throw std::invalid_argument("--sizes: empty size '" + item + "'");
+    if (s.items() == 0) throw std::invalid_argument("--sizes: empty size '" + item + "'");
   }
   if (options.image_sizes.empty() && options.boids_counts.empty()) throw std::invalid_argument("--sizes: no sizes given");
 }
@@ -240,8 +240,6 @@ class ReadbackPool {
   std::vector<Readback> free_;
 };
 
-uint64_t items(const SizeSpec& s) { return s.count ? s.count : uint64_t{s.width} * s.height; }
-
 struct BenchmarkCase {
   DeviceBench* device;
   const KernelSpec* spec;
@@ -335,7 +333,7 @@ std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::v
   // and smaller readbacks reuse their memory.
   std::vector<size_t> order(cases.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return items(cases[a].size) > items(cases[b].size); });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cases[a].size.items() > cases[b].size.items(); });
 
   const auto start = SuiteTiming::Clock::now();
   SuiteTiming timing;

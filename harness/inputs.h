@@ -39,6 +39,7 @@ Problem make_postfx_problem(InputKind kind, uint32_t width, uint32_t height, uin
 struct SizeSpec {
   uint32_t width = 0, height = 0;
   uint64_t count = 0;
+  uint64_t items() const { return count ? count : uint64_t{width} * height; }  // boids, else pixels
 };
 SizeSpec parse_size(Family family, const std::string& text);
 

@@ -99,14 +99,27 @@ SampleStats summarize(const std::vector<double>& seconds) {
   return s;
 }
 
-std::vector<double> chunk_medians(const std::vector<double>& seconds, size_t count) {
+namespace {
+// `of` applied to each of `count` contiguous, nearly equal chunks of the samples, in time order.
+std::vector<double> per_chunk(const std::vector<double>& seconds, size_t count,
+                              double (*of)(std::vector<double>::const_iterator, std::vector<double>::const_iterator)) {
   count = std::min(count, seconds.size());
-  std::vector<double> medians;
+  std::vector<double> values;
   for (size_t k = 0; k < count; ++k) {
-    const size_t lo = k * seconds.size() / count, hi = (k + 1) * seconds.size() / count;
-    medians.push_back(median_of({seconds.begin() + static_cast<std::ptrdiff_t>(lo), seconds.begin() + static_cast<std::ptrdiff_t>(hi)}));
+    values.push_back(of(seconds.begin() + static_cast<std::ptrdiff_t>(k * seconds.size() / count),
+                        seconds.begin() + static_cast<std::ptrdiff_t>((k + 1) * seconds.size() / count)));
   }
-  return medians;
+  return values;
+}
+}  // namespace
+
+std::vector<double> chunk_medians(const std::vector<double>& seconds, size_t count) {
+  return per_chunk(seconds, count, [](auto lo, auto hi) { return median_of({lo, hi}); });
+}
+
+std::vector<double> chunk_means(const std::vector<double>& seconds, size_t count) {
+  return per_chunk(seconds, count,
+                   [](auto lo, auto hi) { return std::accumulate(lo, hi, 0.0) / static_cast<double>(hi - lo); });
 }
 
 }  // namespace shaderwatch

@@ -36,6 +36,7 @@ SampleStats summarize(const std::vector<double>& seconds);
 // each. These are what the benchmark reports as repetitions: a distribution for U tests, with drift and
 // mode changes over the run visible as differences between chunks.
 std::vector<double> chunk_medians(const std::vector<double>& seconds, size_t count);
+std::vector<double> chunk_means(const std::vector<double>& seconds, size_t count);  // the same chunks' means
 
 double median_of(std::vector<double> values);
 
