@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package shaderwatch needs to build, test and run (lavapipe as the
-# Vulkan device where there is no GPU). Run as root, or with sudo available.
+# Vulkan device where there is no GPU), then the dashboard's npm packages (pinned by
+# server/web/package-lock.json). Run as root, or with sudo available.
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config git
@@ -9,7 +10,10 @@ packages=(
   mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libsqlite3-dev libcpp-httplib-dev libssl-dev nlohmann-json3-dev libcli11-dev
   libpng-dev curl
+  chromium
 )
+# Node.js and npm from Debian, unless the machine already has a Node.js with its npm.
+command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 sudo_cmd=()
 [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
 missing=()
@@ -21,3 +25,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${sudo_cmd[@]}" apt-get update
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
 fi
+
+# The dashboard's JavaScript: uPlot (embedded in the server at build time) and puppeteer-core (drives
+# Debian's chromium in the tests; it downloads no browser). Exactly the lockfile's versions.
+root=$(cd "$(dirname "$0")/.." && pwd)
+npm ci --prefix "$root/server/web" --no-audit --no-fund

@@ -54,8 +54,8 @@ void report_repetition(benchmark::State& state, const BenchmarkResult& r, size_t
   }
   state.counters["precise"] = reached_precision(r.measurement.stop) ? 1 : 0;
   state.counters["idle_before_ms"] = r.measurement.idle_before_seconds * 1e3;  // beside the clocks: idle GPUs slow down
-  state.counters["pct_of_peak"] = 100.0 * (static_cast<double>(r.bytes) / s.median) / r.peak_bytes_per_second;
-  state.counters["err_bound_ratio"] = r.outcome.worst_ratio;
+  state.counters[contract::kPctOfPeakCounter] = 100.0 * (static_cast<double>(r.bytes) / s.median) / r.peak_bytes_per_second;
+  state.counters[contract::kErrBoundRatioCounter] = r.outcome.worst_ratio;
   if (r.clocks && r.clocks->polls) {
     state.counters["sm_mhz_min"] = r.clocks->sm_mhz_min;
     state.counters["sm_mhz_max"] = r.clocks->sm_mhz_max;

@@ -270,8 +270,9 @@ std::function<bool(const std::string&)> benchmark_filter() {
 std::string error_message(const KernelSpec& spec, const Outcome& outcome, uint64_t seed) {
   if (spec.negative_control && (outcome.status == Status::Pass || outcome.status == Status::Fail)) {
     return std::string(contract::kExpectedOutcomePrefix) +
-           (outcome.status == Status::Fail ? "XFAIL, race observed: " + outcome.first_failure
-                                           : std::string("XPASS, right this time, still a data race, not a pass"));
+           (outcome.status == Status::Fail
+                ? std::string(contract::kXfail) + ", race observed: " + outcome.first_failure
+                : std::string(contract::kXpass) + ", right this time, still a data race, not a pass");
   }
   if (outcome.status == Status::Pass) return "";
   if (outcome.status == Status::Unsupported) return std::string(contract::kUnsupportedPrefix) + outcome.message;

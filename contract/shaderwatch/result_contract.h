@@ -16,6 +16,10 @@ enum class RowKind {
 };
 inline constexpr std::string_view kExpectedOutcomePrefix = "EXPECTED (negative control): ";
 inline constexpr std::string_view kUnsupportedPrefix = "UNSUPPORTED: ";
+// The negative control's two outcomes, the word right after kExpectedOutcomePrefix: the race was seen
+// (XFAIL) or, this time, not (XPASS).
+inline constexpr std::string_view kXfail = "XFAIL";
+inline constexpr std::string_view kXpass = "XPASS";
 
 inline RowKind row_kind(bool error_occurred, std::string_view error_message) {
   if (!error_occurred) return RowKind::measured;
@@ -48,5 +52,8 @@ inline std::string context_key(std::string_view name) { return std::string(kCont
 inline constexpr const char* kMedianCounter = "median_us";
 inline constexpr const char* kP25Counter = "p25_us";
 inline constexpr const char* kP75Counter = "p75_us";
+// Achieved bandwidth as a percentage of the device's peak, and the worst |error| / bound of the check.
+inline constexpr const char* kPctOfPeakCounter = "pct_of_peak";
+inline constexpr const char* kErrBoundRatioCounter = "err_bound_ratio";
 
 }  // namespace shaderwatch::contract

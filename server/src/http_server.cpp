@@ -5,6 +5,9 @@
 #include <chrono>
 #include <csignal>
 #include <iostream>
+#include <unordered_map>
+
+#include "web_assets.hpp"
 
 namespace sw {
 
@@ -92,7 +95,40 @@ struct HttpServer::Impl {
     }
   }
 
+  // The dashboard's files by URL path; "/" is its page.
+  void serve_dashboard() {
+    static const auto by_path = [] {
+      std::unordered_map<std::string_view, const web::Asset*> m;
+      for (const auto& a : web::assets()) m.emplace(a.path, &a);
+      return m;
+    }();
+    svr.Get(R"(/|/(?!api/)[A-Za-z0-9_./-]{1,200})", [](const httplib::Request& req, httplib::Response& res) {
+      const auto it = by_path.find(req.path == "/" ? std::string_view("/index.html") : std::string_view(req.path));
+      if (it == by_path.end()) {
+        send_error(res, 404, "no such page or file");
+        return;
+      }
+      const web::Asset& a = *it->second;
+      // The ETag is a content hash: a browser revalidates (no-cache) and gets a bodiless 304 until
+      // the server is rebuilt with other files.
+      res.set_header("ETag", std::string(a.etag));
+      res.set_header("Cache-Control", "no-cache");
+      if (req.get_header_value("If-None-Match") == a.etag) {
+        res.status = 304;
+        return;
+      }
+      res.set_content(a.body.data(), a.body.size(), std::string(a.content_type));
+    });
+  }
+
   void routes() {
+    // On every answer: the page runs only its own files (no inline script, nothing from elsewhere),
+    // and no answer is sniffed into another type.
+    svr.set_default_headers({{"Content-Security-Policy",
+                              "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none';"
+                              " form-action 'self'"},
+                             {"X-Content-Type-Options", "nosniff"},
+                             {"Referrer-Policy", "no-referrer"}});
     svr.set_payload_max_length(opts.max_body_bytes);
     svr.set_keep_alive_max_count(1000);  // pollers and uploaders reuse their connection
     // Headers and body go out in separate writes: without TCP_NODELAY, Nagle plus the client's
@@ -122,7 +158,9 @@ struct HttpServer::Impl {
     // unauthenticated client cannot make the server read --max-body-bytes.
     svr.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
       const bool write = req.method != "GET" && req.method != "HEAD";
-      if (req.path == "/api/v1/health" || (!write && !opts.read_token_required))
+      // The dashboard's own files are public even where reads need a token: the page asks for one.
+      const bool api = req.path.starts_with("/api/");
+      if (req.path == "/api/v1/health" || (!write && (!opts.read_token_required || !api)))
         return httplib::Server::HandlerResponse::Unhandled;
       return authorize(req, res) ? httplib::Server::HandlerResponse::Unhandled
                                  : httplib::Server::HandlerResponse::Handled;
@@ -170,6 +208,13 @@ struct HttpServer::Impl {
     });
     svr.Get("/api/v1/compare", read([this](const auto& req) { return store.compare(params_of(req)); }));
     svr.Get("/api/v1/rankings", read([this](const auto& req) { return store.rankings(params_of(req)); }));
+    svr.Get("/api/v1/summary", read([this](const auto& req) { return store.summary(params_of(req)); }));
+    svr.Get("/api/v1/correctness", read([this](const auto& req) { return store.correctness(params_of(req)); }));
+    svr.Get("/api/v1/vocabulary", read([this](const auto& req) {
+              if (!params_of(req).empty()) throw ClientError(400, "takes no query parameters");
+              return store.vocabulary();
+            }));
+    serve_dashboard();
   }
 };
 

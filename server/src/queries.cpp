@@ -5,6 +5,8 @@
 #include <variant>
 
 #include "shaderwatch/analysis.hpp"
+#include "query_helpers.hpp"
+#include "run_counters.hpp"
 #include "store_internal.hpp"
 
 using nlohmann::json;
@@ -12,58 +14,6 @@ using nlohmann::json;
 namespace sw {
 
 namespace {
-
-void allow_only(const Params& q, std::initializer_list<const char*> allowed) {
-  for (const auto& [k, v] : q) {
-    bool ok = false;
-    for (const char* a : allowed) ok = ok || k == a;
-    if (!ok) throw ClientError(400, "unknown query parameter", k);
-    if (v.size() > 1024) throw ClientError(400, "value longer than 1024 characters", k);
-  }
-}
-
-std::optional<std::string> opt(const Params& q, const char* k) {
-  auto it = q.find(k);
-  if (it == q.end()) return std::nullopt;
-  return it->second;
-}
-
-std::int64_t int_param(const Params& q, const char* k, std::int64_t dflt, std::int64_t lo,
-                       std::int64_t hi) {
-  auto it = q.find(k);
-  if (it == q.end()) return dflt;
-  const std::string& s = it->second;
-  if (s.empty() || s.size() > 18 || !std::all_of(s.begin(), s.end(), [](char c) {
-        return c >= '0' && c <= '9';
-      }))
-    throw ClientError(400, "must be a non-negative integer", k);
-  const std::int64_t v = std::stoll(s);
-  if (v < lo || v > hi)
-    throw ClientError(400, "out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]", k);
-  return v;
-}
-
-std::int64_t time_param(const Params& q, const char* k, std::int64_t dflt) {
-  auto it = q.find(k);
-  if (it == q.end()) return dflt;
-  auto ms = parse_iso8601_ms(it->second);
-  if (!ms) throw ClientError(400, "must be ISO 8601 with a zone", k);
-  return *ms;
-}
-
-json num_or_null(const sql::Stmt& st, int c) { return st.null(c) ? json(nullptr) : json(st.f64(c)); }
-
-json gpu_obj(std::int64_t id, const std::string& vendor, const std::string& device,
-             const std::string& name, const std::string& type) {
-  return {{"id", id}, {"vendor_id", vendor}, {"device_id", device}, {"name", name}, {"device_type", type}};
-}
-
-std::int64_t run_pk(sql::Conn& c, const std::string& key, const char* field) {
-  auto& st = c.q("SELECT id FROM runs WHERE run_key=?");
-  st.bind(1, key);
-  if (!st.step()) throw ClientError(404, "no run with id '" + key + "'", field);
-  return st.i64(0);
-}
 
 // Filters appended as fixed SQL fragments; only values are bound.
 struct Where {
@@ -84,7 +34,6 @@ struct Where {
   }
 };
 
-const std::set<std::string> kStates = {"new", "acknowledged", "expected", "fixed", "invalid"};
 
 }  // namespace
 
@@ -249,13 +198,30 @@ json Store::run(const std::string& key) {
                   " p.error_message, p.label FROM points p JOIN series s ON s.id=p.series_id"
                   " JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE p.run_id=? ORDER BY bm.name");
   st.bind(1, pk);
+  auto counters = run_counters(*c, pk);
   json pts = json::array();
-  while (st.step())
-    pts.push_back({{"series_id", st.i64(0)}, {"benchmark", st.text(1)}, {"value_ns", num_or_null(st, 2)},
-                   {"min_ns", num_or_null(st, 3)}, {"max_ns", num_or_null(st, 4)},
-                   {"repetitions", st.i64(5)}, {"errors", st.i64(6)}, {"error_message", st.text(7)},
-                   {"label", st.text(8)}});
-  return {{"run", r}, {"points", pts}};
+  while (st.step()) {
+    json p = {{"series_id", st.i64(0)}, {"benchmark", st.text(1)}, {"value_ns", num_or_null(st, 2)},
+              {"min_ns", num_or_null(st, 3)}, {"max_ns", num_or_null(st, 4)},
+              {"repetitions", st.i64(5)}, {"errors", st.i64(6)}, {"error_message", st.text(7)},
+              {"label", st.text(8)}};
+    if (auto it = counters.find(st.text(1)); it != counters.end()) {
+      const BenchmarkCounters& k = it->second;
+      p["p25_ns"] = number_or_null(k.p25_ns);
+      p["p75_ns"] = number_or_null(k.p75_ns);
+      p["pct_of_peak"] = number_or_null(k.pct_of_peak);
+      p["err_bound_ratio"] = number_or_null(k.err_bound_ratio);
+      p["outcome"] = outcome_name(k.outcome);
+      counters.erase(it);
+    }
+    pts.push_back(std::move(p));
+  }
+  // Benchmarks with rows but no point: the negative control's expected outcome, kernels the device
+  // could not run.
+  json others = json::array();
+  for (const auto& [name, k] : counters)
+    others.push_back({{"benchmark", name}, {"outcome", outcome_name(k.outcome)}, {"error_message", k.message}});
+  return {{"run", r}, {"points", pts}, {"not_measured", others}};
 }
 
 json Store::run_results(const std::string& key, const Params& q) {
@@ -281,7 +247,8 @@ json Store::run_results(const std::string& key, const Params& q) {
                    {"repetition_index", st.i64(4)}, {"repetitions", st.i64(5)}, {"threads", st.i64(6)},
                    {"iterations", st.i64(7)}, {"real_ns", num_or_null(st, 8)}, {"cpu_ns", num_or_null(st, 9)},
                    {"time_unit", st.text(10)}, {"label", st.text(11)}, {"error_occurred", st.i64(12) != 0},
-                   {"error_message", st.text(13)}, {"counters", json::parse(st.text(14), nullptr, false)}});
+                   {"error_message", st.text(13)}, {"outcome", outcome_name(outcome_of(st.i64(12) != 0, st.text(13)))},
+                   {"counters", json::parse(st.text(14), nullptr, false)}});
   return {{"run_id", key}, {"results", out}};
 }
 
@@ -311,12 +278,14 @@ json Store::series(std::int64_t id, const Params& q) {
   const auto until = time_param(q, "until", INT64_MAX);
   auto c = reader();
   json head;
+  std::int64_t benchmark_id = 0;
   {
     auto& st = c->q("SELECT bm.name, bm.family, bm.variant, bm.config, g.id, g.vendor_id, g.device_id,"
-                    " g.name, g.device_type FROM series s JOIN benchmarks bm ON bm.id=s.benchmark_id"
+                    " g.name, g.device_type, bm.id FROM series s JOIN benchmarks bm ON bm.id=s.benchmark_id"
                     " JOIN gpus g ON g.id=s.gpu_id WHERE s.id=?");
     st.bind(1, id);
     if (!st.step()) throw ClientError(404, "no series with id " + std::to_string(id), "id");
+    benchmark_id = st.i64(9);
     head = {{"id", id}, {"benchmark", st.text(0)}, {"family", st.text(1)}, {"variant", st.text(2)},
             {"config", st.text(3)},
             {"gpu", gpu_obj(st.i64(4), st.text(5), st.text(6), st.text(7), st.text(8))}};
@@ -326,7 +295,7 @@ json Store::series(std::int64_t id, const Params& q) {
     auto& st = c->q(
         "SELECT r.run_key, r.started_at, r.commit_id, r.branch, r.runner, r.driver_name, r.driver_version,"
         " r.api_version, r.harness_revision, p.value_ns, p.min_ns, p.max_ns, p.n_reps, p.n_errors,"
-        " p.error_message FROM points p JOIN runs r ON r.id=p.run_id"
+        " p.error_message, p.run_id FROM points p JOIN runs r ON r.id=p.run_id"
         " WHERE p.series_id=? AND p.started_ms<? ORDER BY p.started_ms DESC, p.run_id DESC LIMIT ?");
     st.bind(1, id).bind(2, until).bind(3, limit);
     while (st.step())
@@ -335,9 +304,17 @@ json Store::series(std::int64_t id, const Params& q) {
                      {"driver_version", st.text(6)}, {"api_version", st.text(7)},
                      {"harness_revision", st.text(8)}, {"value_ns", num_or_null(st, 9)},
                      {"min_ns", num_or_null(st, 10)}, {"max_ns", num_or_null(st, 11)},
-                     {"repetitions", st.i64(12)}, {"errors", st.i64(13)}, {"error_message", st.text(14)}});
+                     {"repetitions", st.i64(12)}, {"errors", st.i64(13)}, {"error_message", st.text(14)},
+                     {"run_pk", st.i64(15)}});
   }
   std::reverse(pts.begin(), pts.end());
+  // The run's own sample spread (p25-p75), where its rows carry the quartile counters.
+  for (auto& p : pts) {
+    const auto [p25, p75] = run_quartiles(*c, p["run_pk"].get<std::int64_t>(), benchmark_id);
+    p.erase("run_pk");
+    p["p25_ns"] = number_or_null(p25);
+    p["p75_ns"] = number_or_null(p75);
+  }
   // Covariate changes: where a run differs from the one before in anything but the commit.
   static const char* kCov[] = {"driver_name", "driver_version", "api_version", "harness_revision",
                                "runner", "branch"};
@@ -364,8 +341,11 @@ json Store::alerts(const Params& q) {
   allow_only(q, {"state", "kind", "gpu_id", "benchmark", "family", "cause", "run_id", "limit", "offset"});
   Where wh;
   if (auto v = opt(q, "state")) {
-    if (!kStates.count(*v)) throw ClientError(400, "must be one of new, acknowledged, expected, fixed, invalid", "state");
-    wh.add("a.state=?", *v);
+    // "open": the states that still gate (new, acknowledged).
+    if (*v == "open") wh.add("(a.state=? OR a.state='acknowledged')", std::string("new"));
+    else if (!kAlertStates.count(*v))
+      throw ClientError(400, "must be open or one of new, acknowledged, expected, fixed, invalid", "state");
+    else wh.add("a.state=?", *v);
   }
   if (auto v = opt(q, "kind")) {
     if (!detect::parse_alert_kind(*v)) throw ClientError(400, "unknown alert kind", "kind");
@@ -410,7 +390,7 @@ json Store::set_alert_state(std::int64_t id, std::string_view body, const std::s
   for (auto it = j.begin(); it != j.end(); ++it)
     if (it.key() != "state" && it.key() != "note") throw ClientError(400, "unknown field", it.key());
   if (!j.contains("state")) throw ClientError(400, "missing required field", "state");
-  if (!j["state"].is_string() || !kStates.count(j["state"].get<std::string>()))
+  if (!j["state"].is_string() || !kAlertStates.count(j["state"].get<std::string>()))
     throw ClientError(400, "must be one of new, acknowledged, expected, fixed, invalid", "state");
   std::optional<std::string> note;
   if (j.contains("note")) {
@@ -695,7 +675,9 @@ json Store::rankings(const Params& q) {
   // (family, config) -> gpu index -> variant -> value, and each one's series noise (relative)
   std::map<std::pair<std::string, std::string>, std::map<std::size_t, std::map<std::string, double>>> groups;
   std::map<std::pair<std::size_t, std::string>, double> noise;  // (gpu index, benchmark family/variant/config)
+  std::vector<std::map<std::string, BenchmarkCounters>> counters(gs.size());
   for (std::size_t gi = 0; gi < gs.size(); ++gi) {
+    counters[gi] = run_counters(*c, gs[gi].pk);
     auto& st = c->q("SELECT bm.family, bm.variant, bm.config, p.value_ns, p.series_id, p.started_ms FROM points p"
                     " JOIN series s ON s.id=p.series_id JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE p.run_id=?"
                     " AND p.value_ns IS NOT NULL");
@@ -719,8 +701,11 @@ json Store::rankings(const Params& q) {
       for (const auto& [v, val] : vars) r.emplace_back(val, v);
       std::sort(r.begin(), r.end());
       json list = json::array();
-      for (std::size_t i = 0; i < r.size(); ++i)
-        list.push_back({{"rank", i + 1}, {"variant", r[i].second}, {"value_ns", r[i].first}});
+      for (std::size_t i = 0; i < r.size(); ++i) {
+        const auto k = counters[gi].find(key.first + "/" + r[i].second + "/" + key.second);
+        list.push_back({{"rank", i + 1}, {"variant", r[i].second}, {"value_ns", r[i].first},
+                        {"pct_of_peak", k == counters[gi].end() ? json(nullptr) : number_or_null(k->second.pct_of_peak)}});
+      }
       by_gpu.push_back({{"gpu", gs[gi].gpu}, {"run_id", gs[gi].run}, {"ranking", list}});
     }
     // A flip: two variants whose order differs between two GPUs, with each order beyond noise: the gap

@@ -103,6 +103,13 @@ class Store {
   nlohmann::json compare(const Params& q);
   nlohmann::json verdict(const std::string& run_id);
   nlohmann::json rankings(const Params& q);
+  // The dashboard's overview: every GPU (drivers, open alerts by kind, last run with its verdict) and
+  // the latest runs with their verdicts.
+  nlohmann::json summary(const Params& q);
+  // Kernels x (GPU, driver): each benchmark's outcome in the latest run of each pair.
+  nlohmann::json correctness(const Params& q);
+  // The names the API uses for alert states, kinds, causes and outcomes, so clients spell none by hand.
+  nlohmann::json vocabulary();
 
   StoreStats stats() const;
 

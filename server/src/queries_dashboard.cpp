@@ -1,0 +1,156 @@
+// Read-side queries the dashboard needs beyond the per-object ones: the overview's summary and the
+// correctness matrix. Both reuse the per-object answers (run_json, verdict) so the pages and the API
+// say the same thing.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "query_helpers.hpp"
+#include "run_counters.hpp"
+#include "store_internal.hpp"
+
+using nlohmann::json;
+
+namespace sw {
+
+namespace {
+
+// What the overview shows of a verdict: its outcome, the counts behind it, and the benchmarks to look at.
+json verdict_brief(const json& v) {
+  json failing = json::array();
+  for (const auto& f : v["correctness"]) failing.push_back(f["benchmark"]);
+  for (const auto& r : v["regressions"]) failing.push_back(r["benchmark"]);
+  const std::size_t shown = std::min<std::size_t>(failing.size(), 10);
+  return {{"verdict", v["verdict"]},
+          {"correctness", v["correctness"].size()},
+          {"regressions", v["regressions"].size()},
+          {"suspects", v["suspects"].size()},
+          {"skipped", v["skipped"].size()},
+          {"failing", json(std::vector<json>(failing.begin(), failing.begin() + static_cast<std::ptrdiff_t>(shown)))},
+          {"failing_total", failing.size()}};
+}
+
+}  // namespace
+
+json Store::summary(const Params& q) {
+  allow_only(q, {"runs"});
+  const auto n_runs = int_param(q, "runs", 20, 1, 200);
+  json gpus = json::array(), latest = json::array();
+  std::vector<std::string> last_of_gpu;
+  {
+    auto c = reader();
+    std::map<std::int64_t, json> drivers, open_alerts;
+    {
+      auto& st = c->q("SELECT gpu_id, driver_name, driver_version, COUNT(*), MIN(started_at), MAX(started_at)"
+                      " FROM runs GROUP BY gpu_id, driver_name, driver_version ORDER BY gpu_id, MIN(started_ms)");
+      while (st.step())
+        drivers[st.i64(0)].push_back({{"driver_name", st.text(1)}, {"driver_version", st.text(2)},
+                                      {"runs", st.i64(3)}, {"first_seen", st.text(4)}, {"last_seen", st.text(5)}});
+    }
+    {
+      auto& st = c->q("SELECT s.gpu_id, a.kind, COUNT(*) FROM alerts a JOIN series s ON s.id=a.series_id"
+                      " WHERE a.state IN ('new','acknowledged') GROUP BY s.gpu_id, a.kind");
+      while (st.step()) open_alerts[st.i64(0)][st.text(1)] = st.i64(2);
+    }
+    auto& st = c->q("SELECT g.id, g.vendor_id, g.device_id, g.name, g.device_type, COUNT(r.id),"
+                    " (SELECT r2.run_key FROM runs r2 WHERE r2.gpu_id=g.id ORDER BY r2.started_ms DESC, r2.id DESC"
+                    " LIMIT 1) FROM gpus g LEFT JOIN runs r ON r.gpu_id=g.id GROUP BY g.id ORDER BY g.name, g.id");
+    while (st.step()) {
+      const auto id = st.i64(0);
+      json g = {{"gpu", gpu_obj(id, st.text(1), st.text(2), st.text(3), st.text(4))},
+                {"runs", st.i64(5)},
+                {"drivers", drivers.count(id) ? drivers[id] : json::array()},
+                {"open_alerts", open_alerts.count(id) ? open_alerts[id] : json::object()}};
+      last_of_gpu.push_back(st.null(6) ? std::string() : st.text(6));
+      gpus.push_back(std::move(g));
+    }
+  }
+  // verdict() and runs() take their own reader: the lease above is back in the pool by now.
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    if (last_of_gpu[i].empty()) {
+      gpus[i]["last_run"] = nullptr;
+      continue;
+    }
+    json r = run(last_of_gpu[i])["run"];
+    r["verdict"] = verdict_brief(verdict(last_of_gpu[i]));
+    gpus[i]["last_run"] = std::move(r);
+  }
+  const json recent = runs({{"limit", std::to_string(n_runs)}});  // kept: the loop reads into it
+  for (json r : recent["runs"]) {
+    r["verdict"] = verdict_brief(verdict(r["id"].get<std::string>()));
+    latest.push_back(std::move(r));
+  }
+  return {{"gpus", gpus}, {"latest_runs", latest}};
+}
+
+json Store::vocabulary() {
+  json states = json::array(), kinds = json::array(), causes = json::array();
+  for (const auto& s : kAlertStates) states.push_back(s);
+  for (auto k : {detect::AlertKind::correctness_regression, detect::AlertKind::correctness_failure,
+                 detect::AlertKind::regression, detect::AlertKind::ambiguous, detect::AlertKind::improvement})
+    kinds.push_back(detect::to_string(k));
+  for (auto c : {detect::Cause::driver, detect::Cause::commit, detect::Cause::both, detect::Cause::machine,
+                 detect::Cause::neither})
+    causes.push_back(detect::to_string(c));
+  json outcomes = json::array();
+  for (auto o : {Outcome::pass, Outcome::fail, Outcome::xfail, Outcome::xpass, Outcome::unsupported})
+    outcomes.push_back(outcome_name(o));
+  return {{"alert_states", states}, {"alert_kinds", kinds}, {"causes", causes}, {"outcomes", outcomes},
+          {"main_branch", opts_.main_branch}};
+}
+
+json Store::correctness(const Params& q) {
+  allow_only(q, {"columns", "branch"});
+  const auto n_columns = int_param(q, "columns", 12, 1, 50);
+  const std::string branch = opt(q, "branch").value_or(opts_.main_branch);
+  auto c = reader();
+  // One column per (GPU, driver): its latest run on the branch; the newest columns, shown by GPU.
+  struct Column {
+    std::int64_t pk, gpu_id;
+    json head;
+  };
+  std::vector<Column> cols;
+  {
+    // SQLite returns the other columns of the row holding MAX(started_ms): the latest run of the group.
+    auto& st = c->q("SELECT r.id, r.run_key, r.started_at, r.driver_name, r.driver_version, g.id, g.vendor_id,"
+                    " g.device_id, g.name, g.device_type, MAX(r.started_ms) FROM runs r JOIN gpus g ON g.id=r.gpu_id"
+                    " WHERE r.branch=? GROUP BY r.gpu_id, r.driver_name, r.driver_version"
+                    " ORDER BY MAX(r.started_ms) DESC LIMIT ?");
+    st.bind(1, branch).bind(2, n_columns);
+    while (st.step())
+      cols.push_back({st.i64(0), st.i64(5),
+                      {{"run_id", st.text(1)}, {"started_at", st.text(2)}, {"driver_name", st.text(3)},
+                       {"driver_version", st.text(4)},
+                       {"gpu", gpu_obj(st.i64(5), st.text(6), st.text(7), st.text(8), st.text(9))}}});
+  }
+  std::stable_sort(cols.begin(), cols.end(), [](const Column& a, const Column& b) {
+    return std::tie(a.head["gpu"]["name"], a.gpu_id, a.head["started_at"]) <
+           std::tie(b.head["gpu"]["name"], b.gpu_id, b.head["started_at"]);
+  });
+  std::map<std::string, std::vector<json>> rows;  // benchmark -> one cell per column
+  for (std::size_t ci = 0; ci < cols.size(); ++ci)
+    for (const auto& [name, k] : run_counters(*c, cols[ci].pk)) {
+      auto& cells = rows[name];
+      cells.resize(cols.size(), nullptr);
+      cells[ci] = {{"outcome", outcome_name(k.outcome)}, {"message", k.message}};
+    }
+  auto& sid = c->q("SELECT s.id FROM series s JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE bm.name=? AND s.gpu_id=?");
+  json out_rows = json::array();
+  std::map<std::string, std::int64_t> counts;
+  for (auto& [name, cells] : rows) {
+    cells.resize(cols.size(), nullptr);
+    for (std::size_t ci = 0; ci < cols.size(); ++ci) {
+      if (cells[ci].is_null()) continue;
+      ++counts[cells[ci]["outcome"].get<std::string>()];
+      sid.bind(1, name).bind(2, cols[ci].gpu_id);
+      cells[ci]["series_id"] = sid.step() ? json(sid.i64(0)) : json(nullptr);
+      sid.reset();
+    }
+    out_rows.push_back({{"benchmark", name}, {"cells", cells}});
+  }
+  json columns = json::array();
+  for (auto& col : cols) columns.push_back(std::move(col.head));
+  return {{"branch", branch}, {"columns", columns}, {"rows", out_rows}, {"counts", counts}};
+}
+
+}  // namespace sw

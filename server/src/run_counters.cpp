@@ -1,0 +1,98 @@
+#include "run_counters.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include <shaderwatch/result_contract.h>
+
+namespace sw {
+
+namespace contract = shaderwatch::contract;
+
+std::string_view outcome_name(Outcome o) {
+  switch (o) {
+    case Outcome::pass: return "pass";
+    case Outcome::xfail: return "xfail";
+    case Outcome::xpass: return "xpass";
+    case Outcome::unsupported: return "unsupported";
+    case Outcome::fail: return "fail";
+  }
+  return "fail";
+}
+
+Outcome outcome_of(bool error_occurred, std::string_view message) {
+  switch (contract::row_kind(error_occurred, message)) {
+    case contract::RowKind::measured: return Outcome::pass;
+    case contract::RowKind::unsupported: return Outcome::unsupported;
+    case contract::RowKind::correctness_failure: return Outcome::fail;
+    case contract::RowKind::expected_outcome:
+      return message.substr(contract::kExpectedOutcomePrefix.size()).starts_with(contract::kXpass) ? Outcome::xpass
+                                                                                                 : Outcome::xfail;
+  }
+  return Outcome::fail;
+}
+
+namespace {
+
+double median_of(std::vector<double>& v) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// json_extract in SQL: the counters column is a JSON object; parsing it in C++ for every row of a
+// 10,000-point series would cost more than the rest of the query.
+std::string counter(const char* name) { return std::string("json_extract(r.counters, '$.") + name + "')"; }
+
+}  // namespace
+
+std::map<std::string, BenchmarkCounters> run_counters(sql::Conn& c, std::int64_t run_pk) {
+  struct Acc {
+    std::vector<double> p25, p75, peak, err;
+    BenchmarkCounters out;
+  };
+  std::map<std::string, Acc> acc;
+  auto& st = c.q("SELECT bm.name, r.error_occurred, r.error_message, " + counter(contract::kP25Counter) + ", " +
+                 counter(contract::kP75Counter) + ", " + counter(contract::kPctOfPeakCounter) + ", " +
+                 counter(contract::kErrBoundRatioCounter) +
+                 " FROM results r JOIN benchmarks bm ON bm.id=r.benchmark_id WHERE r.run_id=? AND"
+                 " r.run_type='iteration'");
+  st.bind(1, run_pk);
+  while (st.step()) {
+    Acc& a = acc[st.text(0)];
+    const Outcome o = outcome_of(st.i64(1) != 0, st.text(2));
+    if (o >= a.out.outcome && o != Outcome::pass) a.out.outcome = o, a.out.message = st.text(2);
+    const auto add = [&](std::vector<double>& v, int col, double scale) {
+      if (!st.null(col)) v.push_back(st.f64(col) * scale);
+    };
+    add(a.p25, 3, 1e3);  // the counters are in microseconds
+    add(a.p75, 4, 1e3);
+    add(a.peak, 5, 1);
+    add(a.err, 6, 1);
+  }
+  std::map<std::string, BenchmarkCounters> out;
+  for (auto& [name, a] : acc) {
+    a.out.p25_ns = median_of(a.p25);
+    a.out.p75_ns = median_of(a.p75);
+    a.out.pct_of_peak = median_of(a.peak);
+    a.out.err_bound_ratio = median_of(a.err);
+    out.emplace(name, std::move(a.out));
+  }
+  return out;
+}
+
+std::pair<double, double> run_quartiles(sql::Conn& c, std::int64_t run_pk, std::int64_t benchmark_id) {
+  auto& st = c.q("SELECT " + counter(contract::kP25Counter) + ", " + counter(contract::kP75Counter) +
+                 " FROM results r WHERE r.run_id=? AND r.benchmark_id=? AND r.run_type='iteration' AND"
+                 " r.error_occurred=0");
+  st.bind(1, run_pk).bind(2, benchmark_id);
+  std::vector<double> p25, p75;
+  while (st.step()) {
+    if (!st.null(0)) p25.push_back(st.f64(0) * 1e3);
+    if (!st.null(1)) p75.push_back(st.f64(1) * 1e3);
+  }
+  return {median_of(p25), median_of(p75)};
+}
+
+}  // namespace sw

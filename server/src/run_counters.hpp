@@ -1,0 +1,36 @@
+// What a run says of each benchmark beyond its time: the outcome of its check (worst over repetitions)
+// and the medians over repetitions of the counters shaderwatch-bench writes (contract): quartiles, % of
+// peak, error / bound. Read from the raw result rows; shared by the run, series, rankings and
+// correctness queries.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "sqlite.hpp"
+
+namespace sw {
+
+enum class Outcome { pass, xfail, xpass, unsupported, fail };  // in rising order of concern
+std::string_view outcome_name(Outcome o);
+Outcome outcome_of(bool error_occurred, std::string_view error_message);
+
+struct BenchmarkCounters {
+  double p25_ns = NAN, p75_ns = NAN, pct_of_peak = NAN, err_bound_ratio = NAN;
+  Outcome outcome = Outcome::pass;
+  std::string message;  // the error message of the worst repetition; empty for a pass
+};
+
+// Per benchmark name, for one run (run primary key).
+std::map<std::string, BenchmarkCounters> run_counters(sql::Conn& c, std::int64_t run_pk);
+// One benchmark's quartiles in one run (NAN where the run carries none).
+std::pair<double, double> run_quartiles(sql::Conn& c, std::int64_t run_pk, std::int64_t benchmark_id);
+
+inline nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+}  // namespace sw

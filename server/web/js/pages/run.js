@@ -1,0 +1,61 @@
+// A run: its verdict and every benchmark (median, spread, % of peak, error/bound, outcome), sortable and
+// filterable; a form to compare it with another run.
+import {el, clear, badge, safeLink, select} from '../dom.js';
+import {get} from '../api.js';
+import {buildHash} from '../route.js';
+import {formatNs, formatPct, formatNumber, formatTime, shortCommit, spreadPct, outcomeLabel} from '../format.js';
+import {dataTable} from '../table.js';
+import {verdictBadge} from './overview.js';
+
+const OUTCOME_BADGE = {pass: 'pass', fail: 'fail', xfail: 'expected', xpass: 'expected', unsupported: 'muted'};
+
+export function runRows(answer) {
+  const measured = answer.points.map((p) => ({
+    benchmark: p.benchmark, series_id: p.series_id, median: p.value_ns,
+    spread: spreadPct(p.p25_ns, p.p75_ns, p.value_ns), peak: p.pct_of_peak ?? null,
+    err: p.err_bound_ratio ?? null, outcome: p.outcome || (p.errors > 0 ? 'fail' : 'pass'),
+    reps: p.repetitions, message: p.error_message}));
+  const others = (answer.not_measured || []).map((p) => ({benchmark: p.benchmark, series_id: null, median: null,
+    spread: null, peak: null, err: null, outcome: p.outcome, reps: null, message: p.error_message}));
+  return [...measured, ...others];
+}
+
+export async function render(main, route, stale) {
+  const id = route.args[0];
+  const [answer, verdict] = await Promise.all([get(`runs/${encodeURIComponent(id)}`), get(`runs/${encodeURIComponent(id)}/verdict`)]);
+  const siblings = await get('runs', {gpu_id: answer.run.gpu.id, limit: 50});
+  if (stale()) return;
+  const r = answer.run;
+  clear(main);
+  main.append(el('h1', {}, `Run ${r.id} `, verdictBadge(verdict)),
+    el('p', {}, `${r.gpu.name} · ${r.driver.name} ${r.driver.version} · commit `, el('span', {class: 'mono'}, shortCommit(r.commit)),
+      ` · ${r.branch} · runner ${r.runner} · ${formatTime(r.started_at)} · `, safeLink(r.job_url, 'CI job')));
+  const problems = [
+    ...verdict.correctness.map((c) => [el('a', {href: buildHash('series', [c.series_id])}, c.benchmark), `: ${c.kind}: ${c.error_message}`]),
+    ...verdict.regressions.map((a) => [el('a', {href: buildHash('alerts', [], {id: a.id})}, `#${a.id}`), ` ${a.benchmark}: regression`]),
+    ...verdict.suspects.map((s) => [el('a', {href: buildHash('series', [s.series_id])}, s.benchmark), `: suspect (z ${formatNumber(s.z, 2)})`]),
+  ];
+  if (problems.length) main.append(el('ul', {class: 'problems'}, problems.map((p) => el('li', {}, p))));
+  if (verdict.skipped.length) main.append(el('p', {class: 'muted'}, `${verdict.skipped.length} skipped (the device cannot run them).`));
+  const others = siblings.runs.filter((x) => x.id !== r.id);
+  if (others.length) {
+    const pickRun = select(others.map((x) => [x.id, `${x.id} · ${shortCommit(x.commit)} · ${formatTime(x.started_at)}`]), others[0].id, () => {});
+    main.append(el('form', {class: 'inline', onsubmit: (e) => {
+      e.preventDefault();
+      location.hash = buildHash('compare', [], {base: pickRun.value, contender: r.id});
+    }}, 'Compare with ', pickRun, el('button', {type: 'submit'}, 'compare')));
+  }
+  const columns = [
+    {key: 'benchmark', label: 'Benchmark', value: (x) => x.benchmark,
+      cell: (x) => (x.series_id !== null ? el('a', {href: buildHash('series', [x.series_id])}, x.benchmark) : x.benchmark)},
+    {key: 'median', label: 'Median', numeric: true, value: (x) => x.median, cell: (x) => formatNs(x.median)},
+    {key: 'spread', label: 'Spread (p25–p75)', numeric: true, value: (x) => x.spread, cell: (x) => formatPct(x.spread, 2)},
+    {key: 'peak', label: '% of peak', numeric: true, value: (x) => x.peak, cell: (x) => formatPct(x.peak)},
+    {key: 'err', label: 'err / bound', numeric: true, value: (x) => x.err, cell: (x) => formatNumber(x.err)},
+    {key: 'outcome', label: 'Status', value: (x) => outcomeLabel(x.outcome),
+      cell: (x) => [badge(outcomeLabel(x.outcome), OUTCOME_BADGE[x.outcome] || 'muted'), x.message ? el('span', {class: 'muted'}, ` ${x.message}`) : '']},
+    {key: 'reps', label: 'Reps', numeric: true, value: (x) => x.reps},
+  ];
+  main.append(el('h2', {}, 'Benchmarks'), dataTable(columns, runRows(answer), {
+    filterPlaceholder: 'filter benchmarks', rowClass: (x) => (x.outcome === 'fail' ? 'row-fail' : null)}));
+}

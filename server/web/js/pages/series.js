@@ -1,0 +1,173 @@
+// Series: one benchmark on one GPU over runs: median with its p25-p75 band, driver and runner changes as
+// labelled markers, change points as before/after levels, correctness failures as red marks, commit and
+// driver on hover, drag to zoom (double-click to reset); other GPUs overlaid; hot and cold side by side.
+import {el, clear, badge} from '../dom.js';
+import {get} from '../api.js';
+import {buildHash} from '../route.js';
+import {formatNs, formatDeltaPct, formatTime, shortCommit, otherMode} from '../format.js';
+import {minMaxIndices, pick} from '../downsample.js';
+import {timeChart, cssVar, GPU_COLORS} from '../chart.js';
+
+const DRIVER_FIELDS = new Set(['driver_name', 'driver_version', 'api_version']);
+const LEVEL_KINDS = new Set(['regression', 'improvement', 'ambiguous']);
+const POINT_LIMIT = 10000;  // the API's most points per series
+
+const seconds = (iso) => Date.parse(iso) / 1000;
+
+// Covariate changes grouped per run: one driver marker for a driver update, however many of its fields
+// changed; one runner marker for a machine change.
+export function changeMarkers(s) {
+  const byIndex = new Map();
+  for (const c of s.covariate_changes) {
+    const kind = DRIVER_FIELDS.has(c.field) ? 'driver' : c.field === 'runner' ? 'runner' : null;
+    if (!kind) continue;
+    const key = `${kind}:${c.index}`;
+    const m = byIndex.get(key) || {kind, index: c.index, run_id: c.run_id, changes: []};
+    m.changes.push(c);
+    byIndex.set(key, m);
+  }
+  return [...byIndex.values()].sort((a, b) => a.index - b.index).map((m) => {
+    const shown = m.kind === 'driver'
+      ? m.changes.find((c) => c.field === 'driver_version') || m.changes[0] : m.changes[0];
+    return {...m, x: seconds(s.points[m.index].started_at), label: `${m.kind} ${shown.before} → ${shown.after}`};
+  });
+}
+
+// Before/after levels of each performance change point, each level running to the neighbouring one.
+function changeLevels(s, colors) {
+  const cps = s.change_points.filter((a) => LEVEL_KINDS.has(a.kind) && a.before_ns !== null && a.after_ns !== null);
+  const xOf = new Map(s.points.map((p) => [p.run_id, seconds(p.started_at)]));
+  const first = seconds(s.points[0].started_at), last = seconds(s.points[s.points.length - 1].started_at);
+  const levels = [];
+  cps.forEach((a, i) => {
+    const x = xOf.get(a.run_id);
+    if (x === undefined) return;
+    const prev = i > 0 ? xOf.get(cps[i - 1].run_id) ?? first : first;
+    const next = i + 1 < cps.length ? xOf.get(cps[i + 1].run_id) ?? last : last;
+    const color = colors[a.kind];
+    const dashed = !['new', 'acknowledged'].includes(a.state);
+    levels.push({x0: prev, x1: x, y: a.before_ns, color, dashed}, {x0: x, x1: next, y: a.after_ns, color, dashed});
+  });
+  return levels;
+}
+
+function seriesData(s, maxPoints) {
+  const xs = s.points.map((p) => seconds(p.started_at));
+  const med = s.points.map((p) => p.value_ns);
+  const keep = minMaxIndices(xs, med, Math.max(1, Math.floor(maxPoints / 4)));
+  // A failed run's mark sits at its own time, or where the series was when it has none.
+  let lastValue = null;
+  const fails = s.points.map((p) => {
+    if (p.value_ns !== null) lastValue = p.value_ns;
+    return p.errors > 0 ? p.value_ns ?? lastValue : null;
+  });
+  return {keep, xs: pick(xs, keep), med: pick(med, keep), p25: pick(s.points.map((p) => p.p25_ns), keep),
+    p75: pick(s.points.map((p) => p.p75_ns), keep), fails: pick(fails, keep), points: pick(s.points, keep)};
+}
+
+function hoverText(p) {
+  if (!p) return '';
+  return `${formatTime(p.started_at)} · run ${p.run_id} · commit ${shortCommit(p.commit)} · ${p.branch} · ` +
+    `${p.driver_name} ${p.driver_version} · ${p.runner} · median ${formatNs(p.value_ns)}` +
+    (p.p25_ns !== null && p.p75_ns !== null ? ` (p25 ${formatNs(p.p25_ns)}, p75 ${formatNs(p.p75_ns)})` : '') +
+    (p.errors > 0 ? ` · FAILED: ${p.error_message}` : '');
+}
+
+// One chart: this series (band, failures, markers, levels) and any overlaid GPUs' medians.
+function drawSeries(box, s, overlays, startedAt) {
+  const colors = {regression: cssVar('--fail'), improvement: cssVar('--pass'), ambiguous: cssVar('--warn')};
+  const chartBox = el('div', {class: 'chart', 'data-series': s.id});
+  const hover = el('div', {class: 'hover muted'}, ' ');
+  const markerList = el('ul', {class: 'plain markers'});
+  box.append(chartBox, hover, markerList);
+  if (!s.points.length) {
+    chartBox.append(el('p', {class: 'muted'}, 'No points yet.'));
+    return null;
+  }
+  const width = Math.max(320, box.clientWidth || 1000);
+  const main = seriesData(s, 4 * width);
+  const markers = changeMarkers(s).map((m) => ({...m, color: m.kind === 'driver' ? cssVar('--expected') : cssVar('--warn')}));
+  for (const m of markers)
+    markerList.append(el('li', {'data-marker': m.kind},
+      `${m.label} at ${formatTime(s.points[m.index].started_at)} (run ${m.run_id})`));
+  const tables = [[main.xs, main.med, main.p25, main.p75, main.fails]];
+  for (const o of overlays) {
+    const d = seriesData(o, 4 * width);
+    tables.push([d.xs, d.med]);
+  }
+  const data = tables.length > 1 ? window.uPlot.join(tables) : tables[0];
+  const pointAt = new Map(main.xs.map((x, i) => [x, main.points[i]]));
+  const gpuColor = GPU_COLORS[0];
+  const series = [
+    {label: `${s.gpu.name} median`, color: gpuColor},
+    {label: 'p25', color: 'transparent', points: {show: false}, width: 0},
+    {label: 'p75', color: 'transparent', points: {show: false}, width: 0},
+    {label: 'correctness failure', color: cssVar('--fail'), paths: () => null,
+      points: {show: true, size: 10, fill: cssVar('--fail'), stroke: cssVar('--fail')}},
+    ...overlays.map((o, i) => ({label: `${o.gpu.name} median`, color: GPU_COLORS[(i + 1) % GPU_COLORS.length]})),
+  ];
+  const chart = timeChart(chartBox, {
+    data, series, startedAt,
+    bands: [{series: [3, 2], fill: cssVar('--band')}],
+    markers, levels: changeLevels(s, colors),
+    onCursor: (idx) => { hover.textContent = idx === null || idx === undefined ? ' ' : hoverText(pointAt.get(data[0][idx])); },
+  });
+  chartBox.dataset.points = String(main.xs.length);
+  chartBox.dataset.failures = String(main.fails.filter((v) => v !== null).length);
+  return chart;
+}
+
+function changePointTable(s) {
+  if (!s.change_points.length) return el('p', {class: 'muted'}, 'No alerts on this series.');
+  return el('table', {class: 'data'},
+    el('thead', {}, el('tr', {}, ['Alert', 'Kind', 'State', 'Cause', 'Run', 'Before', 'After', 'Δ'].map((h) => el('th', {}, h)))),
+    el('tbody', {}, s.change_points.map((a) => el('tr', {},
+      el('td', {}, el('a', {href: buildHash('alerts', [], {id: a.id})}, `#${a.id}`)),
+      el('td', {}, a.kind), el('td', {}, a.state), el('td', {}, a.cause),
+      el('td', {}, el('a', {href: buildHash('runs', [a.run_id])}, a.run_id)),
+      el('td', {class: 'num'}, formatNs(a.before_ns)), el('td', {class: 'num'}, formatNs(a.after_ns)),
+      el('td', {class: 'num'}, formatDeltaPct(a.delta_pct))))));
+}
+
+export async function render(main, route, stale) {
+  const id = Number(route.args[0]);
+  if (!Number.isInteger(id) || id < 0) throw new Error(`"${route.args[0]}" is not a series id`);
+  const overlayIds = (route.query.overlay || '').split(',').filter((x) => /^\d+$/.test(x)).map(Number);
+  const s = await get(`series/${id}`, {limit: POINT_LIMIT});
+  const startedAt = performance.now();
+  const [siblings, overlays, other] = await Promise.all([
+    get('series', {benchmark: s.benchmark}),
+    Promise.all(overlayIds.filter((o) => o !== id).map((o) => get(`series/${o}`, {limit: POINT_LIMIT}))),
+    otherMode(s.benchmark) ? get('series', {benchmark: otherMode(s.benchmark), gpu_id: s.gpu.id}) : null,
+  ]);
+  if (stale()) return null;
+  clear(main);
+  const toggles = siblings.series.filter((x) => x.id !== id).map((x) => {
+    const on = overlayIds.includes(x.id);
+    const next = on ? overlayIds.filter((o) => o !== x.id) : [...overlayIds, x.id];
+    return el('a', {href: buildHash('series', [id], {overlay: next.join(',')}), class: on ? 'active' : null},
+      on ? `✓ ${x.gpu.name}` : `+ ${x.gpu.name}`);
+  });
+  main.append(el('h1', {}, s.benchmark),
+    el('p', {}, badge(s.gpu.name, 'muted'), ' ', el('span', {class: 'muted'}, `${s.points.length} runs`), ' · ',
+      el('a', {href: buildHash('alerts', [], {benchmark: s.benchmark, gpu_id: s.gpu.id})}, 'alerts'),
+      toggles.length ? [' · overlay: ', toggles.map((t, i) => [i ? ', ' : '', t])] : ''));
+  const counterpart = other?.series?.[0];
+  const charts = [];
+  if (counterpart) {
+    const otherSeries = await get(`series/${counterpart.id}`, {limit: POINT_LIMIT});
+    if (stale()) return null;
+    const grid = el('div', {class: 'charts-side'});
+    const left = el('div', {}, el('h2', {}, s.benchmark.split('/').pop()));
+    const right = el('div', {}, el('h2', {}, el('a', {href: buildHash('series', [counterpart.id])}, otherSeries.benchmark.split('/').pop())));
+    grid.append(left, right);
+    main.append(grid);
+    charts.push(drawSeries(left, s, overlays, startedAt), drawSeries(right, otherSeries, [], performance.now()));
+  } else {
+    const box = el('div');
+    main.append(box);
+    charts.push(drawSeries(box, s, overlays, startedAt));
+  }
+  main.append(el('h2', {}, 'Change points and alerts'), changePointTable(s));
+  return () => charts.forEach((c) => c && c.destroy());
+}

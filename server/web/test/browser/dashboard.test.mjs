@@ -1,0 +1,211 @@
+// The dashboard in Debian's headless Chromium (puppeteer-core, no downloaded browser) against a real
+// shaderwatch-server on 127.0.0.1 seeded through its API. Asserts what a person sees; saves a screenshot
+// of each page under SW_ARTIFACTS.
+// Env: SW_SERVER_BIN (the server binary), SW_DATA_DIR (the real runs), SW_ARTIFACTS (screenshots),
+// CHROMIUM (default /usr/bin/chromium).
+import {test, before, after} from 'node:test';
+import assert from 'node:assert/strict';
+import {existsSync, mkdirSync} from 'node:fs';
+import {join} from 'node:path';
+import puppeteer from 'puppeteer-core';
+import {startServer, seed, XSS_NAME, STEPPED, FAILING, NEW_DRIVER} from './fixture.mjs';
+
+const bin = process.env.SW_SERVER_BIN, dataDir = process.env.SW_DATA_DIR;
+const artifacts = process.env.SW_ARTIFACTS || join(process.cwd(), 'dashboard-screenshots');
+const chromium = process.env.CHROMIUM || '/usr/bin/chromium';
+let server, expected, browser;
+
+before(async () => {
+  assert.ok(bin && existsSync(bin), `SW_SERVER_BIN must name the server binary (got ${bin})`);
+  assert.ok(existsSync(chromium), `${chromium} is missing: install Debian's chromium (ci/install-deps.sh does)`);
+  mkdirSync(artifacts, {recursive: true});
+  server = await startServer(bin);
+  expected = await seed(server.url, server.token, dataDir);
+  browser = await puppeteer.launch({executablePath: chromium, headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-quic']});
+});
+
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+// A page at 1280x900 that records console errors, page errors, CSP violations and dialogs.
+async function open(hash, {colorScheme = 'light'} = {}) {
+  const page = await browser.newPage();
+  await page.setViewport({width: 1280, height: 900});
+  await page.emulateMediaFeatures([{name: 'prefers-color-scheme', value: colorScheme}]);
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('dialog', async (d) => { problems.push(`dialog: ${d.message()}`); await d.dismiss(); });
+  await page.goto(`${server.url}/${hash}`, {waitUntil: 'networkidle0'});
+  await page.waitForFunction(() => document.body.dataset.ready, {timeout: 15000});
+  return {page, problems};
+}
+
+async function shot(page, name) {
+  await page.screenshot({path: join(artifacts, `${name}.png`), fullPage: false});
+}
+
+async function seriesId(name, gpuName) {
+  const res = await fetch(`${server.url}/api/v1/series?benchmark=${encodeURIComponent(name)}`);
+  const s = (await res.json()).series.find((x) => x.gpu.name === gpuName);
+  assert.ok(s, `no series ${name} on ${gpuName}`);
+  return s.id;
+}
+
+test('the page is served with a CSP that forbids inline and foreign scripts, and a content-hash ETag', async () => {
+  const res = await fetch(`${server.url}/`);
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-security-policy'), /default-src 'self'/);
+  const etag = res.headers.get('etag');
+  assert.ok(etag);
+  const again = await fetch(`${server.url}/`, {headers: {'If-None-Match': etag}});
+  assert.equal(again.status, 304);
+  assert.equal((await fetch(`${server.url}/js/nothing.js`)).status, 404);
+});
+
+test('overview: every GPU, the latest runs with verdicts, no console errors', async () => {
+  const {page, problems} = await open('#/');
+  const cards = await page.$$eval('.gpu-card h2', (hs) => hs.map((h) => h.textContent));
+  assert.deepEqual([...cards].sort(), [...expected.gpus].sort());
+  const rows = await page.$$eval('#latest-runs tbody tr', (rs) => rs.map((r) => r.textContent));
+  assert.ok(rows.length >= 20, `${rows.length} latest runs`);
+  assert.match(rows[0], /syn-h200-29/);
+  assert.match(rows[0], /FAIL/);
+  assert.match(rows[0], new RegExp(FAILING.replaceAll('/', '\\/')));
+  await shot(page, '1-overview');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('series: every run a point, one marker per driver change, change points, failures in red', async () => {
+  const id = await seriesId(STEPPED, expected.gpus[0]);
+  const {page, problems} = await open(`#/series/${id}`);
+  const chart = await page.$eval(`.chart[data-series="${id}"]`, (c) => ({...c.dataset}));
+  assert.equal(Number(chart.points), expected.h200Points);
+  const markers = await page.$$eval(`.chart[data-series="${id}"] ~ ul.markers li`, (ls) => ls.map((l) => [l.dataset.marker, l.textContent]));
+  const drivers = markers.filter(([kind]) => kind === 'driver');
+  assert.equal(drivers.length, 1, JSON.stringify(markers));
+  assert.match(drivers[0][1], new RegExp(NEW_DRIVER.replaceAll('.', '\\.')));
+  assert.equal(markers.filter(([kind]) => kind === 'runner').length, 1);
+  const alerts = await page.$$eval('table.data tbody tr', (rs) => rs.map((r) => r.textContent));
+  assert.ok(alerts.some((t) => /regression/.test(t)), JSON.stringify(alerts));
+  assert.ok(await page.$('.charts-side'), 'hot and cold side by side');
+  // Hovering a point tells its commit and driver.
+  const box = await (await page.$(`.chart[data-series="${id}"] .u-over`)).boundingBox();
+  await page.mouse.move(box.x + box.width - 3, box.y + box.height / 2);
+  const hover = await page.$eval(`.chart[data-series="${id}"] ~ .hover`, (h) => h.textContent);
+  assert.match(hover, /commit .* · main · .*590\.10\.1\.0/);
+  await shot(page, '2-series');
+  assert.deepEqual(problems, []);
+  await page.close();
+
+  const failing = await seriesId(FAILING, expected.gpus[0]);
+  const f = await open(`#/series/${failing}`, {colorScheme: 'dark'});
+  assert.equal(await f.page.$eval(`.chart[data-series="${failing}"]`, (c) => Number(c.dataset.failures)), 1);
+  await shot(f.page, '2b-series-failure-dark');
+  assert.deepEqual(f.problems, []);
+  await f.page.close();
+});
+
+test('alerts: listed; triage without a token is refused, with one it changes the state', async () => {
+  const {page, problems} = await open('#/alerts?state=new&kind=regression');
+  const cards = await page.$$('article.alert');
+  assert.ok(cards.length >= 1);
+  assert.deepEqual(problems, []);
+  await shot(page, '3-alerts');
+  const first = await page.$eval('article.alert', (a) => a.dataset.alert);
+  const triage = async () => {
+    await page.select(`article.alert[data-alert="${first}"] select`, 'acknowledged');
+    await page.type(`article.alert[data-alert="${first}"] input[aria-label="note"]`, 'looking');
+    await page.click(`article.alert[data-alert="${first}"] button[type="submit"]`);
+    await page.waitForFunction((id) => /^(saved|refused)/.test(document.querySelector(`article.alert[data-alert="${id}"] .triage-message`).textContent), {}, first);
+  };
+  await triage();
+  assert.match(await page.$eval(`article.alert[data-alert="${first}"] .triage-message`, (m) => m.textContent), /refused: missing bearer token/);
+  assert.equal((await (await fetch(`${server.url}/api/v1/alerts/${first}`)).json()).state, 'new');
+  // Paste the token in the header box, then triage again.
+  await page.type('#token input', server.token);
+  await page.click('#token button[type="submit"]');
+  await page.waitForFunction(() => document.body.dataset.ready === 'alerts' && document.querySelector('article.alert'));
+  await triage();
+  assert.match(await page.$eval(`article.alert[data-alert="${first}"] .triage-message`, (m) => m.textContent), /saved: acknowledged by dashboard-test/);
+  const stored = await (await fetch(`${server.url}/api/v1/alerts/${first}`)).json();
+  assert.equal(stored.state, 'acknowledged');
+  assert.equal(stored.note, 'looking');
+  await page.close();
+});
+
+test('GPU comparison: the seed chart names every GPU at a commit run on both', async () => {
+  const {page, problems} = await open('#/gpus');
+  const legend = await page.$eval('#gpu-legend', (l) => l.textContent);
+  for (const g of expected.gpus) assert.ok(legend.includes(g), `${g} missing from ${legend}`);
+  const lines = await page.$$eval('.bar-group', (gs) => gs.map((g) => g.querySelectorAll('.bar-line[data-gpu]').length));
+  assert.ok(lines.length > 1 && lines.every((n) => n === expected.gpus.length), JSON.stringify(lines));
+  await shot(page, '4-gpu-comparison');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('run and compare: sortable benchmarks with status; two runs compared', async () => {
+  const {page, problems} = await open('#/runs/syn-h200-29');
+  const rows = await page.$$eval('table.data tbody tr', (rs) => rs.map((r) => r.textContent));
+  assert.ok(rows.length >= 348, `${rows.length} rows`);
+  assert.ok(rows.some((r) => r.includes(FAILING) && r.includes('FAIL')));
+  assert.ok(rows.some((r) => r.includes('UNSUPPORTED')));
+  await page.click('th:nth-child(2)');  // median, largest first
+  await shot(page, '5-run');
+  assert.deepEqual(problems, []);
+  await page.close();
+  const c = await open('#/compare?base=syn-h200-17&contender=syn-h200-29');
+  assert.match(await c.page.$eval('#geomean', (g) => g.textContent), /geomean [+-]?\d/);
+  const top = await c.page.$eval('table.data tbody tr', (r) => r.textContent);
+  assert.match(top, new RegExp(STEPPED.replaceAll('/', '\\/')));  // the 8% step sorts first
+  await shot(c.page, '5b-compare');
+  assert.deepEqual(c.problems, []);
+  await c.page.close();
+});
+
+test('correctness matrix: kernels x (GPU, driver) with FAIL, XFAIL/XPASS and UNSUPPORTED cells', async () => {
+  const {page, problems} = await open('#/correctness');
+  const heads = await page.$$eval('table.matrix thead th', (hs) => hs.map((h) => h.textContent));
+  assert.equal(heads.length, 1 + 3);  // H200 at two drivers, H100 at one
+  const outcomes = await page.$$eval('td.cell[data-outcome]', (cs) => [...new Set(cs.map((c) => c.dataset.outcome))].sort());
+  for (const o of ['fail', 'pass', 'unsupported']) assert.ok(outcomes.includes(o), JSON.stringify(outcomes));
+  assert.ok(outcomes.includes('xfail') || outcomes.includes('xpass'), JSON.stringify(outcomes));
+  await shot(page, '6-correctness');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('names from clients render as text: an XSS benchmark name runs nothing', async () => {
+  const id = await seriesId(XSS_NAME, expected.gpus[0]);
+  const {page, problems} = await open(`#/series/${id}`);
+  assert.equal(await page.$eval('h1', (h) => h.textContent), XSS_NAME);
+  assert.equal(await page.$('img[src="x"]'), null);
+  const run = await open('#/runs/syn-h200-5');
+  assert.match(await run.page.$eval('main', (m) => m.textContent), /<script>alert\(2\)<\/script>/);
+  assert.equal(await run.page.$('main script'), null);
+  assert.deepEqual([...problems, ...run.problems], []);
+  await page.close();
+  await run.page.close();
+});
+
+test('with --read-token-required the page loads and asks for a token', async () => {
+  const closed = await startServer(bin, ['--read-token-required']);
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${closed.url}/#/`, {waitUntil: 'networkidle0'});
+    await page.waitForFunction(() => document.body.dataset.ready);
+    assert.match(await page.$eval('main', (m) => m.textContent), /needs a token to read/);
+    await page.type('#token input', closed.token);
+    await page.click('#token button[type="submit"]');
+    await page.waitForFunction(() => /No runs yet/.test(document.querySelector('main').textContent));
+    await page.close();
+  } finally {
+    closed.stop();
+  }
+});

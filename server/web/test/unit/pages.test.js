@@ -1,0 +1,41 @@
+// The pure parts of the pages: what they compute from API answers before drawing.
+import {test} from 'node:test';
+import assert from 'node:assert/strict';
+import {changeMarkers} from '../../js/pages/series.js';
+import {commitsByCoverage} from '../../js/pages/gpus.js';
+import {runRows} from '../../js/pages/run.js';
+
+test('a driver update is one marker however many of its fields changed; runner changes are their own', () => {
+  const at = (i) => `2026-01-0${i + 1}T00:00:00Z`;
+  const s = {
+    points: [0, 1, 2, 3].map((i) => ({started_at: at(i)})),
+    covariate_changes: [
+      {index: 2, run_id: 'r2', field: 'driver_version', before: '580.1', after: '580.2'},
+      {index: 2, run_id: 'r2', field: 'api_version', before: '1.3.1', after: '1.3.2'},
+      {index: 3, run_id: 'r3', field: 'runner', before: 'box-1', after: 'box-2'},
+      {index: 3, run_id: 'r3', field: 'branch', before: 'main', after: 'pr-1'},
+    ],
+  };
+  const m = changeMarkers(s);
+  assert.deepEqual(m.map((x) => [x.kind, x.index, x.label]),
+    [['driver', 2, 'driver 580.1 → 580.2'], ['runner', 3, 'runner box-1 → box-2']]);
+  assert.equal(m[0].x, Date.parse(at(2)) / 1000);
+});
+
+test('the comparison defaults to the commit run on the most GPUs, newest first among equals', () => {
+  const run = (commit, gpu) => ({commit, gpu: {id: gpu}});
+  const c = commitsByCoverage([run('c3', 1), run('c2', 1), run('c2', 2), run('c1', 1), run('c1', 2), run('c1', 2)]);
+  assert.deepEqual(c.map((x) => [x.commit, x.gpus.size]), [['c2', 2], ['c1', 2], ['c3', 1]]);
+});
+
+test('a run page lists measured benchmarks and the ones with no time', () => {
+  const rows = runRows({
+    points: [{benchmark: 'a', series_id: 1, value_ns: 100, p25_ns: 95, p75_ns: 105, pct_of_peak: 40,
+      err_bound_ratio: 0.1, outcome: 'pass', repetitions: 3, errors: 0, error_message: ''}],
+    not_measured: [{benchmark: 'b', outcome: 'unsupported', error_message: 'UNSUPPORTED: too big'}],
+  });
+  assert.equal(rows.length, 2);
+  assert.equal(rows[0].spread, 10);
+  assert.equal(rows[1].outcome, 'unsupported');
+  assert.equal(rows[1].median, null);
+});

@@ -1,0 +1,181 @@
+// What the dashboard stands on: the embedded page with its CSP and ETags, and the API answers added for
+// it (summary, correctness matrix, vocabulary, outcomes, quartiles, % of peak), against a real server on
+// 127.0.0.1 with a real SQLite file and the real H200/H100 runs in fixtures/real.
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "test_util.hpp"
+
+using namespace swt;
+
+namespace {
+
+json real_run(const std::string& file) {
+  std::ifstream in(std::string(SW_FIXTURES) + "/real/" + file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return json::parse(ss.str());
+}
+
+void post_real(const TestServer& s, const std::string& file, const std::string& id, const std::string& commit,
+               const std::string& at) {
+  auto r = s.post(wrap_doc(real_run(file), id, commit, at));
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 201) << r->body;
+}
+
+}  // namespace
+
+TEST(DashboardApi, ThePageIsEmbeddedWithACspAndContentHashEtags) {
+  TempDir dir;
+  TestServer s(dir.file("sw.db"));
+  auto c = s.client();
+  auto page = c->Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_NE(page->get_header_value("Content-Security-Policy").find("default-src 'self'"), std::string::npos);
+  EXPECT_EQ(page->get_header_value("X-Content-Type-Options"), "nosniff");
+  EXPECT_NE(page->body.find("<script type=\"module\" src=\"/js/app.js\">"), std::string::npos);
+  const std::string etag = page->get_header_value("ETag");
+  ASSERT_FALSE(etag.empty());
+  auto again = c->Get("/", {{"If-None-Match", etag}});
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 304);
+  EXPECT_TRUE(again->body.empty());
+  for (const char* path : {"/js/app.js", "/js/pages/series.js", "/vendor/uplot.js"}) {
+    auto js = c->Get(path);
+    ASSERT_TRUE(js) << path;
+    EXPECT_EQ(js->status, 200) << path;
+    EXPECT_EQ(js->get_header_value("Content-Type"), "text/javascript; charset=utf-8") << path;
+    EXPECT_NE(js->get_header_value("ETag"), etag) << path;
+  }
+  auto missing = c->Get("/js/nothing.js");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_EQ(json::parse(missing->body)["error"]["message"], "no such page or file");
+  auto traversal = c->Get("/../CMakeLists.txt");
+  ASSERT_TRUE(traversal);
+  EXPECT_NE(traversal->status, 200);
+}
+
+TEST(DashboardApi, WhereReadsNeedATokenThePageStillLoadsAndTheApiDoesNot) {
+  TempDir dir;
+  sw::ServerOptions o;
+  o.read_token_required = true;
+  TestServer s(dir.file("sw.db"), o);
+  auto c = s.client();
+  EXPECT_EQ(c->Get("/")->status, 200);
+  EXPECT_EQ(c->Get("/js/api.js")->status, 200);
+  EXPECT_EQ(c->Get("/api/v1/summary")->status, 401);
+  EXPECT_EQ(c->Get("/api/v1/summary", {{"Authorization", "Bearer " + s.token}})->status, 200);
+}
+
+TEST(DashboardApi, SummaryAndMatrixOverRealRunsOfTwoGpus) {
+  TempDir dir;
+  TestServer s(dir.file("sw.db"));
+  post_real(s, "h200-run1.json", "h200-a", "c1", "2026-01-01T00:00:00Z");
+  post_real(s, "h200-run2.json", "h200-b", "c2", "2026-01-01T01:00:00Z");
+  post_real(s, "h100-run1.json", "h100-b", "c2", "2026-01-01T01:30:00Z");
+
+  const auto sum = s.get("/api/v1/summary?runs=2");
+  ASSERT_EQ(sum["gpus"].size(), 2u) << sum.dump(1);
+  for (const auto& g : sum["gpus"]) {
+    EXPECT_EQ(g["drivers"].size(), 1u);
+    EXPECT_EQ(g["last_run"]["verdict"]["verdict"], "pass") << g.dump(1);
+  }
+  ASSERT_EQ(sum["latest_runs"].size(), 2u);
+  EXPECT_EQ(sum["latest_runs"][0]["id"], "h100-b");  // newest first
+  EXPECT_EQ(sum["latest_runs"][1]["id"], "h200-b");
+  EXPECT_EQ(sum["latest_runs"][0]["verdict"]["failing_total"], 0);
+  EXPECT_EQ(s.get("/api/v1/summary?runs=0", 400)["error"]["field"], "runs");
+
+  // One column per (GPU, driver): the H200's latest run, and the H100's.
+  const auto m = s.get("/api/v1/correctness");
+  ASSERT_EQ(m["columns"].size(), 2u) << m["columns"].dump(1);
+  std::set<std::string> runs;
+  for (const auto& col : m["columns"]) runs.insert(col["run_id"]);
+  EXPECT_EQ(runs, (std::set<std::string>{"h200-b", "h100-b"}));
+  EXPECT_EQ(m["rows"].size(), 348u);  // every benchmark of the real runs, clean names
+  EXPECT_GT(m["counts"]["pass"].get<int>(), 600);
+  // The negative control's benchmarks (several sizes), expected outcomes on both GPUs.
+  std::set<std::string> controls;
+  const json doc = real_run("h200-run2.json");
+  for (const auto& b : doc["benchmarks"])
+    if (b.value("error_message", "").starts_with(shaderwatch::contract::kExpectedOutcomePrefix)) controls.insert(b["name"]);
+  ASSERT_FALSE(controls.empty());
+  const int expected = m["counts"].value("xfail", 0) + m["counts"].value("xpass", 0);
+  EXPECT_EQ(expected, static_cast<int>(2 * controls.size())) << m["counts"].dump();
+  EXPECT_FALSE(m["counts"].contains("fail"));
+  for (const auto& row : m["rows"]) {
+    for (const auto& cell : row["cells"]) {
+      ASSERT_FALSE(cell.is_null()) << row.dump();
+      if (cell["outcome"] == "pass") {
+        EXPECT_TRUE(cell["series_id"].is_number()) << row.dump();
+      }
+    }
+  }
+
+  // The run's table: quartiles, % of peak and err/bound per benchmark, the negative control apart.
+  const auto run = s.get("/api/v1/runs/h200-b");
+  ASSERT_FALSE(run["points"].empty());
+  for (const auto& p : run["points"]) {
+    ASSERT_TRUE(p["p25_ns"].is_number()) << p.dump();
+    EXPECT_LE(p["p25_ns"].get<double>(), p["value_ns"].get<double>() * 1.0001) << p.dump();
+    EXPECT_GE(p["p75_ns"].get<double>(), p["value_ns"].get<double>() * 0.9999) << p.dump();
+    EXPECT_TRUE(p["pct_of_peak"].is_number()) << p.dump();
+    EXPECT_EQ(p["outcome"], "pass");
+  }
+  ASSERT_EQ(run["not_measured"].size(), controls.size()) << run["not_measured"].dump(1);
+  for (const auto& p : run["not_measured"]) EXPECT_TRUE(p["outcome"] == "xfail" || p["outcome"] == "xpass") << p.dump();
+
+  // The series carries each run's band; rankings carry % of peak.
+  const auto sid = run["points"][0]["series_id"].get<int>();
+  const auto series = s.get("/api/v1/series/" + std::to_string(sid));
+  ASSERT_EQ(series["points"].size(), 2u);
+  for (const auto& p : series["points"]) EXPECT_TRUE(p["p75_ns"].is_number()) << p.dump();
+  const auto rank = s.get("/api/v1/rankings?commit=c2&family=lum");
+  ASSERT_FALSE(rank["groups"].empty());
+  EXPECT_EQ(rank["groups"][0]["by_gpu"].size(), 2u);
+  EXPECT_TRUE(rank["groups"][0]["by_gpu"][0]["ranking"][0]["pct_of_peak"].is_number()) << rank["groups"][0].dump();
+}
+
+TEST(DashboardApi, OutcomesOfEveryKindOfRow) {
+  TempDir dir;
+  TestServer s(dir.file("sw.db"));
+  ASSERT_EQ(s.post(wrap(run_sample_bench("SW_SAMPLE_UNSUPPORTED=1"), "u-1", "c1", "2026-01-01T00:00:00Z"))->status, 201);
+  ASSERT_EQ(s.post(wrap(run_sample_bench("SW_SAMPLE_NEGATIVE=1"), "n-1", "c2", "2026-01-01T01:00:00Z"))->status, 201);
+  ASSERT_EQ(s.post(wrap(run_sample_bench("SW_SAMPLE_FAIL=1"), "f-1", "c3", "2026-01-01T02:00:00Z"))->status, 201);
+  std::map<std::string, std::set<std::string>> seen;  // run -> outcomes of its rows
+  for (const char* id : {"u-1", "n-1", "f-1"}) {
+    const json rows = s.get(cat("/api/v1/runs/", id, "/results?run_type=iteration"));
+    for (const auto& row : rows["results"]) seen[id].insert(row["outcome"].get<std::string>());
+  }
+  EXPECT_TRUE(seen["u-1"].count("unsupported")) << json(seen).dump();
+  EXPECT_TRUE(seen["n-1"].count("xfail")) << json(seen).dump();
+  EXPECT_TRUE(seen["f-1"].count("fail")) << json(seen).dump();
+  // The matrix has one column per (GPU, driver): the latest run, f-1, with its failure.
+  const auto m = s.get("/api/v1/correctness");
+  ASSERT_EQ(m["columns"].size(), 1u);
+  EXPECT_EQ(m["columns"][0]["run_id"], "f-1");
+  EXPECT_GE(m["counts"].value("fail", 0), 1) << m["counts"].dump();
+  const auto sum = s.get("/api/v1/summary");
+  EXPECT_EQ(sum["latest_runs"][0]["verdict"]["verdict"], "fail");
+  EXPECT_GE(sum["latest_runs"][0]["verdict"]["failing"].size(), 1u);
+}
+
+TEST(DashboardApi, VocabularyAndTheOpenStateFilter) {
+  TempDir dir;
+  TestServer s(dir.file("sw.db"));
+  const auto v = s.get("/api/v1/vocabulary");
+  EXPECT_EQ(v["alert_states"].size(), 5u);
+  EXPECT_NE(std::find(v["alert_kinds"].begin(), v["alert_kinds"].end(), "regression"), v["alert_kinds"].end());
+  EXPECT_NE(std::find(v["causes"].begin(), v["causes"].end(), "machine"), v["causes"].end());
+  EXPECT_EQ(v["main_branch"], "main");
+  EXPECT_EQ(s.get("/api/v1/vocabulary?x=1", 400)["error"]["message"], "takes no query parameters");
+  EXPECT_EQ(s.get("/api/v1/alerts?state=open")["total"], 0);
+  EXPECT_EQ(s.get("/api/v1/alerts?state=bogus", 400)["error"]["field"], "state");
+}
