@@ -52,29 +52,29 @@ json Store::summary(const Params& q) {
                       " WHERE a.state IN ('new','acknowledged') GROUP BY s.gpu_id, a.kind");
       while (st.step()) open_alerts[st.i64(0)][st.text(1)] = st.i64(2);
     }
-    auto& st = c->q("SELECT g.id, g.vendor_id, g.device_id, g.name, g.device_type, COUNT(r.id),"
-                    " (SELECT r2.run_key FROM runs r2 WHERE r2.gpu_id=g.id ORDER BY r2.started_ms DESC, r2.id DESC"
-                    " LIMIT 1) FROM gpus g LEFT JOIN runs r ON r.gpu_id=g.id GROUP BY g.id ORDER BY g.name, g.id");
-    while (st.step()) {
-      const auto id = st.i64(0);
-      json g = {{"gpu", gpu_obj(id, st.text(1), st.text(2), st.text(3), st.text(4))},
-                {"runs", st.i64(5)},
-                {"drivers", drivers.count(id) ? drivers[id] : json::array()},
-                {"open_alerts", open_alerts.count(id) ? open_alerts[id] : json::object()}};
-      last_of_gpu.push_back(st.null(6) ? std::string() : st.text(6));
-      gpus.push_back(std::move(g));
+    std::vector<std::int64_t> last_pk;
+    {
+      auto& st = c->q("SELECT g.id, g.vendor_id, g.device_id, g.name, g.device_type, COUNT(r.id),"
+                      " (SELECT r2.id FROM runs r2 WHERE r2.gpu_id=g.id ORDER BY r2.started_ms DESC, r2.id DESC"
+                      " LIMIT 1) FROM gpus g LEFT JOIN runs r ON r.gpu_id=g.id GROUP BY g.id ORDER BY g.name, g.id");
+      while (st.step()) {
+        const auto id = st.i64(0);
+        gpus.push_back({{"gpu", gpu_obj(id, st.text(1), st.text(2), st.text(3), st.text(4))},
+                        {"runs", st.i64(5)},
+                        {"drivers", drivers.count(id) ? drivers[id] : json::array()},
+                        {"open_alerts", open_alerts.count(id) ? open_alerts[id] : json::object()}});
+        last_pk.push_back(st.null(6) ? 0 : st.i64(6));
+      }
+    }
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      gpus[i]["last_run"] = last_pk[i] ? run_json(*c, last_pk[i]) : json(nullptr);
+      if (last_pk[i]) last_of_gpu.push_back(gpus[i]["last_run"]["id"]);
+      else last_of_gpu.emplace_back();
     }
   }
   // verdict() and runs() take their own reader: the lease above is back in the pool by now.
-  for (std::size_t i = 0; i < gpus.size(); ++i) {
-    if (last_of_gpu[i].empty()) {
-      gpus[i]["last_run"] = nullptr;
-      continue;
-    }
-    json r = run(last_of_gpu[i])["run"];
-    r["verdict"] = verdict_brief(verdict(last_of_gpu[i]));
-    gpus[i]["last_run"] = std::move(r);
-  }
+  for (std::size_t i = 0; i < gpus.size(); ++i)
+    if (!last_of_gpu[i].empty()) gpus[i]["last_run"]["verdict"] = verdict_brief(verdict(last_of_gpu[i]));
   const json recent = runs({{"limit", std::to_string(n_runs)}});  // kept: the loop reads into it
   for (json r : recent["runs"]) {
     r["verdict"] = verdict_brief(verdict(r["id"].get<std::string>()));

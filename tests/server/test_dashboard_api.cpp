@@ -2,23 +2,17 @@
 // it (summary, correctness matrix, vocabulary, outcomes, quartiles, % of peak), against a real server on
 // 127.0.0.1 with a real SQLite file and the real H200/H100 runs in fixtures/real.
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
+#include "fixture_file.hpp"
 #include "test_util.hpp"
 
 using namespace swt;
 
 namespace {
 
-json real_run(const std::string& file) {
-  std::ifstream in(std::string(SW_FIXTURES) + "/real/" + file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return json::parse(ss.str());
-}
+json real_run(const std::string& file) { return read_fixture("real/" + file); }
 
 void post_real(const TestServer& s, const std::string& file, const std::string& id, const std::string& commit,
                const std::string& at) {

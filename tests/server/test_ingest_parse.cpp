@@ -2,23 +2,15 @@
 // and plain Google Benchmark output with its measurement decoration. No database.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "fixture_file.hpp"
 #include "ingest_parse.hpp"
 #include "shaderwatch/store.hpp"
 
 using nlohmann::json;
 
 namespace {
-
-json fixture(const std::string& name) {
-  std::ifstream in(std::string(SW_FIXTURES) + "/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return json::parse(text.str());
-}
 
 std::string wrapped(const json& doc, json run = {{"id", "r1"}, {"commit", "c1"}}) {
   return json{{"run", run}, {"benchmark", doc}}.dump();
@@ -29,7 +21,7 @@ std::string wrapped(const json& doc, json run = {{"id", "r1"}, {"commit", "c1"}}
 TEST(IngestParse, ShaderwatchBenchOutput) {
   // A --quick run on lavapipe: a measured benchmark (10 repetitions and 4 aggregates), the negative
   // control's expected outcome and an UNSUPPORTED kernel.
-  const auto p = sw::parse_body(wrapped(fixture("shaderwatch_bench_quick.json")), 64);
+  const auto p = sw::parse_body(wrapped(swt::read_fixture("shaderwatch_bench_quick.json")), 64);
   ASSERT_EQ(p.rows.size(), 16u);
   EXPECT_EQ(p.device_name.rfind("llvmpipe", 0), 0u) << p.device_name;
   EXPECT_EQ(p.driver_name, "llvmpipe");
@@ -54,11 +46,11 @@ TEST(IngestParse, ShaderwatchBenchOutput) {
   }
   EXPECT_EQ(iterations, 10);
   EXPECT_EQ(errors, 2);
-  EXPECT_EQ(p.sha, sw::parse_body(wrapped(fixture("shaderwatch_bench_quick.json")), 64).sha) << "content id is stable";
+  EXPECT_EQ(p.sha, sw::parse_body(wrapped(swt::read_fixture("shaderwatch_bench_quick.json")), 64).sha) << "content id is stable";
 }
 
 TEST(IngestParse, PlainGoogleBenchmarkWithDecoration) {
-  const auto p = sw::parse_body(wrapped(fixture("decorated_plain.json")), 64);
+  const auto p = sw::parse_body(wrapped(swt::read_fixture("decorated_plain.json")), 64);
   ASSERT_EQ(p.rows.size(), 4u);
   for (const auto& r : p.rows) EXPECT_EQ(r.series_name, "scan/dec/1m/cold") << "iterations:/manual_time dropped";
   EXPECT_DOUBLE_EQ(*p.rows[0].real_ns, 12500);
@@ -69,7 +61,7 @@ TEST(IngestParse, PlainGoogleBenchmarkWithDecoration) {
 }
 
 TEST(IngestParse, BadInputNamesTheField) {
-  json doc = fixture("decorated_plain.json");
+  json doc = swt::read_fixture("decorated_plain.json");
   doc["benchmarks"][1]["real_time"] = "fast";
   try {
     sw::parse_body(wrapped(doc), 64);
@@ -79,7 +71,7 @@ TEST(IngestParse, BadInputNamesTheField) {
     EXPECT_EQ(e.field, "benchmark.benchmarks[1].real_time");
   }
   try {
-    sw::parse_body(wrapped(fixture("decorated_plain.json"), {{"id", "r1"}, {"commit", "c1"}, {"merge_base", "a b"}}), 64);
+    sw::parse_body(wrapped(swt::read_fixture("decorated_plain.json"), {{"id", "r1"}, {"commit", "c1"}, {"merge_base", "a b"}}), 64);
     FAIL() << "accepted a merge base with a space";
   } catch (const sw::ClientError& e) {
     EXPECT_EQ(e.field, "run.merge_base");
