@@ -350,6 +350,38 @@ std::optional<ChangePoint> as_trend(const std::vector<double>& before, const std
   return cp;
 }
 
+// Runs in a slow (or fast) mode of their own: a run far from the median of the runs around it is
+// replaced by that median (a Hampel filter). The window reaches min_segment - 1 runs either side, so
+// min_segment runs on a new level are always its majority and a real level is never touched, while
+// up to min_segment - 1 slow runs among 2 min_segment - 1 are: a few slow runs are not a level. Left
+// in, two of them in six runs made a segment, and they inflated the noise estimate, hiding real
+// steps. 8 scale units: a Gaussian run is never one.
+constexpr double kHampelK = 8.0;
+// Returns which runs were replaced.
+std::vector<char> replace_outlier_runs(std::vector<double>& y, std::size_t half_window) {
+  const std::size_t n = y.size();
+  std::vector<char> replaced(n, 0);
+  std::vector<double> local(n), resid(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t lo = i > half_window ? i - half_window : 0;
+    const std::size_t hi = std::min(n, i + half_window + 1);
+    local[i] = median(slice(y, lo, hi));
+    resid[i] = y[i] - local[i];
+  }
+  // Scale: the median absolute first difference (each outlier moves two of them; the median survives
+  // a quarter of the runs being outliers), not the MAD of the residuals: a run is the median of its own
+  // window often enough that their MAD is far too small.
+  std::vector<double> diffs;
+  for (std::size_t i = 1; i < n; ++i) diffs.push_back(std::fabs(y[i] - y[i - 1]));
+  const double scale = std::max(kMinSigma, 1.4826 * median(std::move(diffs)) / std::sqrt(2.0));
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::fabs(resid[i]) > kHampelK * scale) {
+      y[i] = local[i];
+      replaced[i] = 1;
+    }
+  return replaced;
+}
+
 }  // namespace
 
 double run_noise(const std::vector<double>& values) {
@@ -367,14 +399,16 @@ std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) 
   // Log space: steps and noise become relative, so one threshold fits 1 us and 1 s kernels.
   std::vector<double> y_all(n_all);
   for (std::size_t i = 0; i < n_all; ++i) y_all[i] = std::log(std::max(all[i].value, 1e-6));
+  const std::vector<char> replaced = replace_outlier_runs(y_all, p.min_segment - 1);
   // Noise from every point given (up to noise_window), segmentation on the last `window`: a
   // noise estimate from more points is rarely far too low, and too low is what false alarms are.
-  std::vector<double> diffs(n_all - 1);
-  for (std::size_t i = 1; i < n_all; ++i) diffs[i - 1] = y_all[i] - y_all[i - 1];
+  // Differences touching a replaced run are left out: a window's median is smoother than a run.
+  std::vector<double> diffs;
+  for (std::size_t i = 1; i < n_all; ++i)
+    if (!replaced[i] && !replaced[i - 1]) diffs.push_back(y_all[i] - y_all[i - 1]);
   const double sigma = std::max(kMinSigma, diff_sigma(diffs));
   const std::size_t off = n_all > p.window ? n_all - p.window : 0;
   const std::vector<double> y(y_all.begin() + static_cast<std::ptrdiff_t>(off), y_all.end());
-  const std::vector<Point> series(all.begin() + static_cast<std::ptrdiff_t>(off), all.end());
   const std::size_t n = y.size();
 
   // The noise is estimated from the series itself and an estimate that is too low inflates
@@ -421,12 +455,13 @@ std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) 
     cp.floor_rel = floor;
     cp.score = cps[s - 1].second;
     if (std::fabs(seg_level[s] - seg_level[s - 1]) < floor) continue;  // too small to matter
-    // One value per run: pooled repetitions made two slow runs look like dozens of slow samples.
+    // One value per run (log, outlier runs replaced; ranks are those of the times): pooled repetitions
+    // made two slow runs look like dozens of slow samples.
     std::vector<double> left, right;
     const std::size_t lstart = cp.index - std::min(cp.n_before, p.utest_points);
     const std::size_t rend = cp.index + std::min(cp.n_after, p.utest_points);
-    for (std::size_t i = lstart; i < cp.index; ++i) left.push_back(series[i].value);
-    for (std::size_t i = cp.index; i < rend; ++i) right.push_back(series[i].value);
+    for (std::size_t i = lstart; i < cp.index; ++i) left.push_back(y[i]);
+    for (std::size_t i = cp.index; i < rend; ++i) right.push_back(y[i]);
     cp.p_value = mann_whitney_u(left, right).p;
     if (cp.p_value < p.alpha)
       cp.outcome = cp.delta_rel > 0 ? Outcome::regression : Outcome::improvement;
