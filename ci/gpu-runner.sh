@@ -7,6 +7,12 @@
 # SHADERWATCH_BRANCH (default: the checked-out branch; none when detached: the server's main branch) and,
 # for a branch other than main, SHADERWATCH_MERGE_BASE (the main commit it forked from: its verdict is
 # judged against main's level there).
+# SHADERWATCH_BENCH: a built shaderwatch-bench to use instead of building one.
+# Artifacts, in SHADERWATCH_ARTIFACTS (default: artifacts/ in the build directory): results.json (the
+# Google Benchmark output), verdict.json, and the server's renderings of the run: junit.xml (one
+# testcase per benchmark), summary.md (for a PR comment; also appended to $GITHUB_STEP_SUMMARY when
+# set) and results.csv. SHADERWATCH_DASHBOARD: the dashboard's base URL for their links (default: the
+# server's URL).
 # Exit status, for the CI system to tell a broken kernel from a broken network:
 #   0 pass; 1 a wrong answer or an error in the bench; 2 the server's verdict failed on a regression;
 #   3 infrastructure: the results could not be posted or the verdict could not be read.
@@ -15,8 +21,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 : "${SHADERWATCH_URL:?set SHADERWATCH_URL to the results server, e.g. http://results:8080}"
 : "${SHADERWATCH_TOKEN:?set SHADERWATCH_TOKEN to an upload token (shaderwatch-server token create NAME)}"
 build=${SHADERWATCH_BUILD:-$root/build-gpu}
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j"$(nproc)" --target shaderwatch-bench
+bench=${SHADERWATCH_BENCH:-}
+if [ -z "$bench" ]; then
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$build" -j"$(nproc)" --target shaderwatch-bench
+  bench=$build/harness/shaderwatch-bench
+fi
+artifacts=${SHADERWATCH_ARTIFACTS:-$build/artifacts}
+mkdir -p "$artifacts"
 commit=$(git -C "$root" rev-parse HEAD)
 branch=${SHADERWATCH_BRANCH:-$(git -C "$root" rev-parse --abbrev-ref HEAD)}
 if [ "$branch" = HEAD ]; then
@@ -25,12 +37,12 @@ if [ "$branch" = HEAD ]; then
 fi
 runner=${SHADERWATCH_RUNNER:-$(hostname)}
 run_id="$runner-$commit-$(date -u +%Y%m%dT%H%M%SZ)"
-out=$build/results-$run_id.json
+out=$artifacts/results.json
 bench_status=0
 # The bench posts its own results (token from SHADERWATCH_TOKEN), even when a kernel gave a wrong answer:
 # the server records the correctness failure. Exit 3: the results could not be posted (after retries).
 # shellcheck disable=SC2086 # SHADERWATCH_BENCH_ARGS is a list of flags
-"$build/harness/shaderwatch-bench" ${SHADERWATCH_DEVICE:+--device "$SHADERWATCH_DEVICE"} ${SHADERWATCH_BENCH_ARGS:-} \
+"$bench" ${SHADERWATCH_DEVICE:+--device "$SHADERWATCH_DEVICE"} ${SHADERWATCH_BENCH_ARGS:-} \
   --benchmark_out="$out" --benchmark_out_format=json --post "$SHADERWATCH_URL" --run-id "$run_id" \
   --commit "$commit" ${branch:+--branch "$branch"} --runner "$runner" \
   ${SHADERWATCH_MERGE_BASE:+--merge-base "$SHADERWATCH_MERGE_BASE"} ${SHADERWATCH_JOB_URL:+--job-url "$SHADERWATCH_JOB_URL"} ||
@@ -39,11 +51,22 @@ if [ "$bench_status" -eq 3 ]; then
   echo "gpu-runner: the results could not be posted to $SHADERWATCH_URL (see above)" >&2
   exit 3
 fi
-verdict=$(curl -fsS "$SHADERWATCH_URL/api/v1/runs/$run_id/verdict") || {
-  echo "gpu-runner: could not read the verdict of run $run_id from $SHADERWATCH_URL" >&2
-  exit 3
+fetch() {  # fetch FILE [CURL ARGS]: one of the run's files from the server into the artifacts
+  local file=$1
+  shift
+  curl -fsS --retry 3 -G "$@" -o "$artifacts/$file" "$SHADERWATCH_URL/api/v1/runs/$run_id/${file%.json}" || {
+    echo "gpu-runner: could not read ${file%.json} of run $run_id from $SHADERWATCH_URL" >&2
+    exit 3
+  }
 }
+fetch verdict.json
+for f in junit.xml summary.md results.csv; do
+  fetch "$f" --data-urlencode "dashboard=${SHADERWATCH_DASHBOARD:-$SHADERWATCH_URL}"
+done
+[ -z "${GITHUB_STEP_SUMMARY:-}" ] || cat "$artifacts/summary.md" >>"$GITHUB_STEP_SUMMARY"
+verdict=$(cat "$artifacts/verdict.json")
 echo "$verdict"
+echo "gpu-runner: artifacts in $artifacts" >&2
 if [ "$bench_status" -ne 0 ]; then
   echo "gpu-runner: shaderwatch-bench exited $bench_status (a wrong answer or an error; see above)" >&2
   exit 1

@@ -9,7 +9,7 @@ packages=(
   libvulkan-dev libvulkan-volk-dev glslang-dev glslang-tools spirv-tools
   mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libsqlite3-dev libcpp-httplib-dev libssl-dev nlohmann-json3-dev libcli11-dev
-  libpng-dev curl
+  libpng-dev curl python3
   chromium
 )
 # Node.js and npm from Debian, unless the machine already has a Node.js with its npm.

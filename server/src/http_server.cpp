@@ -7,6 +7,8 @@
 #include <iostream>
 #include <unordered_map>
 
+#include "query_helpers.hpp"
+#include "run_report.hpp"
 #include "web_assets.hpp"
 
 namespace sw {
@@ -74,6 +76,36 @@ struct HttpServer::Impl {
       return std::nullopt;
     }
     return name;
+  }
+
+  // The report file `file` of a run: {content type, text}. Links point at ?dashboard= (an http(s) base
+  // URL) or, by default, at this server as the client reached it.
+  std::pair<const char*, std::string> run_report(const httplib::Request& req, const std::string& run_id,
+                                                 const std::string& file) {
+    const Params q = params_of(req);
+    allow_only(q, {"dashboard"});
+    report::RunReportInput in;
+    if (auto d = opt(q, "dashboard")) {
+      const bool http = d->starts_with("http://") || d->starts_with("https://");
+      if (!http || d->size() > 512 || d->find_first_of(" \t\r\n\"'<>`") != std::string::npos)
+        throw ClientError(400, "must be an http:// or https:// URL of at most 512 characters, without spaces or quotes",
+                          "dashboard");
+      in.dashboard = *d;
+    } else {
+      // The Host header is the client's word: used only when it is a plain host[:port].
+      const std::string host = req.get_header_value("Host");
+      const bool plain = !host.empty() && host.size() <= 255 &&
+                         host.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-:[]") ==
+                             std::string::npos;
+      in.dashboard = "http://" + (plain ? host : opts.bind + ":" + std::to_string(opts.port));
+    }
+    while (in.dashboard.ends_with('/')) in.dashboard.pop_back();
+    in.run = store.run(run_id);
+    in.verdict = store.verdict(run_id);
+    in.improvements = store.alerts({{"raised_by", run_id}, {"kind", "improvement"}, {"limit", "500"}}).at("alerts");
+    if (file == "junit.xml") return {"application/xml; charset=utf-8", report::junit_xml(in)};
+    if (file == "summary.md") return {"text/markdown; charset=utf-8", report::summary_markdown(in)};
+    return {"text/csv; charset=utf-8", report::results_csv(in)};
   }
 
   // Wraps a handler: auth for reads when configured, ClientError to 4xx, anything else to 500.
@@ -198,6 +230,16 @@ struct HttpServer::Impl {
               if (!params_of(req).empty()) throw ClientError(400, "takes no query parameters");
               return store.verdict(req.matches[1]);
             }));
+    // A run's report for CI (run_report.hpp): one rendering, the same text for every client.
+    svr.Get(R"(/api/v1/runs/([A-Za-z0-9._:@+-]+)/(junit\.xml|summary\.md|results\.csv))",
+            [this](const httplib::Request& req, httplib::Response& res) {
+              guard(res, [&] {
+                const std::string run_id = req.matches[1], file = req.matches[2];
+                const auto [type, text] = run_report(req, run_id, file);
+                res.status = 200;
+                res.set_content(text, type);
+              });
+            });
     svr.Get(R"(/api/v1/runs/([A-Za-z0-9._:@+-]+)/results)", read([this](const auto& req) {
               return store.run_results(req.matches[1], params_of(req));
             }));

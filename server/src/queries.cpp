@@ -338,7 +338,7 @@ json Store::series(std::int64_t id, const Params& q) {
 }
 
 json Store::alerts(const Params& q) {
-  allow_only(q, {"state", "kind", "gpu_id", "benchmark", "family", "cause", "run_id", "limit", "offset"});
+  allow_only(q, {"state", "kind", "gpu_id", "benchmark", "family", "cause", "run_id", "raised_by", "limit", "offset"});
   Where wh;
   if (auto v = opt(q, "state")) {
     // "open": the states that still gate (new, acknowledged).
@@ -356,6 +356,7 @@ json Store::alerts(const Params& q) {
   if (auto v = opt(q, "family")) wh.add("bm.family=?", *v);
   if (auto v = opt(q, "cause")) wh.add("a.cause=?", *v);
   if (auto v = opt(q, "run_id")) wh.add("a.run_id=(SELECT id FROM runs WHERE run_key=?)", *v);
+  if (auto v = opt(q, "raised_by")) wh.add("a.raised_by=(SELECT id FROM runs WHERE run_key=?)", *v);
   const auto limit = int_param(q, "limit", 50, 1, 500), offset = int_param(q, "offset", 0, 0, INT64_MAX);
   const std::string from = " FROM alerts a JOIN series s ON s.id=a.series_id JOIN benchmarks bm ON bm.id=s.benchmark_id";
   auto c = reader();
