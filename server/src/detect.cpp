@@ -350,23 +350,21 @@ std::optional<ChangePoint> as_trend(const std::vector<double>& before, const std
   return cp;
 }
 
-// Runs in a slow (or fast) mode of their own: a run far from the median of the runs around it is
-// replaced by that median (a Hampel filter). The window reaches min_segment - 1 runs either side, so
-// min_segment runs on a new level are always its majority and a real level is never touched, while
-// up to min_segment - 1 slow runs among 2 min_segment - 1 are: a few slow runs are not a level. Left
-// in, two of them in six runs made a segment, and they inflated the noise estimate, hiding real
-// steps. 8 scale units: a Gaussian run is never one.
+// Runs in a slow (or fast) mode of their own: a run far from the median of the runs around it (a Hampel
+// filter) is left out of detection: it says nothing about the level. The window reaches min_segment - 1
+// runs either side, so min_segment runs on a new level are always its majority and a real level is never
+// touched, while up to min_segment - 1 slow runs among 2 min_segment - 1 are: a few slow runs are not a
+// level. Left in, two of them in six runs made a segment, and they inflated the noise estimate, hiding
+// real steps. 8 scale units: a Gaussian run is never one.
 constexpr double kHampelK = 8.0;
-// Returns which runs were replaced.
-std::vector<char> replace_outlier_runs(std::vector<double>& y, std::size_t half_window) {
+std::vector<char> outlier_runs(const std::vector<double>& y, std::size_t half_window) {
   const std::size_t n = y.size();
-  std::vector<char> replaced(n, 0);
-  std::vector<double> local(n), resid(n);
+  std::vector<char> outlier(n, 0);
+  std::vector<double> resid(n);
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t lo = i > half_window ? i - half_window : 0;
     const std::size_t hi = std::min(n, i + half_window + 1);
-    local[i] = median(slice(y, lo, hi));
-    resid[i] = y[i] - local[i];
+    resid[i] = y[i] - median(slice(y, lo, hi));
   }
   // Scale: the median absolute first difference (each outlier moves two of them; the median survives
   // a quarter of the runs being outliers), not the MAD of the residuals: a run is the median of its own
@@ -374,12 +372,8 @@ std::vector<char> replace_outlier_runs(std::vector<double>& y, std::size_t half_
   std::vector<double> diffs;
   for (std::size_t i = 1; i < n; ++i) diffs.push_back(std::fabs(y[i] - y[i - 1]));
   const double scale = std::max(kMinSigma, 1.4826 * median(std::move(diffs)) / std::sqrt(2.0));
-  for (std::size_t i = 0; i < n; ++i)
-    if (std::fabs(resid[i]) > kHampelK * scale) {
-      y[i] = local[i];
-      replaced[i] = 1;
-    }
-  return replaced;
+  for (std::size_t i = 0; i < n; ++i) outlier[i] = std::fabs(resid[i]) > kHampelK * scale;
+  return outlier;
 }
 
 }  // namespace
@@ -392,20 +386,24 @@ double run_noise(const std::vector<double>& values) {
 
 std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) {
   std::vector<ChangePoint> result;
-  const std::size_t n_all = all.size();
+  if (p.min_segment == 0) return result;
+  // Log space: steps and noise become relative, so one threshold fits 1 us and 1 s kernels.
+  std::vector<double> y_given(all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) y_given[i] = std::log(std::max(all[i].value, 1e-6));
+  // Every statistic below is over the runs kept (outlier runs left out); `at` maps them back.
+  const std::vector<char> outlier = outlier_runs(y_given, p.min_segment - 1);
+  std::vector<double> y_all;
+  std::vector<std::size_t> at;
+  for (std::size_t i = 0; i < y_given.size(); ++i)
+    if (!outlier[i]) y_all.push_back(y_given[i]), at.push_back(i);
+  const std::size_t n_all = y_all.size();
   // Fewer points than min_history give noise estimates too loose to trust (a MAD over a dozen
   // points is off by a third easily), and short-window estimates were the source of false alarms.
-  if (p.min_segment == 0 || n_all < std::max(2 * p.min_segment, p.min_history)) return result;
-  // Log space: steps and noise become relative, so one threshold fits 1 us and 1 s kernels.
-  std::vector<double> y_all(n_all);
-  for (std::size_t i = 0; i < n_all; ++i) y_all[i] = std::log(std::max(all[i].value, 1e-6));
-  const std::vector<char> replaced = replace_outlier_runs(y_all, p.min_segment - 1);
+  if (n_all < std::max(2 * p.min_segment, p.min_history)) return result;
   // Noise from every point given (up to noise_window), segmentation on the last `window`: a
   // noise estimate from more points is rarely far too low, and too low is what false alarms are.
-  // Differences touching a replaced run are left out: a window's median is smoother than a run.
-  std::vector<double> diffs;
-  for (std::size_t i = 1; i < n_all; ++i)
-    if (!replaced[i] && !replaced[i - 1]) diffs.push_back(y_all[i] - y_all[i - 1]);
+  std::vector<double> diffs(n_all - 1);
+  for (std::size_t i = 1; i < n_all; ++i) diffs[i - 1] = y_all[i] - y_all[i - 1];
   const double sigma = std::max(kMinSigma, diff_sigma(diffs));
   const std::size_t off = n_all > p.window ? n_all - p.window : 0;
   const std::vector<double> y(y_all.begin() + static_cast<std::ptrdiff_t>(off), y_all.end());
@@ -438,7 +436,7 @@ std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) 
   const std::vector<double> before_window(y_all.begin(), y_all.begin() + static_cast<std::ptrdiff_t>(off));
   if (auto drift = as_trend(before_window, y, cps, seg_level, bounds, sigma, threshold, floor, p)) {
     drift->noise_rel = noise;
-    drift->index += off;
+    drift->index = at[drift->index + off];
     result.push_back(*drift);
     return result;
   }
@@ -455,7 +453,7 @@ std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) 
     cp.floor_rel = floor;
     cp.score = cps[s - 1].second;
     if (std::fabs(seg_level[s] - seg_level[s - 1]) < floor) continue;  // too small to matter
-    // One value per run (log, outlier runs replaced; ranks are those of the times): pooled repetitions
+    // One value per run (log, outlier runs left out; ranks are those of the times): pooled repetitions
     // made two slow runs look like dozens of slow samples.
     std::vector<double> left, right;
     const std::size_t lstart = cp.index - std::min(cp.n_before, p.utest_points);
@@ -467,7 +465,7 @@ std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) 
       cp.outcome = cp.delta_rel > 0 ? Outcome::regression : Outcome::improvement;
     else
       cp.outcome = Outcome::ambiguous;
-    cp.index += off;  // relative to the points given
+    cp.index = at[cp.index + off];  // relative to the points given
     result.push_back(cp);
   }
   return result;
