@@ -1,6 +1,6 @@
 #include "run_report.hpp"
 
-#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
