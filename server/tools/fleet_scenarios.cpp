@@ -425,6 +425,9 @@ json num(double x) { return std::isnan(x) ? json(nullptr) : json(x); }
 
 double Summary::mean_delay() const { return mean(delays); }
 double Summary::mean_verdict_delay() const { return mean(verdict_delays); }
+int Summary::found_within(int runs) const {
+  return static_cast<int>(std::count_if(delays.begin(), delays.end(), [&](int d) { return d < runs; }));
+}
 
 json Summary::to_json() const {
   const double n = trials ? trials : 1;
@@ -443,6 +446,8 @@ json Summary::to_json() const {
           {"found", found},
           {"delay_runs_mean", num(mean_delay())},
           {"delays", delays},
+          {"found_within_6_runs", found_within(6)},
+          {"found_within_12_runs", found_within(12)},
           {"placed_exactly", placed},
           {"closed_by_server", closed},
           {"verdict_failed", verdict_found},

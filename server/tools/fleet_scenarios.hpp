@@ -122,6 +122,8 @@ struct Summary {
   double per_1000(int n) const { return runs ? 1000.0 * n / runs : 0; }
   double mean_delay() const;
   double mean_verdict_delay() const;
+  // Changes found by the time `runs` runs sat on the new level (the change run is the first of them).
+  int found_within(int runs) const;
   double held_pct() const { return runs_after ? 100.0 * listed_after / runs_after : NAN; }
   nlohmann::json to_json() const;
 };

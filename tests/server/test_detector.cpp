@@ -108,6 +108,46 @@ TEST(Detector, ThreePercentStepInOnePercentNoiseIsFound) {
   EXPECT_GE(exact_pos, 85) << "and placed at the step (+-1 run)";
 }
 
+// How often a 3% step in 1% noise is a regression placed within a run of the step when exactly six runs sit on
+// it, after `history` runs (the store gives the detector up to 96 points).
+namespace {
+int found_with_six_runs_on_it(std::mt19937_64& rng, std::size_t history, const d::Params& p, int trials) {
+  int hits = 0;
+  for (int t = 0; t < trials; ++t) {
+    const auto cps = d::detect(series(rng, history + 6, 0.01, history, 0.03), p);
+    hits += cps.size() == 1 && cps[0].outcome == d::Outcome::regression && cps[0].index + 1 >= history &&
+            cps[0].index <= history + 1;
+  }
+  return hits;
+}
+}  // namespace
+
+TEST(Detector, TheTailTestFindsAStepOnceSixRunsSitOnIt) {
+  // With 90 runs of history, the tail test (the newest split alone) finds what segmentation (a search over
+  // the window) finds only runs later.
+  std::mt19937_64 rng(31), same(31);
+  d::Params without_tail;
+  without_tail.tail_threshold = 1e9;
+  const int with = found_with_six_runs_on_it(rng, 90, {}, 200);
+  const int without = found_with_six_runs_on_it(same, 90, without_tail, 200);
+  std::cout << "found with 6 runs on the step, 90 runs of history: " << with << "/200 (segmentation alone: "
+            << without << "/200)\n";
+  EXPECT_GE(with, 155);
+  EXPECT_GE(with, without + 20);
+}
+
+TEST(Detector, TheTailTestRaisesNothingOnNoise) {
+  // Online, as the store runs it: every run of 100 A/A series of 96 runs is looked at (7,900 looks).
+  std::mt19937_64 rng(32);
+  int found = 0;
+  for (int trial = 0; trial < 100; ++trial) {
+    const auto s = series(rng, 96, 0.01);
+    for (std::size_t n = 18; n <= s.size(); ++n)
+      found += static_cast<int>(d::detect(std::vector<d::Point>(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(n))).size());
+  }
+  EXPECT_EQ(found, 0);
+}
+
 TEST(Detector, ImprovementIsClassified) {
   std::mt19937_64 rng(4);
   auto cps = d::detect(series(rng, 30, 0.01, 15, -0.08));
