@@ -15,6 +15,7 @@
 #include "benchmark_suite.h"
 #include "check_suite.h"
 #include "image_writer.h"
+#include "kernel_sources.h"
 #include "post_results.h"
 
 namespace shaderwatch {
@@ -95,11 +96,14 @@ int main(int argc, char** argv) {
       "shaderwatch-bench: runs GPU compute kernels (luminance and boids reductions) on a Vulkan device, times them "
       "on the GPU and checks every result against a CPU reference.\nWith no mode flag it benchmarks every kernel."};
   app.footer(kBenchmarkFlagsHelp);
-  bool do_list_devices = false, do_list_kernels = false, do_check = false, validation = false, quick = false;
+  bool do_list_devices = false, do_list_kernels = false, do_list_sources = false, do_check = false, validation = false, quick = false;
   std::string device_selector, filter = ".*", sizes, images_dir;
   uint64_t seed = 0;
   app.add_flag("--list-devices", do_list_devices, "List every Vulkan device (index, name, type, driver, API, subgroup)");
   app.add_flag("--list-kernels", do_list_kernels, "List every catalog kernel, its stable name first");
+  app.add_flag("--list-sources", do_list_sources,
+               "List every catalog kernel's name, then the kernels/ files it is built from (its shaders and what "
+               "they #include), space-separated");
   app.add_flag("--check", do_check,
                "Run every kernel at the test sizes and inputs, print the correctness table; exit 1 on any "
                "unexpected failure");
@@ -164,7 +168,7 @@ int main(int argc, char** argv) {
   if (!post.url.empty()) {
     if (const char* token = std::getenv("SHADERWATCH_TOKEN")) post.token = token;
     std::string problem = post_options_problem(post, out_file, out_format);
-    if (problem.empty() && (do_check || do_list_devices || do_list_kernels || !images_dir.empty()))
+    if (problem.empty() && (do_check || do_list_devices || do_list_kernels || do_list_sources || !images_dir.empty()))
       problem = "--post goes with the benchmark mode, not --check, --list-* or --write-images";
     if (!problem.empty()) {
       std::cerr << problem << "\n";
@@ -193,6 +197,14 @@ int main(int argc, char** argv) {
   }
   if (do_list_kernels) {
     for (const auto& k : catalog()) std::cout << k.name << "  " << k.description << "\n";
+    if (!do_list_devices && !do_check) return 0;
+  }
+  if (do_list_sources) {
+    for (const auto& k : catalog()) {
+      std::cout << k.name;
+      for (const auto& file : kernel_source_files(k)) std::cout << " " << file;
+      std::cout << "\n";
+    }
     if (!do_list_devices && !do_check) return 0;
   }
   if (seed == 0) seed = std::random_device{}() | 1;

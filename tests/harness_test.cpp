@@ -2,6 +2,7 @@
 // validation layer: any validation error or warning fails the test, as does any wrong element.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <regex>
 
 #include "check_suite.h"
+#include "kernel_sources.h"
 #include "postfx.h"
 #include "postfx_check.h"
 #include "run_command.h"
@@ -304,3 +306,25 @@ TEST(Cli, NoVulkanDeviceIsAClearError) {
 }
 
 }  // namespace
+
+TEST(KernelSources, AreTheShadersAndWhatTheyIncludeOnce) {
+  size_t with_includes = 0;
+  for (const auto& k : catalog()) {
+    const auto files = kernel_source_files(k);
+    for (const auto& shader : k.shaders)
+      EXPECT_NE(std::find(files.begin(), files.end(), shader.file), files.end()) << k.name << " " << shader.file;
+    EXPECT_TRUE(std::is_sorted(files.begin(), files.end()));
+    EXPECT_EQ(std::adjacent_find(files.begin(), files.end()), files.end()) << k.name;
+    with_includes += files.size() > k.shaders.size();
+  }
+  EXPECT_GT(with_includes, catalog().size() / 2);
+  // lum_stats.comp includes luminance_common.glsl and workgroup_sum.glsl.
+  size_t stats_kernels = 0;
+  for (const auto& k : catalog()) {
+    if (k.shaders.size() != 1 || k.shaders[0].file != "lum_stats.comp") continue;
+    ++stats_kernels;
+    EXPECT_EQ(kernel_source_files(k),
+              (std::vector<std::string>{"lum_stats.comp", "luminance_common.glsl", "workgroup_sum.glsl"}));
+  }
+  EXPECT_GE(stats_kernels, 1u);
+}
