@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -89,6 +90,30 @@ std::optional<double> benchmark_min_time(int argc, char** argv) {
   throw std::invalid_argument("--benchmark_min_time: '" + *text + "' is not a number of seconds");
 }
 
+// Google Benchmark answers a bad --benchmark_format with its usage and exit status 0, and takes a negative
+// repetition count: a CI job would pass with no results. Its flags with a fixed set of values or a range
+// are checked here first; the message names the flag.
+void check_benchmark_flags(int argc, char** argv) {
+  auto one_of = [&](const std::string& name, std::initializer_list<std::string_view> allowed) {
+    const auto value = flag_value(argc, argv, name);
+    if (!value || std::find(allowed.begin(), allowed.end(), *value) != allowed.end()) return;
+    std::string list;
+    for (auto a : allowed) list.append(list.empty() ? "" : "|").append(a);
+    throw std::invalid_argument(name + ": '" + *value + "' is not one of " + list);
+  };
+  one_of("--benchmark_format", {"console", "json", "csv"});
+  one_of("--benchmark_out_format", {"console", "json", "csv"});
+  one_of("--benchmark_color", {"auto", "true", "false", "yes", "no", "1", "0"});
+  for (const char* name : {"--benchmark_repetitions", "--v"}) {
+    const auto value = flag_value(argc, argv, name);
+    if (!value) continue;
+    const bool digits = !value->empty() && value->size() <= 9 && value->find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || (std::string_view(name) == "--benchmark_repetitions" && std::stoi(*value) < 1))
+      throw std::invalid_argument(std::string(name) + ": '" + *value + "' is not a whole number" +
+                                  (std::string_view(name) == "--benchmark_repetitions" ? " from 1 up" : " from 0 up"));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -110,7 +135,12 @@ int main(int argc, char** argv) {
   app.add_option("--device", device_selector,
                  "Device index or name substring, or 'all' (benchmark only) (default: first discrete GPU, else "
                  "integrated, else CPU)");
-  app.add_option("--seed", seed, "Seed for the random inputs (default: random, printed)");
+  app.add_option("--seed", seed, "Seed for the random inputs (default: random, printed)")
+      ->check([](const std::string& text) -> std::string {
+        // A leading minus would wrap around to a huge seed: only plain digits.
+        const bool digits = !text.empty() && text.size() <= 20 && text.find_first_not_of("0123456789") == std::string::npos;
+        return digits ? "" : "'" + text + "' is not a whole number from 0 to 2^64-1";
+      });
   app.add_option("--filter", filter, "Only kernels whose name matches this regular expression");
   app.add_option("--sizes", sizes, "Benchmark sizes, comma-separated: WxH for images, N for boids (default "
                                    "1280x720,1920x1080,3840x2160,7680x4320,4096,1048576)");
@@ -149,6 +179,7 @@ int main(int argc, char** argv) {
   // The file reporter is ours (clean names), so its format is read here; json as Google Benchmark's default.
   std::string out_format, out_file;
   try {
+    check_benchmark_flags(argc, argv);
     min_time = benchmark_min_time(argc, argv);
     if (flag_value(argc, argv, "--benchmark_out")) {
       out_file = *flag_value(argc, argv, "--benchmark_out");

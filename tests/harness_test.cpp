@@ -272,6 +272,20 @@ TEST(Cli, BadArgumentsAreNamed) {
   EXPECT_EQ(rc, 2);
 }
 
+TEST(Cli, GoogleBenchmarkFlagsItWouldTakeSilentlyAreRefused) {
+  // Google Benchmark itself exits 0 on a bad format (a CI job would pass with no results) and takes a
+  // negative repetition count; a negative seed used to wrap around to 2^64-1. Each fails before any GPU work.
+  for (const std::string flag : {"--benchmark_format=bogus", "--benchmark_out_format=bogus", "--benchmark_color=maybe",
+                                 "--benchmark_repetitions=-1", "--benchmark_repetitions=0", "--v=x", "--seed=-1",
+                                 "--seed=12x"}) {
+    auto [rc, out] = run_bench("--quick --benchmark_filter=^lum/sequential_256/ " + flag);
+    EXPECT_NE(rc, 0) << flag << ": " << out;
+    const std::string name = flag.substr(0, flag.find('='));
+    EXPECT_NE(out.find(name), std::string::npos) << flag << ": the message names no flag: " << out;
+    EXPECT_EQ(out.find("bytes_per_second"), std::string::npos) << flag << ": it benchmarked anyway";
+  }
+}
+
 TEST(Cli, WritesToneMappedImagesAndAContactSheet) {
   const std::string dir = ::testing::TempDir() + "shaderwatch_images";
   const auto [rc, out] = run_bench("--write-images " + dir);
