@@ -27,7 +27,8 @@ function evidence(value) {
 
 // The attribution's one-line summary in view, the whole evidence a click away.
 function evidenceBlock(attribution) {
-  const line = attribution?.evidence || attribution?.summary || '';
+  const ev = attribution?.evidence;  // a list of sentences: joined, or they run together
+  const line = (Array.isArray(ev) ? ev.join('; ') : ev) || attribution?.summary || '';
   return el('details', {}, el('summary', {}, line || 'evidence'), evidence(attribution));
 }
 

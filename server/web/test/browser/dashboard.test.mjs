@@ -117,6 +117,9 @@ test('alerts: listed; triage without a token is refused, with one it changes the
   assert.ok(cards.length >= 1);
   assert.deepEqual(problems, []);
   await shot(page, '3-alerts');
+  // The evidence's one-line summary keeps its sentences apart ("...1.0commit changed" ran together).
+  const summary = await page.$eval('article.alert details summary', (s) => s.textContent);
+  assert.match(summary, /driver (un)?changed: [^;]+; commit (un)?changed: /, summary);
   const first = await page.$eval('article.alert', (a) => a.dataset.alert);
   const triage = async () => {
     await page.select(`article.alert[data-alert="${first}"] select`, 'acknowledged');
