@@ -8,6 +8,8 @@
 # for a branch other than main, SHADERWATCH_MERGE_BASE (the main commit it forked from: its verdict is
 # judged against main's level there).
 # SHADERWATCH_BENCH: a built shaderwatch-bench to use instead of building one.
+# SHADERWATCH_EXPECTATIONS: an expectations file of this runner's own, added to kernels/expectations.json
+# (which always applies: expected failures, flaky kernels and skips per device and driver, with reasons).
 # Artifacts, in SHADERWATCH_ARTIFACTS (default: artifacts/ in the build directory): results.json (the
 # Google Benchmark output), verdict.json, and the server's renderings of the run: junit.xml (one
 # testcase per benchmark), summary.md (for a PR comment; also appended to $GITHUB_STEP_SUMMARY when
@@ -42,7 +44,8 @@ bench_status=0
 # The bench posts its own results (token from SHADERWATCH_TOKEN), even when a kernel gave a wrong answer:
 # the server records the correctness failure. Exit 3: the results could not be posted (after retries).
 # shellcheck disable=SC2086 # SHADERWATCH_BENCH_ARGS is a list of flags
-"$bench" ${SHADERWATCH_DEVICE:+--device "$SHADERWATCH_DEVICE"} ${SHADERWATCH_BENCH_ARGS:-} \
+"$bench" ${SHADERWATCH_DEVICE:+--device "$SHADERWATCH_DEVICE"} ${SHADERWATCH_EXPECTATIONS:+--expectations "$SHADERWATCH_EXPECTATIONS"} \
+  ${SHADERWATCH_BENCH_ARGS:-} \
   --benchmark_out="$out" --benchmark_out_format=json --post "$SHADERWATCH_URL" --run-id "$run_id" \
   --commit "$commit" ${branch:+--branch "$branch"} --runner "$runner" \
   ${SHADERWATCH_MERGE_BASE:+--merge-base "$SHADERWATCH_MERGE_BASE"} ${SHADERWATCH_JOB_URL:+--job-url "$SHADERWATCH_JOB_URL"} ||

@@ -12,8 +12,8 @@ Builds shaderwatch-bench and the reference tests (incrementally), runs the refer
 `shaderwatch-bench --check --validation` on the default device for:
   - the kernels whose sources in kernels/, or files they #include, differ from HEAD (staged, unstaged
     or new files: the working tree is what is checked);
-  - every kernel when harness/, reference/, contract/, kernels/catalog.*, kernels/*.cmake or a
-    CMakeLists.txt changed, or with --all;
+  - every kernel when harness/, reference/, contract/, kernels/catalog.*, kernels/expectations.json,
+    kernels/*.cmake or a CMakeLists.txt changed, or with --all;
   - none when no such file changed.
 
   --all          check every kernel
@@ -68,7 +68,7 @@ if git -C "$root" rev-parse --verify -q HEAD >/dev/null; then
 else
   all=1 changed=
 fi
-if [ "$all" = 0 ] && grep -qE '^(harness/|reference/|contract/|kernels/catalog\.|kernels/[^/]*\.cmake$|(.*/)?CMakeLists\.txt$)' <<<"$changed"; then
+if [ "$all" = 0 ] && grep -qE '^(harness/|reference/|contract/|kernels/catalog\.|kernels/expectations\.json$|kernels/[^/]*\.cmake$|(.*/)?CMakeLists\.txt$)' <<<"$changed"; then
   all=1
 fi
 

@@ -9,6 +9,7 @@
 #include <shaderwatch/result_contract.h>
 
 #include "benchmark_report.h"
+#include "expectations.h"
 #include "gpu_timer.h"
 #include "inputs.h"
 #include "vulkan_context.h"
@@ -24,6 +25,7 @@ struct BenchmarkOptions {
   SamplingOptions sampling;
   uint64_t peak_copy_bytes = uint64_t{1} << 30;  // per buffer (read + written)
   std::string harness_revision;
+  CheckPolicy policy;  // expectations per device and driver, --corrupt-output
 };
 
 BenchmarkOptions default_benchmark_options();

@@ -11,7 +11,9 @@ std::string status_name(Status status) {
     case Status::Pass: return "PASS";
     case Status::Fail: return "FAIL";
     case Status::ExpectedFail: return "XFAIL";
-    case Status::NoRaceSeen: return "XPASS";
+    case Status::UnexpectedPass: return "XPASS";
+    case Status::Flake: return "FLAKE";
+    case Status::Skipped: return "SKIP";
     case Status::Unsupported: return "UNSUPPORTED";
     case Status::Error: return "ERROR";
   }

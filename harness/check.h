@@ -9,8 +9,10 @@ namespace shaderwatch {
 enum class Status {
   Pass,
   Fail,
-  ExpectedFail,   // the negative control gave a wrong answer, as expected
-  NoRaceSeen,     // the negative control happened to be right: reported, never counted as a pass
+  ExpectedFail,    // an expected-fail entry's kernel gave a wrong answer, as expected (XFAIL)
+  UnexpectedPass,  // an expected-fail entry's kernel was right this time: reported, never counted as a pass (XPASS)
+  Flake,           // a flaky entry's kernel failed its check, then passed a rerun: a pass, reported as flake
+  Skipped,         // an entry says not to run the kernel on this device
   Unsupported,    // the device lacks a feature the kernel needs
   Error,          // a Vulkan or compile error
 };
@@ -25,6 +27,8 @@ struct Outcome {
   std::string message;             // why: failure summary, unsupported feature, error text
   double result = 0;               // the headline answer (average luminance, mean x, ...), for display
   double rmse = -1;                // post-processing: root mean square error over every channel (-1: n/a)
+  std::string expectation;         // the id of the expectations entry applied to it, if any
+  int check_retries = 0;           // Flake: how many checks failed before one passed
 };
 
 // Compares elements as they are read back; remembers the first failure and the worst ratio.

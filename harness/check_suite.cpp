@@ -30,7 +30,8 @@ size_t CheckSummary::unexpected_failures() const {
 }
 
 CheckSummary run_check_suite(Device& device, ShaderCompiler& compiler, const std::regex& filter, uint64_t seed,
-                             const std::vector<CheckCase>& cases, const std::function<void(const CheckRow&)>& on_row) {
+                             const std::vector<CheckCase>& cases, const CheckPolicy& policy,
+                             const std::function<void(const CheckRow&)>& on_row) {
   CheckSummary summary;
   for (const auto& c : cases) {
     // Each case has its own seed derived from the run's, so one case reruns alone with the same data.
@@ -40,8 +41,10 @@ CheckSummary run_check_suite(Device& device, ShaderCompiler& compiler, const std
                                                           : make_boids_problem(c.kind, c.size.count, case_seed);
     for (const auto& spec : catalog()) {
       if (!std::regex_search(spec.name, filter) || !kernel_accepts(spec, problem)) continue;
+      const Expectation* entry = policy.expectations.find(spec.name, device.info());
+      const auto run = [&] { return run_and_check(device, compiler, spec, problem, policy.corrupts(spec.name)); };
       CheckRow row{spec.name, device.info().name, problem.size_string(), input_kind_name(c.kind), case_seed,
-                   run_and_check(device, compiler, spec, problem)};
+                   entry && entry->expect == Expect::Skip ? skipped_outcome(*entry) : apply_expectation(entry, run(), run)};
       if (on_row) on_row(row);
       summary.rows.push_back(std::move(row));
     }
@@ -51,7 +54,7 @@ CheckSummary run_check_suite(Device& device, ShaderCompiler& compiler, const std
 
 namespace {
 std::string ratio_text(const Outcome& o) {
-  if (o.status == Status::Unsupported || o.status == Status::Error) return "-";
+  if (o.status == Status::Unsupported || o.status == Status::Error || o.status == Status::Skipped) return "-";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", o.worst_ratio);
   return buf;
@@ -70,7 +73,8 @@ void print_check_row(std::ostream& out, const CheckRow& row) {
   char result[64] = "";
   if (row.outcome.rmse >= 0 && row.outcome.status == Status::Pass) {
     std::snprintf(result, sizeof result, "rmse %.3g", row.outcome.rmse);
-  } else if (row.outcome.status == Status::Pass || row.outcome.status == Status::NoRaceSeen) {
+  } else if (row.outcome.status == Status::Pass || row.outcome.status == Status::UnexpectedPass ||
+             row.outcome.status == Status::Flake) {
     std::snprintf(result, sizeof result, "%.9g", row.outcome.result);
   }
   std::snprintf(line, sizeof line, "%-30s %-28.28s %-10s %-9s %-11s %10s  %s\n", row.kernel.c_str(), row.device.c_str(),
@@ -85,7 +89,9 @@ void print_check_footer(std::ostream& out, const CheckSummary& summary) {
     ++counts[r.outcome.status];
     if (r.outcome.status == Status::Pass) continue;
     out << "\n" << status_name(r.outcome.status) << ": kernel " << r.kernel << ", device " << r.device << ", size "
-        << r.size << ", input " << r.input << ", seed " << r.seed << "\n  " << r.outcome.message << "\n";
+        << r.size << ", input " << r.input << ", seed " << r.seed
+        << (r.outcome.expectation.empty() ? "" : ", expectation '" + r.outcome.expectation + "'") << "\n  "
+        << r.outcome.message << "\n";
     if (!r.outcome.first_failure.empty()) out << "  first wrong: " << r.outcome.first_failure << "\n";
   }
   out << "\n" << summary.rows.size() << " runs:";

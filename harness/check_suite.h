@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "check.h"
+#include "expectations.h"
 #include "inputs.h"
 #include "kernel_run.h"
 
@@ -33,9 +34,11 @@ struct CheckSummary {
   size_t unexpected_failures() const;
 };
 
-// Runs every kernel whose name matches `filter` on every case; `on_row` sees each row as it completes.
+// Runs every kernel whose name matches `filter` on every case, judged by `policy` (an entry's skip, its
+// expected failure, its flaky reruns); `on_row` sees each row as it completes.
 CheckSummary run_check_suite(Device& device, ShaderCompiler& compiler, const std::regex& filter, uint64_t seed,
-                             const std::vector<CheckCase>& cases, const std::function<void(const CheckRow&)>& on_row);
+                             const std::vector<CheckCase>& cases, const CheckPolicy& policy,
+                             const std::function<void(const CheckRow&)>& on_row);
 
 void print_check_header(std::ostream& out);
 void print_check_row(std::ostream& out, const CheckRow& row);

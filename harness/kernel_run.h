@@ -63,9 +63,15 @@ class KernelRun {
   std::unique_ptr<Impl> impl_;
 };
 
-// Poison, run once, check: the correctness suite's unit of work. Never throws for kernel or device
-// problems: they come back as Error or Unsupported outcomes naming the kernel and device.
-Outcome run_and_check(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem);
+// Overwrites every word of a readback with a wrong value: --corrupt-output's fault, for proving that a
+// wrong answer fails a CI job without a broken kernel.
+void corrupt_readback(Readback& got);
+
+// Poison, run once, check (after corrupting the readback, with `corrupt`): the correctness suite's unit
+// of work. Never throws for kernel or device problems: they come back as Error or Unsupported outcomes
+// naming the kernel and device.
+Outcome run_and_check(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem,
+                      bool corrupt = false);
 
 // Whether the kernel applies to the input (ln(delta + L) needs L >= 0).
 bool kernel_accepts(const KernelSpec& spec, const Problem& problem);

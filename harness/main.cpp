@@ -152,6 +152,17 @@ int main(int argc, char** argv) {
   app.add_option("--cold-flush-mib", flush_mib,
                  "MiB the cold mode reads before each timed dispatch to evict the caches (default 256; --quick 8)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{4096}));
+  std::vector<std::string> expectation_files;
+  CheckPolicy policy;
+  app.add_option("--expectations", expectation_files,
+                 "A JSON file of expectations for this runner's devices and drivers (the format of "
+                 "kernels/expectations.json): per device and driver glob and kernel glob, an expected failure "
+                 "(XFAIL; XPASS when it passes), a flaky kernel (its check rerun up to N times: FLAKE when a rerun "
+                 "passes) or a skip, with a reason. Repeatable; the built-in kernels/expectations.json (the "
+                 "negative control) comes first, and the first matching entry applies");
+  app.add_option("--corrupt-output", policy.corrupt_output,
+                 "For testing CI itself: overwrite the output of the kernels matching this glob with wrong values "
+                 "before their check, so a job can be shown to fail on a wrong answer");
   app.add_flag("--validation", validation, "Enable the Khronos validation layer; any message fails the run");
   PostOptions post;
   app.add_option("--post", post.url,
@@ -222,6 +233,10 @@ int main(int argc, char** argv) {
   BenchmarkOptions options = quick ? quick_benchmark_options() : default_benchmark_options();
   try {
     if (!sizes.empty()) apply_sizes(options, sizes);
+    for (const auto& file : expectation_files) policy.expectations.add_file(file);
+    if (!policy.corrupt_output.empty() &&
+        std::none_of(catalog().begin(), catalog().end(), [&](const KernelSpec& k) { return policy.corrupts(k.name); }))
+      throw std::invalid_argument("--corrupt-output '" + policy.corrupt_output + "' matches no kernel (see --list-kernels)");
   } catch (const std::exception& e) {
     std::cerr << e.what() << "\n";
     return 2;
@@ -264,7 +279,7 @@ int main(int argc, char** argv) {
                 << ", subgroup " << device.info().subgroup_size << ")\nseed: " << seed << "\n\n";
       ShaderCompiler compiler;
       print_check_header(std::cout);
-      const auto summary = run_check_suite(device, compiler, filter_re, seed, default_check_cases(),
+      const auto summary = run_check_suite(device, compiler, filter_re, seed, default_check_cases(), policy,
                                            [](const CheckRow& row) { print_check_row(std::cout, row); });
       print_check_footer(std::cout, summary);
       failures = static_cast<int>(summary.unexpected_failures());
@@ -278,6 +293,7 @@ int main(int argc, char** argv) {
       options.filter = filter_re;
       options.seed = seed;
       options.harness_revision = kHarnessRevision;
+      options.policy = policy;
       if (min_time) options.sampling.stop.min_gpu_seconds = *min_time;
       if (flush_mib) options.sampling.flush_bytes = flush_mib << 20;
       std::cerr << "seed: " << seed << "\n";

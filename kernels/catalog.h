@@ -69,8 +69,6 @@ struct KernelSpec {
   std::function<double(const ErrorContext&)> roundings;
   // For LumSinglePass: roundings of the total the kernel itself computes from the tile sums.
   std::function<double(const ErrorContext&)> total_roundings;
-  // Set for the negative control: why a wrong answer is expected. Its outcome is reported, never a pass.
-  std::optional<std::string> negative_control;
   bool needs_nonnegative_input = false;  // ln(delta + L)
   bool log_average = false;              // LumSinglePass summing ln(delta + L): also Lavg and the exposure
   // Post-processing kernels.

@@ -10,20 +10,40 @@ namespace shaderwatch::contract {
 enum class RowKind {
   measured,             // a time: a point of its series
   correctness_failure,  // any other error: a wrong answer or a failed run; fails the verdict
-  expected_outcome,     // the negative control's XFAIL/XPASS: kept, never a failure, never a point
+  expected_outcome,     // what an expectations entry accounts for (XFAIL, XPASS, SKIP): kept, never a
+                        // failure, never a point
   unsupported,          // the device cannot run the kernel: kept, never a failure, never a point;
                         // the verdict lists it as skipped
 };
-inline constexpr std::string_view kExpectedOutcomePrefix = "EXPECTED (negative control): ";
+// An expected outcome's error message: "EXPECTED (<entry id>): <word>, <detail>", the entry being one of
+// kernels/expectations.json (the negative control's id is "negative control") or of a runner's own file.
+inline constexpr std::string_view kExpectedOutcomePrefix = "EXPECTED (";
+inline constexpr std::string_view kExpectedOutcomeIdEnd = "): ";
 inline constexpr std::string_view kUnsupportedPrefix = "UNSUPPORTED: ";
-// The negative control's two outcomes, the word right after kExpectedOutcomePrefix: the race was seen
-// (XFAIL) or, this time, not (XPASS).
+// The words of an expected outcome: an expected failure failed (XFAIL) or, this time, passed (XPASS);
+// the entry says not to run the kernel on this device (SKIP).
 inline constexpr std::string_view kXfail = "XFAIL";
 inline constexpr std::string_view kXpass = "XPASS";
+inline constexpr std::string_view kSkip = "SKIP";
+
+inline std::string expected_outcome_message(std::string_view id, std::string_view word, std::string_view detail) {
+  return std::string(kExpectedOutcomePrefix).append(id).append(kExpectedOutcomeIdEnd).append(word).append(", ").append(detail);
+}
+// The word of an expected outcome's message (XFAIL, XPASS, SKIP), or "" for any other message.
+inline std::string_view expected_outcome_word(std::string_view message) {
+  if (!message.starts_with(kExpectedOutcomePrefix)) return {};
+  const auto end = message.find(kExpectedOutcomeIdEnd, kExpectedOutcomePrefix.size());
+  if (end == std::string_view::npos) return {};
+  const auto rest = message.substr(end + kExpectedOutcomeIdEnd.size());
+  for (auto word : {kXfail, kXpass, kSkip}) {
+    if (rest.starts_with(word)) return word;
+  }
+  return {};
+}
 
 inline RowKind row_kind(bool error_occurred, std::string_view error_message) {
   if (!error_occurred) return RowKind::measured;
-  if (error_message.starts_with(kExpectedOutcomePrefix)) return RowKind::expected_outcome;
+  if (!expected_outcome_word(error_message).empty()) return RowKind::expected_outcome;
   if (error_message.starts_with(kUnsupportedPrefix)) return RowKind::unsupported;
   return RowKind::correctness_failure;
 }
@@ -55,5 +75,8 @@ inline constexpr const char* kP75Counter = "p75_us";
 // Achieved bandwidth as a percentage of the device's peak, and the worst |error| / bound of the check.
 inline constexpr const char* kPctOfPeakCounter = "pct_of_peak";
 inline constexpr const char* kErrBoundRatioCounter = "err_bound_ratio";
+// On a row whose check failed and passed on a rerun (an expectations entry says the kernel is flaky on
+// this device): how many checks failed first. Absent otherwise.
+inline constexpr const char* kCheckRetriesCounter = "check_retries";
 
 }  // namespace shaderwatch::contract

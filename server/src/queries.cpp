@@ -212,6 +212,7 @@ json Store::run(const std::string& key) {
       p["pct_of_peak"] = number_or_null(k.pct_of_peak);
       p["err_bound_ratio"] = number_or_null(k.err_bound_ratio);
       p["outcome"] = outcome_name(k.outcome);
+      if (k.outcome == Outcome::flake) p["error_message"] = k.message;  // a pass: says how many checks failed first
       counters.erase(it);
     }
     pts.push_back(std::move(p));
@@ -621,16 +622,20 @@ json Store::verdict(const std::string& key) {
     suspects.push_back({{"benchmark", f.benchmark->name}, {"series_id", f.benchmark->series_id},
                         {"level_ns", f.suspect.level}, {"value_ns", f.benchmark->value},
                         {"delta_pct", 100 * f.suspect.delta}, {"floor_pct", 100 * f.suspect.floor}, {"z", f.suspect.z}});
-  // Kernels the device could not run: neither a pass nor a failure, listed so nobody mistakes them for
-  // either.
+  // Kernels the device could not run or an expectations entry skipped: neither a pass nor a failure,
+  // listed so nobody mistakes them for either.
   json skipped = json::array();
   {
-    const std::string prefix(shaderwatch::contract::kUnsupportedPrefix);
     auto& st = c->q("SELECT bm.name, MIN(r.error_message) FROM results r JOIN benchmarks bm ON bm.id=r.benchmark_id"
-                    " WHERE r.run_id=? AND r.error_occurred=1 AND substr(r.error_message, 1, ?)=? GROUP BY bm.name"
-                    " ORDER BY bm.name");
-    st.bind(1, pk).bind(2, static_cast<std::int64_t>(prefix.size())).bind(3, prefix);
-    while (st.step()) skipped.push_back({{"benchmark", st.text(0)}, {"reason", st.text(1).substr(prefix.size())}});
+                    " WHERE r.run_id=? AND r.error_occurred=1 GROUP BY bm.name ORDER BY bm.name");
+    st.bind(1, pk);
+    while (st.step()) {
+      const std::string message = st.text(1);
+      const Outcome o = outcome_of(true, message);
+      if (o != Outcome::unsupported && o != Outcome::skip) continue;
+      const std::string_view prefix = o == Outcome::unsupported ? shaderwatch::contract::kUnsupportedPrefix : "";
+      skipped.push_back({{"benchmark", st.text(0)}, {"reason", message.substr(prefix.size())}});
+    }
   }
   return {{"run_id", key}, {"branch", branch}, {"baseline", baseline}, {"verdict", v.fail ? "fail" : "pass"},
           {"correctness", correctness}, {"regressions", regressions}, {"acknowledged_regressions", known},

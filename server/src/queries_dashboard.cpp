@@ -93,7 +93,8 @@ json Store::vocabulary() {
                  detect::Cause::neither})
     causes.push_back(detect::to_string(c));
   json outcomes = json::array();
-  for (auto o : {Outcome::pass, Outcome::fail, Outcome::xfail, Outcome::xpass, Outcome::unsupported})
+  for (auto o : {Outcome::pass, Outcome::flake, Outcome::fail, Outcome::xfail, Outcome::xpass, Outcome::skip,
+                 Outcome::unsupported})
     outcomes.push_back(outcome_name(o));
   return {{"alert_states", states}, {"alert_kinds", kinds}, {"causes", causes}, {"outcomes", outcomes},
           {"main_branch", opts_.main_branch}};

@@ -12,6 +12,8 @@ namespace contract = shaderwatch::contract;
 std::string_view outcome_name(Outcome o) {
   switch (o) {
     case Outcome::pass: return "pass";
+    case Outcome::flake: return "flake";
+    case Outcome::skip: return "skip";
     case Outcome::xfail: return "xfail";
     case Outcome::xpass: return "xpass";
     case Outcome::unsupported: return "unsupported";
@@ -25,9 +27,10 @@ Outcome outcome_of(bool error_occurred, std::string_view message) {
     case contract::RowKind::measured: return Outcome::pass;
     case contract::RowKind::unsupported: return Outcome::unsupported;
     case contract::RowKind::correctness_failure: return Outcome::fail;
-    case contract::RowKind::expected_outcome:
-      return message.substr(contract::kExpectedOutcomePrefix.size()).starts_with(contract::kXpass) ? Outcome::xpass
-                                                                                                 : Outcome::xfail;
+    case contract::RowKind::expected_outcome: {
+      const auto word = contract::expected_outcome_word(message);
+      return word == contract::kXpass ? Outcome::xpass : word == contract::kSkip ? Outcome::skip : Outcome::xfail;
+    }
   }
   return Outcome::fail;
 }
@@ -55,14 +58,19 @@ std::map<std::string, BenchmarkCounters> run_counters(sql::Conn& c, std::int64_t
   std::map<std::string, Acc> acc;
   auto& st = c.q("SELECT bm.name, r.error_occurred, r.error_message, " + counter(contract::kP25Counter) + ", " +
                  counter(contract::kP75Counter) + ", " + counter(contract::kPctOfPeakCounter) + ", " +
-                 counter(contract::kErrBoundRatioCounter) +
+                 counter(contract::kErrBoundRatioCounter) + ", " + counter(contract::kCheckRetriesCounter) +
                  " FROM results r JOIN benchmarks bm ON bm.id=r.benchmark_id WHERE r.run_id=? AND"
                  " r.run_type='iteration'");
   st.bind(1, run_pk);
   while (st.step()) {
     Acc& a = acc[st.text(0)];
-    const Outcome o = outcome_of(st.i64(1) != 0, st.text(2));
-    if (o >= a.out.outcome && o != Outcome::pass) a.out.outcome = o, a.out.message = st.text(2);
+    Outcome o = outcome_of(st.i64(1) != 0, st.text(2));
+    std::string message = st.text(2);
+    if (o == Outcome::pass && !st.null(7) && st.f64(7) > 0) {
+      o = Outcome::flake;
+      message = "flaky: " + std::to_string(st.i64(7)) + " failed checks, then one passed";
+    }
+    if (o >= a.out.outcome && o != Outcome::pass) a.out.outcome = o, a.out.message = std::move(message);
     const auto add = [&](std::vector<double>& v, int col, double scale) {
       if (!st.null(col)) v.push_back(st.f64(col) * scale);
     };

@@ -16,7 +16,9 @@
 
 namespace sw {
 
-enum class Outcome { pass, xfail, xpass, unsupported, fail };  // in rising order of concern
+// In rising order of concern. flake: passed a rerun of a check that failed (an expectations entry says
+// the kernel is flaky there); skip: an entry says not to run it there.
+enum class Outcome { pass, flake, skip, xfail, xpass, unsupported, fail };
 std::string_view outcome_name(Outcome o);
 Outcome outcome_of(bool error_occurred, std::string_view error_message);
 

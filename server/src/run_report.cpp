@@ -167,10 +167,12 @@ std::string junit_xml(const RunReportInput& in) {
       else failure_type = "regression";
       failure += alert_line(g->second) + "\n" + link(in.dashboard, "alerts?id=" + std::to_string(g->second.value("id", 0)));
     }
-    if (r.outcome == "unsupported") skip = true;
+    if (r.outcome == "unsupported" || r.outcome == "skip") skip = true;
+    if (r.outcome == "flake") out_lines.push_back(r.error_message);
     if (r.outcome == "xfail") out_lines.push_back("expected failure (XFAIL): " + r.error_message);
     // An unexpected pass of an expected failure passes: the negative control's race shows only on some
-    // runs, and "not observed this time" is no defect. The line keeps it visible.
+    // runs, and a driver bug may hide on one run; "not observed this time" is no defect. The line keeps
+    // it visible, and the entry stays until someone removes it.
     if (r.outcome == "xpass") out_lines.push_back("expected failure did not fail this time (XPASS): " + r.error_message);
     if (const auto a = acknowledged.find(r.name); a != acknowledged.end())
       out_lines.push_back("acknowledged " + alert_line(a->second));
@@ -248,7 +250,7 @@ std::string summary_markdown(const RunReportInput& in, std::size_t max_bytes) {
           md_cell(run_id) + "](" + link(in.dashboard, "runs/" + run_id) + ")\n";
   const std::size_t n_bench = rows_of(in.run).size();
   head += "\n" + std::to_string(n_bench) + " benchmarks, " + std::to_string(suspects.size()) + " suspect" +
-          (suspects.size() == 1 ? "" : "s") + ", " + std::to_string(skipped.size()) + " unsupported.\n";
+          (suspects.size() == 1 ? "" : "s") + ", " + std::to_string(skipped.size()) + " skipped (unsupported or an expectations entry).\n";
 
   // Sections in order of importance; each row is added only while the text stays under max_bytes.
   std::string body;

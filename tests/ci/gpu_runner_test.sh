@@ -55,6 +55,47 @@ assert {r["name"] for r in rows} == names and all(r["status"] == "PASS" for r in
 assert all(float(r["median_us"]) > 0 for r in rows)
 PY
 
+# A wrong answer (the bench's --corrupt-output spoils lum/sequential_256's output before its check): exit 1,
+# and junit.xml has a <failure> for each of its benchmarks.
+base_args=$SHADERWATCH_BENCH_ARGS
+export SHADERWATCH_BENCH_ARGS="$base_args --corrupt-output lum/sequential_256"
+status=0
+bash "$root/ci/gpu-runner.sh" >"$tmp/runner-wrong.log" 2>&1 || status=$?
+[ "$status" -eq 1 ] || fail "a wrong answer: gpu-runner.sh exited $status, not 1: $(tail -5 "$tmp/runner-wrong.log")"
+# junit.xml's testcases of lum/sequential_256: each a <failure> (wrong) or an expected failure (expected).
+cat >"$tmp/check_junit.py" <<'PY'
+import sys, xml.etree.ElementTree as ET
+d, case = sys.argv[1], sys.argv[2]
+cases = ET.parse(f"{d}/junit.xml").getroot().findall("./testsuite/testcase")
+seq = [c for c in cases if c.get("classname") == "lum/sequential_256"]
+other = [c for c in cases if c.get("classname") != "lum/sequential_256"]
+assert seq and other, [c.get("classname") for c in cases]
+if case == "wrong":
+    assert all(c.find("failure") is not None and "got 1.00000002e+30" in c.find("failure").text for c in seq), \
+        [ET.tostring(c) for c in seq]
+else:
+    assert all(c.find("failure") is None and "XFAIL" in c.find("system-out").text and "driver bug 1234" in c.find("system-out").text
+               for c in seq), [ET.tostring(c) for c in seq]
+assert all(c.find("failure") is None for c in other)
+PY
+python3 "$tmp/check_junit.py" "$tmp/artifacts" wrong || fail "junit.xml of the wrong answer"
+grep -q '"verdict": *"fail"' "$tmp/artifacts/verdict.json" || fail "the server's verdict on a wrong answer is not fail"
+
+# The same wrong answer, expected by an entry of this runner's expectations file: exit 0, an expected failure.
+cat >"$tmp/expectations.json" <<'JSON'
+{"expectations": [{"id": "test driver bug", "kernel": "lum/sequential_*", "driver": "*", "expect": "fail",
+                   "reason": "driver bug 1234"}]}
+JSON
+export SHADERWATCH_EXPECTATIONS=$tmp/expectations.json
+status=0
+bash "$root/ci/gpu-runner.sh" >"$tmp/runner-expected.log" 2>&1 || status=$?
+[ "$status" -eq 0 ] || fail "an expected failure: gpu-runner.sh exited $status, not 0: $(tail -5 "$tmp/runner-expected.log")"
+python3 "$tmp/check_junit.py" "$tmp/artifacts" expected || fail "junit.xml of the expected failure"
+grep -q '"verdict": *"pass"' "$tmp/artifacts/verdict.json" || fail "the server's verdict on an expected failure is not pass"
+grep -q '^lum/sequential_256/[^,]*,XFAIL,' "$tmp/artifacts/results.csv" || fail "results.csv lacks the XFAIL rows"
+unset SHADERWATCH_EXPECTATIONS
+export SHADERWATCH_BENCH_ARGS=$base_args
+
 # The server is gone: exit 3, the CI system's "infrastructure" code.
 export SHADERWATCH_URL=http://127.0.0.1:9 SHADERWATCH_BENCH_ARGS="$SHADERWATCH_BENCH_ARGS --post-attempts 1"
 status=0

@@ -51,8 +51,8 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("lum/tiled_16/4096/cold", tiled);
   if (std::string(env("SW_SAMPLE_NEGATIVE", "0")) == "1") {
     benchmark::RegisterBenchmark("lum/unrolled_literal_256/4096/cold", [](benchmark::State& s) {
-      const std::string message = std::string(shaderwatch::contract::kExpectedOutcomePrefix) +
-                                  "XFAIL, race observed: element 0 (tile 0,0): expected 1, got 0.5";
+      const std::string message = shaderwatch::contract::expected_outcome_message(
+          "negative control", shaderwatch::contract::kXfail, "race observed: element 0 (tile 0,0): expected 1, got 0.5");
       s.SkipWithError(message.c_str());
       for (auto _ : s) {
       }

@@ -165,3 +165,53 @@ TEST(RunReport, EndpointsRenderAStoredRunWithAFailure) {
 }
 
 }  // namespace
+
+namespace {
+
+// Rows an expectations entry accounted for, as shaderwatch-bench writes them: a skip, an expected failure
+// of a runner's own entry, and a flake (measured, with the checks that failed before one passed).
+TEST(RunReport, ExpectationsEntriesAreSkippedExpectedOrFlakyNeverFailures) {
+  swt::TempDir dir;
+  swt::TestServer srv(dir.file("expect.db"));
+  json doc = swt::make_doc({}, {{"fam/var/1/hot", {1000, 1010, 990}}, {"fam/var/1/cold", {2000, 2010, 1990}},
+                                {"fam/other/1/hot", {500, 505, 495}}, {"fam/flaky/1/hot", {700, 705, 695}}},
+                           false);
+  const std::map<std::string, std::string> errors{
+      {"fam/var/1/cold", shaderwatch::contract::expected_outcome_message("lavapipe slow", "SKIP", "not run on this device: bug 9")},
+      {"fam/other/1/hot", shaderwatch::contract::expected_outcome_message("driver 580 bug", "XFAIL", "element 3: expected 1, got 2")}};
+  for (auto& row : doc["benchmarks"]) {
+    const std::string name = row["name"];
+    if (name == "fam/flaky/1/hot") row[shaderwatch::contract::kCheckRetriesCounter] = 2;
+    if (!errors.count(name)) continue;
+    for (const char* k : {"real_time", "cpu_time", "iterations", "time_unit", "items_per_second"}) row.erase(k);
+    row["error_occurred"] = true;
+    row["error_message"] = errors.at(name);
+  }
+  ASSERT_EQ(srv.post(swt::wrap(doc.dump(), "run-e", "c1"))->status, 201);
+  auto c = srv.client();
+  auto verdict = c->Get("/api/v1/runs/run-e/verdict");
+  ASSERT_TRUE(verdict);
+  const json v = json::parse(verdict->body);
+  EXPECT_EQ(v["verdict"], "pass") << v.dump();
+  EXPECT_TRUE(v["correctness"].empty()) << v.dump();
+  ASSERT_EQ(v["skipped"].size(), 1u) << v.dump();
+  EXPECT_EQ(v["skipped"][0]["benchmark"], "fam/var/1/cold");
+  EXPECT_NE(v["skipped"][0]["reason"].get<std::string>().find("bug 9"), std::string::npos);
+
+  auto junit = c->Get("/api/v1/runs/run-e/junit.xml");
+  ASSERT_TRUE(junit);
+  const std::string& x = junit->body;
+  EXPECT_EQ(count(x, "<testcase "), 4u) << x;
+  EXPECT_EQ(count(x, "<failure "), 0u) << x;
+  EXPECT_NE(x.find("<skipped message=\"EXPECTED (lavapipe slow): SKIP, not run on this device: bug 9\">"), std::string::npos) << x;
+  EXPECT_NE(x.find("expected failure (XFAIL): EXPECTED (driver 580 bug): XFAIL"), std::string::npos) << x;
+  EXPECT_NE(x.find("flaky: 2 failed checks, then one passed"), std::string::npos) << x;
+  auto csv = c->Get("/api/v1/runs/run-e/results.csv");
+  ASSERT_TRUE(csv);
+  EXPECT_NE(csv->body.find("fam/var/1/cold,SKIP,"), std::string::npos) << csv->body;
+  EXPECT_NE(csv->body.find("fam/other/1/hot,XFAIL,"), std::string::npos) << csv->body;
+  EXPECT_NE(csv->body.find("fam/flaky/1/hot,FLAKE,"), std::string::npos) << csv->body;
+  EXPECT_NE(csv->body.find("fam/var/1/hot,PASS,"), std::string::npos) << csv->body;
+}
+
+}  // namespace

@@ -49,7 +49,9 @@ export function spreadPct(p25, p75, median) {
 }
 
 // What a person reads for an outcome the server names.
-const OUTCOME_LABELS = {pass: 'PASS', fail: 'FAIL', xfail: 'XFAIL', xpass: 'XPASS', unsupported: 'UNSUPPORTED'};
+const OUTCOME_LABELS = {
+  pass: 'PASS', flake: 'FLAKE', fail: 'FAIL', xfail: 'XFAIL', xpass: 'XPASS', skip: 'SKIP', unsupported: 'UNSUPPORTED',
+};
 export function outcomeLabel(outcome) {
   return OUTCOME_LABELS[outcome] || String(outcome).toUpperCase();
 }

@@ -7,7 +7,9 @@ import {formatNs, formatPct, formatNumber, formatTime, shortCommit, spreadPct, o
 import {dataTable} from '../table.js';
 import {verdictBadge} from './overview.js';
 
-const OUTCOME_BADGE = {pass: 'pass', fail: 'fail', xfail: 'expected', xpass: 'expected', unsupported: 'muted'};
+const OUTCOME_BADGE = {
+  pass: 'pass', flake: 'expected', fail: 'fail', xfail: 'expected', xpass: 'expected', skip: 'muted', unsupported: 'muted',
+};
 
 export function runRows(answer) {
   const measured = answer.points.map((p) => ({

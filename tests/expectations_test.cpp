@@ -1,0 +1,185 @@
+// Expectations per device and driver without a device: parsing and its errors, matching, what each
+// kind of entry does to a check's outcome, and the row text the results server classifies.
+#include <gtest/gtest.h>
+
+#include <shaderwatch/result_contract.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "catalog.h"
+#include "expectations.h"
+
+using namespace shaderwatch;
+namespace contract = shaderwatch::contract;
+
+namespace {
+
+DeviceInfo device(const std::string& name, const std::string& driver_name, const std::string& driver_info) {
+  DeviceInfo d;
+  d.name = name;
+  d.driver_name = driver_name;
+  d.driver_info = driver_info;
+  return d;
+}
+
+Outcome with(Status s) {
+  Outcome o;
+  o.status = s;
+  if (s == Status::Fail) o.first_failure = "element 3: expected 1, got 2";
+  return o;
+}
+
+std::string parse_error(const std::string& text) {
+  try {
+    Expectations ex;
+    ex.add_json(text, "runner.json");
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Expectations, TheBuiltInFileHoldsTheNegativeControlForEveryDevice) {
+  const Expectations ex = builtin_expectations();
+  ASSERT_EQ(ex.entries().size(), 1u);
+  const Expectation& e = ex.entries()[0];
+  EXPECT_EQ(e.id, "negative control");
+  EXPECT_EQ(e.expect, Expect::Fail);
+  size_t matched = 0;
+  for (const auto& k : catalog()) matched += glob_match(e.kernel, k.name);
+  EXPECT_EQ(matched, 1u);
+  for (const auto& d : {device("NVIDIA H200", "NVIDIA", "580.159.04"), device("llvmpipe (LLVM 15.0.6, 256 bits)", "llvmpipe", "Mesa 22.3.6")})
+    EXPECT_EQ(ex.find("lum/unrolled_literal_256", d), &e) << d.name;
+  EXPECT_EQ(ex.find("lum/unrolled_subgroup_256", device("NVIDIA H200", "NVIDIA", "580.159.04")), nullptr);
+}
+
+TEST(Expectations, TheFirstEntryMatchingKernelDeviceAndDriverApplies) {
+  Expectations ex;
+  ex.add_json(R"({"expectations": [
+    {"id": "h200 580 blur", "kernel": "postfx/blur_*", "device": "nvidia h200*", "driver": "NVIDIA 580.*",
+     "expect": "flaky", "reruns": 3, "reason": "bug 1"},
+    {"id": "all blur", "kernel": "postfx/blur_*", "expect": "skip", "reason": "bug 2"}]})",
+              "runner.json");
+  const auto h200_580 = device("NVIDIA H200", "NVIDIA", "580.159.04");
+  const auto h200_590 = device("NVIDIA H200", "NVIDIA", "590.10");
+  const auto h100_580 = device("NVIDIA H100 80GB HBM3", "NVIDIA", "580.159.04");
+  const std::string blur = "postfx/blur_shared_r16";
+  ASSERT_NE(ex.find(blur, h200_580), nullptr);
+  EXPECT_EQ(ex.find(blur, h200_580)->id, "h200 580 blur") << "device glob is case-insensitive";
+  EXPECT_EQ(ex.find(blur, h200_580)->reruns, 3);
+  EXPECT_EQ(ex.find(blur, h200_590)->id, "all blur") << "another driver";
+  EXPECT_EQ(ex.find(blur, h100_580)->id, "all blur") << "another device";
+  EXPECT_EQ(ex.find("lum/sequential_256", h200_580), nullptr);
+}
+
+TEST(Expectations, ABadFileIsRefusedNamingTheEntryAndWhatIsWrong) {
+  const std::string entry = R"("id": "x", "kernel": "lum/sequential_256", "reason": "r")";
+  auto doc = [&](const std::string& fields) { return R"({"expectations": [{)" + entry + ", " + fields + "}]}"; };
+  EXPECT_EQ(parse_error(doc(R"("expect": "fail")")), "");
+  const std::pair<std::string, std::string> cases[] = {
+      {"{not json", "not valid JSON"},
+      {R"({"expectations": {}})", "expected {\"expectations\": [ ... ]}"},
+      {R"({"expectations": [], "extra": 1})", "nothing else"},
+      {doc(R"("expect": "sometimes")"), "'expect' is 'sometimes', not one of fail|flaky|skip"},
+      {doc(R"("expect": "fail", "colour": "red")"), "unknown key 'colour'"},
+      {doc(R"("expect": "flaky")"), "needs 'reruns', a whole number from 1 to 10"},
+      {doc(R"("expect": "flaky", "reruns": 0)"), "needs 'reruns'"},
+      {doc(R"("expect": "flaky", "reruns": 11)"), "needs 'reruns'"},
+      {doc(R"("expect": "flaky", "reruns": "2")"), "needs 'reruns'"},
+      {doc(R"("expect": "skip", "reruns": 2)"), "'reruns' goes with"},
+      {doc(R"("expect": "fail", "device": "")"), "'device' must be a non-empty string"},
+      {R"({"expectations": [{"id": "x", "kernel": "lum/sequential_256", "expect": "fail"}]})", "'reason' is missing"},
+      {R"({"expectations": [{"id": "x", "kernel": "lum/sequentail_256", "expect": "fail", "reason": "r"}]})",
+       "kernel pattern 'lum/sequentail_256' matches no catalog kernel"},
+      {R"({"expectations": [{"id": "a) b", "kernel": "lum/*", "expect": "fail", "reason": "r"}]})", "without ')'"},
+      {R"({"expectations": [{"id": "a", "kernel": "lum/*", "expect": "fail", "reason": "r"},
+                            {"id": "a", "kernel": "boids/*", "expect": "skip", "reason": "r"}]})",
+       "entry 2: id 'a' is already used"},
+  };
+  for (const auto& [text, want] : cases) {
+    const std::string got = parse_error(text);
+    EXPECT_NE(got.find(want), std::string::npos) << text << "\n  said: " << got;
+    EXPECT_EQ(got.rfind("runner.json", 0), 0u) << "the message starts with the file: " << got;
+  }
+  Expectations ex = builtin_expectations();
+  EXPECT_THROW(ex.add_json(R"({"expectations": [{"id": "negative control", "kernel": "lum/*", "expect": "skip",
+                            "reason": "r"}]})", "runner.json"), std::invalid_argument)
+      << "an id of the built-in file";
+  EXPECT_THROW(ex.add_file("/nonexistent/expectations.json"), std::invalid_argument);
+}
+
+TEST(Expectations, AnExpectedFailureIsXfailWhenItFailsAndXpassWhenItPasses) {
+  Expectation e;
+  e.id = "bug";
+  e.reason = "driver bug 42";
+  int reruns = 0;
+  const auto rerun = [&] { ++reruns; return with(Status::Pass); };
+  const Outcome xfail = apply_expectation(&e, with(Status::Fail), rerun);
+  EXPECT_EQ(xfail.status, Status::ExpectedFail);
+  EXPECT_FALSE(is_unexpected_failure(xfail.status));
+  EXPECT_EQ(xfail.expectation, "bug");
+  EXPECT_NE(xfail.message.find("driver bug 42"), std::string::npos);
+  const Outcome xpass = apply_expectation(&e, with(Status::Pass), rerun);
+  EXPECT_EQ(xpass.status, Status::UnexpectedPass);
+  EXPECT_EQ(status_name(xpass.status), "XPASS");
+  // An error (a Vulkan failure) or an unsupported kernel is no wrong answer: the entry does not cover it.
+  EXPECT_EQ(apply_expectation(&e, with(Status::Error), rerun).status, Status::Error);
+  EXPECT_EQ(apply_expectation(&e, with(Status::Unsupported), rerun).status, Status::Unsupported);
+  EXPECT_EQ(apply_expectation(nullptr, with(Status::Fail), rerun).status, Status::Fail);
+  EXPECT_EQ(reruns, 0);
+}
+
+TEST(Expectations, AFlakyKernelIsRerunUntilItPassesOrItsRerunsRunOut) {
+  Expectation e;
+  e.id = "flaky blur";
+  e.expect = Expect::Flaky;
+  e.reruns = 3;
+  e.reason = "bug 7";
+  int calls = 0;
+  // Fails twice more, then passes: a flake after 3 failed checks in all.
+  const Outcome flake = apply_expectation(&e, with(Status::Fail), [&] { return with(++calls < 3 ? Status::Fail : Status::Pass); });
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(flake.status, Status::Flake);
+  EXPECT_EQ(flake.check_retries, 3);
+  EXPECT_FALSE(is_unexpected_failure(flake.status));
+  EXPECT_NE(flake.message.find("failed 3 of 4 checks"), std::string::npos) << flake.message;
+  EXPECT_NE(flake.message.find("element 3"), std::string::npos) << "the first wrong element is kept: " << flake.message;
+
+  calls = 0;
+  const Outcome real = apply_expectation(&e, with(Status::Fail), [&] { ++calls; return with(Status::Fail); });
+  EXPECT_EQ(calls, 3) << "exactly `reruns` reruns";
+  EXPECT_EQ(real.status, Status::Fail);
+  EXPECT_TRUE(is_unexpected_failure(real.status));
+  EXPECT_NE(real.message.find("all 4 checks failed"), std::string::npos) << real.message;
+
+  calls = 0;
+  const Outcome pass = apply_expectation(&e, with(Status::Pass), [&] { ++calls; return with(Status::Pass); });
+  EXPECT_EQ(pass.status, Status::Pass) << "a first check that passes is a plain pass";
+  EXPECT_EQ(pass.check_retries, 0);
+  EXPECT_EQ(calls, 0);
+}
+
+TEST(Expectations, TheRowTextNamesTheEntryAndTheServerReadsItsWord) {
+  Expectation e;
+  e.id = "skip on lavapipe";
+  e.expect = Expect::Skip;
+  e.reason = "too slow";
+  const Outcome skip = skipped_outcome(e);
+  EXPECT_EQ(skip.status, Status::Skipped);
+  EXPECT_EQ(status_name(skip.status), "SKIP");
+  const std::string text = contract::expected_outcome_message(e.id, contract::kSkip, skip.message);
+  EXPECT_EQ(text.rfind("EXPECTED (skip on lavapipe): SKIP, ", 0), 0u) << text;
+  EXPECT_EQ(contract::expected_outcome_word(text), contract::kSkip);
+  EXPECT_EQ(contract::row_kind(true, text), contract::RowKind::expected_outcome);
+  // The negative control's rows as earlier benches wrote them (../shared/data) keep their meaning.
+  EXPECT_EQ(contract::expected_outcome_word("EXPECTED (negative control): XPASS, right this time"), contract::kXpass);
+  EXPECT_EQ(contract::row_kind(true, "EXPECTED (negative control): XFAIL, race observed: tile 3"),
+            contract::RowKind::expected_outcome);
+  // Anything else that starts the same way is a failure, not an excuse.
+  EXPECT_EQ(contract::row_kind(true, "EXPECTED (x) XFAIL"), contract::RowKind::correctness_failure);
+  EXPECT_EQ(contract::row_kind(true, "EXPECTED (x): PASS, fine"), contract::RowKind::correctness_failure);
+  EXPECT_EQ(contract::row_kind(true, "FAIL: EXPECTED (x): XFAIL"), contract::RowKind::correctness_failure);
+}
