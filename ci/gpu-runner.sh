@@ -7,13 +7,15 @@
 # SHADERWATCH_BRANCH (default: the checked-out branch; none when detached: the server's main branch) and,
 # for a branch other than main, SHADERWATCH_MERGE_BASE (the main commit it forked from: its verdict is
 # judged against main's level there).
+# SHADERWATCH_COMMIT: the commit measured (default: the checkout's HEAD).
 # SHADERWATCH_BENCH: a built shaderwatch-bench to use instead of building one.
 # SHADERWATCH_EXPECTATIONS: an expectations file of this runner's own, added to kernels/expectations.json
 # (which always applies: expected failures, flaky kernels and skips per device and driver, with reasons).
 # Artifacts, in SHADERWATCH_ARTIFACTS (default: artifacts/ in the build directory): results.json (the
 # Google Benchmark output), verdict.json, and the server's renderings of the run: junit.xml (one
 # testcase per benchmark), summary.md (for a PR comment; also appended to $GITHUB_STEP_SUMMARY when
-# set) and results.csv. SHADERWATCH_DASHBOARD: the dashboard's base URL for their links (default: the
+# set) and results.csv. With SHADERWATCH_DEVICE=all on several GPUs each device is its own run
+# (<run id>-dev<N>) and its four files go into dev<N>/. SHADERWATCH_DASHBOARD: the dashboard's base URL for their links (default: the
 # server's URL).
 # Exit status, for the CI system to tell a broken kernel from a broken network:
 #   0 pass; 1 a wrong answer or an error in the bench; 2 the server's verdict failed on a regression;
@@ -31,7 +33,7 @@ if [ -z "$bench" ]; then
 fi
 artifacts=${SHADERWATCH_ARTIFACTS:-$build/artifacts}
 mkdir -p "$artifacts"
-commit=$(git -C "$root" rev-parse HEAD)
+commit=${SHADERWATCH_COMMIT:-$(git -C "$root" rev-parse HEAD)}
 branch=${SHADERWATCH_BRANCH:-$(git -C "$root" rev-parse --abbrev-ref HEAD)}
 if [ "$branch" = HEAD ]; then
   echo "gpu-runner: detached HEAD and no SHADERWATCH_BRANCH: posting as the server's main branch" >&2
@@ -54,24 +56,36 @@ if [ "$bench_status" -eq 3 ]; then
   echo "gpu-runner: the results could not be posted to $SHADERWATCH_URL (see above)" >&2
   exit 3
 fi
-fetch() {  # fetch FILE [CURL ARGS]: one of the run's files from the server into the artifacts
-  local file=$1
-  shift
-  curl -fsS --retry 3 -G "$@" -o "$artifacts/$file" "$SHADERWATCH_URL/api/v1/runs/$run_id/${file%.json}" || {
-    echo "gpu-runner: could not read ${file%.json} of run $run_id from $SHADERWATCH_URL" >&2
+# One run per device: with SHADERWATCH_DEVICE=all and several GPUs the bench posted <run id>-dev<N> for
+# each, and each device's verdict and renderings go into $artifacts/dev<N>/.
+devices=$(grep -o '"swdev[0-9]*_device_name"' "$out" | sed 's/"swdev\([0-9]*\)_.*/\1/' | sort -n | uniq || true)
+fetch() {  # fetch RUN DIR FILE [CURL ARGS]: one of a run's files from the server into DIR
+  local run=$1 dir=$2 file=$3
+  shift 3
+  curl -fsS --retry 3 -G "$@" -o "$dir/$file" "$SHADERWATCH_URL/api/v1/runs/$run/${file%.json}" || {
+    echo "gpu-runner: could not read ${file%.json} of run $run from $SHADERWATCH_URL" >&2
     exit 3
   }
 }
-fetch verdict.json
-for f in junit.xml summary.md results.csv; do
-  fetch "$f" --data-urlencode "dashboard=${SHADERWATCH_DASHBOARD:-$SHADERWATCH_URL}"
+verdict_failed=0
+for dev in ${devices:-single}; do
+  run=$run_id dir=$artifacts
+  if [ "$dev" != single ]; then
+    run=$run_id-dev$dev dir=$artifacts/dev$dev
+    mkdir -p "$dir"
+  fi
+  fetch "$run" "$dir" verdict.json
+  for f in junit.xml summary.md results.csv; do
+    fetch "$run" "$dir" "$f" --data-urlencode "dashboard=${SHADERWATCH_DASHBOARD:-$SHADERWATCH_URL}"
+  done
+  [ -z "${GITHUB_STEP_SUMMARY:-}" ] || cat "$dir/summary.md" >>"$GITHUB_STEP_SUMMARY"
+  cat "$dir/verdict.json"
+  echo
+  grep -q '"verdict": *"pass"' "$dir/verdict.json" || verdict_failed=1
 done
-[ -z "${GITHUB_STEP_SUMMARY:-}" ] || cat "$artifacts/summary.md" >>"$GITHUB_STEP_SUMMARY"
-verdict=$(cat "$artifacts/verdict.json")
-echo "$verdict"
 echo "gpu-runner: artifacts in $artifacts" >&2
 if [ "$bench_status" -ne 0 ]; then
   echo "gpu-runner: shaderwatch-bench exited $bench_status (a wrong answer or an error; see above)" >&2
   exit 1
 fi
-echo "$verdict" | grep -q '"verdict": *"pass"' || { echo "gpu-runner: the server's verdict is fail (a regression; see above)" >&2; exit 2; }
+[ "$verdict_failed" -eq 0 ] || { echo "gpu-runner: the server's verdict is fail (a regression; see above)" >&2; exit 2; }

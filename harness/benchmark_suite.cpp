@@ -304,7 +304,7 @@ std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::v
     d->compiler = std::make_unique<ShaderCompiler>();
     d->timer = std::make_unique<GpuTimer>(*d->device, *d->compiler, options.sampling.flush_bytes);
     d->nvml = std::make_unique<NvmlMonitor>(d->device->info().device_uuid);
-    if (device_indices.size() > 1) d->suffix = "/dev" + std::to_string(index);
+    if (device_indices.size() > 1) d->suffix = std::string(contract::kDeviceNameSuffix) + std::to_string(index);
     std::cerr << "measuring peak bandwidth on " << d->device->info().name << " ..." << std::endl;
     d->bandwidth = measure_bandwidth(*d, options);
     std::cerr << "  copy kernel " << d->bandwidth.copy_kernel / 1e9 << " GB/s, vkCmdCopyBuffer "
@@ -315,7 +315,8 @@ std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::v
   benchmark::AddCustomContext(contract::context_key(contract::kHarnessRevision), options.harness_revision);
   benchmark::AddCustomContext("sw_seed", std::to_string(options.seed));
   for (const auto& d : devices) {
-    add_device_context(*d, devices.size() > 1 ? "sw" + d->suffix.substr(1) + "_" : std::string(contract::kContextPrefix));
+    add_device_context(*d, devices.size() > 1 ? contract::device_context_prefix(d->suffix.substr(contract::kDeviceNameSuffix.size()))
+                                              : std::string(contract::kContextPrefix));
   }
 
   const auto selected = benchmark_filter();

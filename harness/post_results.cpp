@@ -40,14 +40,18 @@ bool post_results(const PostOptions& o, const std::string& out_file) {
   const sw::upload::RunMeta meta{o.run_id, o.commit, o.branch, o.merge_base, o.runner, o.job_url, ""};
   sw::upload::RetryPolicy policy;
   policy.attempts = o.attempts;
-  std::cerr << "posting " << out_file << " to " << o.url << " as run " << o.run_id << std::endl;
-  const auto r = sw::upload::post_run_with_retries(o.url, o.token, text.str(), meta, policy,
-                                                   [](const std::string& why) { std::cerr << "post: " << why << std::endl; });
-  if (!r.ok) {
-    std::cerr << "post: failed: " << r.error << std::endl;
-    return false;
+  std::cerr << "posting " << out_file << " to " << o.url << " as run " << o.run_id
+            << " (one run per device, -dev<N>, with several)" << std::endl;
+  const auto posted = sw::upload::post_runs_per_device(
+      o.url, o.token, text.str(), meta, policy, [](const std::string& why) { std::cerr << "post: " << why << std::endl; });
+  for (const auto& p : posted) {
+    if (!p.result.ok) {
+      std::cerr << "post: run " << p.run_id << " failed: " << p.result.error << std::endl;
+      return false;
+    }
+    std::cerr << "post: run " << p.run_id << " " << (p.result.status == 201 ? "stored" : "already stored") << " (HTTP "
+              << p.result.status << ")" << std::endl;
   }
-  std::cerr << "post: " << (r.status == 201 ? "stored" : "already stored") << " (HTTP " << r.status << ")" << std::endl;
   return true;
 #endif
 }

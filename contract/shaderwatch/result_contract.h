@@ -49,9 +49,25 @@ inline RowKind row_kind(bool error_occurred, std::string_view error_message) {
 }
 
 // Context keys the server reads to know the device, driver and harness of a run: each is kContextPrefix
-// + the name below ("sw_device_name"). With --device all the bench writes "swdevN_" + name per device;
-// the server takes one device per document and reads only the "sw_" keys.
+// + the name below ("sw_device_name"). A run is one device.
 inline constexpr std::string_view kContextPrefix = "sw_";
+// With several devices (shaderwatch-bench --device all) one document holds them all: device N's context
+// keys are "swdev<N>_" + name and its benchmark names end in "/dev<N>". The upload client
+// (shaderwatch-server post, shaderwatch-bench --post) splits such a document into one run per device,
+// each with "sw_" keys and plain names; the server refuses it whole.
+inline constexpr std::string_view kDeviceContextPrefix = "swdev";
+inline constexpr std::string_view kDeviceNameSuffix = "/dev";
+inline std::string device_context_prefix(std::string_view index) {
+  return std::string(kDeviceContextPrefix).append(index).append("_");
+}
+// The device index of a "swdev<N>_..." key, or "" for any other key.
+inline std::string_view device_index_of_key(std::string_view key) {
+  if (!key.starts_with(kDeviceContextPrefix)) return {};
+  const auto digits = key.substr(kDeviceContextPrefix.size());
+  const auto end = digits.find_first_not_of("0123456789");
+  if (end == 0 || end == std::string_view::npos || digits[end] != '_') return {};
+  return digits.substr(0, end);
+}
 inline constexpr const char* kDeviceName = "device_name";
 inline constexpr const char* kVendorId = "vendor_id";
 inline constexpr const char* kDeviceId = "device_id";

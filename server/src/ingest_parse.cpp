@@ -172,6 +172,11 @@ Parsed parse_body(std::string_view body, std::size_t max_nesting) {
   if (!ms) throw ClientError(400, "must be ISO 8601 with a zone, e.g. 2026-11-21T04:33:38Z", started_field);
   p.started_ms = *ms;
   p.started_at = format_iso8601_ms(*ms);
+  for (const auto& [key, value] : ctx->items()) {
+    if (!contract::device_index_of_key(key).empty())
+      throw ClientError(400, "a document of several devices (key '" + key + "'): post it with shaderwatch-server post or"
+                             " shaderwatch-bench --post, which store one run per device", cp);
+  }
   p.device_name = get_string(*ctx, contract::context_key(contract::kDeviceName).c_str(), cp, false, 256);
   p.vendor_id = get_string(*ctx, contract::context_key(contract::kVendorId).c_str(), cp, false, 64);
   p.device_id = get_string(*ctx, contract::context_key(contract::kDeviceId).c_str(), cp, false, 64);

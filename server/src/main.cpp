@@ -80,7 +80,8 @@ int main(int argc, char** argv) {
 
   std::string url, tok, file;
   sw::upload::RunMeta meta;
-  auto* post = app.add_subcommand("post", "Post a Google Benchmark JSON file as one run; exit 1 on failure");
+  auto* post = app.add_subcommand("post", "Post a Google Benchmark JSON file as one run (one per device for "
+                                          "shaderwatch-bench --device all: run id + -dev<N>); exit 1 on failure");
   post->add_option("--url", url, "Server base URL, e.g. http://127.0.0.1:8080")->required();
   post->add_option("--token", tok, "Bearer token")->envname("SHADERWATCH_TOKEN")->required();
   post->add_option("FILE", file, "Google Benchmark JSON (--benchmark_format=json or --benchmark_out)")
@@ -133,14 +134,17 @@ int main(int argc, char** argv) {
         std::cerr << "error: cannot read " << file << std::endl;
         return 1;
       }
-      const auto r = sw::upload::post_run_with_retries(url, tok, ss.str(), meta, retry, [](const std::string& why) {
+      // A document of several devices (shaderwatch-bench --device all) is posted as one run per device.
+      const auto posted = sw::upload::post_runs_per_device(url, tok, ss.str(), meta, retry, [](const std::string& why) {
         std::cerr << "post: " << why << std::endl;
       });
-      if (!r.ok) {
-        std::cerr << "error: " << r.error << std::endl;
-        return 1;
+      for (const auto& p : posted) {
+        if (!p.result.ok) {
+          std::cerr << "error: run " << p.run_id << ": " << p.result.error << std::endl;
+          return 1;
+        }
+        std::cout << p.result.body << std::endl;
       }
-      std::cout << r.body << std::endl;
       return 0;
     }
   } catch (const sw::ClientError& e) {

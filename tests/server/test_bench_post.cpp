@@ -19,7 +19,7 @@ TEST(BenchPost, TheBenchPostsItsOwnRun) {
   const auto r = run_command(bench("SHADERWATCH_TOKEN=" + s.token + " SHADERWATCH_COMMIT=abc123",
                                    "--post " + url + " --run-id bench-post-1 --runner lavapipe-box", dir.file("out.json")));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("post: stored (HTTP 201)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("post: run bench-post-1 stored (HTTP 201)"), std::string::npos) << r.output;
   const auto run = s.get("/api/v1/runs/bench-post-1")["run"];
   EXPECT_EQ(run["commit"], "abc123");
   EXPECT_EQ(run["runner"], "lavapipe-box");
@@ -34,5 +34,5 @@ TEST(BenchPost, AnUnreachableServerExits3) {
                                    "--post http://127.0.0.1:1 --run-id bench-post-2 --post-attempts 2", dir.file("out.json")));
   EXPECT_EQ(r.exit_code, 3) << r.output;
   EXPECT_NE(r.output.find("try 2 of 2"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("post: failed: no answer from http://127.0.0.1:1"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("post: run bench-post-2 failed: no answer from http://127.0.0.1:1"), std::string::npos) << r.output;
 }
