@@ -23,12 +23,13 @@ const char* to_string(Noise n) {
     case Noise::gauss: return "gauss";
     case Noise::heavy: return "heavy";
     case Noise::twomode: return "twomode";
+    case Noise::reps: return "reps";
   }
   return "?";
 }
 
 std::optional<Noise> parse_noise(std::string_view s) {
-  for (Noise n : {Noise::gauss, Noise::heavy, Noise::twomode})
+  for (Noise n : {Noise::gauss, Noise::heavy, Noise::twomode, Noise::reps})
     if (s == to_string(n)) return n;
   return std::nullopt;
 }
@@ -146,11 +147,12 @@ struct NoiseGen {
         const double f = std::exp(run_sd(rng));
         return slow_mode(rng) ? f * slow_factor(rng) : f;
       }
+      case Noise::reps: return 1.0;
       case Noise::gauss: break;
     }
     return std::exp(run_sd(rng));
   }
-  double rep_factor() { return std::exp(rep_sd(rng)); }
+  double rep_factor() { return std::exp(rep_sd(rng) * (kind == Noise::reps ? 0.01 / 0.003 : 1.0)); }
 };
 
 // One Google Benchmark document for GPU g's run r, formatted by hand like the load test.

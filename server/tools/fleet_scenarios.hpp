@@ -21,7 +21,9 @@ namespace sw::fleet {
 //   heavy:   Student-t (3 dof) run to run, scaled to a 1% standard deviation; 0.3% repetitions.
 //   twomode: gauss, and with probability 5% a series' whole run is 1.5x-3.5x slower (all its
 //            repetitions together), the slow mode real GPUs show.
-enum class Noise { gauss, heavy, twomode };
+//   reps:    1% between repetitions and none run to run: every repetition an independent draw (a
+//            model with no run-level component, under which a 3% step is far easier to see).
+enum class Noise { gauss, heavy, twomode, reps };
 const char* to_string(Noise n);
 std::optional<Noise> parse_noise(std::string_view s);
 

@@ -83,19 +83,20 @@ int main(int argc, char** argv) {
       "alerts against the truth: false fails, changes found, delay, placement, attribution, ingest time\n"
       "(one table row each, columns explained under it; one progress line per trial on stderr).\n"
       "Noise: gauss (1% lognormal run to run, 0.3% between repetitions), heavy (Student-t, 3 dof, 1% sd\n"
-      "run to run), twomode (gauss plus a 5% chance per run and series of a 1.5x-3.5x slow mode).\n"
+      "run to run), twomode (gauss plus a 5% chance per run and series of a 1.5x-3.5x slow mode), reps\n"
+      "(1% between repetitions, none run to run).\n"
       "Trial t has the same noise in every scenario, and the same changed benchmark in every scenario\n"
       "that changes one (paired comparisons).\n\n")
                    .append(scen_help)};
   fl::TrialParams base;
   int trials = 3;
-  std::vector<std::string> noises{"gauss", "heavy", "twomode"};
+  std::vector<std::string> noises{"gauss", "heavy", "twomode", "reps"};
   std::vector<std::string> all_scenarios;
   for (const auto& s : fl::scenarios()) all_scenarios.push_back(s.name);
   std::vector<std::string> scen_names = all_scenarios;
   std::uint64_t seed = 1;
   std::string json_path;
-  const std::vector<std::string> noise_names{"gauss", "heavy", "twomode"};
+  const std::vector<std::string> noise_names{"gauss", "heavy", "twomode", "reps"};
   app.add_option("--trials", trials, "Trials per scenario x noise model")
       ->check(CLI::Range(1, 100000))->capture_default_str();
   // The change comes at run R/2 (drift from R/3) and the detector needs 18 points of history.
@@ -110,7 +111,7 @@ int main(int argc, char** argv) {
   app.add_option("--scenarios", scen_names, "Scenarios, comma separated (listed above)")
       ->delimiter(',')->check(CLI::IsMember(all_scenarios))->capture_default_str();
   app.add_option("--seed", seed,
-                 "Seed of the first trial (trial t with noise model n, 0 gauss 1 heavy 2 twomode,\n"
+                 "Seed of the first trial (trial t with noise model n, 0 gauss 1 heavy 2 twomode 3 reps,\n"
                  "uses seed + 1000 n + t)")
       ->capture_default_str();
   app.add_option("--json", json_path, "Also write the rows (and every delay) as JSON to this file");
