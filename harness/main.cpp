@@ -132,9 +132,12 @@ int main(int argc, char** argv) {
   app.add_flag("--check", do_check,
                "Run every kernel at the test sizes and inputs, print the correctness table; exit 1 on any "
                "unexpected failure");
+  // An empty value would silently mean the default.
+  const auto non_empty = [](const std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); };
   app.add_option("--device", device_selector,
                  "Device index or name substring, or 'all' (benchmark only) (default: first discrete GPU, else "
-                 "integrated, else CPU)");
+                 "integrated, else CPU)")
+      ->check(non_empty);
   app.add_option("--seed", seed, "Seed for the random inputs (default: random, printed)")
       ->check([](const std::string& text) -> std::string {
         // A leading minus would wrap around to a huge seed: only plain digits.
@@ -143,7 +146,8 @@ int main(int argc, char** argv) {
       });
   app.add_option("--filter", filter, "Only kernels whose name matches this regular expression");
   app.add_option("--sizes", sizes, "Benchmark sizes, comma-separated: WxH for images, N for boids (default "
-                                   "1280x720,1920x1080,3840x2160,7680x4320,4096,1048576)");
+                                   "1280x720,1920x1080,3840x2160,7680x4320,4096,1048576)")
+      ->check(non_empty);
   app.add_option("--write-images", images_dir,
                  "Write each tone-mapping operator's output on the HDR test image, the CoC image, the depth-of-field "
                  "input and composite, and a contact sheet as PNG into this directory (created if missing), then exit");

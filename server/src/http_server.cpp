@@ -2,11 +2,18 @@
 
 #include <httplib.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <csignal>
 #include <iostream>
 #include <unordered_map>
 
+#include <sys/socket.h>
+
+#include "growing_task_queue.hpp"
+#include "lingering_close.hpp"
+#include "own_sockets.hpp"
 #include "query_helpers.hpp"
 #include "run_report.hpp"
 #include "web_assets.hpp"
@@ -44,6 +51,20 @@ Params params_of(const httplib::Request& req) {
 std::int64_t id_of(const std::string& s, const char* field) {
   if (s.empty() || s.size() > 18) throw ClientError(400, "not a valid id", field);
   return std::stoll(s);  // the route regex admits digits only
+}
+
+// Connections served at once (idle, slow or busy); more wait for a free worker.
+constexpr std::size_t kMaxWorkers = 512;
+// A kept-alive connection that sends nothing for this long is closed, freeing its worker.
+constexpr time_t kKeepAliveSeconds = 2;
+// A request body must arrive within this (a 64 MiB upload needs 0.5 MB/s).
+constexpr auto kBodyDeadline = std::chrono::seconds(120);
+
+// The listening socket without SO_REUSEPORT (httplib sets it): with it, a second server on the same port
+// started, and the kernel split connections between two databases.
+void listen_socket_options(socket_t sock) {
+  const int yes = 1;
+  setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
 }
 
 }  // namespace
@@ -106,6 +127,66 @@ struct HttpServer::Impl {
     if (file == "junit.xml") return {"application/xml; charset=utf-8", report::junit_xml(in)};
     if (file == "summary.md") return {"text/markdown; charset=utf-8", report::summary_markdown(in)};
     return {"text/csv; charset=utf-8", report::results_csv(in)};
+  }
+
+  // What a request must satisfy before any of its body is read: one Content-Length, not together with a
+  // Transfer-Encoding (a request smuggling ambiguity), within --max-body-bytes, and JSON rather than a
+  // multipart form. Returns false with the error answer set.
+  bool body_headers_acceptable(const httplib::Request& req, httplib::Response& res) {
+    const auto lengths = req.headers.equal_range("Content-Length");
+    std::string length;
+    for (auto it = lengths.first; it != lengths.second; ++it) {
+      if (!length.empty() && it->second != length) {
+        send_error(res, 400, "conflicting Content-Length headers", "Content-Length");
+        return false;
+      }
+      length = it->second;
+    }
+    if (!length.empty() && req.has_header("Transfer-Encoding")) {
+      send_error(res, 400, "both Content-Length and Transfer-Encoding", "Content-Length");
+      return false;
+    }
+    if (!length.empty()) {
+      const bool digits = length.size() <= 19 && length.find_first_not_of("0123456789") == std::string::npos;
+      if (!digits) {
+        send_error(res, 400, "not a byte count", "Content-Length");
+        return false;
+      }
+      if (std::stoull(length) > opts.max_body_bytes) {
+        send_error(res, 413, "request body of " + length + " bytes is over the server's limit of " +
+                                 std::to_string(opts.max_body_bytes) + " (--max-body-bytes)", "Content-Length");
+        return false;
+      }
+    }
+    if (req.get_header_value("Content-Type").starts_with("multipart/")) {
+      send_error(res, 415, "the body must be JSON (application/json), not a multipart form", "Content-Type");
+      return false;
+    }
+    return true;
+  }
+
+  // The request body, read here rather than by httplib so that the limit holds for every transfer
+  // encoding (httplib read chunked bodies whole) and a body trickling in is cut off at kBodyDeadline.
+  // nullopt with the error answer set when it is too large, too slow or malformed.
+  std::optional<std::string> read_body(const httplib::ContentReader& reader, httplib::Response& res) {
+    std::string body;
+    bool too_large = false, too_slow = false;
+    const auto deadline = std::chrono::steady_clock::now() + kBodyDeadline;
+    const bool ok = reader([&](const char* data, std::size_t n) {
+      if (body.size() + n > opts.max_body_bytes) return !(too_large = true);
+      if (std::chrono::steady_clock::now() > deadline) return !(too_slow = true);
+      body.append(data, n);
+      return true;
+    });
+    if (ok) return body;
+    if (too_large)
+      send_error(res, 413, "request body over the server's limit of " + std::to_string(opts.max_body_bytes) +
+                               " bytes (--max-body-bytes)");
+    else if (too_slow)
+      send_error(res, 408, "request body not received within " + std::to_string(kBodyDeadline.count()) + " s");
+    else if (res.status < 400)
+      send_error(res, 400, "request body could not be read (malformed chunked encoding or a closed connection)");
+    return std::nullopt;
   }
 
   // Wraps a handler: auth for reads when configured, ClientError to 4xx, anything else to 500.
@@ -176,6 +257,9 @@ struct HttpServer::Impl {
                              {"Referrer-Policy", "no-referrer"}});
     svr.set_payload_max_length(opts.max_body_bytes);
     svr.set_keep_alive_max_count(1000);  // pollers and uploaders reuse their connection
+    svr.set_keep_alive_timeout(kKeepAliveSeconds);
+    svr.new_task_queue = [] { return new GrowingTaskQueue(kMaxWorkers); };
+    svr.set_socket_options(listen_socket_options);
     // Headers and body go out in separate writes: without TCP_NODELAY, Nagle plus the client's
     // delayed ACK adds ~40 ms to every answer on a kept-alive connection.
     svr.set_tcp_nodelay(true);
@@ -199,23 +283,36 @@ struct HttpServer::Impl {
       send_error(res, 500, "internal error: " + what);
     });
 
-    // Writes (and reads, when configured) are authorised before the body is read, so an
-    // unauthenticated client cannot make the server read --max-body-bytes.
+    // Writes (and reads, when configured) are authorised, and a body's headers checked, before the body
+    // is read, so an unauthenticated client cannot make the server read --max-body-bytes.
     svr.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
       offer_gzip_only(req);
       const bool write = req.method != "GET" && req.method != "HEAD";
       // The dashboard's own files are public even where reads need a token: the page asks for one.
       const bool api = req.path.starts_with("/api/");
-      if (req.path == "/api/v1/health" || (!write && (!opts.read_token_required || !api)))
-        return httplib::Server::HandlerResponse::Unhandled;
-      return authorize(req, res) ? httplib::Server::HandlerResponse::Unhandled
-                                 : httplib::Server::HandlerResponse::Handled;
+      const bool open = req.path == "/api/v1/health" || (!write && (!opts.read_token_required || !api));
+      if (!open && !authorize(req, res)) return httplib::Server::HandlerResponse::Handled;
+      if (write && !body_headers_acceptable(req, res)) return httplib::Server::HandlerResponse::Handled;
+      return httplib::Server::HandlerResponse::Unhandled;
     });
-    svr.Post("/api/v1/runs", [this](const httplib::Request& req, httplib::Response& res) {
+    // "Expect: 100-continue" is answered only once the token and the size are known to be good.
+    svr.set_expect_100_continue_handler([this](const httplib::Request& req, httplib::Response& res) {
+      if (!authorize(req, res) || !body_headers_acceptable(req, res)) return res.status;
+      return 100;
+    });
+    // An error answer to a request with a body (maybe unread) or one httplib could not parse closes the
+    // connection: nothing after it is read as a request (lingering_close.hpp).
+    svr.set_post_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+      if (res.status >= 400 && (declares_body(req) || req.method.empty())) mark_close(res);
+    });
+    svr.set_logger([](const httplib::Request& req, const httplib::Response& res) { close_if_marked(req, res); });
+    svr.Post("/api/v1/runs", [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
       auto who = authorize(req, res);
       if (!who) return;
+      const auto body = read_body(reader, res);
+      if (!body) return;
       guard(res, [&] {
-        auto r = store.ingest(req.body, *who);
+        auto r = store.ingest(*body, *who);
         send_json(res, r.created ? 201 : 200, r.body);
       });
     });
@@ -255,12 +352,13 @@ struct HttpServer::Impl {
     svr.Get(R"(/api/v1/alerts/(\d+))", read([this](const auto& req) {
               return store.alert(id_of(req.matches[1], "id"));
             }));
-    svr.Patch(R"(/api/v1/alerts/(\d+))", [this](const httplib::Request& req, httplib::Response& res) {
+    svr.Patch(R"(/api/v1/alerts/(\d+))", [this](const httplib::Request& req, httplib::Response& res,
+                                                const httplib::ContentReader& reader) {
       auto who = authorize(req, res);
       if (!who) return;
-      guard(res, [&] {
-        send_json(res, 200, store.set_alert_state(id_of(req.matches[1], "id"), req.body, *who));
-      });
+      const auto body = read_body(reader, res);
+      if (!body) return;
+      guard(res, [&] { send_json(res, 200, store.set_alert_state(id_of(req.matches[1], "id"), *body, *who)); });
     });
     svr.Get("/api/v1/compare", read([this](const auto& req) { return store.compare(params_of(req)); }));
     svr.Get("/api/v1/rankings", read([this](const auto& req) { return store.rankings(params_of(req)); }));
@@ -290,8 +388,14 @@ int HttpServer::bind() {
   } else {
     port_ = impl_->svr.bind_to_port(impl_->opts.bind, impl_->opts.port) ? impl_->opts.port : -1;
   }
-  if (port_ <= 0)
-    throw std::runtime_error("cannot bind " + impl_->opts.bind + ":" + std::to_string(impl_->opts.port));
+  if (port_ <= 0) {
+    const int err = errno;
+    throw std::runtime_error("cannot listen on " + impl_->opts.bind + ":" + std::to_string(impl_->opts.port) + ": " +
+                             std::strerror(err) + (err == EADDRINUSE ? " (is another server on that port?)" : ""));
+  }
+  // httplib listens with a backlog of 5: a burst of clients connecting at once had SYNs dropped and
+  // waited 1-3 s for retransmits. listen() again widens it.
+  if (const int fd = listening_socket(port_); fd >= 0) ::listen(fd, SOMAXCONN);
   return port_;
 }
 

@@ -17,6 +17,7 @@ namespace {
 
 constexpr std::size_t kMaxBenchmarks = 200000;
 constexpr std::size_t kMaxString = 1024;
+constexpr std::size_t kMaxCounters = 256;  // per row; shaderwatch-bench writes about 25
 constexpr double kMaxNs = 1e18;  // ~31 years: anything larger is a unit or encoding bug
 
 // ---- Input validation helpers: every failure names the field. ----
@@ -265,6 +266,8 @@ Parsed parse_body(std::string_view body, std::size_t max_nesting) {
       if (it.key().size() > 256) throw ClientError(400, "counter name longer than 256 characters", path);
       if (it.value().is_number()) counters[it.key()] = it.value();
     }
+    if (counters.size() > kMaxCounters)
+      throw ClientError(400, std::to_string(counters.size()) + " counters, more than " + std::to_string(kMaxCounters), path);
     r.counters = counters.dump();
     p.rows.push_back(std::move(r));
   }

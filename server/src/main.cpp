@@ -49,6 +49,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   std::string db = "./shaderwatch.db";
+  // People type it before the subcommand too: the same file either way.
+  app.add_option("--db", db, "SQLite database file (serve, token): before or after the subcommand");
   sw::ServerOptions sopts;
   auto* serve = app.add_subcommand("serve", "Serve the HTTP API");
   serve->add_option("--db", db, "SQLite database file (created and migrated if needed)")->capture_default_str();

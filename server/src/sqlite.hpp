@@ -2,7 +2,9 @@
 // connection so hot paths do not re-parse SQL.
 #pragma once
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <memory>
@@ -92,6 +94,12 @@ class Conn {
   explicit Conn(const std::string& path, bool readonly = false) {
     const int flags = (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
                       SQLITE_OPEN_NOMUTEX;
+    // A new database is private to its owner (it holds the tokens' hashes); SQLite would create it 0644,
+    // and gives its -wal and -shm files the database file's mode.
+    if (!readonly && !path.empty() && path != ":memory:" && !path.starts_with("file:")) {
+      const int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+      if (fd >= 0) ::close(fd);
+    }
     if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
       std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
       sqlite3_close(db_);

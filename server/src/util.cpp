@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <ctime>
+#include <set>
+#include <vector>
 
 #include "store_internal.hpp"
 
@@ -11,9 +13,23 @@ nlohmann::json parse_json_object(std::string_view body, std::size_t max_nesting)
   if (body.empty()) throw ClientError(400, "empty body: expected a JSON object");
   if (json_nesting_depth(body, max_nesting) > max_nesting)
     throw ClientError(400, "JSON nested deeper than " + std::to_string(max_nesting) + " levels");
+  // nlohmann skips a byte order mark, stops at a NUL and keeps the last of duplicate keys: each would
+  // store something other than what the client meant to send.
+  if (body.starts_with("\xEF\xBB\xBF")) throw ClientError(400, "a UTF-8 byte order mark before the JSON", "$");
+  if (body.find('\0') != std::string_view::npos) throw ClientError(400, "a NUL byte in the body", "$");
+  std::vector<std::set<std::string>> keys;  // per open object
+  const nlohmann::json::parser_callback_t no_duplicates = [&](int, nlohmann::json::parse_event_t event,
+                                                              nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if (event == E::object_start) keys.emplace_back();
+    if (event == E::object_end) keys.pop_back();
+    if (event == E::key && !keys.back().insert(parsed.get<std::string>()).second)
+      throw ClientError(400, "duplicate key in a JSON object", parsed.get<std::string>());
+    return true;
+  };
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(body.begin(), body.end());
+    j = nlohmann::json::parse(body.begin(), body.end(), no_duplicates);
   } catch (const nlohmann::json::exception& e) {
     throw ClientError(400, std::string("body is not valid JSON: ") + e.what());
   }
@@ -113,8 +129,11 @@ std::optional<std::int64_t> parse_iso8601_ms(std::string_view s) {
       s[13] != ':' || !digits(s, 14, 2, mi) || s[16] != ':' || !digits(s, 17, 2, sec))
     return std::nullopt;
   static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 ||
-      mi > 59 || sec > 60)
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  // No 29 February outside leap years (it was read as 1 March) and no leap second (23:59:60 rolled over
+  // into the next day): times that do not exist are refused, not moved.
+  if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || (mo == 2 && d == 29 && !leap) ||
+      h > 23 || mi > 59 || sec > 59)
     return std::nullopt;
   std::size_t pos = 19;
   int ms = 0;
@@ -146,6 +165,8 @@ std::optional<std::int64_t> parse_iso8601_ms(std::string_view s) {
   if (pos != s.size()) return std::nullopt;
   const std::int64_t days = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
   const std::int64_t secs = days * 86400 + h * 3600 + mi * 60 + sec - offset_min * 60;
+  // Before 1970 in UTC (1970-01-01T00:00:00.5+00:01 is 59.5 s before): stored times are not negative.
+  if (secs * 1000 + ms < 0) return std::nullopt;
   return secs * 1000 + ms;
 }
 

@@ -1,5 +1,6 @@
 // The shaderwatch-server binary itself: --help, token management, post, serve and its shutdown.
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,6 +53,20 @@ TEST(Cli, HelpTellsTheSubcommandsAndOptions) {
   for (const char* w : {"--url", "--token", "--run-id", "--commit", "--branch", "--runner", "--job-url", "--started-at", "FILE"})
     EXPECT_NE(p.out.find(w), std::string::npos) << w;
   EXPECT_NE(run("", dir).rc, 0) << "a subcommand is required";
+}
+
+// Issue 13, finding 7: --db was refused before the subcommand, and the database (token hashes) was
+// created readable by everyone.
+TEST(Cli, DbBeforeTheSubcommandAndAPrivateDatabaseFile) {
+  TempDir dir;
+  const std::string db = dir.file("first.db");
+  auto c = run(cat("--db ", db, " token create early"), dir);
+  ASSERT_EQ(c.rc, 0) << c.err;
+  auto l = run(cat("token list --db ", db), dir);
+  EXPECT_NE(l.out.find("early"), std::string::npos) << "the same file either way: " << l.out;
+  struct stat st {};
+  ASSERT_EQ(stat(db.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
 TEST(Cli, TokenCreateListRevokeAndPost) {

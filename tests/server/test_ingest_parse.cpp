@@ -77,3 +77,46 @@ TEST(IngestParse, BadInputNamesTheField) {
     EXPECT_EQ(e.field, "run.merge_base");
   }
 }
+
+namespace {
+
+// The field and message of the ClientError parse_body throws, or "accepted".
+std::string refusal(const std::string& body) {
+  try {
+    sw::parse_body(body, 64);
+  } catch (const sw::ClientError& e) {
+    return e.field + ": " + e.what();
+  }
+  return "accepted";
+}
+
+}  // namespace
+
+// Issue 13, finding 7: times that do not exist were moved (29 February 2026 read as 1 March, 23:59:60
+// rolled over) and a time before 1970 in UTC was stored as 1969-12-31T23:59:01.-500Z.
+TEST(IngestParse, TimesThatDoNotExistAreRefusedNotMoved) {
+  for (const char* t : {"2026-02-29T10:00:00Z", "2026-12-31T23:59:60Z", "1970-01-01T00:00:00.5+00:01",
+                        "2026-04-31T00:00:00Z", "2026-01-01T24:00:00Z"}) {
+    EXPECT_FALSE(sw::parse_iso8601_ms(t)) << t;
+    const json doc = swt::read_fixture("decorated_plain.json");
+    EXPECT_EQ(refusal(wrapped(doc, {{"id", "r1"}, {"commit", "c1"}, {"started_at", t}})).rfind("run.started_at: ", 0), 0u) << t;
+  }
+  EXPECT_EQ(sw::parse_iso8601_ms("2024-02-29T10:00:00Z"), 1709200800000) << "a leap year has it";
+  EXPECT_EQ(sw::parse_iso8601_ms("1970-01-01T00:01:00.5+00:01"), 500);
+  EXPECT_EQ(sw::format_iso8601_ms(*sw::parse_iso8601_ms("2026-11-21T09:30:00.250+05:30")), "2026-11-21T04:00:00.250Z");
+}
+
+// Finding 7: a byte order mark, a trailing NUL and a duplicate key were accepted (the last key winning),
+// and so were 100,000 counters in one row.
+TEST(IngestParse, BodiesThatMeanSomethingElseThanTheyShowAreRefused) {
+  const std::string good = wrapped(swt::read_fixture("decorated_plain.json"));
+  EXPECT_EQ(refusal(good), "accepted");
+  EXPECT_EQ(refusal(std::string("\xEF\xBB\xBF").append(good)), "$: a UTF-8 byte order mark before the JSON");
+  EXPECT_EQ(refusal(good + std::string(1, '\0')), "$: a NUL byte in the body");
+  std::string twice = good;
+  twice.insert(1, R"("run": {"id": "shadow", "commit": "c0"}, )");
+  EXPECT_EQ(refusal(twice), "run: duplicate key in a JSON object");
+  json doc = swt::read_fixture("decorated_plain.json");
+  for (int i = 0; i < 100000; ++i) doc["benchmarks"][0][std::string("c").append(std::to_string(i))] = i;
+  EXPECT_NE(refusal(wrapped(doc)).find("counters, more than 256"), std::string::npos);
+}
