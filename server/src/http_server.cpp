@@ -202,6 +202,9 @@ struct HttpServer::Impl {
       f();
     } catch (const ClientError& e) {
       send_error(res, e.status, e.what(), e.field);
+    } catch (const StorageFull& e) {
+      std::cerr << "shaderwatch-server: " << e.what() << "\n";
+      send_error(res, 507, std::string(e.what()) + " (no room on its disk, or --max-db-mib reached): nothing was stored");
     } catch (const std::exception& e) {
       std::cerr << "shaderwatch-server: internal error: " << e.what() << "\n";
       send_error(res, 500, std::string("internal error: ") + e.what());

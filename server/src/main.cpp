@@ -13,21 +13,18 @@
 
 namespace {
 
-int run_serve(const std::string& db, const std::string& main_branch, const sw::ServerOptions& opts) {
+int run_serve(const sw::StoreOptions& so, const sw::ServerOptions& opts) {
   // Block the stop signals in every thread; one thread waits for them and stops the server.
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  sw::StoreOptions so;
-  so.path = db;
-  so.main_branch = main_branch;
   sw::Store store(so);
   sw::HttpServer server(store, opts);
   const int port = server.bind();
   std::cout << "shaderwatch-server: listening on http://" << opts.bind << ":" << port
-            << " (database " << db << ", schema v" << store.schema_version() << ")" << std::endl;
+            << " (database " << so.path << ", schema v" << store.schema_version() << ")" << std::endl;
   std::thread waiter([&] {
     int sig = 0;
     sigwait(&set, &sig);
@@ -64,6 +61,11 @@ int main(int argc, char** argv) {
                     "The baseline branch: its runs (and runs naming no branch) form levels, change points and alerts; "
                     "a run on any other branch is judged against it at the run's merge_base")
       ->check([](const std::string& s) { return s.empty() ? std::string("must not be empty") : std::string(); })
+      ->capture_default_str();
+  std::uint64_t max_db_mib = 0;
+  serve->add_option("--max-db-mib", max_db_mib,
+                    "Refuse writes (507) once the database reaches this many MiB (default 0: until the disk is full, "
+                    "which answers 507 too)")
       ->capture_default_str();
   serve->add_flag("--read-token-required", sopts.read_token_required,
                   "Require a bearer token for GET endpoints too, except /api/v1/health (posting and triage always require one)");
@@ -106,7 +108,13 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
-    if (serve->parsed()) return run_serve(db, main_branch, sopts);
+    if (serve->parsed()) {
+      sw::StoreOptions so;
+      so.path = db;
+      so.main_branch = main_branch;
+      so.max_db_mib = max_db_mib;
+      return run_serve(so, sopts);
+    }
     if (tcreate->parsed() || tlist->parsed() || trevoke->parsed()) {
       sw::StoreOptions so;
       so.path = db;

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "shaderwatch/store.hpp"
+
 namespace sw::sql {
 
 struct Error : std::runtime_error {
@@ -53,6 +55,7 @@ class Stmt {
     const int rc = sqlite3_step(s_);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
+    if (rc == SQLITE_FULL) throw StorageFull(std::string("the database is full: ") + sqlite3_errmsg(db_));
     throw Error(std::string("step failed: ") + sqlite3_errmsg(db_));
   }
   void run() {
@@ -117,9 +120,10 @@ class Conn {
 
   void exec(const std::string& sql) {
     char* err = nullptr;
-    if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    if (const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err); rc != SQLITE_OK) {
       std::string msg = err ? err : "unknown error";
       sqlite3_free(err);
+      if (rc == SQLITE_FULL) throw StorageFull("the database is full: " + msg);
       throw Error("exec failed: " + msg);
     }
   }

@@ -133,6 +133,14 @@ Store::Store(StoreOptions opts) : opts_(std::move(opts)) {
   migrate();
   detector_ = std::make_unique<sql::Conn>(opts_.path);
   detector_->exec("PRAGMA cache_size=-32768");
+  if (opts_.max_db_mib) {
+    auto& ps = writer_->q("PRAGMA page_size");
+    const std::int64_t page = ps.step() ? ps.i64(0) : 4096;
+    ps.reset();
+    const std::string cap = "PRAGMA max_page_count=" + std::to_string(opts_.max_db_mib * (1u << 20) / page);
+    writer_->exec(cap);
+    detector_->exec(cap);
+  }
   for (std::size_t i = 0; i < std::max<std::size_t>(1, opts_.readers); ++i) {
     auto c = std::make_unique<sql::Conn>(opts_.path);
     c->exec("PRAGMA query_only=ON");

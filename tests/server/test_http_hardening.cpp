@@ -223,3 +223,42 @@ TEST(HttpHardening, ARunsRowsArePagedWithABoundedPageSize) {
 }
 
 }  // namespace
+
+namespace {
+
+// Finding 7: a full disk was a 500. It is 507, nothing is half stored, and reads go on. The disk is
+// stood in for by --max-db-mib (SQLite's max_page_count gives the same SQLITE_FULL).
+TEST(HttpHardening, AFullDatabaseIs507AndLosesNothingStored) {
+  swt::TempDir dir;
+  sw::StoreOptions so;
+  so.path = dir.file("full.db");
+  so.max_db_mib = 1;
+  sw::Store store(so);
+  sw::HttpServer http(store, {"127.0.0.1", 0});
+  const int port = http.start();
+  const std::string token = store.create_token("filler");
+  httplib::Client c("127.0.0.1", port);
+  std::vector<std::pair<std::string, std::vector<double>>> benches;
+  for (int i = 0; i < 200; ++i) benches.push_back({swt::cat("fam/v", std::to_string(i), "/1/hot"), {1000, 1010, 990}});
+  int stored = 0, full = 0;
+  std::string message;
+  for (int run = 0; run < 100 && full == 0; ++run) {
+    auto r = c.Post("/api/v1/runs", {{"Authorization", "Bearer " + token}},
+                    swt::wrap(swt::make_doc({}, benches, false).dump(), swt::cat("r", std::to_string(run)), "c1",
+                              swt::iso_at(run)),
+                    "application/json");
+    ASSERT_TRUE(r);
+    if (r->status == 201) ++stored;
+    if (r->status == 507) ++full, message = r->body;
+    ASSERT_TRUE(r->status == 201 || r->status == 507) << r->status << " " << r->body;
+  }
+  EXPECT_EQ(full, 1) << "1 MiB never filled";
+  EXPECT_GT(stored, 0);
+  EXPECT_NE(message.find("nothing was stored"), std::string::npos) << message;
+  auto runs = c.Get("/api/v1/runs?limit=1000");
+  ASSERT_TRUE(runs);
+  EXPECT_EQ(json::parse(runs->body)["runs"].size(), static_cast<std::size_t>(stored)) << "no partial run";
+  http.stop();
+}
+
+}  // namespace

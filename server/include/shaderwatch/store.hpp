@@ -37,6 +37,12 @@ struct ClientError : std::runtime_error {
   std::string field;
 };
 
+// The database has no room (its disk is full, or --max-db-mib is reached): the write in progress is
+// rolled back. The HTTP layer answers 507.
+struct StorageFull : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 using Params = std::map<std::string, std::string>;  // query-string parameters
 
 struct StoreOptions {
@@ -48,6 +54,7 @@ struct StoreOptions {
   // any other branch are judged against the main branch's level at their merge base.
   std::string main_branch = "main";
   std::size_t max_nesting = 64;  // deeper JSON is refused before parsing
+  std::uint64_t max_db_mib = 0;   // 0: as large as the disk allows; else writes past it fail (507)
 };
 
 struct IngestResult {
