@@ -10,7 +10,7 @@ packages=(
   mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libsqlite3-dev libcpp-httplib-dev libssl-dev nlohmann-json3-dev libcli11-dev
   libpng-dev curl python3
-  chromium
+  chromium nginx openssl
 )
 # Node.js and npm from Debian, unless the machine already has a Node.js with its npm.
 command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
