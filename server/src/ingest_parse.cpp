@@ -15,7 +15,8 @@ namespace contract = shaderwatch::contract;
 
 namespace {
 
-constexpr std::size_t kMaxBenchmarks = 200000;
+constexpr std::size_t kMaxBenchmarks = 200000;      // rows
+constexpr std::size_t kMaxBenchmarkNames = 10000;   // distinct benchmarks (shaderwatch-bench writes about 600)
 constexpr std::size_t kMaxString = 1024;
 constexpr std::size_t kMaxCounters = 256;  // per row; shaderwatch-bench writes about 25
 constexpr double kMaxNs = 1e18;  // ~31 years: anything larger is a unit or encoding bug
@@ -271,6 +272,12 @@ Parsed parse_body(std::string_view body, std::size_t max_nesting) {
     r.counters = counters.dump();
     p.rows.push_back(std::move(r));
   }
+  // Every answer about a run (its points, compare, verdict, reports) grows with its benchmarks: bounded here.
+  std::set<std::string_view> names;
+  for (const auto& r : p.rows) names.insert(r.series_name);
+  if (names.size() > kMaxBenchmarkNames)
+    throw ClientError(400, std::to_string(names.size()) + " distinct benchmarks, more than " +
+                               std::to_string(kMaxBenchmarkNames) + " in one run", "benchmark.benchmarks");
   p.sha = content_hash(p);
   return p;
 }

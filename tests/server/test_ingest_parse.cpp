@@ -120,3 +120,18 @@ TEST(IngestParse, BodiesThatMeanSomethingElseThanTheyShowAreRefused) {
   for (int i = 0; i < 100000; ++i) doc["benchmarks"][0][std::string("c").append(std::to_string(i))] = i;
   EXPECT_NE(refusal(wrapped(doc)).find("counters, more than 256"), std::string::npos);
 }
+
+// Finding 5: every answer about a run grows with its benchmarks; a run holds at most 10,000.
+TEST(IngestParse, ARunHoldsABoundedNumberOfBenchmarks) {
+  json doc = swt::read_fixture("decorated_plain.json");
+  const json row = doc["benchmarks"][0];
+  doc["benchmarks"] = json::array();
+  for (int i = 0; i <= 10000; ++i) {
+    json r = row;
+    r["name"] = r["run_name"] = std::string("fam/v").append(std::to_string(i)).append("/1/hot");
+    doc["benchmarks"].push_back(r);
+  }
+  EXPECT_EQ(refusal(wrapped(doc)), "benchmark.benchmarks: 10001 distinct benchmarks, more than 10000 in one run");
+  doc["benchmarks"].erase(doc["benchmarks"].size() - 1);
+  EXPECT_EQ(refusal(wrapped(doc)), "accepted");
+}
