@@ -150,6 +150,11 @@ TEST(Cli, ServePrintsItsPortAndStopsOnSigterm) {
   auto r = c.Get("/api/v1/health");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
+  // A second server on the same port is refused (issue 13: with SO_REUSEPORT it started and the kernel
+  // split the connections between the two databases).
+  const auto second = run(cat("serve --db ", dir.file("second.db"), " --port ", std::to_string(port)), dir);
+  EXPECT_EQ(second.rc, 1) << second.out;
+  EXPECT_NE(second.err.find("Address already in use (is another server on that port?)"), std::string::npos) << second.err;
   kill(pid, SIGTERM);
   int st = 0;
   waitpid(pid, &st, 0);
