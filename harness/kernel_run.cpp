@@ -21,6 +21,9 @@ namespace {
 constexpr uint32_t kNaNBits = 0x7FC00000u;  // poison and guard value: any read of it poisons the sum
 constexpr uint32_t kTwoPassSlices = 64;     // boids_slices.comp SLICES in the catalog
 constexpr VkDeviceSize kVec4 = 16;
+// After the output and the intermediate buffer: poisoned with them, and still the poison after every
+// run, or the kernel wrote past the end (an out-of-range write inside a buffer is no fault on a GPU).
+constexpr VkDeviceSize kOutputGuardBytes = 256;
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
@@ -150,6 +153,7 @@ struct KernelRun::Impl {
   PushConstants push;
   std::string hash;
   std::unique_ptr<Buffer> input, output, partials, counter;
+  VkDeviceSize output_bytes = 0, partials_bytes = 0;  // without their guard zones
   std::unique_ptr<Image> image;
   std::vector<std::unique_ptr<ComputePipeline>> passes;
   std::unique_ptr<BlendPipeline> blend;
@@ -217,6 +221,11 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
   auto make_output = [&](VkDeviceSize bytes) {
     return std::make_unique<Buffer>(device, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
   };
+  // The output or the intermediate buffer: `bytes` for the kernel, then the guard zone.
+  auto guarded = [&](VkDeviceSize& size, VkDeviceSize bytes) {
+    size = bytes;
+    return make_output(bytes + kOutputGuardBytes);
+  };
   const uint32_t count32 = static_cast<uint32_t>(items);
 
   switch (spec.method) {
@@ -237,7 +246,7 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
       const bool stats = spec.method == Method::LumStats;
       const bool single = spec.method == Method::LumSinglePass;
       // Single pass: the tile sums, the total, and for the log-average Lavg and the exposure.
-      r.output = make_output((r.groups() + (single ? (spec.log_average ? 3 : 1) : 0)) * (stats ? kVec4 : 4));
+      r.output = guarded(r.output_bytes, (r.groups() + (single ? (spec.log_average ? 3 : 1) : 0)) * (stats ? kVec4 : 4));
       std::vector<Resource> resources{storage(r.input), storage(r.output)};
       if (single) {
         r.counter = make_output(4);
@@ -250,19 +259,19 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
     case Method::BoidsGroupshared:
     case Method::BoidsMinMaxSubgroup:
       r.push.values[0] = count32;
-      r.output = make_output(2 * kVec4);
+      r.output = guarded(r.output_bytes, 2 * kVec4);
       r.passes.push_back(std::make_unique<ComputePipeline>(device, compile(0), std::vector{storage(r.input), storage(r.output)}));
       break;
     case Method::BoidsMinMaxAtomic:
       r.push.values[0] = count32;
       r.groups_x = static_cast<uint32_t>(ceil_div(items, spec.group_x));
-      r.output = make_output(6 * 4);
+      r.output = guarded(r.output_bytes, 6 * 4);
       r.passes.push_back(std::make_unique<ComputePipeline>(device, compile(0), std::vector{storage(r.input), storage(r.output)}));
       break;
     case Method::BoidsTwoPass:
       r.push.values[0] = count32;
-      r.partials = make_output(kTwoPassSlices * kVec4);
-      r.output = make_output(kVec4);
+      r.partials = guarded(r.partials_bytes, kTwoPassSlices * kVec4);
+      r.output = guarded(r.output_bytes, kVec4);
       r.passes.push_back(std::make_unique<ComputePipeline>(device, compile(0), std::vector{storage(r.input), storage(r.partials)}));
       r.passes.push_back(std::make_unique<ComputePipeline>(device, compile(1), std::vector{storage(r.partials), storage(r.output)}));
       break;
@@ -273,7 +282,7 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
       compile(1);
       r.image = std::make_unique<Image>(device, 1, 1, 1,
                                         VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
-      r.output = make_output(kVec4);
+      r.output = guarded(r.output_bytes, kVec4);
       r.blend = std::make_unique<BlendPipeline>(device, compiler, spec, r.input->handle());
       break;
     }
@@ -289,7 +298,7 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
                                             VK_IMAGE_USAGE_TRANSFER_DST_BIT);
       r.push.values[0] = count32;
       r.groups_x = static_cast<uint32_t>(ceil_div(items, spec.group_x));
-      r.output = make_output(kVec4);
+      r.output = guarded(r.output_bytes, kVec4);
       r.passes.push_back(std::make_unique<ComputePipeline>(
           device, compile(0),
           std::vector{storage(r.input), Resource{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_NULL_HANDLE, r.image->level0_view()}}));
@@ -309,14 +318,14 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
                               static_cast<float>(problem.width / lens.sensor_width), p.drago_lmax, p.drago_scale};
       for (size_t i = 0; i < std::size(floats); ++i) r.push.set_float(4 + i, floats[i]);
       if (spec.method == Method::DofComposite) {  // the tiles, then the composite reading them
-        r.partials = make_output(r.groups() * kVec4);
-        r.output = make_output(image_bytes());
+        r.partials = guarded(r.partials_bytes, r.groups() * kVec4);
+        r.output = guarded(r.output_bytes, image_bytes());
         r.passes.push_back(std::make_unique<ComputePipeline>(device, compile(0), std::vector{storage(r.input), storage(r.partials)}));
         r.passes.push_back(std::make_unique<ComputePipeline>(
             device, compile(1), std::vector{storage(r.input), storage(r.output), storage(r.partials)}));
         break;
       }
-      r.output = make_output(spec.method == Method::PixelMap ? image_bytes() : r.groups() * kVec4);
+      r.output = guarded(r.output_bytes, spec.method == Method::PixelMap ? image_bytes() : r.groups() * kVec4);
       r.passes.push_back(std::make_unique<ComputePipeline>(device, compile(0), std::vector{storage(r.input), storage(r.output)},
                                                            spec.specialization));
       break;
@@ -327,8 +336,8 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
       const auto w = blur_weights(spec.blur_radius);
       r.weights = make_output(w.size() * sizeof(float));
       r.weights->upload(w.data(), w.size() * sizeof(float));
-      r.partials = make_output(image_bytes());  // the x pass's output
-      r.output = make_output(image_bytes());
+      r.partials = guarded(r.partials_bytes, image_bytes());  // the x pass's output
+      r.output = guarded(r.output_bytes, image_bytes());
       r.passes.push_back(std::make_unique<ComputePipeline>(
           device, compile(0), std::vector{storage(r.input), storage(r.partials), storage(r.weights)}));
       r.passes.push_back(std::make_unique<ComputePipeline>(
@@ -343,6 +352,13 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
     throw UnsupportedError(std::to_string(r.groups_x) + " workgroups in x exceed maxComputeWorkGroupCount " +
                            std::to_string(info.max_workgroup_count_x));
   }
+  // The counter zeroed once: the kernel itself must leave it at zero for the next dispatch. The output and
+  // intermediate buffers poisoned once here as well (record_poison does it again before each run), so a
+  // guard zone holds the poison even for a caller that runs the kernel unpoisoned.
+  device.submit_and_wait([&](VkCommandBuffer cmd) {
+    if (r.counter) vkCmdFillBuffer(cmd, r.counter->handle(), 0, VK_WHOLE_SIZE, 0);
+    record_poison(cmd);
+  });
   r.error_context = {info.subgroup_size, items, r.groups()};
 }
 
@@ -373,7 +389,6 @@ void KernelRun::record_poison(VkCommandBuffer cmd) const {
   for (const auto* b : {r.output.get(), r.partials.get()}) {
     if (b) vkCmdFillBuffer(cmd, b->handle(), 0, VK_WHOLE_SIZE, kNaNBits);
   }
-  if (r.counter) vkCmdFillBuffer(cmd, r.counter->handle(), 0, VK_WHOLE_SIZE, 0);
   full_barrier(cmd);
 }
 
@@ -456,13 +471,72 @@ void KernelRun::release_device() {
 }
 
 Readback KernelRun::read_outputs(Readback reuse) const {
+  const Impl& k = *impl_;
   Readback r = std::move(reuse);
-  r.bytes.resize(impl_->output->size());
-  impl_->output->download(r.bytes.data(), r.bytes.size());
+  r.bytes.resize(k.output->size());
+  k.output->download(r.bytes.data(), r.bytes.size());
+  r.partials_guard.clear();
+  if (k.partials) {
+    r.partials_guard.resize(kOutputGuardBytes);
+    k.partials->download(r.partials_guard.data(), kOutputGuardBytes, k.partials_bytes);
+  }
+  r.counter.reset();
+  if (k.counter) {
+    uint32_t value = 0;
+    k.counter->download(&value, sizeof value);
+    r.counter = value;
+  }
   return r;
 }
 
+namespace {
+
+// The first guard word that is no longer the poison, as text; "" when the zone is intact.
+std::string touched_guard(const unsigned char* zone, size_t bytes, const char* buffer) {
+  for (size_t i = 0; i + 4 <= bytes; i += 4) {
+    uint32_t word = 0;
+    std::memcpy(&word, zone + i, 4);
+    if (word != kNaNBits) {
+      char text[160];
+      std::snprintf(text, sizeof text, "wrote past the end of its %s: guard byte %zu after the end holds 0x%08x", buffer,
+                    i, word);
+      return text;
+    }
+  }
+  return "";
+}
+
+// What the kernel must leave as it found it, checked after every run beside its answer: the guard zones
+// (nothing written past the end of its output or intermediate buffer) and its atomic counter (back at
+// zero for the next dispatch: the harness zeroes it only once, at setup).
+void check_kernel_state(const Readback& got, VkDeviceSize output_bytes, Outcome& o) {
+  std::string problem;
+  if (got.bytes.size() >= output_bytes + kOutputGuardBytes)
+    problem = touched_guard(got.bytes.data() + output_bytes, kOutputGuardBytes, "output");
+  if (problem.empty() && !got.partials_guard.empty())
+    problem = touched_guard(got.partials_guard.data(), got.partials_guard.size(), "intermediate buffer");
+  if (problem.empty() && got.counter && *got.counter != 0)
+    problem = "left its atomic counter at " + std::to_string(*got.counter) +
+              " after the run (it must reset it to 0 for the next dispatch)";
+  if (problem.empty() || (o.status != Status::Pass && o.status != Status::Fail)) return;
+  if (o.status == Status::Pass) {
+    o.status = Status::Fail;
+    o.message = problem;
+    o.first_failure = problem;
+  } else {
+    o.message += "; " + problem;
+  }
+}
+
+}  // namespace
+
 Outcome KernelRun::check(const Readback& got) const {
+  Outcome o = check_answer(got);
+  check_kernel_state(got, impl_->output_bytes, o);
+  return o;
+}
+
+Outcome KernelRun::check_answer(const Readback& got) const {
   const Impl& r = *impl_;
   const std::lock_guard lock(r.check_mutex);
   const uint32_t w = r.problem.width, h = r.problem.height;

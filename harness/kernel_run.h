@@ -4,6 +4,7 @@
 // else, poison() readies the outputs, check() reads them back and compares with the reference.
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,7 +19,9 @@ namespace shaderwatch {
 
 // A kernel's output buffer as read back to the host: what a check compares, on any thread.
 struct Readback {
-  std::vector<unsigned char> bytes;
+  std::vector<unsigned char> bytes;           // the output, its guard zone after it
+  std::vector<unsigned char> partials_guard;  // the guard zone after the intermediate buffer, if any
+  std::optional<uint32_t> counter;            // the kernel's atomic counter after the run, if it has one
   template <class T>
   std::vector<T> as(size_t count) const {
     if (count * sizeof(T) > bytes.size()) throw std::out_of_range("Readback: fewer bytes read back than the check needs");
@@ -59,6 +62,7 @@ class KernelRun {
   uint64_t groups() const;                 // workgroups of the main dispatch
 
  private:
+  Outcome check_answer(const Readback& got) const;  // the answer alone; check() adds the kernel's state
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

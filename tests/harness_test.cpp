@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <regex>
 
@@ -146,6 +147,70 @@ TEST(Expectations, TheCheckSuiteAppliesSkipExpectedFailAndFlakyEntries) {
     EXPECT_NE(row.outcome.message.find("all 3 checks failed"), std::string::npos) << row.outcome.message;
   }
   EXPECT_EQ(flaky.unexpected_failures(), 2u);
+  expect_no_validation_messages();
+}
+
+// Issue 14, items 1 and 2: what a kernel must leave as it found it is checked after every run, beside
+// its answer. A guard zone after the output and after the intermediate buffer must still hold the
+// poison, and the atomic counter of a single-pass kernel must be back at zero: the harness zeroes it
+// once, at setup, and no longer before every run (doing the kernel's job for it).
+TEST(KernelState, AWritePastAnOutputsEndFailsTheCheck) {
+  Vulkan& v = vulkan();
+  for (const char* name : {"lum/sequential_256", "postfx/blur_shared_r16"}) {
+    SCOPED_TRACE(name);
+    const KernelSpec& spec = find_kernel(name);
+    const auto problem = spec.family == Family::Postfx ? make_postfx_problem(InputKind::HdrTest, 64, 40, 3)
+                                                       : make_luminance_problem(InputKind::Random, 64, 40, 3);
+    KernelRun run(*v.device, *v.compiler, spec, problem);
+    v.device->submit_and_wait([&](VkCommandBuffer cmd) {
+      run.record_poison(cmd);
+      run.record(cmd);
+    });
+    const Readback clean = run.read_outputs();
+    ASSERT_EQ(run.check(clean).status, Status::Pass);
+    ASSERT_GE(clean.bytes.size(), 256u);
+    Readback past_output = clean;  // one float written just past the end: the first guard word
+    const float one = 1.0f;
+    std::memcpy(past_output.bytes.data() + past_output.bytes.size() - 256, &one, 4);
+    const Outcome o = run.check(past_output);
+    EXPECT_EQ(o.status, Status::Fail);
+    EXPECT_NE(o.message.find("wrote past the end of its output: guard byte 0"), std::string::npos) << o.message;
+    if (spec.family == Family::Postfx) {  // the blur's x pass writes an intermediate image
+      ASSERT_EQ(clean.partials_guard.size(), 256u);
+      Readback past_partials = clean;
+      std::memcpy(past_partials.partials_guard.data() + 8, &one, 4);
+      const Outcome p = run.check(past_partials);
+      EXPECT_EQ(p.status, Status::Fail);
+      EXPECT_NE(p.message.find("past the end of its intermediate buffer: guard byte 8"), std::string::npos) << p.message;
+    }
+  }
+  expect_no_validation_messages();
+}
+
+TEST(KernelState, TheAtomicCounterIsTheKernelsToReset) {
+  Vulkan& v = vulkan();
+  for (const char* name : {"lum/single_pass_atomic", "lum/log_average_exposure"}) {
+    SCOPED_TRACE(name);
+    const auto problem = make_luminance_problem(InputKind::Random, 333, 77, 5);
+    KernelRun run(*v.device, *v.compiler, find_kernel(name), problem);
+    // Three runs, poisoned once: only the kernel resets its counter between them.
+    v.device->submit_and_wait([&](VkCommandBuffer cmd) {
+      run.record_poison(cmd);
+      for (int i = 0; i < 3; ++i) {
+        run.record(cmd);
+        full_barrier(cmd);
+      }
+    });
+    const Readback got = run.read_outputs();
+    ASSERT_TRUE(got.counter.has_value());
+    EXPECT_EQ(*got.counter, 0u);
+    EXPECT_EQ(run.check(got).status, Status::Pass);
+    Readback stale = got;  // a kernel that leaves its count behind
+    stale.counter = 3;
+    const Outcome o = run.check(stale);
+    EXPECT_EQ(o.status, Status::Fail);
+    EXPECT_NE(o.message.find("left its atomic counter at 3"), std::string::npos) << o.message;
+  }
   expect_no_validation_messages();
 }
 
