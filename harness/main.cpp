@@ -167,6 +167,11 @@ int main(int argc, char** argv) {
   app.add_option("--corrupt-output", policy.corrupt_output,
                  "For testing CI itself: overwrite the output of the kernels matching this glob with wrong values "
                  "before their check, so a job can be shown to fail on a wrong answer");
+  std::string kernels_dir;
+  app.add_option("--kernels-dir", kernels_dir,
+                 "Compile the kernels from this directory (a copy of kernels/, edited) instead of the sources built into "
+                 "the binary: try a shader change without rebuilding, or run a mutant (ci/mutation-test.sh)")
+      ->check(CLI::ExistingDirectory);
   app.add_flag("--validation", validation, "Enable the Khronos validation layer; any message fails the run");
   PostOptions post;
   app.add_option("--post", post.url,
@@ -258,6 +263,7 @@ int main(int argc, char** argv) {
     if (!do_list_devices && !do_check) return 0;
   }
   if (seed == 0) seed = std::random_device{}() | 1;
+  if (!kernels_dir.empty()) use_kernel_sources_from(kernels_dir);
 
   try {
     Instance instance(validation);

@@ -5,6 +5,8 @@
 #include <glslang/SPIRV/GlslangToSpv.h>
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <memory>
 #include <stdexcept>
 
@@ -12,7 +14,44 @@
 
 namespace shaderwatch {
 
+namespace {
+
+struct SourceDirectory {
+  std::mutex mutex;
+  std::string path;                            // empty: the embedded sources
+  std::map<std::string, std::string> read;     // files read from it, kept for the process's life
+};
+
+SourceDirectory& source_directory() {
+  static SourceDirectory d;
+  return d;
+}
+
+}  // namespace
+
+void use_kernel_sources_from(const std::string& directory) {
+  SourceDirectory& d = source_directory();
+  const std::lock_guard lock(d.mutex);
+  d.path = directory;
+  d.read.clear();
+}
+
 const std::string& kernel_source(const std::string& file) {
+  SourceDirectory& d = source_directory();
+  {
+    const std::lock_guard lock(d.mutex);
+    if (!d.path.empty()) {
+      if (auto it = d.read.find(file); it != d.read.end()) return it->second;
+      // Plain file names only: an include cannot reach outside the directory.
+      if (file.find('/') != std::string::npos || file.empty() || file[0] == '.')
+        throw std::invalid_argument("no kernel source named '" + file + "' in " + d.path);
+      std::ifstream in(d.path + "/" + file, std::ios::binary);
+      if (!in) throw std::invalid_argument("no kernel source named '" + file + "' in " + d.path);
+      std::ostringstream text;
+      text << in.rdbuf();
+      return d.read.emplace(file, text.str()).first->second;
+    }
+  }
   static const std::map<std::string, std::string> sources = [] {
     std::map<std::string, std::string> m;
     for (const auto& k : embedded_kernels()) m.emplace(k.name, k.source);

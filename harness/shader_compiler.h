@@ -14,8 +14,12 @@ using Defines = std::vector<std::pair<std::string, std::string>>;
 
 enum class ShaderStage { Compute, Vertex, Fragment };
 
-// The embedded source of kernels/<file>; throws std::invalid_argument for an unknown name.
+// The source of kernels/<file>: the one embedded in the binary, or the file in the directory given to
+// use_kernel_sources_from. Throws std::invalid_argument for an unknown name.
 const std::string& kernel_source(const std::string& file);
+// From now on, kernel sources come from `directory` (a copy of kernels/, edited: a shader under work, a
+// mutant) instead of the binary; "" goes back to the embedded ones. Call it before compiling anything.
+void use_kernel_sources_from(const std::string& directory);
 std::vector<std::string> kernel_source_names();
 
 class ShaderCompiler {

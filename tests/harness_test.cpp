@@ -404,7 +404,7 @@ TEST(Cli, GoogleBenchmarkFlagsItWouldTakeSilentlyAreRefused) {
   for (const std::string flag : {"--benchmark_format=bogus", "--benchmark_out_format=bogus", "--benchmark_color=maybe",
                                  "--benchmark_repetitions=-1", "--benchmark_repetitions=0", "--v=x", "--seed=-1",
                                  "--seed=12x", "--sizes=", "--device=", "--expectations=/nonexistent.json",
-                                 "--corrupt-output=nope/*"}) {
+                                 "--corrupt-output=nope/*", "--kernels-dir=/nonexistent"}) {
     auto [rc, out] = run_bench("--quick --benchmark_filter=^lum/sequential_256/ " + flag);
     EXPECT_NE(rc, 0) << flag << ": " << out;
     const std::string name = flag.substr(0, flag.find('='));

@@ -38,7 +38,7 @@ export async function render(main, route, stale) {
     ...verdict.suspects.map((s) => [el('a', {href: buildHash('series', [s.series_id])}, s.benchmark), `: suspect (z ${formatNumber(s.z, 2)})`]),
   ];
   if (problems.length) main.append(el('ul', {class: 'problems'}, problems.map((p) => el('li', {}, p))));
-  if (verdict.skipped.length) main.append(el('p', {class: 'muted'}, `${verdict.skipped.length} skipped (the device cannot run them).`));
+  if (verdict.skipped.length) main.append(el('p', {class: 'muted'}, `${verdict.skipped.length} skipped (the device cannot run them, or an expectations entry skips them).`));
   const others = siblings.runs.filter((x) => x.id !== r.id);
   if (others.length) {
     const pickRun = select(others.map((x) => [x.id, `${x.id} · ${shortCommit(x.commit)} · ${formatTime(x.started_at)}`]), others[0].id, () => {});
