@@ -52,9 +52,10 @@ def apply(mutant, kernels_dir):
         f.write(text.replace(mutant["find"], mutant["replace"]))
 
 
-def run_check(bench, kernels_dir, mutant, seed, timeout):
-    """(result, detail): killed, survived, no-compile or timed-out."""
-    cmd = [bench, "--check", "--kernels-dir", kernels_dir, "--filter", mutant["kernels"], "--seed", str(seed)]
+def run_check(bench, kernels_dir, mutant, seed, timeout, repeat):
+    """(result, detail): killed, survived, no-compile or error."""
+    cmd = [bench, "--check", "--kernels-dir", kernels_dir, "--filter", mutant["kernels"], "--seed", str(seed),
+           "--repeat", str(repeat)]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -84,6 +85,8 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="build directory (default: build/)")
     ap.add_argument("--seed", type=int, default=20261121, help="inputs' seed for every check")
     ap.add_argument("--timeout", type=int, default=300, help="seconds a mutant's check may take")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="runs of each check case (shaderwatch-bench --check --repeat): a race may show on some")
     ap.add_argument("--list", action="store_true", help="list the mutants and stop")
     a = ap.parse_args()
     try:
@@ -117,7 +120,7 @@ def main():
                 print(f"mutation-test: {e}", file=sys.stderr)
                 return 2
             t = time.time()
-            result, detail = run_check(bench, kernels_dir, m, a.seed, a.timeout)
+            result, detail = run_check(bench, kernels_dir, m, a.seed, a.timeout, a.repeat)
             shutil.rmtree(kernels_dir)
             if m.get("equivalent"):
                 verdict = "ok (equivalent, passes)" if result == "survived" else f"FALSE ALARM ({result})"

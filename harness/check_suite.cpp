@@ -42,7 +42,7 @@ CheckSummary run_check_suite(Device& device, ShaderCompiler& compiler, const std
     for (const auto& spec : catalog()) {
       if (!std::regex_search(spec.name, filter) || !kernel_accepts(spec, problem)) continue;
       const Expectation* entry = policy.expectations.find(spec.name, device.info());
-      const auto run = [&] { return run_and_check(device, compiler, spec, problem, policy.corrupts(spec.name)); };
+      const auto run = [&] { return run_and_check(device, compiler, spec, problem, policy.corrupts(spec.name), policy.repeat); };
       CheckRow row{spec.name, device.info().name, problem.size_string(), input_kind_name(c.kind), case_seed,
                    entry && entry->expect == Expect::Skip ? skipped_outcome(*entry) : apply_expectation(entry, run(), run)};
       if (on_row) on_row(row);

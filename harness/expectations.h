@@ -54,6 +54,7 @@ Expectations builtin_expectations();
 struct CheckPolicy {
   Expectations expectations = builtin_expectations();
   std::string corrupt_output;  // glob over kernel names; "" for none
+  unsigned repeat = 1;         // --check --repeat: runs of each case, all passing and bit-identical
   bool corrupts(const std::string& kernel) const { return !corrupt_output.empty() && glob_match(corrupt_output, kernel); }
 };
 

@@ -699,18 +699,53 @@ void corrupt_readback(Readback& got) {
   for (size_t i = 0; i + 4 <= got.bytes.size(); i += 4) std::memcpy(got.bytes.data() + i, &kWrong, 4);
 }
 
+std::optional<size_t> first_difference(const Readback& a, const Readback& b) {
+  const size_t n = std::min(a.bytes.size(), b.bytes.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (a.bytes[i] != b.bytes[i]) return i;
+  }
+  if (a.bytes.size() != b.bytes.size()) return n;
+  return std::nullopt;
+}
+
 Outcome run_and_check(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem,
-                      bool corrupt) {
+                      bool corrupt, unsigned repeat) {
   Outcome o;
   try {
     KernelRun run(device, compiler, spec, problem);
-    device.submit_and_wait([&](VkCommandBuffer cmd) {
-      run.record_poison(cmd);
-      run.record(cmd);
-    });
-    Readback got = run.read_outputs();
-    if (corrupt) corrupt_readback(got);
-    o = run.check(got);
+    Readback first;
+    for (unsigned i = 0; i < std::max(repeat, 1u); ++i) {
+      device.submit_and_wait([&](VkCommandBuffer cmd) {
+        run.record_poison(cmd);
+        run.record(cmd);
+      });
+      Readback got = run.read_outputs();
+      if (corrupt) corrupt_readback(got);
+      const Outcome oi = run.check(got);
+      if (i == 0) o = oi;
+      const std::string which = "run " + std::to_string(i + 1) + " of " + std::to_string(repeat);
+      if (oi.status != Status::Pass) {
+        o = oi;
+        if (repeat > 1) o.message = which + ": " + o.message;
+        return o;
+      }
+      if (i == 0) {
+        first = std::move(got);
+        continue;
+      }
+      // Nothing in the catalog adds floats atomically: the same input must give the same bits every time.
+      if (const auto at = first_difference(first, got)) {
+        char text[200];
+        std::snprintf(text, sizeof text, "%s gave other bits than run 1 (output byte %zu: 0x%02x, then 0x%02x): a race or "
+                      "undefined behaviour, since the kernel's order is fixed", which.c_str(), *at,
+                      *at < first.bytes.size() ? first.bytes[*at] : 0, *at < got.bytes.size() ? got.bytes[*at] : 0);
+        o.status = Status::Fail;
+        o.message = text;
+        o.first_failure = text;
+        return o;
+      }
+    }
+    if (repeat > 1) o.message = std::to_string(repeat) + " runs, bit-identical";
   } catch (const UnsupportedError& e) {
     o.status = Status::Unsupported;
     o.message = e.what();

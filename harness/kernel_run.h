@@ -71,11 +71,14 @@ class KernelRun {
 // wrong answer fails a CI job without a broken kernel.
 void corrupt_readback(Readback& got);
 
-// Poison, run once, check (after corrupting the readback, with `corrupt`): the correctness suite's unit
-// of work. Never throws for kernel or device problems: they come back as Error or Unsupported outcomes
-// naming the kernel and device.
+// Poison, run, check (after corrupting the readback, with `corrupt`), `repeat` times on one setup: every
+// run must pass, and every run must give the bits of the first (--check --repeat: races show as runs
+// that differ). The correctness suite's unit of work. Never throws for kernel or device problems: they
+// come back as Error or Unsupported outcomes naming the kernel and device.
 Outcome run_and_check(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem,
-                      bool corrupt = false);
+                      bool corrupt = false, unsigned repeat = 1);
+// The first byte at which two readbacks' outputs differ, if any.
+std::optional<size_t> first_difference(const Readback& a, const Readback& b);
 
 // Whether the kernel applies to the input (ln(delta + L) needs L >= 0).
 bool kernel_accepts(const KernelSpec& spec, const Problem& problem);

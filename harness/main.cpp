@@ -164,6 +164,10 @@ int main(int argc, char** argv) {
                  "(XFAIL; XPASS when it passes), a flaky kernel (its check rerun up to N times: FLAKE when a rerun "
                  "passes) or a skip, with a reason. Repeatable; the built-in kernels/expectations.json (the "
                  "negative control) comes first, and the first matching entry applies");
+  app.add_option("--repeat", policy.repeat,
+                 "With --check: run each case this many times on one setup; every run must pass and give the bits of "
+                 "the first (a race shows as runs that differ)")
+      ->check(CLI::Range(1u, 100000u));
   app.add_option("--corrupt-output", policy.corrupt_output,
                  "For testing CI itself: overwrite the output of the kernels matching this glob with wrong values "
                  "before their check, so a job can be shown to fail on a wrong answer");
@@ -215,6 +219,10 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  }
+  if (policy.repeat > 1 && !do_check) {
+    std::cerr << "--repeat goes with --check\n";
+    return 2;
   }
   if (!post.url.empty()) {
     if (const char* token = std::getenv("SHADERWATCH_TOKEN")) post.token = token;

@@ -187,6 +187,25 @@ TEST(KernelState, AWritePastAnOutputsEndFailsTheCheck) {
   expect_no_validation_messages();
 }
 
+// Issue 14, item 5: --check --repeat N runs each case N times on one setup; a kernel whose order is fixed
+// must give the same bits every time, so a race that shows on some runs fails.
+TEST(KernelState, RepeatedRunsMustGiveTheSameBits) {
+  Vulkan& v = vulkan();
+  const auto problem = make_luminance_problem(InputKind::Random, 333, 77, 9);
+  const Outcome o = run_and_check(*v.device, *v.compiler, find_kernel("lum/single_pass_atomic"), problem, false, 5);
+  EXPECT_EQ(o.status, Status::Pass) << o.message;
+  EXPECT_EQ(o.message, "5 runs, bit-identical");
+  Readback a, b;
+  a.bytes = {1, 2, 3, 4};
+  b = a;
+  EXPECT_FALSE(first_difference(a, b));
+  b.bytes[2] = 9;
+  EXPECT_EQ(first_difference(a, b), 2u);
+  b = a;
+  b.bytes.push_back(0);
+  EXPECT_EQ(first_difference(a, b), 4u) << "a longer readback differs where the shorter ends";
+}
+
 TEST(KernelState, TheAtomicCounterIsTheKernelsToReset) {
   Vulkan& v = vulkan();
   for (const char* name : {"lum/single_pass_atomic", "lum/log_average_exposure"}) {
@@ -404,7 +423,7 @@ TEST(Cli, GoogleBenchmarkFlagsItWouldTakeSilentlyAreRefused) {
   for (const std::string flag : {"--benchmark_format=bogus", "--benchmark_out_format=bogus", "--benchmark_color=maybe",
                                  "--benchmark_repetitions=-1", "--benchmark_repetitions=0", "--v=x", "--seed=-1",
                                  "--seed=12x", "--sizes=", "--device=", "--expectations=/nonexistent.json",
-                                 "--corrupt-output=nope/*", "--kernels-dir=/nonexistent"}) {
+                                 "--corrupt-output=nope/*", "--kernels-dir=/nonexistent", "--repeat=3", "--repeat=0"}) {
     auto [rc, out] = run_bench("--quick --benchmark_filter=^lum/sequential_256/ " + flag);
     EXPECT_NE(rc, 0) << flag << ": " << out;
     const std::string name = flag.substr(0, flag.find('='));
