@@ -103,11 +103,11 @@ std::vector<float> postfx_input(const KernelSpec& spec, const Problem& problem) 
         double z = near_band || 3 * x < problem.width ? 0.5 + 2.5 * r
                    : 3 * x < 2 * problem.width    ? 5.0
                                                   : 8.0 + 92.0 * r;
-        // Isolated near pixels (1 in 300) over the focus and far thirds, 0.4-3.2 m: CoCs from the clamp down
+        // Isolated near pixels (1 in 2000) over the focus and far thirds, 0.4-3.2 m: CoCs from the clamp down
         // to a pixel or two, alone in their tiles and straddling tile edges. Without them every tile with a
         // near pixel sat at the clamp, and a composite that misread its tiles gave the same picture.
         const double lone = (mix(problem.seed * 0x9E3779B97F4A7C15ull + 3 * i + 1) >> 11) * 0x1.0p-53;
-        if (!near_band && 3 * x >= problem.width && lone < 1.0 / 300) z = 0.4 + 2.8 * (lone * 300);
+        if (!near_band && 3 * x >= problem.width && lone < 1.0 / 2000) z = 0.4 + 2.8 * (lone * 2000);
         px[3] = static_cast<float>(z);
         break;
       }

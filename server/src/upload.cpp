@@ -29,9 +29,9 @@ std::string now_iso() {
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
-}  // namespace
 
-std::string make_body(const std::string& benchmark_json, const RunMeta& meta) {
+// The Google Benchmark document, which must be a JSON object.
+json parse_document(const std::string& benchmark_json) {
   json doc;
   try {
     doc = json::parse(benchmark_json);
@@ -39,6 +39,13 @@ std::string make_body(const std::string& benchmark_json, const RunMeta& meta) {
     throw std::invalid_argument(std::string("benchmark file is not valid JSON: ") + e.what());
   }
   if (!doc.is_object()) throw std::invalid_argument("benchmark file is not a JSON object");
+  return doc;
+}
+
+}  // namespace
+
+std::string make_body(const std::string& benchmark_json, const RunMeta& meta) {
+  const json doc = parse_document(benchmark_json);
   json run = {{"id", meta.run_id}, {"commit", meta.commit}};
   // Without an explicit start, the server takes the document's context.date (so a retry sends
   // the same body); only a document without one gets "now".
@@ -144,13 +151,7 @@ Result post_run_with_retries(const std::string& url, const std::string& token, c
 
 std::vector<DevicePart> split_by_device(const std::string& benchmark_json) {
   namespace contract = shaderwatch::contract;
-  json doc;
-  try {
-    doc = json::parse(benchmark_json);
-  } catch (const json::exception& e) {
-    throw std::invalid_argument(std::string("benchmark file is not valid JSON: ") + e.what());
-  }
-  if (!doc.is_object()) throw std::invalid_argument("benchmark file is not a JSON object");
+  const json doc = parse_document(benchmark_json);
   // Devices by index, in numeric order: "dev2" before "dev10".
   std::set<std::pair<std::size_t, std::string>> devices;
   const json context = doc.contains("context") && doc["context"].is_object() ? doc["context"] : json::object();
