@@ -25,11 +25,6 @@ void GrowingTaskQueue::shutdown() {
   for (auto& t : threads) t.join();
 }
 
-std::size_t GrowingTaskQueue::threads() const {
-  const std::lock_guard lock(mutex_);
-  return threads_.size();
-}
-
 void GrowingTaskQueue::work() {
   for (;;) {
     std::function<void()> job;

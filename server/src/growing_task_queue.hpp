@@ -23,13 +23,11 @@ class GrowingTaskQueue : public httplib::TaskQueue {
   void enqueue(std::function<void()> fn) override;
   void shutdown() override;
 
-  std::size_t threads() const;
-
  private:
   void work();
 
   const std::size_t max_threads_;
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<std::function<void()>> jobs_;
   std::vector<std::thread> threads_;
