@@ -12,6 +12,7 @@ std::string input_kind_name(InputKind kind) {
     case InputKind::Exponents: return "exponents";
     case InputKind::Zeros: return "zeros";
     case InputKind::Signed: return "signed";
+    case InputKind::Negative: return "negative";
     case InputKind::HdrTest: return "hdr-test";
   }
   return "?";
@@ -36,6 +37,7 @@ float sample(InputKind kind, std::mt19937_64& rng, bool positive_only) {
     }
     case InputKind::Zeros: return 0.0f;
     case InputKind::Signed: return std::uniform_real_distribution<float>(-8.0f, 8.0f)(rng);
+    case InputKind::Negative: return -std::uniform_real_distribution<float>(0.01f, 100.0f)(rng);
     case InputKind::HdrTest: break;  // an image, not a distribution: make_postfx_problem
   }
   return 0.0f;

@@ -13,6 +13,7 @@ enum class InputKind {
   Exponents,  // magnitudes spanning 2^-20 .. 2^20 (a naive float sum loses the small ones)
   Zeros,      // all zero
   Signed,     // negative and positive values, cancelling sums (for kernels that allow negatives)
+  Negative,   // boids: every component negative, in [-100, -0.01] (min/max and sign bugs show on any count)
   HdrTest,    // post-processing test image: gradients over 0..10^4, a sun, black pixels, saturated primaries
 };
 std::string input_kind_name(InputKind kind);
