@@ -290,6 +290,13 @@ struct HttpServer::Impl {
     // is read, so an unauthenticated client cannot make the server read --max-body-bytes.
     svr.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
       offer_gzip_only(req);
+      // httplib reads a body only for POST, PUT, PATCH and DELETE: another method's body would be parsed
+      // as the next request. Refused, and the connection closed (post-routing below).
+      const bool body_method = req.method == "POST" || req.method == "PUT" || req.method == "PATCH" || req.method == "DELETE";
+      if (!body_method && declares_body(req)) {
+        send_error(res, 400, "a " + req.method + " request carries no body", "Content-Length");
+        return httplib::Server::HandlerResponse::Handled;
+      }
       const bool write = req.method != "GET" && req.method != "HEAD";
       // The dashboard's own files are public even where reads need a token: the page asks for one.
       const bool api = req.path.starts_with("/api/");

@@ -80,6 +80,26 @@ TEST(HttpHardening, AnEarlyAnswerClosesTheConnectionSoNoBodyIsReadAsARequest) {
   EXPECT_EQ(runs_stored(s), 1);
 }
 
+// httplib reads no body for GET, HEAD or OPTIONS: a body sent with one was parsed as the next request.
+TEST(HttpHardening, ABodyOnAGetIsRefusedNotReadAsARequest) {
+  swt::TempDir dir;
+  swt::TestServer s(dir.file("get-body.db"));
+  const std::string smuggled = swt::cat("POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ", s.token,
+                                        "\r\nContent-Type: application/json\r\nContent-Length: ");
+  const std::string run = small_run("smuggled");
+  const std::string body = swt::cat(smuggled, std::to_string(run.size()), "\r\n\r\n", run);
+  for (const char* method : {"GET", "OPTIONS"}) {
+    RawConnection c(s.port);
+    c.send(swt::cat(method, " /api/v1/health HTTP/1.1\r\nHost: x\r\nContent-Length: ", std::to_string(body.size()),
+                    "\r\n\r\n", body));
+    const std::string answers = c.receive(3000ms);
+    EXPECT_EQ(answers.rfind("HTTP/1.1 400", 0), 0u) << method << ": " << answers;
+    EXPECT_EQ(swt::count_of(answers, "HTTP/1.1 "), 1u) << method << ": the body was answered as a request: " << answers;
+    EXPECT_TRUE(c.closed()) << method;
+  }
+  EXPECT_EQ(runs_stored(s), 0) << "the smuggled POST was not executed";
+}
+
 // Finding 3: a chunked body was read whole whatever --max-body-bytes said (2.5 MB stored under 1 MiB,
 // 200 MiB read into memory); a 4 GiB Content-Length held a worker while its bytes trickled in.
 TEST(HttpHardening, TheBodyLimitHoldsForChunkedBodiesAndHugeLengths) {
