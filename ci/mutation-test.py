@@ -67,6 +67,8 @@ def run_check(bench, kernels_dir, mutant, seed, timeout, repeat):
     if not summary:
         last = out.strip().splitlines()[-1][:160] if out.strip() else ""
         return "error", f"exit {p.returncode}: {last}"
+    if summary.group(1) == "0":
+        return "error", f"its kernels pattern {mutant['kernels']!r} ran no check"
     if p.returncode == 1 and int(summary.group(3)) > 0:
         first = next((l.strip() for l in out.splitlines() if l.startswith("  first wrong:")), "")
         return "killed", f"{summary.group(3)} of {summary.group(1)} runs failed" + (f"; {first}" if first else "")

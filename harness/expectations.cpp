@@ -53,6 +53,8 @@ Expectation parse_entry(const json& entry, const std::string& where) {
   e.device = text_field(entry, "device", named, false, "*");
   e.driver = text_field(entry, "driver", named, false, "*");
   e.reason = text_field(entry, "reason", named, true);
+  // Every row it accounts for carries it, and the results server refuses error messages over 4096 bytes.
+  if (e.reason.size() > 1000) throw std::invalid_argument(named + ": 'reason' is longer than 1000 characters");
   const std::string expect = text_field(entry, "expect", named, true);
   if (expect == "fail") e.expect = Expect::Fail;
   else if (expect == "flaky") e.expect = Expect::Flaky;

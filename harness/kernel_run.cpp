@@ -474,6 +474,7 @@ Readback KernelRun::read_outputs(Readback reuse) const {
   const Impl& k = *impl_;
   Readback r = std::move(reuse);
   r.bytes.resize(k.output->size());
+  r.output_bytes = k.output_bytes;
   k.output->download(r.bytes.data(), r.bytes.size());
   r.partials_guard.clear();
   if (k.partials) {
@@ -509,10 +510,10 @@ std::string touched_guard(const unsigned char* zone, size_t bytes, const char* b
 // What the kernel must leave as it found it, checked after every run beside its answer: the guard zones
 // (nothing written past the end of its output or intermediate buffer) and its atomic counter (back at
 // zero for the next dispatch: the harness zeroes it only once, at setup).
-void check_kernel_state(const Readback& got, VkDeviceSize output_bytes, Outcome& o) {
+void check_kernel_state(const Readback& got, Outcome& o) {
   std::string problem;
-  if (got.bytes.size() >= output_bytes + kOutputGuardBytes)
-    problem = touched_guard(got.bytes.data() + output_bytes, kOutputGuardBytes, "output");
+  if (got.bytes.size() >= got.output_bytes + kOutputGuardBytes)
+    problem = touched_guard(got.bytes.data() + got.output_bytes, kOutputGuardBytes, "output");
   if (problem.empty() && !got.partials_guard.empty())
     problem = touched_guard(got.partials_guard.data(), got.partials_guard.size(), "intermediate buffer");
   if (problem.empty() && got.counter && *got.counter != 0)
@@ -532,7 +533,7 @@ void check_kernel_state(const Readback& got, VkDeviceSize output_bytes, Outcome&
 
 Outcome KernelRun::check(const Readback& got) const {
   Outcome o = check_answer(got);
-  check_kernel_state(got, impl_->output_bytes, o);
+  check_kernel_state(got, o);
   return o;
 }
 
@@ -696,7 +697,7 @@ Outcome KernelRun::Impl::check_boids(const Readback& output) const {
 void corrupt_readback(Readback& got) {
   // 1e30f in every 4-byte word: far outside every bound, and no count or index a check expects.
   constexpr uint32_t kWrong = 0x7149F2CAu;
-  for (size_t i = 0; i + 4 <= got.bytes.size(); i += 4) std::memcpy(got.bytes.data() + i, &kWrong, 4);
+  for (size_t i = 0; i + 4 <= std::min(got.output_bytes, got.bytes.size()); i += 4) std::memcpy(got.bytes.data() + i, &kWrong, 4);
 }
 
 std::optional<size_t> first_difference(const Readback& a, const Readback& b) {

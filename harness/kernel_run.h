@@ -20,6 +20,7 @@ namespace shaderwatch {
 // A kernel's output buffer as read back to the host: what a check compares, on any thread.
 struct Readback {
   std::vector<unsigned char> bytes;           // the output, its guard zone after it
+  size_t output_bytes = 0;                    // of `bytes`, the output's own (the rest is the guard zone)
   std::vector<unsigned char> partials_guard;  // the guard zone after the intermediate buffer, if any
   std::optional<uint32_t> counter;            // the kernel's atomic counter after the run, if it has one
   template <class T>
@@ -67,8 +68,8 @@ class KernelRun {
   std::unique_ptr<Impl> impl_;
 };
 
-// Overwrites every word of a readback with a wrong value: --corrupt-output's fault, for proving that a
-// wrong answer fails a CI job without a broken kernel.
+// Overwrites every word of a readback's output (not its guard zone) with a wrong value: --corrupt-output's
+// fault, for proving that a wrong answer fails a CI job without a broken kernel.
 void corrupt_readback(Readback& got);
 
 // Poison, run, check (after corrupting the readback, with `corrupt`), `repeat` times on one setup: every

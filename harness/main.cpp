@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
   std::string kernels_dir;
   app.add_option("--kernels-dir", kernels_dir,
                  "Compile the kernels from this directory (a copy of kernels/, edited) instead of the sources built into "
-                 "the binary: try a shader change without rebuilding, or run a mutant (ci/mutation-test.sh)")
+                 "the binary: try a shader change without rebuilding, or run a mutant (ci/mutation-test.py); not with --post")
       ->check(CLI::ExistingDirectory);
   app.add_flag("--validation", validation, "Enable the Khronos validation layer; any message fails the run");
   PostOptions post;
@@ -229,6 +229,8 @@ int main(int argc, char** argv) {
     std::string problem = post_options_problem(post, out_file, out_format);
     if (problem.empty() && (do_check || do_list_devices || do_list_kernels || do_list_sources || !images_dir.empty()))
       problem = "--post goes with the benchmark mode, not --check, --list-* or --write-images";
+    // Times of edited kernels would join the series of the built-in ones, under the same revision.
+    if (problem.empty() && !kernels_dir.empty()) problem = "--post does not go with --kernels-dir: post the built-in kernels";
     if (!problem.empty()) {
       std::cerr << problem << "\n";
       return 2;

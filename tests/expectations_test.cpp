@@ -95,6 +95,8 @@ TEST(Expectations, ABadFileIsRefusedNamingTheEntryAndWhatIsWrong) {
       {R"({"expectations": [{"id": "x", "kernel": "lum/sequentail_256", "expect": "fail", "reason": "r"}]})",
        "kernel pattern 'lum/sequentail_256' matches no catalog kernel"},
       {R"({"expectations": [{"id": "a) b", "kernel": "lum/*", "expect": "fail", "reason": "r"}]})", "without ')'"},
+      {std::string(R"({"expectations": [{"id": "a", "kernel": "lum/*", "expect": "fail", "reason": ")").append(1001, 'x').append(R"("}]})"),
+       "'reason' is longer than 1000 characters"},
       {R"({"expectations": [{"id": "a", "kernel": "lum/*", "expect": "fail", "reason": "r"},
                             {"id": "a", "kernel": "boids/*", "expect": "skip", "reason": "r"}]})",
        "entry 2: id 'a' is already used"},

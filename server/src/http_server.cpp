@@ -165,6 +165,23 @@ struct HttpServer::Impl {
     return true;
   }
 
+  // Everything decided from the request line and headers, before any of the body is read: no body where
+  // httplib would not read it (POST, PUT, PATCH and DELETE only: another method's body would be parsed
+  // as the next request), the token where one is needed, the body's headers. False with the answer set.
+  bool checks_before_body(const httplib::Request& req, httplib::Response& res) {
+    const bool body_method = req.method == "POST" || req.method == "PUT" || req.method == "PATCH" || req.method == "DELETE";
+    if (!body_method && declares_body(req)) {
+      send_error(res, 400, "a " + req.method + " request carries no body", "Content-Length");
+      return false;
+    }
+    const bool write = req.method != "GET" && req.method != "HEAD";
+    // The dashboard's own files are public even where reads need a token: the page asks for one.
+    const bool api = req.path.starts_with("/api/");
+    const bool open = req.path == "/api/v1/health" || (!write && (!opts.read_token_required || !api));
+    if (!open && !authorize(req, res)) return false;
+    return !write || body_headers_acceptable(req, res);
+  }
+
   // The request body, read here rather than by httplib so that the limit holds for every transfer
   // encoding (httplib read chunked bodies whole) and a body trickling in is cut off at kBodyDeadline.
   // nullopt with the error answer set when it is too large, too slow or malformed.
@@ -184,7 +201,7 @@ struct HttpServer::Impl {
                                " bytes (--max-body-bytes)");
     else if (too_slow)
       send_error(res, 408, "request body not received within " + std::to_string(kBodyDeadline.count()) + " s");
-    else if (res.status < 400)
+    else
       send_error(res, 400, "request body could not be read (malformed chunked encoding or a closed connection)");
     return std::nullopt;
   }
@@ -290,30 +307,20 @@ struct HttpServer::Impl {
     // is read, so an unauthenticated client cannot make the server read --max-body-bytes.
     svr.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
       offer_gzip_only(req);
-      // httplib reads a body only for POST, PUT, PATCH and DELETE: another method's body would be parsed
-      // as the next request. Refused, and the connection closed (post-routing below).
-      const bool body_method = req.method == "POST" || req.method == "PUT" || req.method == "PATCH" || req.method == "DELETE";
-      if (!body_method && declares_body(req)) {
-        send_error(res, 400, "a " + req.method + " request carries no body", "Content-Length");
-        return httplib::Server::HandlerResponse::Handled;
-      }
-      const bool write = req.method != "GET" && req.method != "HEAD";
-      // The dashboard's own files are public even where reads need a token: the page asks for one.
-      const bool api = req.path.starts_with("/api/");
-      const bool open = req.path == "/api/v1/health" || (!write && (!opts.read_token_required || !api));
-      if (!open && !authorize(req, res)) return httplib::Server::HandlerResponse::Handled;
-      if (write && !body_headers_acceptable(req, res)) return httplib::Server::HandlerResponse::Handled;
-      return httplib::Server::HandlerResponse::Unhandled;
+      return checks_before_body(req, res) ? httplib::Server::HandlerResponse::Unhandled
+                                          : httplib::Server::HandlerResponse::Handled;
     });
     // "Expect: 100-continue" is answered only once the token and the size are known to be good.
     svr.set_expect_100_continue_handler([this](const httplib::Request& req, httplib::Response& res) {
-      if (!authorize(req, res) || !body_headers_acceptable(req, res)) return res.status;
-      return 100;
+      return checks_before_body(req, res) ? 100 : res.status;
     });
-    // An error answer to a request with a body (maybe unread) or one httplib could not parse closes the
-    // connection: nothing after it is read as a request (lingering_close.hpp).
+    // An error answer to a request with a body (maybe unread) closes the connection: nothing after it is
+    // read as a request (lingering_close.hpp). Not for a request httplib itself could not parse (its 400,
+    // 414): it answers before it records the client's address, so the connection cannot be found and
+    // the answer must not claim a close. nginx (server/deploy/nginx.conf) refuses those before the server.
     svr.set_post_routing_handler([](const httplib::Request& req, httplib::Response& res) {
-      if (res.status >= 400 && (declares_body(req) || req.method.empty())) mark_close(res);
+      // An Expect without the body sent yet counts: the body may follow the answer.
+      if (res.status >= 400 && req.remote_port >= 0 && (declares_body(req) || req.has_header("Expect"))) mark_close(res);
     });
     svr.set_logger([](const httplib::Request& req, const httplib::Response& res) { close_if_marked(req, res); });
     svr.Post("/api/v1/runs", [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {

@@ -26,7 +26,7 @@ int connection_socket(const httplib::Request& req) {
 }  // namespace
 
 bool declares_body(const httplib::Request& req) {
-  if (req.has_header("Transfer-Encoding") || req.has_header("Expect")) return true;
+  if (req.has_header("Transfer-Encoding")) return true;
   const std::string length = req.get_header_value("Content-Length");
   return !length.empty() && length.find_first_not_of('0') != std::string::npos;
 }

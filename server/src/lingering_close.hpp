@@ -13,7 +13,7 @@
 
 namespace sw {
 
-// Whether the request carries a body (Content-Length above 0, any Transfer-Encoding, or an Expect).
+// Whether the request carries a body (Content-Length above 0, or any Transfer-Encoding).
 bool declares_body(const httplib::Request& req);
 void mark_close(httplib::Response& res);
 // After the answer is written (httplib's logger hook).

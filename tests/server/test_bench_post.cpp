@@ -28,6 +28,16 @@ TEST(BenchPost, TheBenchPostsItsOwnRun) {
   EXPECT_EQ(s.get("/api/v1/series")["series"].size(), 2u) << "hot and cold";
 }
 
+TEST(BenchPost, EditedKernelsAreNotPosted) {
+  // Times of a --kernels-dir copy (a shader under work, a mutant) would join the built-in kernels' series.
+  TempDir dir;
+  const auto r = run_command(bench("SHADERWATCH_TOKEN=t SHADERWATCH_COMMIT=abc123",
+                                   "--post http://127.0.0.1:1 --run-id edited --kernels-dir " SHADERWATCH_KERNELS_DIR,
+                                   dir.file("out.json")));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--post does not go with --kernels-dir"), std::string::npos) << r.output;
+}
+
 TEST(BenchPost, AnUnreachableServerExits3) {
   TempDir dir;
   const auto r = run_command(bench("SHADERWATCH_TOKEN=t SHADERWATCH_COMMIT=abc123",

@@ -165,6 +165,12 @@ TEST(HttpHardening, ContinueComesOnlyAfterTheTokenAndTheSizeAreChecked) {
     c.send(head(s.token, 2u << 20));
     EXPECT_EQ(c.receive(2000ms).rfind("HTTP/1.1 413", 0), 0u);
   }
+  {  // an open route needs no token, Expect or not
+    RawConnection c(s.port);
+    c.send("GET /api/v1/health HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n");
+    const std::string answer = c.receive(2000ms);
+    EXPECT_EQ(answer.rfind("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200", 0), 0u) << answer;
+  }
   RawConnection c(s.port);
   const std::string body = small_run("continued");
   c.send(head(s.token, body.size()));
