@@ -11,6 +11,7 @@
 
 #include <sys/socket.h>
 
+#include "connection_queue.hpp"
 #include "growing_task_queue.hpp"
 #include "lingering_close.hpp"
 #include "own_sockets.hpp"
@@ -73,6 +74,7 @@ struct HttpServer::Impl {
   Store& store;
   ServerOptions opts;
   httplib::Server svr;
+  int bound_port = 0;  // set by HttpServer::bind, before the task queue is made
 
   Impl(Store& s, ServerOptions o) : store(s), opts(std::move(o)) {}
 
@@ -278,7 +280,9 @@ struct HttpServer::Impl {
     svr.set_payload_max_length(opts.max_body_bytes);
     svr.set_keep_alive_max_count(1000);  // pollers and uploaders reuse their connection
     svr.set_keep_alive_timeout(kKeepAliveSeconds);
-    svr.new_task_queue = [] { return new GrowingTaskQueue(kMaxWorkers); };
+    svr.new_task_queue = [this] {
+      return new ConnectionQueue(std::make_unique<GrowingTaskQueue>(kMaxWorkers), bound_port);
+    };
     svr.set_socket_options(listen_socket_options);
     // Headers and body go out in separate writes: without TCP_NODELAY, Nagle plus the client's
     // delayed ACK adds ~40 ms to every answer on a kept-alive connection.
@@ -314,13 +318,13 @@ struct HttpServer::Impl {
     svr.set_expect_100_continue_handler([this](const httplib::Request& req, httplib::Response& res) {
       return checks_before_body(req, res) ? 100 : res.status;
     });
-    // An error answer to a request with a body (maybe unread) closes the connection: nothing after it is
-    // read as a request (lingering_close.hpp). Not for a request httplib itself could not parse (its 400,
-    // 414): it answers before it records the client's address, so the connection cannot be found and
-    // the answer must not claim a close. nginx (server/deploy/nginx.conf) refuses those before the server.
+    // An error answer to a request with a body (maybe unread), or to one httplib could not parse, closes the
+    // connection: nothing after it is read as a request (lingering_close.hpp).
     svr.set_post_routing_handler([](const httplib::Request& req, httplib::Response& res) {
-      // An Expect without the body sent yet counts: the body may follow the answer.
-      if (res.status >= 400 && req.remote_port >= 0 && (declares_body(req) || req.has_header("Expect"))) mark_close(res);
+      // An Expect without the body sent yet counts: the body may follow the answer. A request httplib could
+      // not parse (its own 400 or 414) leaves the rest of its bytes unread too.
+      const bool unparsed = req.remote_port < 0;
+      if (res.status >= 400 && (unparsed || declares_body(req) || req.has_header("Expect"))) mark_close(res);
     });
     svr.set_logger([](const httplib::Request& req, const httplib::Response& res) { close_if_marked(req, res); });
     svr.Post("/api/v1/runs", [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
@@ -410,6 +414,7 @@ int HttpServer::bind() {
     throw std::runtime_error("cannot listen on " + impl_->opts.bind + ":" + std::to_string(impl_->opts.port) + ": " +
                              std::strerror(err) + (err == EADDRINUSE ? " (is another server on that port?)" : ""));
   }
+  impl_->bound_port = port_;
   // httplib listens with a backlog of 5: a burst of clients connecting at once had SYNs dropped and
   // waited 1-3 s for retransmits. listen() again widens it.
   if (const int fd = listening_socket(port_); fd >= 0) ::listen(fd, SOMAXCONN);

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "connection_queue.hpp"
 #include "own_sockets.hpp"
 
 namespace sw {
@@ -39,7 +40,7 @@ void mark_close(httplib::Response& res) {
 
 void close_if_marked(const httplib::Request& req, const httplib::Response& res, std::chrono::milliseconds linger) {
   if (res.get_header_value("Connection") != "close") return;
-  const int fd = connection_socket(req);
+  const int fd = current_connection() >= 0 ? current_connection() : connection_socket(req);
   if (fd < 0) return;
   shutdown(fd, SHUT_WR);  // the answer is out; FIN after it
   const auto deadline = std::chrono::steady_clock::now() + linger;

@@ -1,8 +1,8 @@
 // Closing a connection after an answer that leaves the request's body unread (or read only in part).
 // cpp-httplib 0.11.4 keeps such a connection alive and parses the unread body as the next request
 // (request desync); it offers no way to close from a handler. So the answer says "Connection: close"
-// (mark_close), and after it is written close_if_marked finds the connection's socket by its two
-// addresses, sends FIN, drains what the client still sends for at most `linger` (so the answer is not
+// (mark_close), and after it is written close_if_marked finds the connection's socket (the thread's
+// current connection, connection_queue.hpp, else by its two addresses), sends FIN, drains what the client still sends for at most `linger` (so the answer is not
 // lost to a reset), and shuts the socket for reading: httplib then sees the end of the stream and
 // closes it. No byte after the answer is read as a request.
 #pragma once

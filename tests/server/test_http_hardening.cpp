@@ -100,6 +100,32 @@ TEST(HttpHardening, ABodyOnAGetIsRefusedNotReadAsARequest) {
   EXPECT_EQ(runs_stored(s), 0) << "the smuggled POST was not executed";
 }
 
+// A request httplib itself cannot parse gets its 400 or 414 before the server knows the client's address;
+// the rest of its bytes (here a request hidden in its body) must not be read as a request either.
+TEST(HttpHardening, AnUnparsableRequestClosesItsConnection) {
+  swt::TempDir dir;
+  swt::TestServer s(dir.file("unparsable.db"));
+  const std::string hidden = "GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n";
+  const std::string heads[] = {
+      swt::cat("POST /api/v1/runs HTTP/9.9\r\nHost: x\r\nContent-Length: ", std::to_string(hidden.size()), "\r\n\r\n"),
+      swt::cat("FOO /api/v1/runs HTTP/1.1\r\nHost: x\r\nContent-Length: ", std::to_string(hidden.size()), "\r\n\r\n"),
+      swt::cat("POST /api/v1/runs HTTP/1.1\r\nX-Long: ", std::string(9000, 'a'), "\r\nContent-Length: ",
+               std::to_string(hidden.size()), "\r\n\r\n"),
+      swt::cat("GET /", std::string(9000, 'a'), " HTTP/1.1\r\nHost: x\r\n\r\n"),
+  };
+  for (const auto& head : heads) {
+    RawConnection c(s.port);
+    c.send(head);
+    std::this_thread::sleep_for(300ms);
+    c.send(hidden);
+    const std::string answers = c.receive(3000ms);
+    const std::string shown = answers.substr(0, 120);
+    EXPECT_TRUE(answers.rfind("HTTP/1.1 400", 0) == 0 || answers.rfind("HTTP/1.1 414", 0) == 0) << shown;
+    EXPECT_EQ(swt::count_of(answers, "HTTP/1.1 "), 1u) << head.substr(0, 40) << ": " << answers;
+    EXPECT_TRUE(c.closed()) << head.substr(0, 40);
+  }
+}
+
 // Finding 3: a chunked body was read whole whatever --max-body-bytes said (2.5 MB stored under 1 MiB,
 // 200 MiB read into memory); a 4 GiB Content-Length held a worker while its bytes trickled in.
 TEST(HttpHardening, TheBodyLimitHoldsForChunkedBodiesAndHugeLengths) {

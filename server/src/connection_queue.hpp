@@ -1,0 +1,35 @@
+// httplib's task queue with each connection's socket made known to the thread that serves it.
+// cpp-httplib 0.11.4 hands a worker an opaque job per accepted connection; when a request cannot even be
+// parsed it answers before it records the client's address, so lingering_close.hpp could not find the
+// connection by its addresses. Here the listener's enqueue (right after accept, one connection at a
+// time) finds the one socket on the listening port it has not seen yet, and the job runs with it as the
+// thread's current connection.
+#pragma once
+
+#include <httplib.h>
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+
+namespace sw {
+
+class ConnectionQueue : public httplib::TaskQueue {
+ public:
+  // `inner` runs the jobs; `listen_port` is the server's.
+  ConnectionQueue(std::unique_ptr<httplib::TaskQueue> inner, int listen_port);
+  void enqueue(std::function<void()> fn) override;
+  void shutdown() override { inner_->shutdown(); }
+
+ private:
+  std::unique_ptr<httplib::TaskQueue> inner_;
+  const int listen_port_;
+  std::mutex mutex_;
+  std::set<int> served_;  // sockets whose job has not ended
+};
+
+// The socket of the connection the calling thread serves, or -1 (not a server worker, or not found).
+int current_connection();
+
+}  // namespace sw
