@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "shaderwatch/alert_lifecycle.hpp"
 #include "store_internal.hpp"
 
 using nlohmann::json;
@@ -31,11 +32,6 @@ RunInfo load_run(sql::Conn& c, std::int64_t id) {
   r.started_ms = st.i64(5);
   r.gpu_id = st.i64(6);
   return r;
-}
-
-int severity(const std::string& kind) {
-  const auto k = detect::parse_alert_kind(kind);
-  return k ? detect::severity(*k) : 0;
 }
 
 // The measured values of series `sid` before, or from, the point (ms, run), nearest first, at most `limit`.
@@ -204,37 +200,24 @@ std::unique_lock<std::mutex> Store::detector_write_lock() {
   return l;
 }
 
-// An untriaged regression whose series has been back on its old level for present_points runs is
-// closed by the evidence: it would otherwise fail every later verdict until someone triaged it.
+// An untriaged regression whose series is back on its old level is closed by the evidence (see
+// lifecycle::regressions_gone): it would otherwise fail every later verdict until someone triaged it.
 void Store::close_regressions_gone(std::int64_t sid, const Window& win) {
   auto& w = *detector_;
-  const auto& P = opts_.detect;
-  if (win.pts.size() < P.present_points) return;
-  struct Open {
-    std::int64_t id, boundary_ms;
-    double before, after, floor_rel;
-  };
-  std::vector<Open> open;
+  std::vector<lifecycle::OpenRegression> open;
   {
     auto& st = w.q("SELECT id, started_ms, before_ns, after_ns, floor_pct FROM alerts WHERE series_id=? AND"
                    " kind='regression' AND state='new' AND before_ns IS NOT NULL");
     st.bind(1, sid);
     while (st.step()) open.push_back({st.i64(0), st.i64(1), st.f64(2), st.f64(3), st.f64(4) / 100});
   }
-  const auto first_recent = win.pts.end() - static_cast<std::ptrdiff_t>(P.present_points);
-  std::vector<double> recent;
-  for (auto it = first_recent; it != win.pts.end(); ++it) recent.push_back(it->value);
-  for (const auto& [aid, boundary_ms, before, after, floor_rel] : open) {
-    if (first_recent->started_ms < boundary_ms) continue;  // the recent runs must all follow the step
-    if (detect::still_present(before, after, floor_rel, recent, P)) continue;
-    char note[256];
-    std::snprintf(note, sizeof note,
-                  "closed by the evidence: the last %zu runs (median %.0f ns) are back within %.1f%% of the old "
-                  "level %.0f ns (the step went to %.0f ns)",
-                  recent.size(), detect::median(recent), 100 * floor_rel, before, after);
+  if (open.empty()) return;
+  std::vector<lifecycle::RecentRun> recent;
+  for (const auto& p : win.pts) recent.push_back({p.started_ms, p.value});
+  for (const auto& c : lifecycle::regressions_gone(open, recent, opts_.detect)) {
     const auto l = detector_write_lock();
     w.q("UPDATE alerts SET state='fixed', state_by='evidence', note=?, updated_at=? WHERE id=? AND state='new'")
-        .bind(1, std::string(note)).bind(2, format_iso8601_ms(now_ms())).bind(3, aid).run();
+        .bind(1, c.note).bind(2, format_iso8601_ms(now_ms())).bind(3, c.alert_id).run();
   }
 }
 
@@ -243,7 +226,7 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
   json raised = json::array();
   const RunInfo run = load_run(w, run_pk);
   const auto& P = opts_.detect;
-  auto insert_alert = [&](std::int64_t sid, const RunInfo& b, const RunInfo* a, const std::string& kind,
+  auto insert_alert = [&](std::int64_t sid, const RunInfo& b, const RunInfo* a, detect::AlertKind kind,
                           const detect::ChangePoint* cp, const json& attribution) {
     auto& ins = w.q(
         "INSERT OR IGNORE INTO alerts(series_id, run_id, prev_run_id, started_ms, kind, severity, state,"
@@ -252,7 +235,7 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
         "(?,?,?,?,?,?,'new',?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     ins.bind(1, sid).bind(2, b.id);
     if (a) ins.bind(3, a->id); else ins.bind_null(3);
-    ins.bind(4, b.started_ms).bind(5, kind).bind(6, severity(kind));
+    ins.bind(4, b.started_ms).bind(5, std::string(detect::to_string(kind))).bind(6, detect::severity(kind));
     if (cp) {
       ins.bind(7, cp->before).bind(8, cp->after).bind(9, 100 * cp->delta_rel)
           .bind(10, 100 * cp->noise_rel).bind(11, 100 * cp->floor_rel).bind(12, cp->score)
@@ -278,17 +261,18 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
         auto& prev = w.q("SELECT n_errors, run_id FROM points WHERE series_id=? AND on_main=1 AND"
                          " (started_ms, run_id) < (?, ?) ORDER BY started_ms DESC, run_id DESC LIMIT 1");
         prev.bind(1, sid).bind(2, run.started_ms).bind(3, run.id);
-        if (!prev.step()) {
-          prev.reset();
-          insert_alert(sid, run, nullptr, detect::to_string(detect::AlertKind::correctness_failure), nullptr,
+        std::optional<bool> previous_failed;
+        std::int64_t prev_run = 0;
+        if (prev.step()) previous_failed = prev.i64(0) > 0, prev_run = prev.i64(1);
+        prev.reset();
+        const auto kind = lifecycle::correctness_alert(true, previous_failed);
+        if (kind == detect::AlertKind::correctness_failure) {
+          insert_alert(sid, run, nullptr, *kind, nullptr,
                        json{{"cause", "neither"}, {"summary", "fails on its first run on this GPU"}});
-        } else if (prev.i64(0) == 0) {
-          const RunInfo a = load_run(w, prev.i64(1));
-          prev.reset();
-          insert_alert(sid, run, &a, detect::to_string(detect::AlertKind::correctness_regression), nullptr,
-                       attribute_change(w, sid, a, run, 1.0, true, P));
+        } else if (kind == detect::AlertKind::correctness_regression) {
+          const RunInfo a = load_run(w, prev_run);
+          insert_alert(sid, run, &a, *kind, nullptr, attribute_change(w, sid, a, run, 1.0, true, P));
         }
-        // Still failing since an earlier alert: no new alert.
       }
     }
     // This run is sibling evidence for correctness alerts raised at its commit on other GPUs (raised
@@ -319,9 +303,8 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
     for (const auto& p : win.pts) pts.push_back({p.value, p.reps});
     const auto cps = detect::detect(pts, P);
     if (cps.empty()) continue;
-    // Existing performance alerts of this series, by the window index of their boundary.
-    std::vector<std::tuple<std::int64_t, std::ptrdiff_t, std::string, std::string>> existing;
-    std::vector<std::pair<std::ptrdiff_t, bool>> drifts;  // window index and direction (slower) of drift alerts
+    // Existing performance alerts of this series in the window, by the window index of their boundary.
+    std::vector<lifecycle::ExistingAlert> existing;
     {
       auto& st = w.q("SELECT id, run_id, kind, state, json_extract(attribution, '$.trend') IS NOT NULL, delta_pct"
                      " FROM alerts WHERE series_id=? AND kind IN ('regression','improvement','ambiguous') AND started_ms>=?");
@@ -330,50 +313,32 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
         const auto rid = st.i64(1);
         auto it = std::find_if(win.pts.begin(), win.pts.end(), [&](const auto& p) { return p.run_id == rid; });
         if (it == win.pts.end()) continue;
-        existing.emplace_back(st.i64(0), it - win.pts.begin(), st.text(2), st.text(3));
-        if (st.i64(4) && st.text(3) != "invalid") drifts.emplace_back(it - win.pts.begin(), st.f64(5) > 0);
+        const auto kind = detect::parse_alert_kind(st.text(2)).value_or(detect::AlertKind::ambiguous);
+        const std::string state = st.text(3);
+        existing.push_back({st.i64(0), static_cast<std::size_t>(it - win.pts.begin()), kind, state == "new",
+                            st.i64(4) != 0, state == "invalid", st.f64(5) > 0});
       }
     }
-    for (const auto& cp : cps) {
-      // A step found inside a drift already alerted, going its way, is the drift going on.
-      const bool inside_drift = !cp.trend && std::any_of(drifts.begin(), drifts.end(), [&](const auto& d) {
-        return d.first <= static_cast<std::ptrdiff_t>(cp.index) && d.second == (cp.delta_rel > 0);
-      });
-      if (inside_drift) continue;
-      bool dup = false;
-      for (const auto& [aid, idx, kind, state] : existing) {
-        // A drift is the same change as any alert raised on its way (it was a staircase of steps).
-        const auto at = static_cast<std::ptrdiff_t>(cp.index), seg = static_cast<std::ptrdiff_t>(P.min_segment);
-        if (cp.trend ? idx + seg < at : std::abs(idx - at) >= seg) continue;
-        dup = true;
-        // While untriaged, an alert follows the evidence: more runs after the boundary place
-        // it better and can settle an ambiguous change one way or the other.
-        if (aid <= 0 || state != "new") continue;
-        const std::string nk = cp.outcome == detect::Outcome::ambiguous && kind != "ambiguous"
-                                   ? kind
-                                   : std::string(detect::to_string(cp.outcome));
-        if (idx == static_cast<std::ptrdiff_t>(cp.index) && nk == kind) continue;
-        const RunInfo b = load_run(w, win.pts[cp.index].run_id);
-        const RunInfo a = load_run(w, win.pts[cp.index - 1].run_id);
-        const json attribution = with_trend(attribute_change(w, sid, a, b, cp.delta_rel, false, P), cp, b.key);
-        const auto l = detector_write_lock();
-        w.q("UPDATE OR IGNORE alerts SET run_id=?, prev_run_id=?, started_ms=?, kind=?, severity=?,"
-            " before_ns=?, after_ns=?, delta_pct=?, noise_pct=?, floor_pct=?, score=?, p_value=?,"
-            " n_before=?, n_after=?, cause=?, attribution=?, updated_at=? WHERE id=? AND state='new'")
-            .bind(1, b.id).bind(2, a.id).bind(3, b.started_ms).bind(4, nk).bind(5, severity(nk))
-            .bind(6, cp.before).bind(7, cp.after).bind(8, 100 * cp.delta_rel).bind(9, 100 * cp.noise_rel)
-            .bind(10, 100 * cp.floor_rel).bind(11, cp.score).bind(12, cp.p_value)
-            .bind(13, static_cast<std::int64_t>(cp.n_before)).bind(14, static_cast<std::int64_t>(cp.n_after))
-            .bind(15, attribution.value("cause", std::string("neither"))).bind(16, attribution.dump())
-            .bind(17, format_iso8601_ms(now_ms())).bind(18, aid).run();
-        if (sqlite3_changes(w.raw()) > 0) raised.push_back(alert_json(w, aid));
-      }
-      if (dup) continue;
+    for (const auto& change : lifecycle::plan_performance_alerts(cps, existing, P.min_segment)) {
+      const auto& cp = cps[change.change_point];
       const RunInfo b = load_run(w, win.pts[cp.index].run_id);
       const RunInfo a = load_run(w, win.pts[cp.index - 1].run_id);
-      insert_alert(sid, b, &a, detect::to_string(cp.outcome), &cp,
-                   with_trend(attribute_change(w, sid, a, b, cp.delta_rel, false, P), cp, b.key));
-      existing.emplace_back(0, static_cast<std::ptrdiff_t>(cp.index), detect::to_string(cp.outcome), "new");
+      const json attribution = with_trend(attribute_change(w, sid, a, b, cp.delta_rel, false, P), cp, b.key);
+      if (change.action == lifecycle::Action::insert) {
+        insert_alert(sid, b, &a, change.kind, &cp, attribution);
+        continue;
+      }
+      const auto l = detector_write_lock();
+      w.q("UPDATE OR IGNORE alerts SET run_id=?, prev_run_id=?, started_ms=?, kind=?, severity=?,"
+          " before_ns=?, after_ns=?, delta_pct=?, noise_pct=?, floor_pct=?, score=?, p_value=?,"
+          " n_before=?, n_after=?, cause=?, attribution=?, updated_at=? WHERE id=? AND state='new'")
+          .bind(1, b.id).bind(2, a.id).bind(3, b.started_ms).bind(4, std::string(detect::to_string(change.kind))).bind(5, detect::severity(change.kind))
+          .bind(6, cp.before).bind(7, cp.after).bind(8, 100 * cp.delta_rel).bind(9, 100 * cp.noise_rel)
+          .bind(10, 100 * cp.floor_rel).bind(11, cp.score).bind(12, cp.p_value)
+          .bind(13, static_cast<std::int64_t>(cp.n_before)).bind(14, static_cast<std::int64_t>(cp.n_after))
+          .bind(15, attribution.value("cause", std::string("neither"))).bind(16, attribution.dump())
+          .bind(17, format_iso8601_ms(now_ms())).bind(18, change.alert_id).run();
+      if (sqlite3_changes(w.raw()) > 0) raised.push_back(alert_json(w, change.alert_id));
     }
   }
   return raised;
