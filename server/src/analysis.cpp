@@ -81,4 +81,23 @@ bool clear_gap(double vx, double vy, double nx, double ny) {
   return std::fabs(std::log(vx / vy)) >= std::max(kMinFlipRel, 2 * std::sqrt(nx * nx + ny * ny));
 }
 
+std::vector<Flip> flips(const std::map<std::size_t, GpuVariants>& per_gpu) {
+  std::vector<Flip> out;
+  for (auto a = per_gpu.begin(); a != per_gpu.end(); ++a)
+    for (auto b = std::next(a); b != per_gpu.end(); ++b)
+      for (auto x = a->second.begin(); x != a->second.end(); ++x)
+        for (auto y = std::next(x); y != a->second.end(); ++y) {
+          const auto bx = b->second.find(x->first), by = b->second.find(y->first);
+          if (bx == b->second.end() || by == b->second.end()) continue;
+          const VariantTime &xa = x->second, &ya = y->second, &xb = bx->second, &yb = by->second;
+          const bool x_first_a = xa.value < ya.value, x_first_b = xb.value < yb.value;
+          if (x_first_a == x_first_b) continue;
+          if (!clear_gap(xa.value, ya.value, xa.noise, ya.noise) || !clear_gap(xb.value, yb.value, xb.noise, yb.noise))
+            continue;
+          out.push_back({a->first, b->first, x_first_a ? x->first : y->first, x_first_b ? x->first : y->first,
+                         std::fabs(xa.value / ya.value - 1), std::fabs(xb.value / yb.value - 1)});
+        }
+  return out;
+}
+
 }  // namespace sw::analysis

@@ -688,9 +688,8 @@ json Store::rankings(const Params& q) {
       gs.push_back({gpu_obj(st.i64(2), st.text(3), st.text(4), st.text(5), st.text(6)), st.text(1), st.i64(0)});
   }
   if (gs.empty()) throw ClientError(404, "no runs at commit '" + *commit + "'", "commit");
-  // (family, config) -> gpu index -> variant -> value, and each one's series noise (relative)
-  std::map<std::pair<std::string, std::string>, std::map<std::size_t, std::map<std::string, double>>> groups;
-  std::map<std::pair<std::size_t, std::string>, double> noise;  // (gpu index, benchmark family/variant/config)
+  // (family, config) -> gpu index -> variant -> its value and series noise (relative)
+  std::map<std::pair<std::string, std::string>, std::map<std::size_t, analysis::GpuVariants>> groups;
   std::vector<std::map<std::string, BenchmarkCounters>> counters(gs.size());
   for (std::size_t gi = 0; gi < gs.size(); ++gi) {
     counters[gi] = run_counters(*c, gs[gi].pk);
@@ -703,18 +702,15 @@ json Store::rankings(const Params& q) {
       if (auto f = opt(q, "family"); f && *f != st.text(0)) continue;
       rows.emplace_back(st.text(0), st.text(1), st.text(2), st.f64(3), st.i64(4), st.i64(5));
     }
-    for (const auto& [family, variant, config, value, sid, ms] : rows) {
-      groups[{family, config}][gi][variant] = value;
-      noise[{gi, family + "/" + variant + "/" + config}] = series_noise(*c, sid, ms, gs[gi].pk);
-    }
+    for (const auto& [family, variant, config, value, sid, ms] : rows)
+      groups[{family, config}][gi][variant] = {value, series_noise(*c, sid, ms, gs[gi].pk)};
   }
   json out = json::array();
   for (const auto& [key, per_gpu] : groups) {
     json by_gpu = json::array(), flips = json::array(), gpu_order = json::array();
-    std::map<std::size_t, std::vector<std::pair<double, std::string>>> ranked;
     for (const auto& [gi, vars] : per_gpu) {
-      auto& r = ranked[gi];
-      for (const auto& [v, val] : vars) r.emplace_back(val, v);
+      std::vector<std::pair<double, std::string>> r;
+      for (const auto& [v, t] : vars) r.emplace_back(t.value, v);
       std::sort(r.begin(), r.end());
       json list = json::array();
       for (std::size_t i = 0; i < r.size(); ++i) {
@@ -724,34 +720,14 @@ json Store::rankings(const Params& q) {
       }
       by_gpu.push_back({{"gpu", gs[gi].gpu}, {"run_id", gs[gi].run}, {"ranking", list}});
     }
-    // A flip: two variants whose order differs between two GPUs, with each order beyond noise: the gap
-    // at least kMinFlipRel and twice the two series' combined run-to-run noise on both GPUs. Variants
-    // within noise of each other swap places from run to run and are no flip.
-    const auto name_of = [&](const std::string& variant) { return key.first + "/" + variant + "/" + key.second; };
-    const auto clear_gap = [&](std::size_t gi, const std::string& x, double vx, const std::string& y, double vy) {
-      return analysis::clear_gap(vx, vy, noise[{gi, name_of(x)}], noise[{gi, name_of(y)}]);
-    };
-    for (auto a = per_gpu.begin(); a != per_gpu.end(); ++a)
-      for (auto b = std::next(a); b != per_gpu.end(); ++b)
-        for (auto x = a->second.begin(); x != a->second.end(); ++x)
-          for (auto y = std::next(x); y != a->second.end(); ++y) {
-            auto bx = b->second.find(x->first), by = b->second.find(y->first);
-            if (bx == b->second.end() || by == b->second.end()) continue;
-            const bool x_first_a = x->second < y->second, x_first_b = bx->second < by->second;
-            if (x_first_a == x_first_b) continue;
-            if (!clear_gap(a->first, x->first, x->second, y->first, y->second) ||
-                !clear_gap(b->first, x->first, bx->second, y->first, by->second))
-              continue;
-            flips.push_back({{"gpu_a", gs[a->first].gpu["name"]}, {"gpu_b", gs[b->first].gpu["name"]},
-                             {"faster_on_a", x_first_a ? x->first : y->first},
-                             {"faster_on_b", x_first_b ? x->first : y->first},
-                             {"gap_on_a_pct", 100 * std::fabs(x->second / y->second - 1)},
-                             {"gap_on_b_pct", 100 * std::fabs(bx->second / by->second - 1)}});
-          }
+    for (const auto& f : analysis::flips(per_gpu))
+      flips.push_back({{"gpu_a", gs[f.gpu_a].gpu["name"]}, {"gpu_b", gs[f.gpu_b].gpu["name"]},
+                       {"faster_on_a", f.faster_on_a}, {"faster_on_b", f.faster_on_b},
+                       {"gap_on_a_pct", 100 * f.gap_on_a_rel}, {"gap_on_b_pct", 100 * f.gap_on_b_rel}});
     // Per variant, the GPUs fastest first (where an older GPU beats a newer one shows here).
     std::map<std::string, std::vector<std::pair<double, std::string>>> per_var;
     for (const auto& [gi, vars] : per_gpu)
-      for (const auto& [v, val] : vars) per_var[v].emplace_back(val, gs[gi].gpu["name"].get<std::string>());
+      for (const auto& [v, t] : vars) per_var[v].emplace_back(t.value, gs[gi].gpu["name"].get<std::string>());
     for (auto& [v, list] : per_var) {
       std::sort(list.begin(), list.end());
       json names = json::array();

@@ -134,3 +134,28 @@ TEST(AnalysisVerdict, ASlowRunIsASuspectNotAFailure) {
   ASSERT_EQ(v.suspects.size(), 1u);
   EXPECT_NEAR(v.suspects[0].suspect.delta, 0.10, 0.01);
 }
+
+TEST(AnalysisRankings, FlipsOnlyWhereBothOrdersAreBeyondNoise) {
+  // GPU 0: x 100, y 110, z 103; GPU 1: x 110, y 100, z 115.
+  const std::map<std::size_t, a::GpuVariants> clear = {
+      {0, {{"x", {100, 0.005}}, {"y", {110, 0.005}}, {"z", {103, 0.005}}}},
+      {1, {{"x", {110, 0.005}}, {"y", {100, 0.005}}, {"z", {115, 0.005}}}}};
+  const auto f = a::flips(clear);
+  // x/y swap by 10% on both: a flip. y/z swap too (110 vs 103, 100 vs 115). x/z keep their order.
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].faster_on_a, "x");
+  EXPECT_EQ(f[0].faster_on_b, "y");
+  EXPECT_NEAR(f[0].gap_on_a_rel, 0.1 / 1.1, 1e-12);
+  EXPECT_NEAR(f[0].gap_on_b_rel, 0.1, 1e-12);
+  EXPECT_EQ(f[1].faster_on_a, "z");
+  EXPECT_EQ(f[1].faster_on_b, "y");
+  // The same swaps with 6% noise on GPU 1's series (a gap must then pass 17%): beyond noise on GPU 0 only, no flip.
+  auto noisy = clear;
+  for (auto& [v, t] : noisy[1]) t.noise = 0.06;
+  EXPECT_TRUE(a::flips(noisy).empty());
+  // A variant missing on one GPU is never compared there.
+  auto missing = clear;
+  missing[1].erase("x");
+  ASSERT_EQ(a::flips(missing).size(), 1u);
+  EXPECT_EQ(a::flips(missing)[0].faster_on_a, "z");
+}

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -90,5 +91,19 @@ inline constexpr double kMinFlipRel = 0.01;
 // Times vx, vy with their series' relative run-to-run noise nx, ny: the gap is at least kMinFlipRel and
 // twice the combined noise. A flip needs this on both GPUs.
 bool clear_gap(double vx, double vy, double nx, double ny);
+
+// One GPU's variants of one (family, config): variant -> its time (ns) and its series' relative noise.
+struct VariantTime {
+  double value = 0, noise = 0;
+};
+using GpuVariants = std::map<std::string, VariantTime>;
+struct Flip {
+  std::size_t gpu_a = 0, gpu_b = 0;  // keys of the map given
+  std::string faster_on_a, faster_on_b;
+  double gap_on_a_rel = 0, gap_on_b_rel = 0;
+};
+// Every pair of variants whose order differs between two GPUs with each order beyond noise (clear_gap on both
+// GPUs). Variants within noise of each other swap places from run to run and are no flip.
+std::vector<Flip> flips(const std::map<std::size_t, GpuVariants>& per_gpu);
 
 }  // namespace sw::analysis
