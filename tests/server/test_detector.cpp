@@ -35,6 +35,16 @@ TEST(Detector, MedianAndMad) {
   EXPECT_NEAR(d::mad_sigma({1, 2, 3, 4, 100}), 1.4826, 1e-9);  // the outlier does not count
 }
 
+TEST(Detector, TailThresholdIsTheStudentTQuantileOfTheNormalTail) {
+  // Exact t quantiles at the one-sided normal tail of 4.5 (3.40e-6), by numerical inversion of the regularized
+  // incomplete beta function, for 0.8 (n - 1) degrees of freedom.
+  EXPECT_NEAR(d::tail_threshold(4.5, 18), 7.048, 0.01 * 7.048);
+  EXPECT_NEAR(d::tail_threshold(4.5, 36), 5.515, 0.002 * 5.515);
+  EXPECT_NEAR(d::tail_threshold(4.5, 96), 4.835, 0.002 * 4.835);
+  EXPECT_NEAR(d::tail_threshold(4.5, 100000), 4.5, 0.001) << "a noise known exactly: the normal quantile";
+  EXPECT_LT(d::tail_threshold(4.5, 36), 4.5 / (1 - 1.5 / std::sqrt(1.6 * 35))) << "laxer than the fixed margin";
+}
+
 TEST(Detector, MannWhitneyExactSmallSamples) {
   // Complete separation of 3 vs 3: exact two-sided p = 2 / C(6,3) = 0.1 (scipy agrees).
   auto u = d::mann_whitney_u({1, 2, 3}, {4, 5, 6});
