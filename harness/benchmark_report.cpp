@@ -56,6 +56,7 @@ void report_repetition(benchmark::State& state, const BenchmarkResult& r, size_t
   state.counters["idle_before_ms"] = r.measurement.idle_before_seconds * 1e3;  // beside the clocks: idle GPUs slow down
   state.counters[contract::kPctOfPeakCounter] = 100.0 * (static_cast<double>(r.bytes) / s.median) / r.peak_bytes_per_second;
   state.counters[contract::kErrBoundRatioCounter] = r.outcome.worst_ratio;
+  if (r.outcome.probable_ratio > 0) state.counters[contract::kErrProbableRatioCounter] = r.outcome.probable_ratio;
   if (r.outcome.check_retries > 0) state.counters[contract::kCheckRetriesCounter] = r.outcome.check_retries;
   if (r.clocks && r.clocks->polls) {
     state.counters["sm_mhz_min"] = r.clocks->sm_mhz_min;

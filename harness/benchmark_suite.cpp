@@ -280,6 +280,7 @@ std::string error_message(const Outcome& outcome, uint64_t seed) {
     case Status::Skipped: return contract::expected_outcome_message(outcome.expectation, contract::kSkip, outcome.message);
     case Status::Unsupported: return std::string(contract::kUnsupportedPrefix) + outcome.message;
     case Status::Fail:
+    case Status::Improbable:
     case Status::Error: break;
   }
   return status_name(outcome.status) + ": " + outcome.message +

@@ -1,5 +1,7 @@
 #include "check.h"
 
+#include "summation.h"
+
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -16,11 +18,14 @@ std::string status_name(Status status) {
     case Status::Skipped: return "SKIP";
     case Status::Unsupported: return "UNSUPPORTED";
     case Status::Error: return "ERROR";
+    case Status::Improbable: return "IMPROBABLE";
   }
   return "?";
 }
 
-bool is_unexpected_failure(Status status) { return status == Status::Fail || status == Status::Error; }
+bool is_wrong_answer(Status status) { return status == Status::Fail || status == Status::Improbable; }
+
+bool is_unexpected_failure(Status status) { return is_wrong_answer(status) || status == Status::Error; }
 
 double ElementChecker::ratio(double expected, double got, double bound) {
   // A NaN or Inf result never passes, and neither does an element whose bound is not finite: the error
@@ -42,6 +47,10 @@ std::string ElementChecker::failure_text(const std::string& what, double expecte
 void ElementChecker::merge(const ElementChecker& later) {
   if (failures_ == 0 && later.failures_ > 0) outcome_.first_failure = later.outcome_.first_failure;
   failures_ += later.failures_;
+  if (improbable_ == 0 && later.improbable_ > 0) first_improbable_ = later.first_improbable_;
+  improbable_ += later.improbable_;
+  if (std::isnan(later.outcome_.probable_ratio) || later.outcome_.probable_ratio > outcome_.probable_ratio)
+    outcome_.probable_ratio = later.outcome_.probable_ratio;
   outcome_.elements_checked += later.outcome_.elements_checked;
   if (std::isnan(later.outcome_.worst_ratio) || later.outcome_.worst_ratio > outcome_.worst_ratio) {
     outcome_.worst_ratio = later.outcome_.worst_ratio;
@@ -51,7 +60,17 @@ void ElementChecker::merge(const ElementChecker& later) {
 Outcome ElementChecker::outcome() const {
   Outcome o = outcome_;
   o.status = failures_ ? Status::Fail : Status::Pass;
-  if (failures_) o.message = std::to_string(failures_) + " of " + std::to_string(o.elements_checked) + " elements wrong";
+  if (failures_) {
+    o.message = std::to_string(failures_) + " of " + std::to_string(o.elements_checked) + " elements wrong";
+  } else if (improbable_) {
+    // Within the worst case, so no element is provably wrong; but rounding alone gets this far only with
+    // probability 5e-18 per value: a lost or extra term is the likely cause.
+    o.status = Status::Improbable;
+    o.first_failure = first_improbable_;
+    o.message = std::to_string(improbable_) + " of " + std::to_string(o.elements_checked) +
+                " elements within the worst-case bound but beyond the probabilistic one (lambda " +
+                std::to_string(static_cast<int>(reference::kProbableLambda)) + ")";
+  }
   return o;
 }
 

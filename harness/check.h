@@ -15,13 +15,17 @@ enum class Status {
   Skipped,         // an entry says not to run the kernel on this device
   Unsupported,    // the device lacks a feature the kernel needs
   Error,          // a Vulkan or compile error
+  Improbable,     // within the worst-case bound but beyond the probabilistic one: a lost value or a wrong term is
+                  // far likelier than rounding (reference::probable_error_gamma); CI gates on it as on FAIL
 };
 std::string status_name(Status status);
+bool is_wrong_answer(Status status);        // Fail or Improbable: what expectations entries may excuse
 bool is_unexpected_failure(Status status);  // what makes --check and the tests red
 
 struct Outcome {
   Status status = Status::Pass;
   double worst_ratio = 0;          // max over checked elements of |gpu - ref| / bound (0 when exact)
+  double probable_ratio = 0;       // max of |gpu - ref| / probabilistic bound, where a check has one (0: none)
   uint64_t elements_checked = 0;
   std::string first_failure;       // "element 17: expected ..., got ..., error/bound ..."
   std::string message;             // why: failure summary, unsupported feature, error text
@@ -37,6 +41,14 @@ class ElementChecker {
  public:
   void check(const std::string& what, double expected, double got, double bound) {
     check_lazy(expected, got, bound, [&] { return what; });
+  }
+  // A sum with its probabilistic bound too (at most `bound` where tighter): beyond it, within `bound`, the
+  // outcome is Improbable.
+  void check(const std::string& what, double expected, double got, double bound, double probable_bound) {
+    check(what, expected, got, bound);
+    const double r = ratio(expected, got, probable_bound);
+    if (!(r <= 1.0) && improbable_++ == 0) first_improbable_ = failure_text(what + " (probabilistic bound)", expected, got, probable_bound, r);
+    if (std::isnan(r) || r > outcome_.probable_ratio) outcome_.probable_ratio = r;
   }
   // `describe` is called only for the first failure: per-pixel checks name nothing they need not.
   template <class Describe>
@@ -55,6 +67,8 @@ class ElementChecker {
   static std::string failure_text(const std::string& what, double expected, double got, double bound, double ratio);
   Outcome outcome_;
   uint64_t failures_ = 0;
+  uint64_t improbable_ = 0;
+  std::string first_improbable_;
 };
 
 }  // namespace shaderwatch

@@ -125,12 +125,12 @@ Expectations builtin_expectations() {
 }
 
 Outcome apply_expectation(const Expectation* entry, Outcome first, const std::function<Outcome()>& rerun) {
-  if (!entry || (first.status != Status::Pass && first.status != Status::Fail)) return first;
+  if (!entry || (first.status != Status::Pass && !is_wrong_answer(first.status))) return first;
   Outcome o = std::move(first);
   o.expectation = entry->id;
   switch (entry->expect) {
     case Expect::Fail:
-      if (o.status == Status::Fail) {
+      if (is_wrong_answer(o.status)) {
         o.status = Status::ExpectedFail;
         o.message = "failed as expected (" + o.message + "): " + entry->reason;
       } else {
@@ -141,7 +141,7 @@ Outcome apply_expectation(const Expectation* entry, Outcome first, const std::fu
     case Expect::Flaky: {
       const std::string first_wrong = o.first_failure;
       int reruns = 0;
-      while (o.status == Status::Fail && reruns < entry->reruns) {
+      while (is_wrong_answer(o.status) && reruns < entry->reruns) {
         ++reruns;
         o = rerun();
         o.expectation = entry->id;
@@ -151,7 +151,7 @@ Outcome apply_expectation(const Expectation* entry, Outcome first, const std::fu
         o.check_retries = reruns;  // every check before this one failed
         o.message = "failed " + std::to_string(reruns) + " of " + std::to_string(reruns + 1) +
                     " checks, then passed (first wrong: " + first_wrong + "): " + entry->reason;
-      } else if (o.status == Status::Fail) {
+      } else if (is_wrong_answer(o.status)) {
         o.message += "; all " + std::to_string(reruns + 1) + " checks failed (flaky entry '" + entry->id +
                      "' allows " + std::to_string(entry->reruns) + " reruns)";
       }

@@ -58,7 +58,7 @@ shares settled ("multi-group"), or 15 s ("precision-not-reached"). It is reporte
 repetitions, each the median of a tenth of the samples in time order (the mean where there are several
 groups), plus mean/median/stddev/cv aggregates; counters give median, min, p25, p75, relative stdev,
 samples, groups (with each group's level and share), precise, % of the copy bandwidth, err/bound of the
-check, the GPU's idle time before it, and NVML clocks where available. cpu_time is not a measurement
+check (and err_probable_ratio for float sums; beyond 1 the row is an IMPROBABLE failure), the GPU's idle time before it, and NVML clocks where available. cpu_time is not a measurement
 (sampling runs outside Google Benchmark's timer). Names: family/variant/size/{hot,cold}, /devN with --device all; they are permanent.
 Largest sizes run first; progress and, at the end, the time by phase go to stderr.
 )";
@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
                "they #include), space-separated");
   app.add_flag("--check", do_check,
                "Run every kernel at the test sizes and inputs, print the correctness table; exit 1 on any "
-               "unexpected failure");
+               "unexpected failure (FAIL, IMPROBABLE: a sum beyond its probabilistic bound, ERROR)");
   // An empty value would silently mean the default.
   const auto non_empty = [](const std::string& v) { return v.empty() ? std::string("must not be empty") : std::string(); };
   app.add_option("--device", device_selector,

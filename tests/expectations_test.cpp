@@ -131,6 +131,8 @@ TEST(Expectations, AnExpectedFailureIsXfailWhenItFailsAndXpassWhenItPasses) {
   EXPECT_EQ(apply_expectation(&e, with(Status::Error), rerun).status, Status::Error);
   EXPECT_EQ(apply_expectation(&e, with(Status::Unsupported), rerun).status, Status::Unsupported);
   EXPECT_EQ(apply_expectation(nullptr, with(Status::Fail), rerun).status, Status::Fail);
+  EXPECT_EQ(apply_expectation(&e, with(Status::Improbable), rerun).status, Status::ExpectedFail)
+      << "a sum beyond its probabilistic bound is a wrong answer an entry may expect";
   EXPECT_EQ(reruns, 0);
 }
 

@@ -377,6 +377,27 @@ TEST(Check, NanAndInfNeverPass) {
   EXPECT_TRUE(e.failed());
 }
 
+TEST(Check, BeyondTheProbabilisticBoundIsImprobableAndAFailureStillWins) {
+  ElementChecker c;
+  c.check("sum x", 100.0, 100.5, 1.0, 0.25);  // within the worst case, twice the probabilistic bound
+  c.check("sum y", 100.0, 100.1, 1.0, 0.25);
+  Outcome o = c.outcome();
+  EXPECT_EQ(o.status, Status::Improbable);
+  EXPECT_TRUE(is_unexpected_failure(o.status)) << "CI gates on it";
+  EXPECT_NEAR(o.probable_ratio, 2.0, 1e-9);
+  EXPECT_NEAR(o.worst_ratio, 0.5, 1e-9);
+  EXPECT_NE(o.first_failure.find("sum x (probabilistic bound)"), std::string::npos) << o.first_failure;
+  EXPECT_NE(o.message.find("1 of 2 elements"), std::string::npos) << o.message;
+  ElementChecker later;
+  later.check("sum z", 1.0, 3.0, 1.0, 1.0);  // beyond the worst case: a failure
+  c.merge(later);
+  EXPECT_EQ(c.outcome().status, Status::Fail);
+  ElementChecker fine;
+  fine.check("sum", 100.0, 100.1, 1.0, 0.25);
+  EXPECT_EQ(fine.outcome().status, Status::Pass);
+  EXPECT_NEAR(fine.outcome().probable_ratio, 0.4, 1e-9);
+}
+
 TEST(Inputs, EmptyInputIsAClearErrorBeforeAnyDispatch) {
   EXPECT_THROW(make_luminance_problem(InputKind::Random, 0, 1080, 1), std::invalid_argument);
   EXPECT_THROW(make_luminance_problem(InputKind::Random, 1920, 0, 1), std::invalid_argument);

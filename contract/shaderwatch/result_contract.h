@@ -91,6 +91,9 @@ inline constexpr const char* kP75Counter = "p75_us";
 // Achieved bandwidth as a percentage of the device's peak, and the worst |error| / bound of the check.
 inline constexpr const char* kPctOfPeakCounter = "pct_of_peak";
 inline constexpr const char* kErrBoundRatioCounter = "err_bound_ratio";
+// The worst |error| / probabilistic bound, on rows whose check has one (the float sums); beyond 1 the row is a
+// correctness failure spelled "IMPROBABLE: ...". Absent otherwise.
+inline constexpr const char* kErrProbableRatioCounter = "err_probable_ratio";
 // On a row whose check failed and passed on a rerun (an expectations entry says the kernel is flaky on
 // this device): how many checks failed first. Absent otherwise.
 inline constexpr const char* kCheckRetriesCounter = "check_retries";
