@@ -6,6 +6,9 @@ the kernels it affects) is applied to a scratch copy of kernels/, and `shaderwat
 --kernels-dir COPY --filter KERNELS` runs on the default Vulkan device (lavapipe where there is no GPU).
 A mutant is killed when the check fails, survives when it passes; one that does not compile is not
 counted. An equivalent mutant (marked so: it cannot change the answer beyond the error bound) must pass.
+A mutant marked `equivalent_at_subgroup_size: N` (a hard-coded N where the kernel should read
+gl_SubgroupSize) computes exactly what the original does on a device whose only subgroup size is N: there
+it is equivalent too; elsewhere it is an ordinary mutant.
 
 Prints one line per mutant, the survivors with the reason each survives, and the score. Exit status:
 0 when every compiled, non-equivalent mutant is killed or has a recorded reason to survive and no
@@ -38,7 +41,24 @@ def load_catalog(path):
         seen.add(m["id"])
         if m["find"] == m["replace"]:
             raise ValueError(f"{path}: mutant {m['id']} changes nothing")
+        size = m.get("equivalent_at_subgroup_size")
+        if size is not None and (not isinstance(size, int) or size < 1 or size & (size - 1)):
+            raise ValueError(f"{path}: mutant {m['id']}: 'equivalent_at_subgroup_size' must be a power of two")
     return mutants
+
+
+def fixed_subgroup_size(bench):
+    """The default device's subgroup size where it has only one (min = max), else None."""
+    p = subprocess.run([bench, "--list-devices"], capture_output=True, text=True, timeout=120)
+    m = re.search(r"subgroup size \d+ \((\d+)-(\d+)\)", p.stdout)
+    if p.returncode != 0 or not m:
+        raise RuntimeError(f"{bench} --list-devices gave no subgroup size (exit {p.returncode}): {p.stderr.strip()}")
+    return int(m.group(1)) if m.group(1) == m.group(2) else None
+
+
+def equivalent_here(mutant, subgroup_size):
+    return bool(mutant.get("equivalent")) or (
+        subgroup_size is not None and mutant.get("equivalent_at_subgroup_size") == subgroup_size)
 
 
 def apply(mutant, kernels_dir):
@@ -110,6 +130,12 @@ def main():
         print(f"mutation-test: no {bench}: build it first (cmake --build {a.build} --target shaderwatch-bench)",
               file=sys.stderr)
         return 2
+    try:
+        subgroup_size = fixed_subgroup_size(bench)
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        print(f"mutation-test: {e}", file=sys.stderr)
+        return 2
+    print(f"default device's subgroup size: {subgroup_size or 'variable'}", flush=True)
     results = []
     start = time.time()
     with tempfile.TemporaryDirectory(prefix="sw-mutant.") as tmp:
@@ -124,8 +150,9 @@ def main():
             t = time.time()
             result, detail = run_check(bench, kernels_dir, m, a.seed, a.timeout, a.repeat)
             shutil.rmtree(kernels_dir)
-            if m.get("equivalent"):
-                verdict = "ok (equivalent, passes)" if result == "survived" else f"FALSE ALARM ({result})"
+            if equivalent_here(m, subgroup_size):
+                here = "" if m.get("equivalent") else f" at subgroup size {subgroup_size}"
+                verdict = f"ok (equivalent{here}, passes)" if result == "survived" else f"FALSE ALARM ({result})"
             elif result == "survived":
                 verdict = "survived (known: see below)" if m.get("survives") else "SURVIVED"
             else:
@@ -133,10 +160,10 @@ def main():
             results.append((m, result, verdict, detail))
             print(f"[{n}/{len(chosen)}] {m['id']:<36} {verdict:<28} {time.time() - t:5.1f} s  {detail}", flush=True)
 
-    counted = [(m, r) for m, r, _, _ in results if not m.get("equivalent") and r != "no-compile"]
+    counted = [(m, r) for m, r, _, _ in results if not equivalent_here(m, subgroup_size) and r != "no-compile"]
     killed = sum(1 for _, r in counted if r == "killed")
-    survivors = [(m, d) for m, r, _, d in results if not m.get("equivalent") and r == "survived"]
-    false_alarms = [m for m, r, _, _ in results if m.get("equivalent") and r != "survived"]
+    survivors = [(m, d) for m, r, _, d in results if not equivalent_here(m, subgroup_size) and r == "survived"]
+    false_alarms = [m for m, r, _, _ in results if equivalent_here(m, subgroup_size) and r != "survived"]
     errors = [m for m, r, _, _ in results if r == "error"]
     no_compile = [m for m, r, _, _ in results if r == "no-compile"]
     if survivors:
@@ -145,7 +172,7 @@ def main():
             print(f"  {m['id']}: {m['what']}\n    why: {m.get('survives', 'NO REASON RECORDED: a gap in the checks')}")
     if no_compile:
         print("\nDid not compile (not counted): " + ", ".join(m["id"] for m in no_compile))
-    equivalents = sum(1 for m, *_ in results if m.get("equivalent"))
+    equivalents = sum(1 for m, *_ in results if equivalent_here(m, subgroup_size))
     print(f"\nscore: {killed} of {len(counted)} compiled mutants killed"
           f" ({100.0 * killed / len(counted) if counted else 0:.0f}%); {len(survivors)} survived"
           f" ({sum(1 for m, _ in survivors if m.get('survives'))} with a recorded reason);"
