@@ -53,7 +53,9 @@ std::optional<Suspect> suspect(double value, const std::vector<double>& level_ru
   s.floor = std::max(p.min_rel_effect, p.noise_k * s.noise);
   s.delta = value / s.level - 1;
   s.z = std::log(value / s.level) / s.noise;
-  if (s.delta > s.floor && s.z >= kSuspectZ) return s;
+  // kSuspectZ's tail as a t quantile for the noise estimate from these runs (as the detector's tail test): a
+  // noise underestimated from a short level tripled the suspects on unchanged series.
+  if (s.delta > s.floor && s.z >= detect::tail_threshold(kSuspectZ, level_runs.size())) return s;
   return std::nullopt;
 }
 

@@ -316,7 +316,7 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
       ++res.runs;
       const bool fail = v.at("verdict") == "fail";
       if (fail && !real_on_gpu(g, r)) ++res.false_fails;
-      std::vector<int> listed;
+      std::vector<int> listed, suspected;  // benchmarks the verdict lists as failing, and as suspects
       bool wrong = false;
       for (const char* key : {"correctness", "regressions"})
         for (const auto& e : v.at(key)) {
@@ -329,6 +329,13 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
       for (const auto& e : v.at("suspects")) {
         const auto it = bench_idx.find(e.at("benchmark").get<std::string>());
         if (it == bench_idx.end() || !real(g, it->second, r)) ++res.spurious_suspects;
+        if (it != bench_idx.end()) suspected.push_back(it->second);
+      }
+      for (auto& co : res.changes) {
+        const auto& c = co.change;
+        if (c.gpu != g || r != c.run || c.kind != "regression") continue;
+        co.suspect_at_once = std::find(listed.begin(), listed.end(), c.bench) != listed.end() ||
+                             std::find(suspected.begin(), suspected.end(), c.bench) != suspected.end();
       }
       for (auto& co : res.changes) {
         const auto& c = co.change;
@@ -397,7 +404,12 @@ void Summary::add(const TrialResult& t) {
                        {"run", co.change.run}, {"kind", co.change.kind}, {"found", co.found},
                        {"delay", co.delay}, {"placed", co.placed}, {"cause", co.cause},
                        {"state", co.state}, {"verdict_delay", co.verdict_delay},
-                       {"runs_after", co.runs_after}, {"listed_after", co.listed_after}});
+                       {"runs_after", co.runs_after}, {"listed_after", co.listed_after},
+                       {"suspect_at_once", co.suspect_at_once}});
+    if (co.change.kind == "regression") {
+      ++slowdowns;
+      suspected_at_once += co.suspect_at_once;
+    }
     if (co.found) {
       ++found;
       delays.push_back(co.delay);
@@ -455,6 +467,8 @@ json Summary::to_json() const {
           {"verdict_failed", verdict_found},
           {"verdict_delay_runs_mean", num(mean_verdict_delay())},
           {"verdict_held_pct", num(held_pct())},
+          {"slowdowns", slowdowns},
+          {"suspected_at_once", suspected_at_once},
           {"expected_cause", expected_cause.empty() ? json(nullptr) : json(expected_cause)},
           {"causes", causes},
           {"cause_as_expected", expected_cause.empty() ? json(nullptr) : json(cause_ok)},

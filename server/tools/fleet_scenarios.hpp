@@ -90,6 +90,7 @@ struct ChangeOutcome {
   // Runs of its GPU after that first failing verdict, and how many of their verdicts still listed it
   // (a regression still there should keep failing until someone triages it).
   int runs_after = 0, listed_after = 0;
+  bool suspect_at_once = false;  // a slowdown its first run's verdict listed (as a suspect or a failure)
 };
 
 struct TrialResult {
@@ -114,6 +115,7 @@ struct Summary {
   int changes = 0, found = 0, placed = 0, verdict_found = 0, cause_ok = 0;
   int closed = 0;  // found alerts no longer in state new at the end (closed by the server)
   int runs_after = 0, listed_after = 0;
+  int slowdowns = 0, suspected_at_once = 0;  // slowdowns (not correctness), and those listed on their first run
   std::vector<int> delays, verdict_delays;
   std::map<std::string, int> causes, false_alert_kinds;
   nlohmann::json details = nlohmann::json::array();  // one object per change of every trial

@@ -32,9 +32,9 @@ std::string fmt(const char* f, double x) {
 }
 
 void print_table(const std::vector<fl::Summary>& rows) {
-  std::printf("%-13s %-7s %3s %5s %6s %6s %6s %4s %7s %6s %15s %7s %6s %5s %6s %6s %9s  %-26s\n",
+  std::printf("%-13s %-7s %3s %5s %6s %6s %6s %4s %7s %6s %15s %7s %6s %5s %6s %6s %6s %9s  %-26s\n",
               "scenario", "noise", "tr", "runs", "ff/1k", "wr/1k", "sus/1k", "fa", "found", "delay", "by6/by12", "vfail",
-              "vdelay", "held", "placed", "closed", "ingestms", "causes [expected: ok]");
+              "vdelay", "held", "sus@1", "placed", "closed", "ingestms", "causes [expected: ok]");
   for (const auto& s : rows) {
     const bool any = s.changes > 0;
     auto frac = [&](int n) {
@@ -48,11 +48,12 @@ void print_table(const std::vector<fl::Summary>& rows) {
     const std::string early = any ? std::to_string(s.found_within(6)) + "/" + std::to_string(s.found_within(12)) + "/" +
                                         std::to_string(s.changes)
                                   : std::string("-");
-    std::printf("%-13s %-7s %3d %5d %6.1f %6.1f %6.1f %4d %7s %6s %15s %7s %6s %5s %6s %6s %9s  %s\n",
+    std::printf("%-13s %-7s %3d %5d %6.1f %6.1f %6.1f %4d %7s %6s %15s %7s %6s %5s %6s %6s %6s %9s  %s\n",
                 s.scenario.c_str(), s.noise.c_str(), s.trials, s.runs, s.per_1000(s.false_fails),
                 s.per_1000(s.wrong_fails), s.per_1000(s.spurious_suspects), s.false_alerts, frac(s.found).c_str(),
                 fmt("%.1f", s.mean_delay()).c_str(), early.c_str(), frac(s.verdict_found).c_str(),
                 fmt("%.1f", s.mean_verdict_delay()).c_str(), fmt("%.0f%%", s.held_pct()).c_str(),
+                s.slowdowns ? (std::to_string(s.suspected_at_once) + "/" + std::to_string(s.slowdowns)).c_str() : "-",
                 frac(s.placed).c_str(), frac(s.closed).c_str(), ingest.c_str(), causes.c_str());
   }
   std::printf(
@@ -62,7 +63,8 @@ void print_table(const std::vector<fl::Summary>& rows) {
       "raised at or after the change (delay: mean runs from the change to that alert); by6/by12: changes found\n"
       "by the time 6 (12) runs sat on the new level, the change's run the first of them; vfail: changes whose\n"
       "series a failing verdict listed (vdelay: mean runs to the first; held: share of its GPU's later\n"
-      "runs whose verdict still listed it, the regression being still there); placed: alert boundary\n"
+      "runs whose verdict still listed it, the regression being still there); sus@1: slowdowns whose first\n"
+      "run's verdict listed them (as a suspect or failing); placed: alert boundary\n"
       "exactly at the change run; closed: found alerts the server itself moved out of state new by the end\n"
       "(nothing is triaged here); ingestms: mean ms per Store::ingest before/from the change run; causes:\n"
       "what the found alerts carry.\n");
