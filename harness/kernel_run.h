@@ -12,25 +12,11 @@
 #include "catalog.h"
 #include "check.h"
 #include "inputs.h"
+#include "readback.h"
 #include "shader_compiler.h"
 #include "vulkan_context.h"
 
 namespace shaderwatch {
-
-// A kernel's output buffer as read back to the host: what a check compares, on any thread.
-struct Readback {
-  std::vector<unsigned char> bytes;           // the output, its guard zone after it
-  size_t output_bytes = 0;                    // of `bytes`, the output's own (the rest is the guard zone)
-  std::vector<unsigned char> partials_guard;  // the guard zone after the intermediate buffer, if any
-  std::optional<uint32_t> counter;            // the kernel's atomic counter after the run, if it has one
-  template <class T>
-  std::vector<T> as(size_t count) const {
-    if (count * sizeof(T) > bytes.size()) throw std::out_of_range("Readback: fewer bytes read back than the check needs");
-    std::vector<T> out(count);
-    std::memcpy(out.data(), bytes.data(), count * sizeof(T));
-    return out;
-  }
-};
 
 class KernelRun {
  public:
@@ -46,8 +32,9 @@ class KernelRun {
   // The whole output buffer, after the last recorded run; into `reuse`'s memory (a recycled readback of
   // at least this size costs no page faults: at 8K, faulting in 530 MB took longer than the copy).
   Readback read_outputs(Readback reuse = {}) const;
-  // Compares every element with the reference (computed at the first check, then reused). CPU only:
-  // safe on another thread while the device runs other work, and from several threads at once.
+  // Compares every element with the reference and checks the kernel's state (AnswerCheck: computed at the
+  // first check, then reused). CPU only: safe on another thread while the device runs other work, and from
+  // several threads at once.
   Outcome check(const Readback& got) const;
   // Frees every Vulkan object of the run (on the thread that drives the device, with the device idle);
   // afterwards only check() may be called. The benchmark frees runs in its own order this way rather
@@ -63,14 +50,9 @@ class KernelRun {
   uint64_t groups() const;                 // workgroups of the main dispatch
 
  private:
-  Outcome check_answer(const Readback& got) const;  // the answer alone; check() adds the kernel's state
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// Overwrites every word of a readback's output (not its guard zone) with a wrong value: --corrupt-output's
-// fault, for proving that a wrong answer fails a CI job without a broken kernel.
-void corrupt_readback(Readback& got);
 
 // Poison, run, check (after corrupting the readback, with `corrupt`), `repeat` times on one setup: every
 // run must pass, and every run must give the bits of the first (--check --repeat: races show as runs
@@ -78,8 +60,6 @@ void corrupt_readback(Readback& got);
 // come back as Error or Unsupported outcomes naming the kernel and device.
 Outcome run_and_check(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem,
                       bool corrupt = false, unsigned repeat = 1);
-// The first byte at which two readbacks' outputs differ, if any.
-std::optional<size_t> first_difference(const Readback& a, const Readback& b);
 
 // Whether the kernel applies to the input (ln(delta + L) needs L >= 0).
 bool kernel_accepts(const KernelSpec& spec, const Problem& problem);

@@ -1,0 +1,62 @@
+#pragma once
+// One runner per kernel family (luminance_runner.cpp, boids_runner.cpp, postfx_runner.cpp): it builds the
+// family's pipelines and outputs on a device and records the kernel's passes. KernelRun does what every
+// family shares: the input upload and its guard zone, poison, readback and the check (answer_check.h).
+// A new family is one runner, one check, one reference and its catalog entries.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "answer_check.h"
+#include "catalog.h"
+#include "inputs.h"
+#include "pipelines.h"
+#include "shader_compiler.h"
+#include "vulkan_context.h"
+
+namespace shaderwatch {
+
+inline constexpr VkDeviceSize kVec4 = 16;
+inline uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// What a runner is built from; its helpers are the one way to make outputs and compile shaders.
+class RunContext {
+ public:
+  RunContext(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem,
+             const Buffer& input, const PostfxInput& postfx)
+      : device(device), compiler(compiler), spec(spec), problem(problem), input(input), postfx(postfx) {}
+  Device& device;
+  ShaderCompiler& compiler;
+  const KernelSpec& spec;
+  const Problem& problem;
+  const Buffer& input;         // uploaded, with its NaN guard zone after it
+  const PostfxInput& postfx;   // post-processing: the input as uploaded and its parameters
+  std::string spirv_hash;      // of every shader compiled through compile()
+
+  const std::vector<uint32_t>& compile(size_t shader);
+  std::unique_ptr<Buffer> buffer(VkDeviceSize bytes) const;
+  // An output or intermediate buffer: `bytes` for the kernel (recorded in `size`), then the guard zone.
+  std::unique_ptr<Buffer> guarded(VkDeviceSize& size, VkDeviceSize bytes) const;
+  static Resource storage(const Buffer& b) { return Resource{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, b.handle()}; }
+};
+
+class FamilyRunner {
+ public:
+  virtual ~FamilyRunner() = default;
+  virtual void record(VkCommandBuffer cmd) const = 0;  // every pass of the kernel, barriers between them
+  // Bytes the kernel must move at least: the input for reductions, input + output for image-to-image.
+  virtual uint64_t bytes_moved() const { return problem_items * kVec4; }
+  virtual bool writes_image() const { return false; }  // its output is an image the size of the input
+
+  // Set by the constructor: what KernelRun poisons, reads back and checks.
+  std::unique_ptr<Buffer> output, partials, counter;  // partials and counter where the kernel has them
+  VkDeviceSize output_bytes = 0, partials_bytes = 0;  // without their guard zones
+  uint32_t groups_x = 1, groups_y = 1;                // workgroups of the main dispatch
+  uint64_t problem_items = 0;
+};
+
+std::unique_ptr<FamilyRunner> make_luminance_runner(RunContext& context);
+std::unique_ptr<FamilyRunner> make_boids_runner(RunContext& context);
+std::unique_ptr<FamilyRunner> make_postfx_runner(RunContext& context);
+
+}  // namespace shaderwatch
