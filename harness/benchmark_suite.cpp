@@ -302,15 +302,20 @@ std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::v
   for (uint32_t index : device_indices) {
     auto d = std::make_unique<DeviceBench>();
     d->device = std::make_unique<Device>(instance, index);
+    d->device->set_submit_timeout(options.policy.gpu_timeout_s);
     d->compiler = std::make_unique<ShaderCompiler>();
     d->timer = std::make_unique<GpuTimer>(*d->device, *d->compiler, options.sampling.flush_bytes);
     d->nvml = std::make_unique<NvmlMonitor>(d->device->info().device_uuid);
     if (device_indices.size() > 1) d->suffix = std::string(contract::kDeviceNameSuffix) + std::to_string(index);
     std::cerr << "measuring peak bandwidth on " << d->device->info().name << " ..." << std::endl;
-    d->bandwidth = measure_bandwidth(*d, options);
-    std::cerr << "  copy kernel " << d->bandwidth.copy_kernel / 1e9 << " GB/s, vkCmdCopyBuffer "
-              << d->bandwidth.copy_buffer / 1e9 << " GB/s, read-only " << d->bandwidth.read_only / 1e9 << " GB/s"
-              << std::endl;
+    try {
+      d->bandwidth = measure_bandwidth(*d, options);
+      std::cerr << "  copy kernel " << d->bandwidth.copy_kernel / 1e9 << " GB/s, vkCmdCopyBuffer "
+                << d->bandwidth.copy_buffer / 1e9 << " GB/s, read-only " << d->bandwidth.read_only / 1e9 << " GB/s"
+                << std::endl;
+    } catch (const DeviceLostError& e) {  // its benchmarks are reported as not run; the other devices go on
+      std::cerr << "  " << e.what() << std::endl;
+    }
     devices.push_back(std::move(d));
   }
   benchmark::AddCustomContext(contract::context_key(contract::kHarnessRevision), options.harness_revision);
@@ -362,6 +367,11 @@ std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::v
     std::cerr << "[" << n + 1 << "/" << cases.size() << "] " << c.name << " on " << c.device->device->info().name << std::endl;
     if (c.expectation && c.expectation->expect == Expect::Skip) {
       r.outcome = skipped_outcome(*c.expectation);
+      continue;
+    }
+    if (const std::string& lost = c.device->device->lost(); !lost.empty()) {  // the other devices go on
+      r.outcome.status = Status::Error;
+      r.outcome.message = "not run: " + c.device->device->info().name + " was lost earlier: " + lost;
       continue;
     }
     const auto case_start = SuiteTiming::Clock::now();

@@ -70,7 +70,9 @@ class BlendPipeline {
     vkDestroyShaderModule(device.handle(), frag, nullptr);
     vk_check(result, "vkCreateGraphicsPipelines");
   }
-  ~BlendPipeline() { vkDestroyPipeline(device_.handle(), pipeline_, nullptr); }
+  ~BlendPipeline() {
+    if (device_.lost().empty()) vkDestroyPipeline(device_.handle(), pipeline_, nullptr);
+  }
 
   void draw(VkCommandBuffer cmd, const Image& target, uint32_t points) const {
     image_barrier(cmd, target.handle(), 0, 1, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);

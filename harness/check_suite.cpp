@@ -39,6 +39,7 @@ CheckSummary run_check_suite(Device& device, ShaderCompiler& compiler, const std
                              const std::vector<CheckCase>& cases, const CheckPolicy& policy,
                              const std::function<void(const CheckRow&)>& on_row) {
   CheckSummary summary;
+  device.set_submit_timeout(policy.gpu_timeout_s);
   for (const auto& c : cases) {
     // Each case has its own seed derived from the run's, so one case reruns alone with the same data.
     const uint64_t case_seed = seed + summary.rows.size();
@@ -49,8 +50,13 @@ CheckSummary run_check_suite(Device& device, ShaderCompiler& compiler, const std
       if (!std::regex_search(spec.name, filter) || !kernel_accepts(spec, problem)) continue;
       const Expectation* entry = policy.expectations.find(spec.name, device.info());
       const auto run = [&] { return run_and_check(device, compiler, spec, problem, policy.corrupts(spec.name), policy.repeat); };
-      CheckRow row{spec.name, device.info().name, problem.size_string(), input_kind_name(c.kind), case_seed,
-                   entry && entry->expect == Expect::Skip ? skipped_outcome(*entry) : apply_expectation(entry, run(), run)};
+      CheckRow row{spec.name, device.info().name, problem.size_string(), input_kind_name(c.kind), case_seed, {}};
+      if (!device.lost().empty()) {  // a lost or hung device runs nothing more; the caller goes on to the next
+        row.outcome.status = Status::Error;
+        row.outcome.message = "not run: " + device.info().name + " was lost earlier: " + device.lost();
+      } else {
+        row.outcome = entry && entry->expect == Expect::Skip ? skipped_outcome(*entry) : apply_expectation(entry, run(), run);
+      }
       if (on_row) on_row(row);
       summary.rows.push_back(std::move(row));
     }

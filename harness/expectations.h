@@ -55,6 +55,7 @@ struct CheckPolicy {
   Expectations expectations = builtin_expectations();
   std::string corrupt_output;  // glob over kernel names; "" for none
   unsigned repeat = 1;         // --check --repeat: runs of each case, all passing and bit-identical
+  double gpu_timeout_s = 600;  // --gpu-timeout: a submission longer than this loses its device (a hang)
   bool corrupts(const std::string& kernel) const { return !corrupt_output.empty() && glob_match(corrupt_output, kernel); }
 };
 

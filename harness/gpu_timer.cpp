@@ -47,7 +47,9 @@ GpuTimer::GpuTimer(Device& device, ShaderCompiler& compiler, uint64_t flush_byte
   }
 }
 
-GpuTimer::~GpuTimer() { vkDestroyQueryPool(device_.handle(), pool_, nullptr); }
+GpuTimer::~GpuTimer() {
+  if (device_.lost().empty()) vkDestroyQueryPool(device_.handle(), pool_, nullptr);
+}
 
 std::vector<double> GpuTimer::run_batch(uint32_t count, const std::function<void(VkCommandBuffer)>& prepare,
                                         const std::function<void(VkCommandBuffer)>& timed, bool cold) {

@@ -164,6 +164,10 @@ int main(int argc, char** argv) {
                  "(XFAIL; XPASS when it passes), a flaky kernel (its check rerun up to N times: FLAKE when a rerun "
                  "passes) or a skip, with a reason. Repeatable; the built-in kernels/expectations.json (the "
                  "negative control) comes first, and the first matching entry applies");
+  app.add_option("--gpu-timeout", policy.gpu_timeout_s,
+                 "Seconds one submission may take (default 600); past that the device counts as hung: nothing more "
+                 "runs on it, its remaining kernels are reported as not run (ERROR), other devices go on")
+      ->check(CLI::Range(1.0, 86400.0));
   app.add_option("--repeat", policy.repeat,
                  "With --check: run each case this many times on one setup; every run must pass and give the bits of "
                  "the first (a race shows as runs that differ)")

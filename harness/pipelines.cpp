@@ -61,6 +61,7 @@ Bindings::Bindings(Device& device, const std::vector<Resource>& resources, VkSha
 }
 
 Bindings::~Bindings() {
+  if (!device_.lost().empty()) return;  // work on a hung device may still use it
   vkDestroyPipelineLayout(device_.handle(), pipeline_layout_, nullptr);
   if (pool_) vkDestroyDescriptorPool(device_.handle(), pool_, nullptr);
   vkDestroyDescriptorSetLayout(device_.handle(), set_layout_, nullptr);
@@ -95,7 +96,9 @@ ComputePipeline::ComputePipeline(Device& device, const std::vector<uint32_t>& sp
   vk_check(result, "vkCreateComputePipelines");
 }
 
-ComputePipeline::~ComputePipeline() { vkDestroyPipeline(device_.handle(), pipeline_, nullptr); }
+ComputePipeline::~ComputePipeline() {
+  if (device_.lost().empty()) vkDestroyPipeline(device_.handle(), pipeline_, nullptr);
+}
 
 void ComputePipeline::dispatch(VkCommandBuffer cmd, const PushConstants& push, uint32_t groups_x,
                                uint32_t groups_y) const {
@@ -137,6 +140,7 @@ Image::Image(Device& device, uint32_t width, uint32_t height, uint32_t levels, V
 }
 
 Image::~Image() {
+  if (!device_.lost().empty()) return;  // work on a hung device may still use it
   vkDestroyImageView(device_.handle(), view_, nullptr);
   vkDestroyImage(device_.handle(), image_, nullptr);
   vkFreeMemory(device_.handle(), memory_, nullptr);

@@ -326,7 +326,7 @@ Device::Device(Instance& instance, uint32_t index)
 }
 
 Device::~Device() {
-  if (device_) {
+  if (device_ && lost_.empty()) {  // a lost or hung device is left alone: destroying what runs is undefined
     vkDeviceWaitIdle(device_);  // result ignored: nothing useful to do with an error in a destructor
     staging_.reset();
     vkDestroyPipelineCache(device_, pipeline_cache_, nullptr);
@@ -362,18 +362,20 @@ bool Device::format_has(VkFormat format, VkFormatFeatureFlags features) const {
 }
 
 void Device::submit_and_wait(const std::function<void(VkCommandBuffer)>& record) {
+  if (!lost_.empty()) throw DeviceLostError(info_.name + " was lost earlier: " + lost_);
   VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   alloc.commandPool = pool_;
   alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   alloc.commandBufferCount = 1;
-  VkCommandBuffer cmd;
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
   vk_check(vkAllocateCommandBuffers(device_, &alloc, &cmd), "vkAllocateCommandBuffers");
   struct Free {
-    VkDevice d;
-    VkCommandPool p;
+    Device& d;
     VkCommandBuffer c;
-    ~Free() { vkFreeCommandBuffers(d, p, 1, &c); }
-  } free_cmd{device_, pool_, cmd};
+    ~Free() {
+      if (d.lost_.empty()) vkFreeCommandBuffers(d.device_, d.pool_, 1, &c);  // a hung one may still be pending
+    }
+  } free_cmd{*this, cmd};
 
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
@@ -383,10 +385,23 @@ void Device::submit_and_wait(const std::function<void(VkCommandBuffer)>& record)
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &cmd;
-  vk_check(vkQueueSubmit(queue_, 1, &submit, fence_), "vkQueueSubmit");
-  // Long kernels (one invocation over a million boids on lavapipe) need minutes, not the default seconds.
-  const uint64_t timeout_ns = 600ull * 1000 * 1000 * 1000;
-  vk_check(vkWaitForFences(device_, 1, &fence_, VK_TRUE, timeout_ns), "vkWaitForFences");
+  const auto lose = [&](std::string why) {
+    lost_ = std::move(why);
+    throw DeviceLostError(info_.name + ": " + lost_);
+  };
+  VkResult result = vkQueueSubmit(queue_, 1, &submit, fence_);
+  if (result == VK_ERROR_DEVICE_LOST) lose("vkQueueSubmit failed: VK_ERROR_DEVICE_LOST");
+  vk_check(result, "vkQueueSubmit");
+  const auto timeout_ns = static_cast<uint64_t>(submit_timeout_s_ * 1e9);
+  result = vkWaitForFences(device_, 1, &fence_, VK_TRUE, timeout_ns);
+  if (result == VK_ERROR_DEVICE_LOST) lose("vkWaitForFences failed: VK_ERROR_DEVICE_LOST");
+  if (result == VK_TIMEOUT) {
+    char text[160];
+    std::snprintf(text, sizeof text, "a submission did not finish within %.0f s (a hang?); nothing more runs on it",
+                  submit_timeout_s_);
+    lose(text);
+  }
+  vk_check(result, "vkWaitForFences");
   vk_check(vkResetFences(device_, 1, &fence_), "vkResetFences");
 }
 
@@ -407,6 +422,7 @@ Buffer::Buffer(Device& device, VkDeviceSize size, VkBufferUsageFlags usage, bool
 }
 
 Buffer::~Buffer() {
+  if (!device_.lost().empty()) return;  // work on a hung device may still use it
   if (mapped_) vkUnmapMemory(device_.handle(), memory_);
   vkDestroyBuffer(device_.handle(), buffer_, nullptr);
   vkFreeMemory(device_.handle(), memory_, nullptr);

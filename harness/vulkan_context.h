@@ -100,8 +100,14 @@ class Device {
                           VkMemoryPropertyFlags fallback) const;
   bool format_has(VkFormat format, VkFormatFeatureFlags features) const;
 
-  // Records with `record` into a fresh command buffer, submits it and waits for it to finish.
+  // Records with `record` into a fresh command buffer, submits it and waits for it to finish, at most the
+  // submit timeout. Throws DeviceLostError when the device is lost or the wait times out, and for every
+  // submission after that: the device is then left as it is (its objects are not destroyed, as work may
+  // still run on them) and the process goes on with other devices.
   void submit_and_wait(const std::function<void(VkCommandBuffer)>& record);
+  void set_submit_timeout(double seconds) { submit_timeout_s_ = seconds; }
+  // Why the device is unusable ("" while it is fine).
+  const std::string& lost() const { return lost_; }
 
   // The host-visible buffer uploads and downloads go through, in chunks of at most its size: one
   // allocation for the device's life (allocating and pinning hundreds of MB per transfer cost more
@@ -125,6 +131,9 @@ class Device {
   VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
   VkPhysicalDeviceMemoryProperties memory_{};
   std::unique_ptr<Buffer> staging_;
+  // Long kernels (one invocation over a million boids on lavapipe) need minutes, not the default seconds.
+  double submit_timeout_s_ = 600;
+  std::string lost_;
 };
 
 // A storage buffer in device memory (host-visible where the device offers only that, as lavapipe does).

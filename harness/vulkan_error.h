@@ -13,6 +13,13 @@ class VulkanError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The device is gone for this process: VK_ERROR_DEVICE_LOST, or a submission that did not finish within the
+// timeout (a hang). Nothing more runs on it; the runs report it and the other devices go on.
+class DeviceLostError : public VulkanError {
+ public:
+  using VulkanError::VulkanError;
+};
+
 // A device or driver that lacks what a kernel needs: reported as "unsupported", never as a pass.
 class UnsupportedError : public std::runtime_error {
  public:

@@ -362,6 +362,38 @@ TEST(Check, UnwrittenOutputsArePoisonAndFail) {
   expect_no_validation_messages();
 }
 
+// A submission past the timeout loses its device: the kernel's run is an ERROR naming it, every later one on
+// that device is reported as not run without touching it, and another device goes on. (lavapipe caps its
+// loops, so no kernel hangs here: a timeout far below one dispatch's time stands in for a hang.)
+TEST(DeviceLoss, ATimedOutSubmissionLosesTheDeviceAndTheRestIsReportedNotRun) {
+  // Its own instance, never destroyed: the timed-out work may still run in the driver after the test.
+  static Instance* instance = new Instance(/*validation=*/false);
+  auto* device = new Device(*instance, instance->select(""));  // left as it is once lost, as in the bench
+  ShaderCompiler compiler;
+  const Problem problem = make_boids_problem(InputKind::Random, 65537, 4);
+  const KernelSpec& spec = find_kernel("boids/single_invocation");
+  KernelRun run(*device, compiler, spec, problem);
+  device->set_submit_timeout(1e-9);
+  EXPECT_THROW(device->submit_and_wait([&](VkCommandBuffer cmd) { run.record(cmd); }), DeviceLostError);
+  EXPECT_NE(device->lost().find("did not finish within"), std::string::npos) << device->lost();
+  const Outcome o = run_and_check(*device, compiler, spec, problem);
+  EXPECT_EQ(o.status, Status::Error);
+  EXPECT_NE(o.message.find("was lost earlier"), std::string::npos) << o.message;
+
+  CheckPolicy policy;
+  policy.gpu_timeout_s = 1e-9;
+  const auto summary = run_check_suite(*device, compiler, std::regex("^boids/groupshared$"), 1,
+                                       {{Family::Boids, InputKind::Random, {0, 0, 1000}}}, policy, {});
+  ASSERT_EQ(summary.rows.size(), 1u);
+  EXPECT_EQ(summary.rows[0].outcome.status, Status::Error);
+  EXPECT_NE(summary.rows[0].outcome.message.find("not run"), std::string::npos) << summary.rows[0].outcome.message;
+  EXPECT_EQ(summary.unexpected_failures(), 1u);
+
+  // The rest goes on: the shared device runs the same kernel and passes.
+  Vulkan& v = vulkan();
+  EXPECT_EQ(run_and_check(*v.device, *v.compiler, spec, problem).status, Status::Pass);
+}
+
 TEST(Check, NanAndInfNeverPass) {
   ElementChecker c;
   c.check("a", 1.0, std::nan(""), 1e300);
