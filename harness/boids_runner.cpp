@@ -122,19 +122,18 @@ class BoidsRunner final : public FamilyRunner {
       case Method::BoidsGroupshared:
       case Method::BoidsMinMaxSubgroup:
         output = c.guarded(output_bytes, 2 * kVec4);
-        passes_.push_back(std::make_unique<ComputePipeline>(device, c.compile(0), std::vector{input, RunContext::storage(*output)}));
+        passes_.push_back(c.pipeline(0, std::vector{input, RunContext::storage(*output)}));
         break;
       case Method::BoidsMinMaxAtomic:
         groups_x = static_cast<uint32_t>(ceil_div(problem_items, spec.group_x));
         output = c.guarded(output_bytes, 6 * 4);
-        passes_.push_back(std::make_unique<ComputePipeline>(device, c.compile(0), std::vector{input, RunContext::storage(*output)}));
+        passes_.push_back(c.pipeline(0, std::vector{input, RunContext::storage(*output)}));
         break;
       case Method::BoidsTwoPass:
         partials = c.guarded(partials_bytes, kTwoPassSlices * kVec4);
         output = c.guarded(output_bytes, kVec4);
-        passes_.push_back(std::make_unique<ComputePipeline>(device, c.compile(0), std::vector{input, RunContext::storage(*partials)}));
-        passes_.push_back(std::make_unique<ComputePipeline>(
-            device, c.compile(1), std::vector{RunContext::storage(*partials), RunContext::storage(*output)}));
+        passes_.push_back(c.pipeline(0, std::vector{input, RunContext::storage(*partials)}));
+        passes_.push_back(c.pipeline(1, std::vector{RunContext::storage(*partials), RunContext::storage(*output)}));
         break;
       case Method::BoidsBlend: {
         const VkFormatFeatureFlags needed = VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT | VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BLEND_BIT;
@@ -158,9 +157,7 @@ class BoidsRunner final : public FamilyRunner {
                                              VK_IMAGE_USAGE_TRANSFER_DST_BIT);
         groups_x = static_cast<uint32_t>(ceil_div(problem_items, spec.group_x));
         output = c.guarded(output_bytes, kVec4);
-        passes_.push_back(std::make_unique<ComputePipeline>(
-            device, c.compile(0),
-            std::vector{input, Resource{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_NULL_HANDLE, image_->level0_view()}}));
+        passes_.push_back(c.pipeline(0, std::vector{input, Resource{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_NULL_HANDLE, image_->level0_view()}}));
         break;
       }
       default: throw std::logic_error(spec.name + ": not a boids method");

@@ -49,8 +49,16 @@ CheckSummary run_check_suite(Device& device, ShaderCompiler& compiler, const std
     for (const auto& spec : catalog()) {
       if (!std::regex_search(spec.name, filter) || !kernel_accepts(spec, problem)) continue;
       const Expectation* entry = policy.expectations.find(spec.name, device.info());
-      const auto run = [&] { return run_and_check(device, compiler, spec, problem, policy.corrupts(spec.name), policy.repeat); };
-      CheckRow row{spec.name, device.info().name, problem.size_string(), input_kind_name(c.kind), case_seed, {}};
+      // A kernel using subgroup operations runs at every subgroup size the device can require (0: its default).
+      std::vector<uint32_t> sizes;
+      if (spec.subgroup_ops) sizes = device.info().requirable_subgroup_sizes(spec.group_x * spec.group_y);
+      if (sizes.empty()) sizes.push_back(0);
+      for (const uint32_t subgroup_size : sizes) {
+      const auto run = [&] {
+        return run_and_check(device, compiler, spec, problem, policy.corrupts(spec.name), policy.repeat, subgroup_size);
+      };
+      const std::string input = input_kind_name(c.kind) + (subgroup_size ? "/sg" + std::to_string(subgroup_size) : "");
+      CheckRow row{spec.name, device.info().name, problem.size_string(), input, case_seed, {}};
       if (!device.lost().empty()) {  // a lost or hung device runs nothing more; the caller goes on to the next
         row.outcome.status = Status::Error;
         row.outcome.message = "not run: " + device.info().name + " was lost earlier: " + device.lost();
@@ -59,6 +67,7 @@ CheckSummary run_check_suite(Device& device, ShaderCompiler& compiler, const std
       }
       if (on_row) on_row(row);
       summary.rows.push_back(std::move(row));
+      }
     }
   }
   return summary;

@@ -11,6 +11,11 @@ const std::vector<uint32_t>& RunContext::compile(size_t shader) {
   return spirv;
 }
 
+std::unique_ptr<ComputePipeline> RunContext::pipeline(size_t shader, const std::vector<Resource>& resources,
+                                                      const std::vector<uint32_t>& specialization) {
+  return std::make_unique<ComputePipeline>(device, compile(shader), resources, specialization, subgroup_size);
+}
+
 std::unique_ptr<Buffer> RunContext::buffer(VkDeviceSize bytes) const {
   return std::make_unique<Buffer>(device, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
 }

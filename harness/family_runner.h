@@ -23,17 +23,22 @@ inline uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 class RunContext {
  public:
   RunContext(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem,
-             const Buffer& input, const PostfxInput& postfx)
-      : device(device), compiler(compiler), spec(spec), problem(problem), input(input), postfx(postfx) {}
+             const Buffer& input, const PostfxInput& postfx, uint32_t subgroup_size)
+      : device(device), compiler(compiler), spec(spec), problem(problem), input(input), postfx(postfx),
+        subgroup_size(subgroup_size) {}
   Device& device;
   ShaderCompiler& compiler;
   const KernelSpec& spec;
   const Problem& problem;
   const Buffer& input;         // uploaded, with its NaN guard zone after it
   const PostfxInput& postfx;   // post-processing: the input as uploaded and its parameters
+  uint32_t subgroup_size;      // required of every compute pass; 0: the device's choice
   std::string spirv_hash;      // of every shader compiled through compile()
 
   const std::vector<uint32_t>& compile(size_t shader);
+  // The compute pipeline of the spec's shader `shader` (compiled through compile()), at subgroup_size.
+  std::unique_ptr<ComputePipeline> pipeline(size_t shader, const std::vector<Resource>& resources,
+                                            const std::vector<uint32_t>& specialization = {});
   std::unique_ptr<Buffer> buffer(VkDeviceSize bytes) const;
   // An output or intermediate buffer: `bytes` for the kernel (recorded in `size`), then the guard zone.
   std::unique_ptr<Buffer> guarded(VkDeviceSize& size, VkDeviceSize bytes) const;

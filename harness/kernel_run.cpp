@@ -25,7 +25,8 @@ bool kernel_accepts(const KernelSpec& spec, const Problem& problem) {
   return spec.family == problem.family && !(spec.needs_nonnegative_input && problem.has_negative());
 }
 
-KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem)
+KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem,
+                     uint32_t subgroup_size)
     : impl_(std::make_unique<Impl>(spec, problem)) {
   Impl& r = *impl_;
   const DeviceInfo& info = device.info();
@@ -38,6 +39,12 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
   if (spec.group_x * spec.group_y > info.max_workgroup_invocations) {
     throw UnsupportedError("workgroup of " + std::to_string(spec.group_x * spec.group_y) + " invocations exceeds " +
                            std::to_string(info.max_workgroup_invocations));
+  }
+  if (subgroup_size) {
+    const auto sizes = info.requirable_subgroup_sizes(spec.group_x * spec.group_y);
+    if (std::find(sizes.begin(), sizes.end(), subgroup_size) == sizes.end())
+      throw UnsupportedError("subgroup size " + std::to_string(subgroup_size) + " cannot be required of a " +
+                             std::to_string(spec.group_x * spec.group_y) + "-invocation workgroup on this device");
   }
   const uint64_t items = problem.items();
   // The input and a guard zone of NaN after it: a kernel that reads past the end sums a NaN and fails.
@@ -57,7 +64,7 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
   device.submit_and_wait(
       [&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, r.input->handle(), input_bytes, guard_bytes, kNaNBits); });
 
-  RunContext context(device, compiler, spec, problem, *r.input, r.postfx_input);
+  RunContext context(device, compiler, spec, problem, *r.input, r.postfx_input, subgroup_size);
   switch (spec.family) {
     case Family::Luminance: r.runner = make_luminance_runner(context); break;
     case Family::Boids: r.runner = make_boids_runner(context); break;
@@ -76,7 +83,8 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
     record_poison(cmd);
   });
   r.answer = std::make_unique<AnswerCheck>(spec, problem,
-                                           RunShape{r.runner->groups_x, r.runner->groups_y, {info.subgroup_size, items, r.groups()}},
+                                           RunShape{r.runner->groups_x, r.runner->groups_y,
+                                                    {subgroup_size ? subgroup_size : info.subgroup_size, items, r.groups()}},
                                            std::move(r.postfx_input));
 }
 
@@ -129,10 +137,10 @@ Readback KernelRun::read_outputs(Readback reuse) const {
 Outcome KernelRun::check(const Readback& got) const { return impl_->answer->check(got); }
 
 Outcome run_and_check(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem,
-                      bool corrupt, unsigned repeat) {
+                      bool corrupt, unsigned repeat, uint32_t subgroup_size) {
   Outcome o;
   try {
-    KernelRun run(device, compiler, spec, problem);
+    KernelRun run(device, compiler, spec, problem, subgroup_size);
     Readback first;
     for (unsigned i = 0; i < std::max(repeat, 1u); ++i) {
       device.submit_and_wait([&](VkCommandBuffer cmd) {

@@ -21,7 +21,10 @@ namespace shaderwatch {
 class KernelRun {
  public:
   // Throws UnsupportedError when the device lacks what the kernel needs, VulkanError on a failed call.
-  KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem);
+  // subgroup_size: required of every compute pass (one of DeviceInfo::requirable_subgroup_sizes), 0 for the
+  // device's choice; the check's bounds use it.
+  KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem,
+            uint32_t subgroup_size = 0);
   ~KernelRun();
   KernelRun(const KernelRun&) = delete;
   KernelRun& operator=(const KernelRun&) = delete;
@@ -59,7 +62,7 @@ class KernelRun {
 // that differ). The correctness suite's unit of work. Never throws for kernel or device problems: they
 // come back as Error or Unsupported outcomes naming the kernel and device.
 Outcome run_and_check(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem,
-                      bool corrupt = false, unsigned repeat = 1);
+                      bool corrupt = false, unsigned repeat = 1, uint32_t subgroup_size = 0);
 
 // Whether the kernel applies to the input (ln(delta + L) needs L >= 0).
 bool kernel_accepts(const KernelSpec& spec, const Problem& problem);

@@ -32,7 +32,7 @@ class LuminanceRunner final : public FamilyRunner {
       counter = c.buffer(4);
       resources.push_back(RunContext::storage(*counter));
     }
-    pass_ = std::make_unique<ComputePipeline>(c.device, c.compile(0), resources);
+    pass_ = c.pipeline(0, resources);
   }
   void record(VkCommandBuffer cmd) const override { pass_->dispatch(cmd, push_, groups_x, groups_y); }
 

@@ -41,6 +41,7 @@ void list_devices(const Instance& instance) {
               << d.driver_version_string() << "\n   Vulkan " << d.api_version_string() << ", subgroup size "
               << d.subgroup_size;
     if (d.max_subgroup_size) std::cout << " (" << d.min_subgroup_size << "-" << d.max_subgroup_size << ")";
+    if (d.compute_subgroup_size_control) std::cout << ", requirable in compute";
     std::cout << "\n";
   }
 }

@@ -77,7 +77,8 @@ VkShaderModule create_shader_module(Device& device, const std::vector<uint32_t>&
 }
 
 ComputePipeline::ComputePipeline(Device& device, const std::vector<uint32_t>& spirv,
-                                 const std::vector<Resource>& resources, const std::vector<uint32_t>& specialization)
+                                 const std::vector<Resource>& resources, const std::vector<uint32_t>& specialization,
+                                 uint32_t subgroup_size)
     : device_(device), bindings_(device, resources, VK_SHADER_STAGE_COMPUTE_BIT) {
   std::vector<VkSpecializationMapEntry> entries;
   for (uint32_t i = 0; i < specialization.size(); ++i) entries.push_back({i, i * 4u, 4});
@@ -90,6 +91,10 @@ ComputePipeline::ComputePipeline(Device& device, const std::vector<uint32_t>& sp
   info.stage.module = module;
   info.stage.pName = "main";
   if (!specialization.empty()) info.stage.pSpecializationInfo = &spec_info;
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfo required{
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+  required.requiredSubgroupSize = subgroup_size;
+  if (subgroup_size) info.stage.pNext = &required;
   info.layout = bindings_.layout();
   const VkResult result = vkCreateComputePipelines(device.handle(), device.pipeline_cache(), 1, &info, nullptr, &pipeline_);
   vkDestroyShaderModule(device.handle(), module, nullptr);

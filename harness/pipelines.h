@@ -42,9 +42,10 @@ VkShaderModule create_shader_module(Device& device, const std::vector<uint32_t>&
 
 class ComputePipeline {
  public:
-  // specialization[i] is the value of constant_id i (32-bit).
+  // specialization[i] is the value of constant_id i (32-bit). subgroup_size: the size the pipeline must run
+  // at (VkPipelineShaderStageRequiredSubgroupSizeCreateInfo), 0 for the device's choice.
   ComputePipeline(Device& device, const std::vector<uint32_t>& spirv, const std::vector<Resource>& resources,
-                  const std::vector<uint32_t>& specialization = {});
+                  const std::vector<uint32_t>& specialization = {}, uint32_t subgroup_size = 0);
   ~ComputePipeline();
   ComputePipeline(const ComputePipeline&) = delete;
   ComputePipeline& operator=(const ComputePipeline&) = delete;

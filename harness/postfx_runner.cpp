@@ -23,7 +23,6 @@ class PostfxRunner final : public FamilyRunner {
   explicit PostfxRunner(RunContext& c) : method_(c.spec.method) {
     const KernelSpec& spec = c.spec;
     const Problem& problem = c.problem;
-    Device& device = c.device;
     problem_items = problem.items();
     const uint64_t image_bytes = problem_items * kVec4;
     const auto input = RunContext::storage(c.input);
@@ -35,11 +34,8 @@ class PostfxRunner final : public FamilyRunner {
       weights_->upload(w.data(), w.size() * sizeof(float));
       partials = c.guarded(partials_bytes, image_bytes);  // the x pass's output
       output = c.guarded(output_bytes, image_bytes);
-      passes_.push_back(std::make_unique<ComputePipeline>(
-          device, c.compile(0), std::vector{input, RunContext::storage(*partials), RunContext::storage(*weights_)}));
-      passes_.push_back(std::make_unique<ComputePipeline>(
-          device, c.compile(1),
-          std::vector{RunContext::storage(*partials), RunContext::storage(*output), RunContext::storage(*weights_)}));
+      passes_.push_back(c.pipeline(0, std::vector{input, RunContext::storage(*partials), RunContext::storage(*weights_)}));
+      passes_.push_back(c.pipeline(1, std::vector{RunContext::storage(*partials), RunContext::storage(*output), RunContext::storage(*weights_)}));
       std::tie(groups_x, groups_y) = blur_groups(spec, 0, problem);
       second_groups_ = blur_groups(spec, 1, problem);
       return;
@@ -58,13 +54,12 @@ class PostfxRunner final : public FamilyRunner {
     if (method_ == Method::DofComposite) {  // the tiles, then the composite reading them
       partials = c.guarded(partials_bytes, groups * kVec4);
       output = c.guarded(output_bytes, image_bytes);
-      passes_.push_back(std::make_unique<ComputePipeline>(device, c.compile(0), std::vector{input, RunContext::storage(*partials)}));
-      passes_.push_back(std::make_unique<ComputePipeline>(
-          device, c.compile(1), std::vector{input, RunContext::storage(*output), RunContext::storage(*partials)}));
+      passes_.push_back(c.pipeline(0, std::vector{input, RunContext::storage(*partials)}));
+      passes_.push_back(c.pipeline(1, std::vector{input, RunContext::storage(*output), RunContext::storage(*partials)}));
       return;
     }
     output = c.guarded(output_bytes, method_ == Method::PixelMap ? image_bytes : groups * kVec4);
-    passes_.push_back(std::make_unique<ComputePipeline>(device, c.compile(0), std::vector{input, RunContext::storage(*output)},
+    passes_.push_back(c.pipeline(0, std::vector{input, RunContext::storage(*output)},
                                                         spec.specialization));
   }
 

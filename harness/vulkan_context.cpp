@@ -39,6 +39,15 @@ const char* vk_result_name(VkResult result) {
   }
 }
 
+std::vector<uint32_t> DeviceInfo::requirable_subgroup_sizes(uint32_t invocations) const {
+  std::vector<uint32_t> sizes;
+  if (!compute_subgroup_size_control || min_subgroup_size == 0 || min_subgroup_size > max_subgroup_size) return sizes;
+  for (uint32_t size = min_subgroup_size; size && size <= max_subgroup_size; size *= 2) {
+    if (uint64_t{size} * max_compute_workgroup_subgroups >= invocations) sizes.push_back(size);
+  }
+  return sizes;
+}
+
 std::string DeviceInfo::type_name() const {
   switch (type) {
     case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
@@ -152,6 +161,9 @@ DeviceInfo describe(VkPhysicalDevice pd, uint32_t index) {
   if (has_size_control) {
     d.min_subgroup_size = size_control.minSubgroupSize;
     d.max_subgroup_size = size_control.maxSubgroupSize;
+    // subgroupSizeControl is a required feature in Vulkan 1.3 (the harness needs 1.3); the stages say where.
+    d.compute_subgroup_size_control = (size_control.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0;
+    d.max_compute_workgroup_subgroups = size_control.maxComputeWorkgroupSubgroups;
   }
   if (has_sm) d.sm_count = sm.shaderSMCount;
   d.timestamp_period = props.properties.limits.timestampPeriod;

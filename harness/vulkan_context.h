@@ -26,6 +26,8 @@ struct DeviceInfo {
   uint32_t subgroup_size = 0;
   VkSubgroupFeatureFlags subgroup_operations = 0;  // in compute shaders
   uint32_t min_subgroup_size = 0, max_subgroup_size = 0;  // 0 without VK_EXT_subgroup_size_control
+  bool compute_subgroup_size_control = false;  // a compute pipeline may require a size in [min, max]
+  uint32_t max_compute_workgroup_subgroups = 0;
   float timestamp_period = 0;
   uint32_t max_workgroup_invocations = 0;
   uint32_t max_shared_memory_bytes = 0;
@@ -37,6 +39,10 @@ struct DeviceInfo {
   std::string api_version_string() const;
   std::string driver_version_string() const;  // decoded per vendor
   bool has_subgroup_ops(VkSubgroupFeatureFlags ops) const { return (subgroup_operations & ops) == ops; }
+  // The subgroup sizes a kernel of `invocations` per workgroup can be required to run at: every power of two in
+  // [min, max] whose subgroups fill the workgroup within maxComputeWorkgroupSubgroups (one where min = max).
+  // Empty where the device cannot require a size in compute shaders.
+  std::vector<uint32_t> requirable_subgroup_sizes(uint32_t invocations) const;
 };
 
 // Messages from the Khronos validation layer (errors and warnings), collected for tests to assert on.

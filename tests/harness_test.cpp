@@ -394,6 +394,42 @@ TEST(DeviceLoss, ATimedOutSubmissionLosesTheDeviceAndTheRestIsReportedNotRun) {
   EXPECT_EQ(run_and_check(*v.device, *v.compiler, spec, problem).status, Status::Pass);
 }
 
+TEST(SubgroupSize, RequirableSizesArePowersOfTwoThatFitTheWorkgroup) {
+  DeviceInfo d;
+  d.min_subgroup_size = 8;
+  d.max_subgroup_size = 64;
+  d.compute_subgroup_size_control = true;
+  d.max_compute_workgroup_subgroups = 32;
+  EXPECT_EQ(d.requirable_subgroup_sizes(256), (std::vector<uint32_t>{8, 16, 32, 64}));
+  d.max_compute_workgroup_subgroups = 16;  // 256 invocations need 32 subgroups of 8: too many
+  EXPECT_EQ(d.requirable_subgroup_sizes(256), (std::vector<uint32_t>{16, 32, 64}));
+  d.min_subgroup_size = d.max_subgroup_size = 32;
+  EXPECT_EQ(d.requirable_subgroup_sizes(256), (std::vector<uint32_t>{32}));
+  d.compute_subgroup_size_control = false;
+  EXPECT_TRUE(d.requirable_subgroup_sizes(256).empty()) << "a device that cannot require one runs at its default";
+}
+
+// Subgroup kernels run at every requirable size (lavapipe: 8 only, so the same answers, through the
+// required-size pipeline path); a size the device cannot require is UNSUPPORTED, not a wrong answer.
+TEST(SubgroupSize, SubgroupKernelsRunAtEveryRequirableSize) {
+  Vulkan& v = vulkan();
+  const auto sizes = v.device->info().requirable_subgroup_sizes(256);
+  ASSERT_FALSE(sizes.empty()) << "lavapipe can require its subgroup size in compute shaders";
+  const auto summary = run_check_suite(*v.device, *v.compiler, std::regex("^lum/subgroup_add_256$"), 3,
+                                       {{Family::Luminance, InputKind::Random, {333, 77, 0}}}, CheckPolicy{}, {});
+  ASSERT_EQ(summary.rows.size(), sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    EXPECT_EQ(summary.rows[i].input, "random/sg" + std::to_string(sizes[i]));
+    EXPECT_EQ(summary.rows[i].outcome.status, Status::Pass) << summary.rows[i].outcome.message;
+  }
+  const Problem p = make_luminance_problem(InputKind::Random, 64, 64, 1);
+  const uint32_t impossible = v.device->info().max_subgroup_size * 2;
+  const Outcome o = run_and_check(*v.device, *v.compiler, find_kernel("lum/subgroup_add_256"), p, false, 1, impossible);
+  EXPECT_EQ(o.status, Status::Unsupported);
+  EXPECT_NE(o.message.find("cannot be required"), std::string::npos) << o.message;
+  expect_no_validation_messages();
+}
+
 TEST(Check, NanAndInfNeverPass) {
   ElementChecker c;
   c.check("a", 1.0, std::nan(""), 1e300);
