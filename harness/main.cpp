@@ -64,6 +64,14 @@ check (and err_probable_ratio for float sums; beyond 1 the row is an IMPROBABLE 
 Largest sizes run first; progress and, at the end, the time by phase go to stderr.
 )";
 
+// Ends the process without destructors or the driver's teardown: after a hang the device's work may still run,
+// and lavapipe, for one, waits for it at exit (minutes for a million-boid dispatch). Every result is written.
+[[noreturn]] void exit_leaving_the_driver(int status) {
+  std::cout.flush();
+  std::cerr << "shaderwatch-bench: a device was lost or hung; exiting without waiting for its work" << std::endl;
+  std::_Exit(status);
+}
+
 // The value of a Google Benchmark flag given as --name=value, read before benchmark::Initialize takes
 // its flags out of argv.
 std::optional<std::string> flag_value(int argc, char** argv, const std::string& name) {
@@ -329,9 +337,12 @@ int main(int argc, char** argv) {
     }
     const auto messages = instance.validation_log().take();
     for (const auto& m : messages) std::cerr << m << "\n";
-    return failures == 0 && messages.empty() ? 0 : 1;
+    const int status = failures == 0 && messages.empty() ? 0 : 1;
+    if (Device::any_lost()) exit_leaving_the_driver(status);
+    return status;
   } catch (const std::exception& e) {
     std::cerr << "shaderwatch-bench: " << e.what() << "\n";
+    if (Device::any_lost()) exit_leaving_the_driver(1);
     return 1;
   }
 }

@@ -1,5 +1,7 @@
 #include "vulkan_context.h"
 
+#include <atomic>
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -373,6 +375,12 @@ bool Device::format_has(VkFormat format, VkFormatFeatureFlags features) const {
   return (props.optimalTilingFeatures & features) == features;
 }
 
+namespace {
+std::atomic<bool> any_device_lost{false};
+}  // namespace
+
+bool Device::any_lost() { return any_device_lost.load(); }
+
 void Device::submit_and_wait(const std::function<void(VkCommandBuffer)>& record) {
   if (!lost_.empty()) throw DeviceLostError(info_.name + " was lost earlier: " + lost_);
   VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
@@ -399,6 +407,7 @@ void Device::submit_and_wait(const std::function<void(VkCommandBuffer)>& record)
   submit.pCommandBuffers = &cmd;
   const auto lose = [&](std::string why) {
     lost_ = std::move(why);
+    any_device_lost.store(true);
     throw DeviceLostError(info_.name + ": " + lost_);
   };
   VkResult result = vkQueueSubmit(queue_, 1, &submit, fence_);

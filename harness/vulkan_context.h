@@ -114,6 +114,10 @@ class Device {
   void set_submit_timeout(double seconds) { submit_timeout_s_ = seconds; }
   // Why the device is unusable ("" while it is fine).
   const std::string& lost() const { return lost_; }
+  // Whether any device of the process was lost or hung: its work may still run in the driver, and tearing
+  // the driver down at exit can wait for it (lavapipe finishing a minutes-long dispatch), so main ends the
+  // process without that teardown.
+  static bool any_lost();
 
   // The host-visible buffer uploads and downloads go through, in chunks of at most its size: one
   // allocation for the device's life (allocating and pinning hundreds of MB per transfer cost more
