@@ -18,7 +18,7 @@ struct KernelRun::Impl {
   std::unique_ptr<AnswerCheck> answer;  // made last, when the run's shape is known
 
   Impl(const KernelSpec& s, const Problem& p) : spec(s), problem(p) {}
-  uint64_t groups() const { return uint64_t{runner->groups_x} * runner->groups_y; }
+  uint64_t groups() const { return answer ? answer->shape().groups() : uint64_t{runner->groups_x} * runner->groups_y; }
 };
 
 bool kernel_accepts(const KernelSpec& spec, const Problem& problem) {

@@ -333,7 +333,10 @@ int main(int argc, char** argv) {
       failures = report_benchmarks(measure_benchmarks(instance, devices, options), out_format);
       if (failures) std::cerr << failures << " benchmarks gave a wrong answer or an error (see above)\n";
       // Posted even with wrong answers: the server records the correctness failures.
-      if (!post.url.empty() && !post_results(post, out_file)) return 3;
+      if (!post.url.empty() && !post_results(post, out_file)) {
+        if (Device::any_lost()) exit_leaving_the_driver(3);
+        return 3;
+      }
     }
     const auto messages = instance.validation_log().take();
     for (const auto& m : messages) std::cerr << m << "\n";

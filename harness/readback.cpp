@@ -36,13 +36,13 @@ void check_kernel_state(const Readback& got, Outcome& o) {
     problem = "left its atomic counter at " + std::to_string(*got.counter) +
               " after the run (it must reset it to 0 for the next dispatch)";
   if (problem.empty() || (o.status != Status::Pass && !is_wrong_answer(o.status))) return;
-  if (o.status != Status::Fail) {
-    o.status = Status::Fail;
+  if (o.status == Status::Pass) {
     o.message = problem;
     o.first_failure = problem;
   } else {
-    o.message += "; " + problem;
+    o.message += "; " + problem;  // the wrong answer's diagnosis stays
   }
+  o.status = Status::Fail;
 }
 
 void corrupt_readback(Readback& got) {

@@ -243,6 +243,9 @@ Instance::Instance(bool validation) {
 }
 
 Instance::~Instance() {
+  // A lost or hung device was never destroyed: destroying the instance under it is invalid (and lavapipe
+  // would wait for the hung work). The process is ending; leave the driver as it is.
+  if (Device::any_lost()) return;
   if (messenger_) vkDestroyDebugUtilsMessengerEXT(instance_, messenger_, nullptr);
   if (instance_) vkDestroyInstance(instance_, nullptr);
 }

@@ -140,10 +140,10 @@ class Device {
   VkFence fence_ = VK_NULL_HANDLE;
   VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
   VkPhysicalDeviceMemoryProperties memory_{};
-  std::unique_ptr<Buffer> staging_;
   // Long kernels (one invocation over a million boids on lavapipe) need minutes, not the default seconds.
   double submit_timeout_s_ = 600;
-  std::string lost_;
+  std::string lost_;  // declared before staging_: the staging buffer's destructor reads it
+  std::unique_ptr<Buffer> staging_;
 };
 
 // A storage buffer in device memory (host-visible where the device offers only that, as lavapipe does).

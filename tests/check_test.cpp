@@ -110,6 +110,14 @@ TEST(CheckLayer, BoidsSerialSumOneSkippedPositionIsImprobable) {
   EXPECT_EQ(skipped.status, Status::Improbable) << skipped.message;
   EXPECT_LT(skipped.worst_ratio, 1.0) << "the worst case cannot see it";
   EXPECT_GT(skipped.probable_ratio, 1.0);
+  // With a write past the end as well: a failure, and both diagnoses kept.
+  Readback both = readback_of(serial(3000));
+  const float stray = 2.0f;
+  std::memcpy(both.bytes.data() + both.output_bytes, &stray, 4);
+  const Outcome o = check.check(both);
+  EXPECT_EQ(o.status, Status::Fail);
+  EXPECT_NE(o.message.find("probabilistic one"), std::string::npos) << o.message;
+  EXPECT_NE(o.message.find("wrote past the end"), std::string::npos) << o.message;
 }
 
 TEST(CheckLayer, BoidsMinMaxIsExact) {
