@@ -374,8 +374,21 @@ TEST(DeviceLoss, ATimedOutSubmissionLosesTheDeviceAndTheRestIsReportedNotRun) {
   const KernelSpec& spec = find_kernel("boids/single_invocation");
   KernelRun run(*device, compiler, spec, problem);
   device->set_submit_timeout(1e-9);
-  EXPECT_THROW(device->submit_and_wait([&](VkCommandBuffer cmd) { run.record(cmd); }), DeviceLostError);
+  // A hundred dispatches in one submission (tens of ms on lavapipe), so the wait starts long before they end;
+  // tried a few times, as a loaded machine may still finish one before the wait begins.
+  int lost_at = -1;
+  for (int attempt = 0; attempt < 5 && lost_at < 0; ++attempt) {
+    try {
+      device->submit_and_wait([&](VkCommandBuffer cmd) {
+        for (int i = 0; i < 100; ++i) run.record(cmd);
+      });
+    } catch (const DeviceLostError&) {
+      lost_at = attempt;
+    }
+  }
+  ASSERT_GE(lost_at, 0) << "five submissions of 100 dispatches each finished within 1 ns";
   EXPECT_NE(device->lost().find("did not finish within"), std::string::npos) << device->lost();
+  EXPECT_THROW(device->submit_and_wait([](VkCommandBuffer) {}), DeviceLostError) << "nothing more runs on it";
   const Outcome o = run_and_check(*device, compiler, spec, problem);
   EXPECT_EQ(o.status, Status::Error);
   EXPECT_NE(o.message.find("was lost earlier"), std::string::npos) << o.message;
