@@ -17,7 +17,6 @@
 namespace shaderwatch {
 
 inline constexpr VkDeviceSize kVec4 = 16;
-inline uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 // What a runner is built from; its helpers are the one way to make outputs and compile shaders.
 class RunContext {

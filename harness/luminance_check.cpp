@@ -9,6 +9,19 @@
 
 namespace shaderwatch {
 
+namespace {
+
+// Bound of a float sum of ln(delta + L) over one element's pixels: ln is within 3 ulp outside [0.5, 2] and 2^-21
+// absolute inside; plus the rounding of delta + L (u) and the error of L itself (gamma_3 relative, L >= 0)
+// passed through d ln(x) = dx / x <= relative error; then the sum's own roundings.
+double log_sum_bound(const reference::LuminanceGroup& e, double roundings) {
+  const double u = reference::kFloatUnitRoundoff;
+  return 2.0 * (3 * u * e.log_abs_sum + e.pixels * (std::ldexp(1.0, -21) + reference::error_gamma(4)) +
+                reference::error_gamma(roundings) * e.log_abs_sum);
+}
+
+}  // namespace
+
 std::vector<reference::LuminanceGroup> expected_luminance(const KernelSpec& spec, const Problem& problem,
                                                           const RunShape& shape) {
   const uint64_t g = shape.groups();
@@ -42,16 +55,11 @@ Outcome check_luminance(const KernelSpec& spec, const RunShape& shape, const std
   };
   if (stats) {
     const auto got = output.as<float>(g * 4);
-    const double u = reference::kFloatUnitRoundoff;
     for (uint64_t i = 0; i < g; ++i) {
       const auto& e = expected[i];
       const float* v = &got[i * 4];
       checker.check(element_name(i) + " sum", e.sum, v[0], sum_bound(h, e.abs_sum), probable_sum_bound(h, e.abs_sum));
-      // ln: 3 ulp outside [0.5, 2], 2^-21 absolute inside; plus the rounding of delta + L (u) and the error
-      // of L itself (gamma_3 relative, L >= 0) passed through d ln(x) = dx / x <= relative error; then the sum.
-      const double log_bound = 2.0 * (3 * u * e.log_abs_sum + e.pixels * (std::ldexp(1.0, -21) + reference::error_gamma(4)) +
-                                       reference::error_gamma(h) * e.log_abs_sum);
-      checker.check(element_name(i) + " log-sum", e.log_sum, v[1], log_bound);
+      checker.check(element_name(i) + " log-sum", e.log_sum, v[1], log_sum_bound(e, h));
       // min/max select a value exactly, but the value is a float dot product: within gamma_3 of its magnitude.
       const double minmax_bound = 2.0 * reference::error_gamma(3) * e.max_magnitude;
       checker.check(element_name(i) + " min", e.min, v[2], minmax_bound);
@@ -62,18 +70,13 @@ Outcome check_luminance(const KernelSpec& spec, const RunShape& shape, const std
     // Per tile and in total: ln(delta + L) bounded as for the stats kernel; then Lavg = exp(total / N) and
     // the exposure 0.18 / Lavg, their bounds carried through exp and the division (reference/tracked.h).
     const auto got = output.as<float>(g + 3);
-    const double u = reference::kFloatUnitRoundoff;
-    auto log_bound = [&](const reference::LuminanceGroup& e, double roundings) {
-      return 2.0 * (3 * u * e.log_abs_sum + e.pixels * (std::ldexp(1.0, -21) + reference::error_gamma(4)) +
-                    reference::error_gamma(roundings) * e.log_abs_sum);
-    };
     reference::NeumaierSum gpu_log_total;
     for (uint64_t i = 0; i < g; ++i) {
-      checker.check(element_name(i) + " log-sum", expected[i].log_sum, got[i], log_bound(expected[i], h));
+      checker.check(element_name(i) + " log-sum", expected[i].log_sum, got[i], log_sum_bound(expected[i], h));
       gpu_log_total.add(got[i]);
     }
     const auto total = reference::merge(expected);
-    const double total_bound = log_bound(total, spec.total_roundings(shape.error_context));
+    const double total_bound = log_sum_bound(total, spec.total_roundings(shape.error_context));
     checker.check("log-sum total (element " + std::to_string(g) + ")", total.log_sum, got[g], total_bound);
     using reference::Tracked;
     // The shader divides its float total by float(N) (exact below 2^24 pixels, else one more rounding).

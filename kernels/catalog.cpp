@@ -10,8 +10,6 @@ namespace {
 constexpr uint32_t kSubgroupBasic = 0x1, kSubgroupArithmetic = 0x4, kSubgroupBallot = 0x8;
 constexpr double kDotRoundings = 3;  // dot(rgba, weights): three products and two additions
 
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-
 // Seed-style tree kernel: FETCH_X x FETCH_Y pixels per invocation into SLOTS shared slots.
 KernelSpec tree(std::string name, std::string description, uint32_t gx, uint32_t gy, uint32_t fx, uint32_t fy,
                 uint32_t slots, int addressing, int tail) {
@@ -281,6 +279,8 @@ std::vector<KernelSpec> build_catalog() {
   return k;
 }
 }  // namespace
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 uint32_t tree_levels(uint64_t x) {
   uint32_t levels = 0;

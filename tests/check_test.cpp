@@ -31,6 +31,13 @@ RunShape tiled_shape(const KernelSpec& spec, const Problem& p, uint32_t subgroup
   return s;
 }
 
+// A one-workgroup boids kernel's shape.
+RunShape single_group_shape(const Problem& p) {
+  RunShape s;
+  s.error_context = {32, p.items(), 1};
+  return s;
+}
+
 // The float sums a correct tiled luminance kernel writes: the reference per tile, rounded to float.
 std::vector<float> right_tile_sums(const KernelSpec& spec, const Problem& p, const RunShape& shape) {
   std::vector<float> out;
@@ -88,9 +95,7 @@ TEST(CheckLayer, SinglePassCounterMustBeBackAtZero) {
 TEST(CheckLayer, BoidsSerialSumOneSkippedPositionIsImprobable) {
   const KernelSpec& spec = find_kernel("boids/single_invocation");
   const Problem p = make_boids_problem(InputKind::Random, 4099, 3);
-  RunShape shape;
-  shape.error_context = {32, p.items(), 1};
-  const AnswerCheck check(spec, p, shape);
+  const AnswerCheck check(spec, p, single_group_shape(p));
   // The kernel's own order: one float sum per axis, position by position.
   auto serial = [&](int skip) {
     float s[3] = {0, 0, 0};
@@ -123,9 +128,7 @@ TEST(CheckLayer, BoidsSerialSumOneSkippedPositionIsImprobable) {
 TEST(CheckLayer, BoidsMinMaxIsExact) {
   const KernelSpec& spec = find_kernel("boids/minmax_subgroup");
   const Problem p = make_boids_problem(InputKind::Negative, 64, 9);
-  RunShape shape;
-  shape.error_context = {32, p.items(), 1};
-  const AnswerCheck check(spec, p, shape);
+  const AnswerCheck check(spec, p, single_group_shape(p));
   const auto ref = reference::boids_stats(p.data, p.count);
   std::vector<float> words{static_cast<float>(ref.min[0]), static_cast<float>(ref.min[1]), static_cast<float>(ref.min[2]), 0,
                            static_cast<float>(ref.max[0]), static_cast<float>(ref.max[1]), static_cast<float>(ref.max[2]), 0};
