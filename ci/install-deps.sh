@@ -8,7 +8,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libvulkan-dev libvulkan-volk-dev glslang-dev glslang-tools spirv-tools
   mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
-  libsqlite3-dev libcpp-httplib-dev libssl-dev nlohmann-json3-dev libcli11-dev
+  libsqlite3-dev libpq-dev postgresql libcpp-httplib-dev libssl-dev nlohmann-json3-dev libcli11-dev
   libpng-dev curl python3
   chromium nginx openssl
 )

@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
   std::filesystem::remove(o.db);
 
   sw::StoreOptions so;
-  so.path = o.db;
+  so.db = o.db;
   so.detect_on_ingest = o.detect;
   sw::Store store(so);
   sw::ServerOptions sopts;

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sstream>
 
+#include "shaderwatch/copy_database.hpp"
 #include "shaderwatch/http_server.hpp"
 #include "shaderwatch/store.hpp"
 #include "shaderwatch/upload.hpp"
@@ -24,7 +25,7 @@ int run_serve(const sw::StoreOptions& so, const sw::ServerOptions& opts) {
   sw::HttpServer server(store, opts);
   const int port = server.bind();
   std::cout << "shaderwatch-server: listening on http://" << opts.bind << ":" << port
-            << " (database " << so.path << ", schema v" << store.schema_version() << ")" << std::endl;
+            << " (database " << store.location() << ", schema v" << store.schema_version() << ")" << std::endl;
   std::thread waiter([&] {
     int sig = 0;
     sigwait(&set, &sig);
@@ -47,10 +48,13 @@ int main(int argc, char** argv) {
 
   std::string db = "./shaderwatch.db";
   // People type it before the subcommand too: the same file either way.
-  app.add_option("--db", db, "SQLite database file (serve, token): before or after the subcommand");
+  // One text names the database everywhere: an SQLite file, or a PostgreSQL server.
+  const std::string db_help = "SQLite file (a path or sqlite:PATH) or PostgreSQL database (postgresql://USER@HOST/DB, "
+                              "libpq's URI; see server/README.md on choosing)";
+  app.add_option("--db", db, db_help + " (serve, token): before or after the subcommand");
   sw::ServerOptions sopts;
   auto* serve = app.add_subcommand("serve", "Serve the HTTP API");
-  serve->add_option("--db", db, "SQLite database file (created and migrated if needed)")->capture_default_str();
+  serve->add_option("--db", db, db_help + "; created and migrated if needed")->capture_default_str();
   serve->add_option("--port", sopts.port, "TCP port (0: pick a free one and print it)")
       ->check(CLI::Range(0, 65535))->capture_default_str();
   serve->add_option("--bind", sopts.bind, "Address to listen on")->capture_default_str();
@@ -64,8 +68,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   std::uint64_t max_db_mib = 0;
   serve->add_option("--max-db-mib", max_db_mib,
-                    "Refuse writes (507) once the database reaches this many MiB (default 0: until the disk is full, "
-                    "which answers 507 too)")
+                    "SQLite only: refuse writes (507) once the file reaches this many MiB (default 0: until the disk "
+                    "is full, which answers 507 too; on PostgreSQL a full disk answers 507 and quotas are the server's)")
       ->capture_default_str();
   serve->add_flag("--read-token-required", sopts.read_token_required,
                   "Require a bearer token for GET endpoints too, except /api/v1/health (posting and triage always require one)");
@@ -75,12 +79,20 @@ int main(int argc, char** argv) {
   std::string tname;
   auto* tcreate = token->add_subcommand("create", "Create a token NAME and print it (shown only once)");
   tcreate->add_option("NAME", tname, "Token name")->required();
-  tcreate->add_option("--db", db, "SQLite database file")->capture_default_str();
+  tcreate->add_option("--db", db, db_help)->capture_default_str();
   auto* tlist = token->add_subcommand("list", "List token names with creation and revocation times");
-  tlist->add_option("--db", db, "SQLite database file")->capture_default_str();
+  tlist->add_option("--db", db, db_help)->capture_default_str();
   auto* trevoke = token->add_subcommand("revoke", "Revoke the token NAME");
   trevoke->add_option("NAME", tname, "Token name")->required();
-  trevoke->add_option("--db", db, "SQLite database file")->capture_default_str();
+  trevoke->add_option("--db", db, db_help)->capture_default_str();
+
+  std::string from, to;
+  auto* migrate = app.add_subcommand(
+      "migrate", "Copy every run, result, alert and token of one database into another, empty one (e.g. an SQLite "
+                 "file into PostgreSQL); row counts are checked and nothing is written unless all of it is");
+  migrate->add_option("--from", from, "The database to copy: " + db_help)->required();
+  migrate->add_option("--to", to, "The database to fill (created and migrated if needed; must hold no runs): " + db_help)
+      ->required();
 
   std::string url, tok, file;
   sw::upload::RunMeta meta;
@@ -110,14 +122,14 @@ int main(int argc, char** argv) {
   try {
     if (serve->parsed()) {
       sw::StoreOptions so;
-      so.path = db;
+      so.db = db;
       so.main_branch = main_branch;
       so.max_db_mib = max_db_mib;
       return run_serve(so, sopts);
     }
     if (tcreate->parsed() || tlist->parsed() || trevoke->parsed()) {
       sw::StoreOptions so;
-      so.path = db;
+      so.db = db;
       so.readers = 1;
       sw::Store store(so);
       if (tcreate->parsed()) {
@@ -134,6 +146,13 @@ int main(int argc, char** argv) {
         }
         std::cout << "revoked " << tname << std::endl;
       }
+      return 0;
+    }
+    if (migrate->parsed()) {
+      for (const auto& t : sw::copy_database(from, to, [](const std::string& line) {
+             std::cerr << "migrate: " << line << std::endl;
+           }))
+        std::cout << t.table << "\t" << t.rows << "\n";
       return 0;
     }
     if (post->parsed()) {

@@ -19,7 +19,7 @@ namespace {
 struct Where {
   std::string sql;
   std::vector<std::variant<std::int64_t, std::string>> args;
-  void add(const char* frag, std::variant<std::int64_t, std::string> v) {
+  void add(std::string_view frag, std::variant<std::int64_t, std::string> v) {
     sql += sql.empty() ? " WHERE " : " AND ";
     sql += frag;
     args.push_back(std::move(v));
@@ -150,10 +150,10 @@ json Store::drivers(const Params& q) {
 json Store::benchmarks(const Params& q) {
   allow_only(q, {"family", "name_contains", "limit", "offset"});
   Where wh;
-  if (auto f = opt(q, "family")) wh.add("family=?", *f);
-  if (auto n = opt(q, "name_contains")) wh.add("instr(name, ?)>0", *n);
   const auto limit = int_param(q, "limit", 1000, 1, 10000), offset = int_param(q, "offset", 0, 0, INT64_MAX);
   auto c = reader();
+  if (auto f = opt(q, "family")) wh.add("family=?", *f);
+  if (auto n = opt(q, "name_contains")) wh.add(c->contains_param("name"), *n);
   auto& st = c->q("SELECT id, name, family, variant, config FROM benchmarks" + wh.sql +
                   " ORDER BY name LIMIT ? OFFSET ?");
   const int i = wh.bind(st);
@@ -412,10 +412,10 @@ json Store::set_alert_state(std::int64_t id, std::string_view body, const std::s
   }
   WriteLock lk(write_mu_, *writer_);
   auto& w = *writer_;
-  w.q("UPDATE alerts SET state=?, note=COALESCE(?, note), state_by=?, updated_at=? WHERE id=?")
-      .bind(1, j["state"].get<std::string>()).bind(2, note).bind(3, by)
+  auto& st = w.q("UPDATE alerts SET state=?, note=COALESCE(?, note), state_by=?, updated_at=? WHERE id=?");
+  st.bind(1, j["state"].get<std::string>()).bind(2, note).bind(3, by)
       .bind(4, format_iso8601_ms(now_ms())).bind(5, id).run();
-  if (sqlite3_changes(w.raw()) == 0) throw ClientError(404, "no alert with id " + std::to_string(id), "id");
+  if (st.changes() == 0) throw ClientError(404, "no alert with id " + std::to_string(id), "id");
   return alert_json(w, id);
 }
 

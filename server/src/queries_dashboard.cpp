@@ -112,11 +112,12 @@ json Store::correctness(const Params& q) {
   };
   std::vector<Column> cols;
   {
-    // SQLite returns the other columns of the row holding MAX(started_ms): the latest run of the group.
+    // The latest run of each (GPU, driver) on the branch: the first of its group, newest first.
     auto& st = c->q("SELECT r.id, r.run_key, r.started_at, r.driver_name, r.driver_version, g.id, g.vendor_id,"
-                    " g.device_id, g.name, g.device_type, MAX(r.started_ms) FROM runs r JOIN gpus g ON g.id=r.gpu_id"
-                    " WHERE r.branch=? GROUP BY r.gpu_id, r.driver_name, r.driver_version"
-                    " ORDER BY MAX(r.started_ms) DESC LIMIT ?");
+                    " g.device_id, g.name, g.device_type FROM (SELECT id, run_key, started_at, started_ms,"
+                    " driver_name, driver_version, gpu_id, ROW_NUMBER() OVER (PARTITION BY gpu_id, driver_name,"
+                    " driver_version ORDER BY started_ms DESC, id DESC) AS newest FROM runs WHERE branch=?) r"
+                    " JOIN gpus g ON g.id=r.gpu_id WHERE r.newest=1 ORDER BY r.started_ms DESC, r.id DESC LIMIT ?");
     st.bind(1, branch).bind(2, n_columns);
     while (st.step())
       cols.push_back({st.i64(0), st.i64(5),

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "shaderwatch/store.hpp"
-#include "sqlite.hpp"
+#include "sql.hpp"
 
 namespace sw {
 

@@ -44,9 +44,9 @@ double median_of(std::vector<double>& v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// json_extract in SQL: the counters column is a JSON object; parsing it in C++ for every row of a
-// 10,000-point series would cost more than the rest of the query.
-std::string counter(const char* name) { return std::string("json_extract(r.counters, '$.") + name + "')"; }
+// Read in SQL: the counters column is a JSON object; parsing it in C++ for every row of a 10,000-point
+// series would cost more than the rest of the query.
+std::string counter(const sql::Conn& c, const char* name) { return c.json_number("r.counters", name); }
 
 }  // namespace
 
@@ -56,9 +56,9 @@ std::map<std::string, BenchmarkCounters> run_counters(sql::Conn& c, std::int64_t
     BenchmarkCounters out;
   };
   std::map<std::string, Acc> acc;
-  auto& st = c.q("SELECT bm.name, r.error_occurred, r.error_message, " + counter(contract::kP25Counter) + ", " +
-                 counter(contract::kP75Counter) + ", " + counter(contract::kPctOfPeakCounter) + ", " +
-                 counter(contract::kErrBoundRatioCounter) + ", " + counter(contract::kCheckRetriesCounter) +
+  auto& st = c.q("SELECT bm.name, r.error_occurred, r.error_message, " + counter(c, contract::kP25Counter) + ", " +
+                 counter(c, contract::kP75Counter) + ", " + counter(c, contract::kPctOfPeakCounter) + ", " +
+                 counter(c, contract::kErrBoundRatioCounter) + ", " + counter(c, contract::kCheckRetriesCounter) +
                  " FROM results r JOIN benchmarks bm ON bm.id=r.benchmark_id WHERE r.run_id=? AND"
                  " r.run_type='iteration'");
   st.bind(1, run_pk);
@@ -91,7 +91,7 @@ std::map<std::string, BenchmarkCounters> run_counters(sql::Conn& c, std::int64_t
 }
 
 std::pair<double, double> run_quartiles(sql::Conn& c, std::int64_t run_pk, std::int64_t benchmark_id) {
-  auto& st = c.q("SELECT " + counter(contract::kP25Counter) + ", " + counter(contract::kP75Counter) +
+  auto& st = c.q("SELECT " + counter(c, contract::kP25Counter) + ", " + counter(c, contract::kP75Counter) +
                  " FROM results r WHERE r.run_id=? AND r.benchmark_id=? AND r.run_type='iteration' AND"
                  " r.error_occurred=0");
   st.bind(1, run_pk).bind(2, benchmark_id);

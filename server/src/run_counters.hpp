@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sqlite.hpp"
+#include "sql.hpp"
 
 namespace sw {
 

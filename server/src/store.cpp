@@ -5,6 +5,7 @@
 #include <iostream>
 #include <set>
 
+#include "bulk_insert.hpp"
 #include "ingest_parse.hpp"
 #include "shaderwatch/benchmark_name.hpp"
 #include "store_internal.hpp"
@@ -17,8 +18,8 @@ namespace contract = shaderwatch::contract;
 
 namespace {
 
-// Schema migrations, applied in order at start; PRAGMA user_version records how many ran.
-// Append only: never edit a migration that has shipped.
+// Schema migrations, applied in order at start; the schema version records how many ran. Written in
+// SQLite's words; Conn::ddl gives PostgreSQL's. Append only: never edit a migration that has shipped.
 const char* const kMigrations[] = {
     R"SQL(
 CREATE TABLE tokens(
@@ -123,62 +124,49 @@ NameParts split_name(const std::string& name) {
 }
 
 Store::Store(StoreOptions opts) : opts_(std::move(opts)) {
-  writer_ = std::make_unique<sql::Conn>(opts_.path);
-  // WAL: readers never block the writer; synchronous=NORMAL is durable against process crashes
-  // (a power cut may lose the last commits, which CI re-posts idempotently).
-  writer_->exec("PRAGMA journal_mode=WAL");
-  writer_->exec("PRAGMA synchronous=NORMAL");
-  writer_->exec("PRAGMA cache_size=-65536");
-  writer_->exec("PRAGMA temp_store=MEMORY");
+  const auto where = sql::Location::parse(opts_.db);
+  location_ = where.describe();
+  if (opts_.max_db_mib && where.engine != sql::Engine::sqlite)
+    throw std::runtime_error("--max-db-mib limits an SQLite file; give PostgreSQL's database a quota of its own");
+  writer_ = sql::connect(where, sql::Role::writer);
   migrate();
-  detector_ = std::make_unique<sql::Conn>(opts_.path);
-  detector_->exec("PRAGMA cache_size=-32768");
+  detector_ = sql::connect(where, sql::Role::writer);
   if (opts_.max_db_mib) {
-    auto& ps = writer_->q("PRAGMA page_size");
-    const std::int64_t page = ps.step() ? ps.i64(0) : 4096;
-    ps.reset();
-    const std::string cap = "PRAGMA max_page_count=" + std::to_string(opts_.max_db_mib * (1u << 20) / page);
-    writer_->exec(cap);
-    detector_->exec(cap);
+    sql::limit_sqlite_size(*writer_, opts_.max_db_mib);
+    sql::limit_sqlite_size(*detector_, opts_.max_db_mib);
   }
-  for (std::size_t i = 0; i < std::max<std::size_t>(1, opts_.readers); ++i) {
-    auto c = std::make_unique<sql::Conn>(opts_.path);
-    c->exec("PRAGMA query_only=ON");
-    c->exec("PRAGMA cache_size=-32768");
-    readers_.push_back(std::move(c));
-  }
+  for (std::size_t i = 0; i < std::max<std::size_t>(1, opts_.readers); ++i)
+    readers_.push_back(sql::connect(where, sql::Role::reader));
   auto& st = writer_->q("SELECT COUNT(*), COALESCE(SUM(n_results),0) FROM runs");
   if (st.step()) {
     n_runs_ = static_cast<std::uint64_t>(st.i64(0));
     n_results_ = static_cast<std::uint64_t>(st.i64(1));
   }
+  st.reset();
 }
 
 Store::~Store() = default;
 
 int Store::schema_version() {
   WriteLock lk(write_mu_, *writer_);
-  auto& st = writer_->q("PRAGMA user_version");
-  st.step();
-  return static_cast<int>(st.i64(0));
+  return writer_->schema_version();
 }
 
+// Every pending migration in one transaction, under a lock, so server processes starting together on one
+// PostgreSQL database migrate it once.
 void Store::migrate() {
-  auto& st = writer_->q("PRAGMA user_version");
-  st.step();
-  const int have = static_cast<int>(st.i64(0));
-  st.reset();
   constexpr int known = static_cast<int>(std::size(kMigrations));
   static_assert(known == kSchemaVersion);
+  sql::Tx tx(*writer_);
+  writer_->lock_in_transaction(sql::Conn::kSchemaLock);
+  const int have = writer_->schema_version();
   if (have > known)
     throw std::runtime_error("database schema version " + std::to_string(have) +
                              " is newer than this server (" + std::to_string(known) + ")");
-  for (int v = have; v < known; ++v) {
-    sql::Tx tx(*writer_);
-    writer_->exec(kMigrations[v]);
-    writer_->exec("PRAGMA user_version=" + std::to_string(v + 1));
-    tx.commit();
-  }
+  if (have == known) return;
+  for (int v = have; v < known; ++v) writer_->exec(writer_->ddl(kMigrations[v]));
+  writer_->set_schema_version(known);
+  tx.commit();
 }
 
 Store::ReaderLease Store::reader() {
@@ -232,9 +220,9 @@ std::vector<TokenInfo> Store::list_tokens() {
 
 bool Store::revoke_token(const std::string& name) {
   WriteLock lk(write_mu_, *writer_);
-  writer_->q("UPDATE tokens SET revoked_at=? WHERE name=? AND revoked_at IS NULL")
-      .bind(1, now_iso()).bind(2, name).run();
-  return sqlite3_changes(writer_->raw()) > 0;
+  auto& st = writer_->q("UPDATE tokens SET revoked_at=? WHERE name=? AND revoked_at IS NULL");
+  st.bind(1, now_iso()).bind(2, name).run();
+  return st.changes() > 0;
 }
 
 std::optional<std::string> Store::check_token(std::string_view token) {
@@ -303,119 +291,151 @@ IngestResult Store::ingest(std::string_view body, const std::string& posted_by) 
   std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> new_series;
   std::string new_gpu_key;
   std::int64_t gpu_id = 0;
-  {
-    sql::Tx tx(w);
-    {
-      auto& ex = w.q("SELECT id, body_sha256 FROM runs WHERE run_key=?");
-      ex.bind(1, p.run_key);
-      if (ex.step()) {
-        const std::int64_t id = ex.i64(0);
-        const std::string sha = ex.text(1);
-        ex.reset();
-        if (sha != p.sha)
-          throw ClientError(409, "run id '" + p.run_key + "' already stored with a different body",
-                            "run.id");
-        IngestResult res;
-        res.created = false;
-        res.body = {{"run", run_json(w, id)}, {"alerts", json::array()}};
-        return res;
+  // The run as stored already: the same body is answered as stored, another body is a conflict.
+  auto stored = [&](std::int64_t id, const std::string& sha) {
+    if (sha != p.sha)
+      throw ClientError(409, "run id '" + p.run_key + "' already stored with a different body", "run.id");
+    IngestResult res;
+    res.created = false;
+    res.body = {{"run", run_json(w, id)}, {"alerts", json::array()}};
+    return res;
+  };
+  // Another server process on the same PostgreSQL database may write the same names, or the same run,
+  // at once: a lost race (deadlock, serialisation) runs the transaction again.
+  for (int attempt = 1;; ++attempt) {
+    touched.clear();
+    fresh.clear();
+    new_bench.clear();
+    new_series.clear();
+    new_gpu_key.clear();
+    try {
+      sql::Tx tx(w);
+      {
+        auto& ex = w.q("SELECT id, body_sha256 FROM runs WHERE run_key=?");
+        ex.bind(1, p.run_key);
+        if (ex.step()) {
+          const std::int64_t id = ex.i64(0);
+          const std::string sha = ex.text(1);
+          ex.reset();
+          return stored(id, sha);
+        }
       }
-    }
-    const std::string gkey = p.vendor_id + '\x1f' + p.device_id + '\x1f' + p.device_name;
-    if (auto it = gpu_ids_.find(gkey); it != gpu_ids_.end()) {
-      gpu_id = it->second;
-    } else {
-      w.q("INSERT OR IGNORE INTO gpus(vendor_id, device_id, name, device_type) VALUES(?,?,?,?)")
-          .bind(1, p.vendor_id).bind(2, p.device_id).bind(3, p.device_name).bind(4, p.device_type).run();
-      auto& g = w.q("SELECT id FROM gpus WHERE vendor_id=? AND device_id=? AND name=?");
-      g.bind(1, p.vendor_id).bind(2, p.device_id).bind(3, p.device_name);
-      g.step();
-      gpu_id = g.i64(0);
-      new_gpu_key = gkey;
-    }
-    w.q("INSERT INTO runs(run_key, body_sha256, gpu_id, commit_id, branch, runner, job_url, started_at,"
-        " started_ms, received_at, driver_id, driver_name, driver_info, driver_version, api_version,"
-        " harness_revision, device_uuid, driver_uuid, subgroup_size, host_name, context, n_results,"
-        " posted_by, merge_base) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
-        .bind(1, p.run_key).bind(2, p.sha).bind(3, gpu_id).bind(4, p.commit).bind(5, p.branch)
-        .bind(6, p.runner).bind(7, p.job_url).bind(8, p.started_at).bind(9, p.started_ms)
-        .bind(10, now_iso()).bind(11, p.driver_id).bind(12, p.driver_name).bind(13, p.driver_info)
-        .bind(14, p.driver_version).bind(15, p.api_version).bind(16, p.harness_revision)
-        .bind(17, p.device_uuid).bind(18, p.driver_uuid).bind(19, p.subgroup_size)
-        .bind(20, p.host_name).bind(21, p.context).bind(22, static_cast<std::int64_t>(p.rows.size()))
-        .bind(23, posted_by).bind(24, p.merge_base).run();
-    run_pk = w.last_id();
-
-    auto bench_id = [&](const std::string& name) -> std::int64_t {
-      if (auto it = bench_ids_.find(name); it != bench_ids_.end()) return it->second;
-      if (auto it = new_bench.find(name); it != new_bench.end()) return it->second;
-      const auto parts = split_name(name);
-      w.q("INSERT OR IGNORE INTO benchmarks(name, family, variant, config) VALUES(?,?,?,?)")
-          .bind(1, name).bind(2, parts.family).bind(3, parts.variant).bind(4, parts.config).run();
-      auto& s = w.q("SELECT id FROM benchmarks WHERE name=?");
-      s.bind(1, name);
-      s.step();
-      const auto id = s.i64(0);
-      new_bench.emplace(name, id);
-      return id;
-    };
-    auto series_id = [&](std::int64_t bid) -> std::int64_t {
-      const auto key = std::make_pair(bid, gpu_id);
-      if (auto it = series_ids_.find(key); it != series_ids_.end()) return it->second;
-      if (auto it = new_series.find(key); it != new_series.end()) return it->second;
-      w.q("INSERT OR IGNORE INTO series(benchmark_id, gpu_id) VALUES(?,?)").bind(1, bid).bind(2, gpu_id).run();
-      auto& s = w.q("SELECT id FROM series WHERE benchmark_id=? AND gpu_id=?");
-      s.bind(1, bid).bind(2, gpu_id);
-      s.step();
-      const auto id = s.i64(0);
-      new_series.emplace(key, id);
-      return id;
-    };
-
-    auto& ins = w.q(
-        "INSERT INTO results(run_id, benchmark_id, idx, run_type, aggregate_name, repetition_index,"
-        " repetitions, threads, iterations, real_ns, cpu_ns, time_unit, label, error_occurred,"
-        " error_message, counters) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    for (const auto& r : p.rows) {
-      ins.reset();
-      ins.bind(1, run_pk).bind(2, bench_id(r.series_name)).bind(3, static_cast<std::int64_t>(r.idx))
-          .bind(4, r.run_type);
-      if (r.aggregate_name.empty()) ins.bind_null(5); else ins.bind(5, r.aggregate_name);
-      ins.bind(6, r.repetition_index).bind(7, r.repetitions).bind(8, r.threads).bind(9, r.iterations)
-          .bind(10, r.real_ns).bind(11, r.cpu_ns).bind(12, r.time_unit).bind(13, r.label)
-          .bind(14, r.error ? 1 : 0).bind(15, r.error_message).bind(16, r.counters);
-      ins.run();
-    }
-    auto& pins = w.q(
-        "INSERT INTO points(series_id, started_ms, run_id, value_ns, min_ns, max_ns, n_reps, n_errors,"
-        " error_message, label, reps, on_main) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
-    for (auto& [name, a] : acc) {
-      if (a.reps.empty() && !a.has_iteration) {
-        // Aggregates-only output (--benchmark_report_aggregates_only): the median stands in.
-        if (a.agg_median) a.reps.push_back(*a.agg_median);
-        else if (a.agg_mean) a.reps.push_back(*a.agg_mean);
-      }
-      if (a.reps.empty() && a.n_errors == 0) continue;  // nothing measurable (e.g. BigO only)
-      const std::int64_t sid = series_id(bench_id(name));
-      pins.reset();
-      pins.bind(1, sid).bind(2, p.started_ms).bind(3, run_pk);
-      if (a.reps.empty()) {
-        pins.bind_null(4).bind_null(5).bind_null(6);
+      const std::string gkey = p.vendor_id + '\x1f' + p.device_id + '\x1f' + p.device_name;
+      if (auto it = gpu_ids_.find(gkey); it != gpu_ids_.end()) {
+        gpu_id = it->second;
       } else {
-        pins.bind(4, detect::median(a.reps))
-            .bind(5, *std::min_element(a.reps.begin(), a.reps.end()))
-            .bind(6, *std::max_element(a.reps.begin(), a.reps.end()));
+        w.q("INSERT INTO gpus(vendor_id, device_id, name, device_type) VALUES(?,?,?,?) ON CONFLICT DO NOTHING")
+            .bind(1, p.vendor_id).bind(2, p.device_id).bind(3, p.device_name).bind(4, p.device_type).run();
+        auto& g = w.q("SELECT id FROM gpus WHERE vendor_id=? AND device_id=? AND name=?");
+        g.bind(1, p.vendor_id).bind(2, p.device_id).bind(3, p.device_name);
+        g.step();
+        gpu_id = g.i64(0);
+        g.reset();
+        new_gpu_key = gkey;
       }
-      const std::string blob = pack_reps(a.reps);
-      pins.bind(7, static_cast<std::int64_t>(a.reps.size())).bind(8, a.n_errors)
-          .bind(9, a.error_message).bind(10, a.label).bind_blob(11, blob.data(), blob.size())
-          .bind(12, on_main ? 1 : 0);
-      pins.run();
-      if (!on_main) continue;
-      touched.push_back(sid);
-      if (!a.reps.empty()) fresh.emplace_back(sid, &a.reps);
+      {
+        auto& ins = w.q(
+            "INSERT INTO runs(run_key, body_sha256, gpu_id, commit_id, branch, runner, job_url, started_at,"
+            " started_ms, received_at, driver_id, driver_name, driver_info, driver_version, api_version,"
+            " harness_revision, device_uuid, driver_uuid, subgroup_size, host_name, context, n_results,"
+            " posted_by, merge_base) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            " ON CONFLICT(run_key) DO NOTHING RETURNING id");
+        ins.bind(1, p.run_key).bind(2, p.sha).bind(3, gpu_id).bind(4, p.commit).bind(5, p.branch)
+            .bind(6, p.runner).bind(7, p.job_url).bind(8, p.started_at).bind(9, p.started_ms)
+            .bind(10, now_iso()).bind(11, p.driver_id).bind(12, p.driver_name).bind(13, p.driver_info)
+            .bind(14, p.driver_version).bind(15, p.api_version).bind(16, p.harness_revision)
+            .bind(17, p.device_uuid).bind(18, p.driver_uuid).bind(19, p.subgroup_size)
+            .bind(20, p.host_name).bind(21, p.context).bind(22, static_cast<std::int64_t>(p.rows.size()))
+            .bind(23, posted_by).bind(24, p.merge_base);
+        const bool inserted = ins.step();
+        run_pk = inserted ? ins.i64(0) : 0;
+        ins.reset();
+        if (!inserted) {
+          // Stored by another process since the check above (it committed first).
+          auto& ex = w.q("SELECT id, body_sha256 FROM runs WHERE run_key=?");
+          ex.bind(1, p.run_key);
+          if (!ex.step()) throw sql::Conflict("run id '" + p.run_key + "' was being stored by another process");
+          const std::int64_t id = ex.i64(0);
+          const std::string sha = ex.text(1);
+          ex.reset();
+          return stored(id, sha);
+        }
+      }
+
+      auto bench_id = [&](const std::string& name) -> std::int64_t {
+        if (auto it = bench_ids_.find(name); it != bench_ids_.end()) return it->second;
+        if (auto it = new_bench.find(name); it != new_bench.end()) return it->second;
+        const auto parts = split_name(name);
+        w.q("INSERT INTO benchmarks(name, family, variant, config) VALUES(?,?,?,?) ON CONFLICT DO NOTHING")
+            .bind(1, name).bind(2, parts.family).bind(3, parts.variant).bind(4, parts.config).run();
+        auto& s = w.q("SELECT id FROM benchmarks WHERE name=?");
+        s.bind(1, name);
+        s.step();
+        const auto id = s.i64(0);
+        s.reset();
+        new_bench.emplace(name, id);
+        return id;
+      };
+      auto series_id = [&](std::int64_t bid) -> std::int64_t {
+        const auto key = std::make_pair(bid, gpu_id);
+        if (auto it = series_ids_.find(key); it != series_ids_.end()) return it->second;
+        if (auto it = new_series.find(key); it != new_series.end()) return it->second;
+        w.q("INSERT INTO series(benchmark_id, gpu_id) VALUES(?,?) ON CONFLICT DO NOTHING")
+            .bind(1, bid).bind(2, gpu_id).run();
+        auto& s = w.q("SELECT id FROM series WHERE benchmark_id=? AND gpu_id=?");
+        s.bind(1, bid).bind(2, gpu_id);
+        s.step();
+        const auto id = s.i64(0);
+        s.reset();
+        new_series.emplace(key, id);
+        return id;
+      };
+
+      using sql::Value;
+      auto text_or_null = [](const std::string& v) { return v.empty() ? Value{} : Value{v}; };
+      auto real_or_null = [](const std::optional<double>& v) { return v ? Value{*v} : Value{}; };
+      sql::BulkInsert results(w,
+                              "INSERT INTO results(run_id, benchmark_id, idx, run_type, aggregate_name,"
+                              " repetition_index, repetitions, threads, iterations, real_ns, cpu_ns, time_unit,"
+                              " label, error_occurred, error_message, counters)",
+                              16);
+      for (const auto& r : p.rows)
+        results.add({run_pk, bench_id(r.series_name), static_cast<std::int64_t>(r.idx), r.run_type,
+                     text_or_null(r.aggregate_name), std::int64_t{r.repetition_index}, std::int64_t{r.repetitions},
+                     std::int64_t{r.threads}, std::int64_t{r.iterations}, real_or_null(r.real_ns),
+                     real_or_null(r.cpu_ns), r.time_unit, r.label, std::int64_t{r.error ? 1 : 0}, r.error_message,
+                     r.counters});
+      results.finish();
+      sql::BulkInsert points(w,
+                             "INSERT INTO points(series_id, started_ms, run_id, value_ns, min_ns, max_ns, n_reps,"
+                             " n_errors, error_message, label, reps, on_main)",
+                             12);
+      for (auto& [name, a] : acc) {
+        if (a.reps.empty() && !a.has_iteration) {
+          // Aggregates-only output (--benchmark_report_aggregates_only): the median stands in.
+          if (a.agg_median) a.reps.push_back(*a.agg_median);
+          else if (a.agg_mean) a.reps.push_back(*a.agg_mean);
+        }
+        if (a.reps.empty() && a.n_errors == 0) continue;  // nothing measurable (e.g. BigO only)
+        const std::int64_t sid = series_id(bench_id(name));
+        const bool measured = !a.reps.empty();
+        points.add({sid, p.started_ms, run_pk, measured ? Value{detect::median(a.reps)} : Value{},
+                    measured ? Value{*std::min_element(a.reps.begin(), a.reps.end())} : Value{},
+                    measured ? Value{*std::max_element(a.reps.begin(), a.reps.end())} : Value{},
+                    static_cast<std::int64_t>(a.reps.size()), std::int64_t{a.n_errors}, a.error_message, a.label,
+                    sql::Blob{pack_reps(a.reps)}, std::int64_t{on_main ? 1 : 0}});
+        if (!on_main) continue;
+        touched.push_back(sid);
+        if (measured) fresh.emplace_back(sid, &a.reps);
+      }
+      points.finish();
+      tx.commit();
+      break;
+    } catch (const sql::Conflict& e) {
+      if (attempt == 5) throw;
+      std::cerr << "shaderwatch-server: run " << p.run_key << " lost a race with another writer (" << e.what()
+                << "); trying again\n";
     }
-    tx.commit();
   }
   // Only now are the new ids real.
   for (auto& [k, v] : new_bench) bench_ids_.emplace(k, v);

@@ -229,10 +229,10 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
   auto insert_alert = [&](std::int64_t sid, const RunInfo& b, const RunInfo* a, detect::AlertKind kind,
                           const detect::ChangePoint* cp, const json& attribution) {
     auto& ins = w.q(
-        "INSERT OR IGNORE INTO alerts(series_id, run_id, prev_run_id, started_ms, kind, severity, state,"
+        "INSERT INTO alerts(series_id, run_id, prev_run_id, started_ms, kind, severity, state,"
         " before_ns, after_ns, delta_pct, noise_pct, floor_pct, score, p_value, n_before, n_after,"
         " cause, attribution, raised_by, created_at, updated_at) VALUES"
-        "(?,?,?,?,?,?,'new',?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        "(?,?,?,?,?,?,'new',?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING RETURNING id");
     ins.bind(1, sid).bind(2, b.id);
     if (a) ins.bind(3, a->id); else ins.bind_null(3);
     ins.bind(4, b.started_ms).bind(5, std::string(detect::to_string(kind))).bind(6, detect::severity(kind));
@@ -246,11 +246,15 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
     ins.bind(16, attribution.value("cause", std::string("neither"))).bind(17, attribution.dump())
         .bind(18, run.id).bind(19, now).bind(20, now);
     const auto l = detector_write_lock();
-    ins.run();
-    if (sqlite3_changes(w.raw()) > 0) raised.push_back(alert_json(w, w.last_id()));
+    const bool inserted = ins.step();
+    const std::int64_t id = inserted ? ins.i64(0) : 0;
+    ins.reset();
+    if (inserted) raised.push_back(alert_json(w, id));
   };
 
-  for (const std::int64_t sid : series_ids) {
+  // One series at a time. On a database other server processes share, each series' detection is one
+  // transaction under that series' lock, its window read afresh: the other processes add points too.
+  auto detect_series = [&](const std::int64_t sid) {
     // Correctness: an error now is a failure on this GPU and driver; after a pass, a regression.
     {
       auto& st = w.q("SELECT n_errors FROM points WHERE series_id=? AND started_ms=? AND run_id=?");
@@ -297,16 +301,16 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
     // Performance: change points over the series' recent window.
     auto& win = window_for(sid);
     close_regressions_gone(sid, win);
-    if (win.pts.size() < 2 * P.min_segment) continue;
+    if (win.pts.size() < 2 * P.min_segment) return;
     std::vector<detect::Point> pts;
     pts.reserve(win.pts.size());
     for (const auto& p : win.pts) pts.push_back({p.value, p.reps});
     const auto cps = detect::detect(pts, P);
-    if (cps.empty()) continue;
+    if (cps.empty()) return;
     // Existing performance alerts of this series in the window, by the window index of their boundary.
     std::vector<lifecycle::ExistingAlert> existing;
     {
-      auto& st = w.q("SELECT id, run_id, kind, state, json_extract(attribution, '$.trend') IS NOT NULL, delta_pct"
+      auto& st = w.q("SELECT id, run_id, kind, state, " + w.json_text("attribution", "trend") + " IS NOT NULL, delta_pct"
                      " FROM alerts WHERE series_id=? AND kind IN ('regression','improvement','ambiguous') AND started_ms>=?");
       st.bind(1, sid).bind(2, win.pts.front().started_ms);
       while (st.step()) {
@@ -329,17 +333,32 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
         continue;
       }
       const auto l = detector_write_lock();
-      w.q("UPDATE OR IGNORE alerts SET run_id=?, prev_run_id=?, started_ms=?, kind=?, severity=?,"
+      // Moving onto a boundary where the same kind of alert already stands would duplicate it: left as is.
+      auto& up = w.q("UPDATE alerts SET run_id=?, prev_run_id=?, started_ms=?, kind=?, severity=?,"
           " before_ns=?, after_ns=?, delta_pct=?, noise_pct=?, floor_pct=?, score=?, p_value=?,"
-          " n_before=?, n_after=?, cause=?, attribution=?, updated_at=? WHERE id=? AND state='new'")
-          .bind(1, b.id).bind(2, a.id).bind(3, b.started_ms).bind(4, std::string(detect::to_string(change.kind))).bind(5, detect::severity(change.kind))
+          " n_before=?, n_after=?, cause=?, attribution=?, updated_at=? WHERE id=? AND state='new'"
+          " AND NOT EXISTS(SELECT 1 FROM alerts x WHERE x.series_id=alerts.series_id AND x.run_id=? AND x.kind=?"
+          " AND x.id!=alerts.id)");
+      up.bind(1, b.id).bind(2, a.id).bind(3, b.started_ms).bind(4, std::string(detect::to_string(change.kind))).bind(5, detect::severity(change.kind))
           .bind(6, cp.before).bind(7, cp.after).bind(8, 100 * cp.delta_rel).bind(9, 100 * cp.noise_rel)
           .bind(10, 100 * cp.floor_rel).bind(11, cp.score).bind(12, cp.p_value)
           .bind(13, static_cast<std::int64_t>(cp.n_before)).bind(14, static_cast<std::int64_t>(cp.n_after))
           .bind(15, attribution.value("cause", std::string("neither"))).bind(16, attribution.dump())
-          .bind(17, format_iso8601_ms(now_ms())).bind(18, change.alert_id).run();
-      if (sqlite3_changes(w.raw()) > 0) raised.push_back(alert_json(w, change.alert_id));
+          .bind(17, format_iso8601_ms(now_ms())).bind(18, change.alert_id)
+          .bind(19, b.id).bind(20, std::string(detect::to_string(change.kind))).run();
+      if (up.changes() > 0) raised.push_back(alert_json(w, change.alert_id));
     }
+  };
+  for (const std::int64_t sid : series_ids) {
+    if (!w.shared()) {
+      detect_series(sid);
+      continue;
+    }
+    sql::Tx tx(w, false);
+    w.lock_in_transaction(sid);
+    windows_.erase(sid);
+    detect_series(sid);
+    tx.commit();
   }
   return raised;
 }

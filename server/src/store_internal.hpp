@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "shaderwatch/store.hpp"
-#include "sqlite.hpp"
+#include "sql.hpp"
 
 namespace sw {
 

@@ -293,7 +293,7 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
   for (const auto& c : pl.changes) res.changes.push_back({c});
   TempDir dir;
   StoreOptions so;
-  so.path = p.keep_db.empty() ? (dir.path / "fleet.db").string() : p.keep_db;
+  so.db = p.keep_db.empty() ? (dir.path / "fleet.db").string() : p.keep_db;
   Store store(so);
   double ms_before = 0, ms_after = 0;
   int n_before = 0, n_after = 0;

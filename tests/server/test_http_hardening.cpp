@@ -239,7 +239,7 @@ TEST(HttpHardening, ASecondServerOnAPortInUseIsRefused) {
   swt::TempDir dir;
   swt::TestServer first(dir.file("first.db"));
   sw::StoreOptions so;
-  so.path = dir.file("second.db");
+  so.db = dir.file("second.db");
   sw::Store store(so);
   sw::ServerOptions o;
   o.port = first.port;
@@ -283,7 +283,7 @@ namespace {
 TEST(HttpHardening, AFullDatabaseIs507AndLosesNothingStored) {
   swt::TempDir dir;
   sw::StoreOptions so;
-  so.path = dir.file("full.db");
+  so.db = dir.file("full.db");
   so.max_db_mib = 1;
   sw::Store store(so);
   sw::HttpServer http(store, {"127.0.0.1", 0});

@@ -548,7 +548,7 @@ TEST(ServerQueries, RankingFlipsBetweenGpus) {
 TEST(ServerStorage, MigrationsWalAndForeignKeys) {
   TempDir dir;
   const std::string db = dir.file("m.db");
-  { sw::Store s({.path = db}); EXPECT_EQ(s.schema_version(), sw::Store::kSchemaVersion); }
+  { sw::Store s({.db = db}); EXPECT_EQ(s.schema_version(), sw::Store::kSchemaVersion); }
   sqlite3* h = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
   auto scalar = [&](const char* sql) {
@@ -565,7 +565,7 @@ TEST(ServerStorage, MigrationsWalAndForeignKeys) {
   // A database from a newer server is refused rather than misread.
   ASSERT_EQ(sqlite3_exec(h, "PRAGMA user_version=99", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(h);
-  EXPECT_THROW(sw::Store({.path = db}), std::runtime_error);
+  EXPECT_THROW(sw::Store({.db = db}), std::runtime_error);
 }
 
 TEST(ServerQueries, OldDecoratedNamesJoinTheCleanSeries) {

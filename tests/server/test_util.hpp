@@ -53,7 +53,7 @@ struct TestServer {
 
   explicit TestServer(const std::string& db, sw::ServerOptions o = {}, bool make_token = true) {
     sw::StoreOptions so;
-    so.path = db;
+    so.db = db;
     store = std::make_unique<sw::Store>(so);
     o.bind = "127.0.0.1";
     o.port = 0;

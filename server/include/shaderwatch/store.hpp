@@ -46,7 +46,8 @@ struct StorageFull : std::runtime_error {
 using Params = std::map<std::string, std::string>;  // query-string parameters
 
 struct StoreOptions {
-  std::string path = "shaderwatch.db";
+  // An SQLite file (a path, or sqlite:PATH) or a PostgreSQL database (postgresql://..., libpq's URI).
+  std::string db = "shaderwatch.db";
   std::size_t readers = 4;  // pooled read-only connections (WAL lets them run beside the writer)
   detect::Params detect;
   bool detect_on_ingest = true;
@@ -54,7 +55,7 @@ struct StoreOptions {
   // any other branch are judged against the main branch's level at their merge base.
   std::string main_branch = "main";
   std::size_t max_nesting = 64;  // deeper JSON is refused before parsing
-  std::uint64_t max_db_mib = 0;   // 0: as large as the disk allows; else writes past it fail (507)
+  std::uint64_t max_db_mib = 0;   // SQLite only. 0: as large as the disk allows; else writes past it fail (507)
 };
 
 struct IngestResult {
@@ -81,6 +82,8 @@ class Store {
 
   static constexpr int kSchemaVersion = 2;
   int schema_version();
+  // Where the data lives, for messages: the file, or the URI without its password.
+  const std::string& location() const { return location_; }
 
   // Ingest one wrapper document {"run": {...}, "benchmark": {...Google Benchmark JSON...}}.
   // Throws ClientError (400 bad input, 409 same id with another body).
@@ -134,6 +137,7 @@ class Store {
   std::unique_lock<std::mutex> detector_write_lock();
 
   StoreOptions opts_;
+  std::string location_;
   std::mutex write_mu_;  // one writer: SQLite serialises writers anyway, this avoids busy waits
   std::unique_ptr<sql::Conn> writer_;
   // Detection runs after the ingest transaction, outside write_mu_, so the next run's
