@@ -71,9 +71,13 @@ class PgStmt final : public Stmt {
   PgStmt(PgConn& c, std::string_view sql, std::string name);
   bool step() override;
   void reset() override {
+    drop_result();
+    std::fill(null_.begin(), null_.end(), true);
+  }
+  // Frees the rows read, keeping the bindings (Conn::reset_all: like SQLite's reset of a busy statement).
+  void drop_result() {
     res_.reset();
     row_ = -1;
-    std::fill(null_.begin(), null_.end(), true);
   }
   std::int64_t changes() const override {
     const char* n = res_ ? PQcmdTuples(res_.get()) : "";
@@ -159,7 +163,7 @@ class PgConn final : public Conn {
     return *it->second;
   }
   void reset_all() override {
-    for (auto& [sql, st] : cache_) st->reset();
+    for (auto& [sql, st] : cache_) st->drop_result();
   }
   void begin(bool) override { exec("BEGIN"); }
 
@@ -249,7 +253,8 @@ class PgConn final : public Conn {
   std::unordered_map<std::string, std::unique_ptr<PgStmt>> cache_;
 };
 
-PgStmt::PgStmt(PgConn& c, std::string_view sql, std::string name) : c_(c), sql_(numbered_params(sql, n_)), name_(std::move(name)) {
+PgStmt::PgStmt(PgConn& c, std::string_view sql, std::string name) : c_(c), name_(std::move(name)) {
+  sql_ = numbered_params(sql, n_);
   values_.resize(static_cast<std::size_t>(n_));
   formats_.assign(static_cast<std::size_t>(n_), 0);
   null_.assign(static_cast<std::size_t>(n_), true);

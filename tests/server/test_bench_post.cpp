@@ -14,7 +14,7 @@ std::string bench(const std::string& env, const std::string& args, const std::st
 
 TEST(BenchPost, TheBenchPostsItsOwnRun) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   const std::string url = "http://127.0.0.1:" + std::to_string(s.port);
   const auto r = run_command(bench("SHADERWATCH_TOKEN=" + s.token + " SHADERWATCH_COMMIT=abc123",
                                    "--post " + url + " --run-id bench-post-1 --runner lavapipe-box", dir.file("out.json")));

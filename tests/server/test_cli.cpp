@@ -59,11 +59,12 @@ TEST(Cli, HelpTellsTheSubcommandsAndOptions) {
 // created readable by everyone.
 TEST(Cli, DbBeforeTheSubcommandAndAPrivateDatabaseFile) {
   TempDir dir;
-  const std::string db = dir.file("first.db");
+  const std::string db = dir.db("first.db");
   auto c = run(cat("--db ", db, " token create early"), dir);
   ASSERT_EQ(c.rc, 0) << c.err;
   auto l = run(cat("token list --db ", db), dir);
   EXPECT_NE(l.out.find("early"), std::string::npos) << "the same file either way: " << l.out;
+  if (on_postgres()) return;  // the rest is about a file; PostgreSQL's own access rules apply there
   struct stat st {};
   ASSERT_EQ(stat(db.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
@@ -71,7 +72,7 @@ TEST(Cli, DbBeforeTheSubcommandAndAPrivateDatabaseFile) {
 
 TEST(Cli, TokenCreateListRevokeAndPost) {
   TempDir dir;
-  const std::string db = dir.file("cli.db");
+  const std::string db = dir.db("cli.db");
   auto c = run(cat("token create ci-runner --db ", db), dir);
   ASSERT_EQ(c.rc, 0) << c.err;
   const std::string token = trim(c.out);
@@ -129,7 +130,7 @@ TEST(Cli, ServePrintsItsPortAndStopsOnSigterm) {
   TempDir dir;
   int pipefd[2];
   ASSERT_EQ(pipe(pipefd), 0);
-  const std::string db = dir.file("serve.db");
+  const std::string db = dir.db("serve.db");
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
@@ -152,7 +153,7 @@ TEST(Cli, ServePrintsItsPortAndStopsOnSigterm) {
   EXPECT_EQ(r->status, 200);
   // A second server on the same port is refused (issue 13: with SO_REUSEPORT it started and the kernel
   // split the connections between the two databases).
-  const auto second = run(cat("serve --db ", dir.file("second.db"), " --port ", std::to_string(port)), dir);
+  const auto second = run(cat("serve --db ", dir.db("second.db"), " --port ", std::to_string(port)), dir);
   EXPECT_EQ(second.rc, 1) << second.out;
   EXPECT_NE(second.err.find("Address already in use (is another server on that port?)"), std::string::npos) << second.err;
   kill(pid, SIGTERM);
@@ -161,12 +162,14 @@ TEST(Cli, ServePrintsItsPortAndStopsOnSigterm) {
   close(pipefd[0]);
   EXPECT_TRUE(WIFEXITED(st));
   EXPECT_EQ(WEXITSTATUS(st), 0);
-  EXPECT_TRUE(std::filesystem::exists(db));
+  if (!on_postgres()) {
+    EXPECT_TRUE(std::filesystem::exists(db));
+  }
 }
 
 TEST(UploadLibrary, PostRunWrapsAndReportsErrors) {
   TempDir dir;
-  TestServer s(dir.file("up.db"));
+  TestServer s(dir.db("up.db"));
   const std::string doc = run_sample_bench();
   sw::upload::RunMeta m;
   m.run_id = "lib-1";

@@ -25,7 +25,7 @@ void post_real(const TestServer& s, const std::string& file, const std::string& 
 
 TEST(DashboardApi, ThePageIsEmbeddedWithACspAndContentHashEtags) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   auto c = s.client();
   auto page = c->Get("/");
   ASSERT_TRUE(page);
@@ -64,7 +64,7 @@ TEST(DashboardApi, WhereReadsNeedATokenThePageStillLoadsAndTheApiDoesNot) {
   TempDir dir;
   sw::ServerOptions o;
   o.read_token_required = true;
-  TestServer s(dir.file("sw.db"), o);
+  TestServer s(dir.db("sw.db"), o);
   auto c = s.client();
   EXPECT_EQ(c->Get("/")->status, 200);
   EXPECT_EQ(c->Get("/js/api.js")->status, 200);
@@ -74,7 +74,7 @@ TEST(DashboardApi, WhereReadsNeedATokenThePageStillLoadsAndTheApiDoesNot) {
 
 TEST(DashboardApi, SummaryAndMatrixOverRealRunsOfTwoGpus) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   post_real(s, "h200-run1.json", "h200-a", "c1", "2026-01-01T00:00:00Z");
   post_real(s, "h200-run2.json", "h200-b", "c2", "2026-01-01T01:00:00Z");
   post_real(s, "h100-run1.json", "h100-b", "c2", "2026-01-01T01:30:00Z");
@@ -143,7 +143,7 @@ TEST(DashboardApi, SummaryAndMatrixOverRealRunsOfTwoGpus) {
 
 TEST(DashboardApi, OutcomesOfEveryKindOfRow) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   ASSERT_EQ(s.post(wrap(run_sample_bench("SW_SAMPLE_UNSUPPORTED=1"), "u-1", "c1", "2026-01-01T00:00:00Z"))->status, 201);
   ASSERT_EQ(s.post(wrap(run_sample_bench("SW_SAMPLE_NEGATIVE=1"), "n-1", "c2", "2026-01-01T01:00:00Z"))->status, 201);
   ASSERT_EQ(s.post(wrap(run_sample_bench("SW_SAMPLE_FAIL=1"), "f-1", "c3", "2026-01-01T02:00:00Z"))->status, 201);
@@ -167,7 +167,7 @@ TEST(DashboardApi, OutcomesOfEveryKindOfRow) {
 
 TEST(DashboardApi, VocabularyAndTheOpenStateFilter) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   const auto v = s.get("/api/v1/vocabulary");
   EXPECT_EQ(v["alert_states"].size(), 5u);
   EXPECT_NE(std::find(v["alert_kinds"].begin(), v["alert_kinds"].end(), "regression"), v["alert_kinds"].end());

@@ -49,7 +49,7 @@ void post_history(const TestServer& s, const Scenario& sc, std::uint64_t seed) {
 
 TEST(DetectionE2E, AANoiseRaisesNoAlert) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   Scenario sc;
   sc.runs = 40;
   post_history(s, sc, 11);
@@ -59,7 +59,7 @@ TEST(DetectionE2E, AANoiseRaisesNoAlert) {
 
 TEST(DetectionE2E, LoneOutlierRaisesNoAlert) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   Scenario sc;
   sc.runs = 30;
   sc.effect = [](int g, int k, int i) { return g == 0 && k == 1 && i == 15 ? 1.4 : 1.0; };
@@ -69,7 +69,7 @@ TEST(DetectionE2E, LoneOutlierRaisesNoAlert) {
 
 TEST(DetectionE2E, ThreePercentCodeStepIsFoundAndAttributedToTheCommit) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   Scenario sc;
   sc.runs = 40;
   sc.effect = [](int, int k, int i) { return k == 0 && i >= 16 ? 1.03 : 1.0; };
@@ -130,7 +130,7 @@ TEST(DetectionE2E, ThreePercentCodeStepIsFoundAndAttributedToTheCommit) {
 
 TEST(DetectionE2E, DriverUpdateStepIsAttributedToTheDriver) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   Scenario sc;
   sc.runs = 30;
   // GPU A gets a new driver at run 12 that slows every kernel by 5%; GPU B keeps its driver.
@@ -159,7 +159,7 @@ TEST(DetectionE2E, DriverUpdateStepIsAttributedToTheDriver) {
 
 TEST(DetectionE2E, OneSlowRunIsASuspectNotAFailure) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   Scenario sc;
   sc.runs = 21;
   sc.noise = 0.002;
@@ -175,7 +175,7 @@ TEST(DetectionE2E, OneSlowRunIsASuspectNotAFailure) {
 
 TEST(DetectionE2E, ARegressionBackOnItsOldLevelIsClosedByTheEvidence) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   Scenario sc;
   sc.runs = 22;
   // Kernel 0 is 6% slower from run 12 to run 23 on both GPUs, then back.
@@ -198,7 +198,7 @@ TEST(DetectionE2E, ARegressionBackOnItsOldLevelIsClosedByTheEvidence) {
 
 TEST(DetectionE2E, ALaterAlertNeverMasksARegressionStillThere) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   Scenario sc;
   sc.runs = 44;
   // +8% at run 12 on GPU A's kernel 1; at run 26 half of it is won back (an improvement alert), the
@@ -216,7 +216,7 @@ TEST(DetectionE2E, ALaterAlertNeverMasksARegressionStillThere) {
 
 TEST(DetectionE2E, AnotherRunnerSlowingEveryKernelIsTheMachine) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   Scenario sc;
   sc.runs = 30;
   // GPU A moves to another machine at run 12: every kernel 4% slower. The commit advances as always.
@@ -233,7 +233,7 @@ TEST(DetectionE2E, AnotherRunnerSlowingEveryKernelIsTheMachine) {
 
 TEST(DetectionE2E, ADriftIsOneAlertWithItsRateNotAStaircase) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   Scenario sc;
   sc.runs = 60;
   // GPU A's kernel 2 gets 0.3% slower every run from run 10.
@@ -251,7 +251,7 @@ TEST(DetectionE2E, ADriftIsOneAlertWithItsRateNotAStaircase) {
 
 TEST(DetectionE2E, ABranchIsJudgedAgainstMainAndNeverMovesMain) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   Scenario sc;
   sc.runs = 30;  // main (no branch named): flat
   post_history(s, sc, 21);

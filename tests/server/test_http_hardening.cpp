@@ -35,7 +35,7 @@ int runs_stored(const swt::TestServer& s) { return static_cast<int>(s.get("/api/
 // stopped it; 8 slowloris connections blocked every other client.
 TEST(HttpHardening, IdleAndSlowConnectionsLeaveTheServerAnswering) {
   swt::TempDir dir;
-  swt::TestServer s(dir.file("idle.db"));
+  swt::TestServer s(dir.db("idle.db"));
   std::vector<std::unique_ptr<RawConnection>> held;
   for (int i = 0; i < 64; ++i) held.push_back(std::make_unique<RawConnection>(s.port));  // idle: send nothing
   for (int i = 0; i < 16; ++i) {  // slowloris: a request that never finishes its headers
@@ -58,7 +58,7 @@ TEST(HttpHardening, IdleAndSlowConnectionsLeaveTheServerAnswering) {
 // (arriving 0.3 s late) was parsed as the next request, and a valid request after it was lost.
 TEST(HttpHardening, AnEarlyAnswerClosesTheConnectionSoNoBodyIsReadAsARequest) {
   swt::TempDir dir;
-  swt::TestServer s(dir.file("desync.db"));
+  swt::TestServer s(dir.db("desync.db"));
   const std::string smuggled = "GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n";
   RawConnection c(s.port);
   ASSERT_TRUE(c.send(swt::cat("POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n",
@@ -83,7 +83,7 @@ TEST(HttpHardening, AnEarlyAnswerClosesTheConnectionSoNoBodyIsReadAsARequest) {
 // httplib reads no body for GET, HEAD or OPTIONS: a body sent with one was parsed as the next request.
 TEST(HttpHardening, ABodyOnAGetIsRefusedNotReadAsARequest) {
   swt::TempDir dir;
-  swt::TestServer s(dir.file("get-body.db"));
+  swt::TestServer s(dir.db("get-body.db"));
   const std::string smuggled = swt::cat("POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ", s.token,
                                         "\r\nContent-Type: application/json\r\nContent-Length: ");
   const std::string run = small_run("smuggled");
@@ -104,7 +104,7 @@ TEST(HttpHardening, ABodyOnAGetIsRefusedNotReadAsARequest) {
 // the rest of its bytes (here a request hidden in its body) must not be read as a request either.
 TEST(HttpHardening, AnUnparsableRequestClosesItsConnection) {
   swt::TempDir dir;
-  swt::TestServer s(dir.file("unparsable.db"));
+  swt::TestServer s(dir.db("unparsable.db"));
   const std::string hidden = "GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n";
   const std::string heads[] = {
       swt::cat("POST /api/v1/runs HTTP/9.9\r\nHost: x\r\nContent-Length: ", std::to_string(hidden.size()), "\r\n\r\n"),
@@ -132,7 +132,7 @@ TEST(HttpHardening, TheBodyLimitHoldsForChunkedBodiesAndHugeLengths) {
   swt::TempDir dir;
   sw::ServerOptions o;
   o.max_body_bytes = 1 << 20;
-  swt::TestServer s(dir.file("limit.db"), o);
+  swt::TestServer s(dir.db("limit.db"), o);
   {
     RawConnection c(s.port);
     ASSERT_TRUE(c.send(swt::cat("POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ", s.token,
@@ -173,7 +173,7 @@ TEST(HttpHardening, ContinueComesOnlyAfterTheTokenAndTheSizeAreChecked) {
   swt::TempDir dir;
   sw::ServerOptions o;
   o.max_body_bytes = 1 << 20;
-  swt::TestServer s(dir.file("expect.db"), o);
+  swt::TestServer s(dir.db("expect.db"), o);
   const auto head = [&](const std::string& token, std::size_t length) {
     return swt::cat("POST /api/v1/runs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n",
                     token.empty() ? std::string() : swt::cat("Authorization: Bearer ", token, "\r\n"),
@@ -208,7 +208,7 @@ TEST(HttpHardening, ContinueComesOnlyAfterTheTokenAndTheSizeAreChecked) {
 // Findings 3 and 7: headers that contradict each other, and bodies that are not JSON.
 TEST(HttpHardening, ContradictoryLengthsAndFormBodiesAreRefusedByName) {
   swt::TempDir dir;
-  swt::TestServer s(dir.file("headers.db"));
+  swt::TestServer s(dir.db("headers.db"));
   const std::string body = small_run("lying");
   const std::pair<std::string, std::string> cases[] = {
       {swt::cat("Content-Length: ", std::to_string(body.size()), "\r\nContent-Length: 5\r\n"), "HTTP/1.1 400"},
@@ -237,9 +237,9 @@ TEST(HttpHardening, ContradictoryLengthsAndFormBodiesAreRefusedByName) {
 // connections between two databases.
 TEST(HttpHardening, ASecondServerOnAPortInUseIsRefused) {
   swt::TempDir dir;
-  swt::TestServer first(dir.file("first.db"));
+  swt::TestServer first(dir.db("first.db"));
   sw::StoreOptions so;
-  so.db = dir.file("second.db");
+  so.db = dir.db("second.db");
   sw::Store store(so);
   sw::ServerOptions o;
   o.port = first.port;
@@ -255,7 +255,7 @@ TEST(HttpHardening, ASecondServerOnAPortInUseIsRefused) {
 // Finding 5: a run's raw rows came back in one answer (50 MB for 200,000 rows). They are paged.
 TEST(HttpHardening, ARunsRowsArePagedWithABoundedPageSize) {
   swt::TempDir dir;
-  swt::TestServer s(dir.file("pages.db"));
+  swt::TestServer s(dir.db("pages.db"));
   std::vector<std::pair<std::string, std::vector<double>>> benches;
   for (int i = 0; i < 500; ++i) benches.push_back({swt::cat("fam/v", std::to_string(i), "/1/hot"), {1000, 1010, 990, 1005, 995}});
   ASSERT_EQ(s.post(swt::wrap(swt::make_doc({}, benches, false).dump(), "big", "c1"))->status, 201);
@@ -281,9 +281,10 @@ namespace {
 // Finding 7: a full disk was a 500. It is 507, nothing is half stored, and reads go on. The disk is
 // stood in for by --max-db-mib (SQLite's max_page_count gives the same SQLITE_FULL).
 TEST(HttpHardening, AFullDatabaseIs507AndLosesNothingStored) {
+  if (swt::on_postgres()) GTEST_SKIP() << "--max-db-mib limits an SQLite file (PostgreSQL refuses it: next test)";
   swt::TempDir dir;
   sw::StoreOptions so;
-  so.db = dir.file("full.db");
+  so.db = dir.db("full.db");
   so.max_db_mib = 1;
   sw::Store store(so);
   sw::HttpServer http(store, {"127.0.0.1", 0});
@@ -311,6 +312,20 @@ TEST(HttpHardening, AFullDatabaseIs507AndLosesNothingStored) {
   ASSERT_TRUE(runs);
   EXPECT_EQ(json::parse(runs->body)["runs"].size(), static_cast<std::size_t>(stored)) << "no partial run";
   http.stop();
+}
+
+TEST(HttpHardening, MaxDbMibOnPostgresqlIsRefusedByName) {
+  if (!swt::on_postgres()) GTEST_SKIP() << "runs beside a PostgreSQL cluster (server.postgres)";
+  swt::TempDir dir;
+  sw::StoreOptions so;
+  so.db = dir.db("quota.db");
+  so.max_db_mib = 1;
+  try {
+    sw::Store store(so);
+    ADD_FAILURE() << "a size limit PostgreSQL cannot keep was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("--max-db-mib"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -122,7 +122,7 @@ TEST(RunReport, CsvQuotesAndMarksRegressions) {
 
 TEST(RunReport, EndpointsRenderAStoredRunWithAFailure) {
   swt::TempDir dir;
-  swt::TestServer srv(dir.file("report.db"));
+  swt::TestServer srv(dir.db("report.db"));
   json doc = swt::make_doc({}, {{"fam/var/1/hot", {1000, 1010, 990}}, {"fam/var/1/cold", {2000, 2010, 1990}}}, false);
   for (auto& row : doc["benchmarks"])
     if (row["name"] == "fam/var/1/cold") {
@@ -172,7 +172,7 @@ namespace {
 // of a runner's own entry, and a flake (measured, with the checks that failed before one passed).
 TEST(RunReport, ExpectationsEntriesAreSkippedExpectedOrFlakyNeverFailures) {
   swt::TempDir dir;
-  swt::TestServer srv(dir.file("expect.db"));
+  swt::TestServer srv(dir.db("expect.db"));
   json doc = swt::make_doc({}, {{"fam/var/1/hot", {1000, 1010, 990}}, {"fam/var/1/cold", {2000, 2010, 1990}},
                                 {"fam/other/1/hot", {500, 505, 495}}, {"fam/flaky/1/hot", {700, 705, 695}}},
                            false);

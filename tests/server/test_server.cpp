@@ -7,7 +7,6 @@
 #include <atomic>
 #include <thread>
 
-#include <sqlite3.h>
 
 #include "test_util.hpp"
 
@@ -29,7 +28,7 @@ std::int64_t count_runs(const TestServer& s) { return static_cast<std::int64_t>(
 
 TEST(ServerIngest, RoundTripOfRealBenchmarkOutput) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   const std::string doc = run_sample_bench();
   const json d = json::parse(doc);
   auto r = s.post(wrap(doc, "run-1", "c1"));
@@ -91,7 +90,7 @@ TEST(ServerIngest, RoundTripOfRealBenchmarkOutput) {
 
 TEST(ServerIngest, PlainGoogleBenchmarkOutputIsAcceptedAsUnknownDevice) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   auto r = s.post(wrap(run_sample_bench("SW_SAMPLE_PLAIN=1"), "plain-1", "c1"));
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 201) << r->body;
@@ -103,7 +102,7 @@ TEST(ServerIngest, PlainGoogleBenchmarkOutputIsAcceptedAsUnknownDevice) {
 
 TEST(ServerIngest, ErrorsAreCorrectnessFailuresAndRegressions) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   ASSERT_EQ(s.post(wrap(run_sample_bench(), "ok-1", "c1", "2026-01-01T00:00:00Z"))->status, 201);
   auto r = s.post(wrap(run_sample_bench("SW_SAMPLE_FAIL=1"), "bad-1", "c2", "2026-01-01T01:00:00Z"));
   ASSERT_EQ(r->status, 201) << r->body;
@@ -126,7 +125,7 @@ TEST(ServerIngest, ErrorsAreCorrectnessFailuresAndRegressions) {
 
 TEST(ServerIngest, TheNegativeControlsExpectedFailureIsNoCorrectnessFailure) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   ASSERT_EQ(s.post(wrap(run_sample_bench("SW_SAMPLE_NEGATIVE=1"), "nc-1", "c1", "2026-01-01T00:00:00Z"))->status, 201);
   auto r = s.post(wrap(run_sample_bench("SW_SAMPLE_NEGATIVE=1"), "nc-2", "c2", "2026-01-01T01:00:00Z"));
   ASSERT_EQ(r->status, 201) << r->body;
@@ -148,7 +147,7 @@ TEST(ServerIngest, TheNegativeControlsExpectedFailureIsNoCorrectnessFailure) {
 
 TEST(ServerIngest, AKernelTheDeviceCannotRunIsSkippedNotFailed) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   ASSERT_EQ(s.post(wrap(run_sample_bench("SW_SAMPLE_UNSUPPORTED=1"), "un-1", "c1", "2026-01-01T00:00:00Z"))->status, 201);
   auto r = s.post(wrap(run_sample_bench("SW_SAMPLE_UNSUPPORTED=1"), "un-2", "c2", "2026-01-01T01:00:00Z"));
   ASSERT_EQ(r->status, 201) << r->body;
@@ -167,7 +166,7 @@ TEST(ServerIngest, AKernelTheDeviceCannotRunIsSkippedNotFailed) {
 
 TEST(ServerIngest, IdempotentRepostAndConflict) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   const std::string doc = run_sample_bench();
   const std::string body = wrap(doc, "idem-1", "c1");
   auto first = s.post(body);
@@ -187,7 +186,7 @@ TEST(ServerIngest, IdempotentRepostAndConflict) {
 
 TEST(ServerAuth, PostNeedsAValidUnrevokedToken) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   const std::string doc = run_sample_bench();
   auto none = s.post(wrap(doc, "a1", "c1"), "");
   EXPECT_EQ(none->status, 401);
@@ -237,7 +236,7 @@ TEST(ServerAuth, ReadTokenRequiredClosesReads) {
   TempDir dir;
   sw::ServerOptions o;
   o.read_token_required = true;
-  TestServer s(dir.file("sw.db"), o);
+  TestServer s(dir.db("sw.db"), o);
   auto c = s.client();
   EXPECT_EQ(c->Get("/api/v1/gpus")->status, 401);
   c->set_bearer_token_auth(s.token);
@@ -248,7 +247,7 @@ TEST(ServerIngest, EveryBadInputClassIsA4xxNamingWhatIsWrong) {
   TempDir dir;
   sw::ServerOptions o;
   o.max_body_bytes = 256 * 1024;
-  TestServer s(dir.file("sw.db"), o);
+  TestServer s(dir.db("sw.db"), o);
   const json good = json::parse(wrap(run_sample_bench(), "bad-input", "c1"));
   struct Case {
     std::string name, body, field;
@@ -335,7 +334,7 @@ TEST(ServerIngest, EveryBadInputClassIsA4xxNamingWhatIsWrong) {
 
 TEST(ServerIngest, ConcurrentPostersAllLand) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   std::mt19937_64 rng(9);
   std::vector<std::pair<std::string, std::vector<double>>> benches;
   for (int b = 0; b < 100; ++b) benches.push_back({"fam/var" + std::to_string(b % 4) + "/" + std::to_string(b) + "/cold", {1000.0 + b, 1001.0 + b, 999.0 + b}});
@@ -374,7 +373,7 @@ TEST(ServerIngest, ConcurrentPostersAllLand) {
 
 TEST(ServerIngest, RestartWithTheSameFileKeepsEverything) {
   TempDir dir;
-  const std::string db = dir.file("sw.db");
+  const std::string db = dir.db("sw.db");
   const std::string doc = run_sample_bench();
   std::string token;
   json stored;
@@ -397,7 +396,7 @@ TEST(ServerIngest, RestartWithTheSameFileKeepsEverything) {
 
 TEST(ServerQueries, CompareTwoRuns) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   std::vector<std::pair<std::string, std::vector<double>>> a, b;
   for (int i = 0; i < 9; ++i) {
     a.push_back({}), b.push_back({});
@@ -437,7 +436,7 @@ TEST(ServerQueries, CompareIgnoresSignificantButTinyDifferences) {
   // Repetitions of one process share its conditions: 0.2% apart with no overlap is p < 0.001 by the U
   // test, and below the 1% floor a difference between two processes is no verdict.
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   std::vector<double> base, cont;
   for (int i = 0; i < 10; ++i) base.push_back(100000 + 10 * i), cont.push_back(100200 + 10 * i);
   ASSERT_EQ(s.post(wrap_doc(make_doc(Gpu{}, {{"k/x/1/cold", base}}), "base", "c1", iso_at(0)))->status, 201);
@@ -486,7 +485,7 @@ TEST(ServerQueries, CompareFloorsFollowTheBenchmarksOwnNoise) {
                 {"benchmarks", rows}};
   };
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   ASSERT_EQ(s.post(wrap_doc(doc(1.0), "base", "c1", iso_at(0)))->status, 201);
   ASSERT_EQ(s.post(wrap_doc(doc(1.02), "cont", "c2", iso_at(1)))->status, 201);
   auto verdicts = [&](const std::string& extra) {
@@ -518,7 +517,7 @@ TEST(ServerQueries, CompareFloorsFollowTheBenchmarksOwnNoise) {
 
 TEST(ServerQueries, RankingFlipsBetweenGpus) {
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   Gpu older{"Old GPU", "0x10de", "0x1b80", "1"}, newer{"New GPU", "0x10de", "0x2684", "1"};
   // On the older GPU the tiled variant wins; on the newer one the sequential one does.
   // close_a and close_b swap places too, but within 0.5%: noise, no flip.
@@ -547,31 +546,29 @@ TEST(ServerQueries, RankingFlipsBetweenGpus) {
 
 TEST(ServerStorage, MigrationsWalAndForeignKeys) {
   TempDir dir;
-  const std::string db = dir.file("m.db");
+  const std::string db = dir.db("m.db");
   { sw::Store s({.db = db}); EXPECT_EQ(s.schema_version(), sw::Store::kSchemaVersion); }
-  sqlite3* h = nullptr;
-  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
-  auto scalar = [&](const char* sql) {
-    sqlite3_stmt* st = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(h, sql, -1, &st, nullptr), SQLITE_OK);
-    std::string v;
-    if (sqlite3_step(st) == SQLITE_ROW) v = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    return v;
-  };
-  EXPECT_EQ(scalar("PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(scalar("SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name IN "
-                   "('tokens','gpus','benchmarks','series','runs','results','points','alerts')"), "8");
+  auto c = sw::sql::connect(sw::sql::Location::parse(db), sw::sql::Role::writer);
+  if (c->engine() == sw::sql::Engine::sqlite) {
+    auto& st = c->q("PRAGMA journal_mode");
+    ASSERT_TRUE(st.step());
+    EXPECT_EQ(st.text(0), "wal");
+    st.reset();
+  }
+  for (const char* t : {"tokens", "gpus", "benchmarks", "series", "runs", "results", "points", "alerts"})
+    EXPECT_NO_THROW(c->q(cat("SELECT COUNT(*) FROM ", t)).run()) << t;
+  EXPECT_THROW(c->exec("INSERT INTO series(benchmark_id, gpu_id) VALUES(999, 999)"), sw::sql::Error)
+      << "foreign keys are enforced";
   // A database from a newer server is refused rather than misread.
-  ASSERT_EQ(sqlite3_exec(h, "PRAGMA user_version=99", nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(h);
+  c->set_schema_version(99);
+  c.reset();
   EXPECT_THROW(sw::Store({.db = db}), std::runtime_error);
 }
 
 TEST(ServerQueries, OldDecoratedNamesJoinTheCleanSeries) {
   // bf808c9's files name "…/cold/iterations:1/manual_time"; today's bench writes "…/cold": one series.
   TempDir dir;
-  TestServer s(dir.file("sw.db"));
+  TestServer s(dir.db("sw.db"));
   const std::vector<double> reps = {100, 101, 99};
   ASSERT_EQ(s.post(wrap_doc(make_doc(Gpu{}, {{"k/x/1/cold/iterations:1/manual_time", reps}}), "old", "c1", iso_at(0)))->status, 201);
   ASSERT_EQ(s.post(wrap_doc(make_doc(Gpu{}, {{"k/x/1/cold", reps}}), "new", "c2", iso_at(1)))->status, 201);

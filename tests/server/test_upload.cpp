@@ -147,7 +147,7 @@ TEST(Upload, ADocumentOfSeveralDevicesIsSplitIntoOneRunPerDevice) {
 
 TEST(Upload, EachDeviceBecomesItsOwnRunOnARealServer) {
   swt::TempDir dir;
-  swt::TestServer srv(dir.file("devices.db"));
+  swt::TestServer srv(dir.db("devices.db"));
   const std::string url = "http://127.0.0.1:" + std::to_string(srv.port);
   auto c = srv.client();
   // Posted whole, bypassing the client: refused, naming the key.

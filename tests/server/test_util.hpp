@@ -17,6 +17,7 @@
 
 #include "shaderwatch/http_server.hpp"
 #include "shaderwatch/store.hpp"
+#include "sql.hpp"
 
 namespace swt {
 
@@ -31,6 +32,17 @@ std::string cat(const A&... a) {
   return out;
 }
 
+// Set by tests/server/with_postgres.sh: the Unix-socket directory of a throwaway PostgreSQL cluster
+// whose superuser is `sw`. Then every test's database is a PostgreSQL database of that cluster.
+inline const char* postgres_socket_dir() { return std::getenv("SW_TEST_POSTGRES_SOCKET"); }
+inline bool on_postgres() { return postgres_socket_dir() != nullptr; }
+// libpq's URI of database `name` on that cluster (the socket directory percent-encoded as the host).
+inline std::string postgres_uri(const std::string& name) {
+  std::string host;
+  for (const char ch : std::string(postgres_socket_dir())) host += ch == '/' ? std::string("%2F") : std::string(1, ch);
+  return cat("postgresql://sw@", host, "/", name);
+}
+
 struct TempDir {
   std::filesystem::path path;
   TempDir() {
@@ -39,10 +51,34 @@ struct TempDir {
     path = tmpl;
   }
   ~TempDir() {
+    for (const auto& name : databases_) {
+      try {
+        admin().exec(cat("DROP DATABASE IF EXISTS ", name, " WITH (FORCE)"));
+      } catch (...) {
+      }
+    }
     std::error_code ec;
     std::filesystem::remove_all(path, ec);
   }
   std::string file(const std::string& name) const { return (path / name).string(); }
+  // A database for the Store, as --db takes it: an SQLite file here, or a new PostgreSQL database
+  // (dropped with this directory) when the tests run beside a cluster.
+  std::string db(const std::string& name) {
+    if (!on_postgres()) return file(name);
+    std::string db_name = "swt_";
+    for (const char ch : cat(path.filename().string().substr(7), "_", name))
+      db_name += std::isalnum(static_cast<unsigned char>(ch)) ? static_cast<char>(std::tolower(ch)) : '_';
+    admin().exec(cat("CREATE DATABASE ", db_name));
+    databases_.push_back(db_name);
+    return postgres_uri(db_name);
+  }
+
+ private:
+  static sw::sql::Conn& admin() {
+    static auto c = sw::sql::connect({sw::sql::Engine::postgresql, postgres_uri("postgres")}, sw::sql::Role::writer);
+    return *c;
+  }
+  std::vector<std::string> databases_;
 };
 
 struct TestServer {
