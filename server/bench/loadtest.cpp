@@ -1,7 +1,8 @@
 // shaderwatch-server-loadtest: measures the performance bars of server/README.md on this machine.
 // Not a test (ctest does not run it): it starts an in-process server on 127.0.0.1 with a fresh
-// SQLite file, posts Google Benchmark documents from several poster threads until the database
-// holds --results results, then times series queries.
+// SQLite file (or --db: an empty PostgreSQL database, with --instances servers on it), posts Google
+// Benchmark documents from several poster threads until the database holds --results results, then
+// times series queries.
 #include <httplib.h>
 
 #include <algorithm>
@@ -33,6 +34,7 @@ struct Opts {
   int queries = 1000;      // series queries timed at the end
   bool detect = true;
   std::string db;          // default: a temp file, removed at exit
+  int instances = 1;       // servers on the one database (PostgreSQL only); poster g posts to server g % N
 };
 
 // One Google Benchmark document for a GPU, with fresh noise on every call (1% run-to-run,
@@ -108,45 +110,60 @@ int main(int argc, char** argv) {
     else if (a == "--queries") o.queries = std::stoi(next());
     else if (a == "--no-detect") o.detect = false;
     else if (a == "--db") o.db = next();
+    else if (a == "--instances") o.instances = std::stoi(next());
     else {
       std::cout << "usage: shaderwatch-server-loadtest [--results N] [--posters N] [--benchmarks N] [--reps N]\n"
-                   "         [--queries N] [--no-detect] [--db PATH]\n"
+                   "         [--queries N] [--no-detect] [--db PATH|postgresql://...] [--instances N]\n"
                    "Ingests N results (raw repetitions) through HTTP on 127.0.0.1 with several posters,\n"
-                   "then times series queries; prints results/s, query p50/p99 and detection vs ingest time.\n";
+                   "then times series queries; prints results/s, query p50/p99 and detection vs ingest time.\n"
+                   "--db: an SQLite file to create, or an empty PostgreSQL database; --instances N (PostgreSQL):\n"
+                   "N servers on that database, the posters spread over them.\n";
       return a == "--help" ? 0 : 2;
     }
   }
-  if (o.posters < 1 || o.benchmarks < 1 || o.reps < 1 || o.results < 1) {
+  if (o.posters < 1 || o.benchmarks < 1 || o.reps < 1 || o.results < 1 || o.instances < 1) {
     std::cerr << "values must be positive\n";
+    return 2;
+  }
+  const bool postgres = o.db.starts_with("postgresql://") || o.db.starts_with("postgres://");
+  if (o.instances > 1 && !postgres) {
+    std::cerr << "--instances needs a PostgreSQL --db: an SQLite file has one server\n";
     return 2;
   }
   const bool temp_db = o.db.empty();
   if (temp_db) o.db = (std::filesystem::temp_directory_path() / ("swload-" + std::to_string(getpid()) + ".db")).string();
-  std::filesystem::remove(o.db);
+  if (!postgres) std::filesystem::remove(o.db);
 
   sw::StoreOptions so;
   so.db = o.db;
   so.detect_on_ingest = o.detect;
-  sw::Store store(so);
-  sw::ServerOptions sopts;
-  sopts.port = 0;
-  sw::HttpServer server(store, sopts);
-  const int port = server.start();
-  const std::string token = store.create_token("load");
+  std::vector<std::unique_ptr<sw::Store>> stores;
+  std::vector<std::unique_ptr<sw::HttpServer>> servers;
+  std::vector<int> ports;
+  for (int i = 0; i < o.instances; ++i) {
+    stores.push_back(std::make_unique<sw::Store>(so));
+    sw::ServerOptions sopts;
+    sopts.port = 0;
+    servers.push_back(std::make_unique<sw::HttpServer>(*stores.back(), sopts));
+    ports.push_back(servers.back()->start());
+  }
+  const int port = ports[0];
+  const std::string token = stores[0]->create_token("load");
 
   const long per_run = static_cast<long>(o.benchmarks) * o.reps;
   const long runs = (o.results + per_run - 1) / per_run;
   const long runs_per_poster = (runs + o.posters - 1) / o.posters;
-  std::printf("ingest: %ld runs x %ld results (%d benchmarks x %d reps, +%d aggregate rows), %d posters, detection %s\n",
+  std::printf("ingest: %ld runs x %ld results (%d benchmarks x %d reps, +%d aggregate rows), %d posters, detection %s,"
+              " %d server(s) on %s\n",
               runs_per_poster * o.posters, per_run, o.benchmarks, o.reps, o.benchmarks * 3, o.posters,
-              o.detect ? "on" : "off");
+              o.detect ? "on" : "off", o.instances, stores[0]->location().c_str());
 
   std::atomic<long> failures{0}, posted{0};
   const auto t0 = Clock::now();
   std::vector<std::thread> ts;
   for (int g = 0; g < o.posters; ++g)
     ts.emplace_back([&, g] {
-      httplib::Client c("127.0.0.1", port);
+      httplib::Client c("127.0.0.1", ports[static_cast<std::size_t>(g % o.instances)]);
       c.set_bearer_token_auth(token);
       c.set_keep_alive(true);
       c.set_tcp_nodelay(true);
@@ -169,7 +186,15 @@ int main(int argc, char** argv) {
     });
   for (auto& t : ts) t.join();
   const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
-  const auto st = store.stats();
+  sw::StoreStats st;
+  for (const auto& s : stores) {
+    const auto one = s->stats();
+    st.parse_ns += one.parse_ns;
+    st.ingest_ns += one.ingest_ns;
+    st.detect_ns += one.detect_ns;
+  }
+  st.runs = static_cast<std::uint64_t>(posted.load());
+  st.results = static_cast<std::uint64_t>(posted.load() * (per_run + o.benchmarks * 3));
   const double iter_results = static_cast<double>(posted.load() * per_run);
   std::printf("  %ld runs stored, %ld failed, %.1f s wall\n", posted.load(), failures.load(), secs);
   std::printf("  ingest throughput: %.0f results/s (raw repetitions); %.0f rows/s incl. aggregates\n",
@@ -207,7 +232,7 @@ int main(int argc, char** argv) {
   auto alerts = c.Get("/api/v1/alerts?limit=1");
   std::printf("alerts raised on this A/A load: %lld\n",
               static_cast<long long>(json::parse(alerts->body)["total"].get<std::int64_t>()));
-  server.stop();
+  for (auto& s : servers) s->stop();
   if (temp_db) {
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(o.db + suffix);
   }

@@ -51,10 +51,10 @@ int main(int argc, char** argv) {
   // One text names the database everywhere: an SQLite file, or a PostgreSQL server.
   const std::string db_help = "SQLite file (a path or sqlite:PATH) or PostgreSQL database (postgresql://USER@HOST/DB, "
                               "libpq's URI; see server/README.md on choosing)";
-  app.add_option("--db", db, db_help + " (serve, token): before or after the subcommand");
+  app.add_option("--db", db, db_help + " (serve, token): before or after the subcommand")->envname("SHADERWATCH_DB");
   sw::ServerOptions sopts;
   auto* serve = app.add_subcommand("serve", "Serve the HTTP API");
-  serve->add_option("--db", db, db_help + "; created and migrated if needed")->capture_default_str();
+  serve->add_option("--db", db, db_help + "; created and migrated if needed")->envname("SHADERWATCH_DB")->capture_default_str();
   serve->add_option("--port", sopts.port, "TCP port (0: pick a free one and print it)")
       ->check(CLI::Range(0, 65535))->capture_default_str();
   serve->add_option("--bind", sopts.bind, "Address to listen on")->capture_default_str();
