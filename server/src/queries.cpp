@@ -320,8 +320,11 @@ json Store::series(std::int64_t id, const Params& q) {
   }
   std::reverse(pts.begin(), pts.end());
   // The run's own sample spread (p25-p75), where its rows carry the quartile counters.
+  std::vector<std::int64_t> run_pks;
+  for (const auto& p : pts) run_pks.push_back(p["run_pk"].get<std::int64_t>());
+  const auto quartiles = run_quartiles(*c, run_pks, benchmark_id);
   for (auto& p : pts) {
-    const auto [p25, p75] = run_quartiles(*c, p["run_pk"].get<std::int64_t>(), benchmark_id);
+    const auto [p25, p75] = quartiles.at(p["run_pk"].get<std::int64_t>());
     p.erase("run_pk");
     p["p25_ns"] = number_or_null(p25);
     p["p75_ns"] = number_or_null(p75);

@@ -90,17 +90,33 @@ std::map<std::string, BenchmarkCounters> run_counters(sql::Conn& c, std::int64_t
   return out;
 }
 
-std::pair<double, double> run_quartiles(sql::Conn& c, std::int64_t run_pk, std::int64_t benchmark_id) {
-  auto& st = c.q("SELECT " + counter(c, contract::kP25Counter) + ", " + counter(c, contract::kP75Counter) +
-                 " FROM results r WHERE r.run_id=? AND r.benchmark_id=? AND r.run_type='iteration' AND"
+std::map<std::int64_t, std::pair<double, double>> run_quartiles(sql::Conn& c, const std::vector<std::int64_t>& runs,
+                                                                std::int64_t benchmark_id) {
+  std::map<std::int64_t, std::pair<std::vector<double>, std::vector<double>>> acc;
+  // In chunks of a fixed size, so there is one statement to cache (the tail padded with the first id).
+  constexpr std::size_t kChunk = 64;
+  std::string in;
+  for (std::size_t i = 0; i < kChunk; ++i) in += i ? ",?" : "?";
+  auto& st = c.q("SELECT r.run_id, " + counter(c, contract::kP25Counter) + ", " + counter(c, contract::kP75Counter) +
+                 " FROM results r WHERE r.benchmark_id=? AND r.run_id IN (" + in + ") AND r.run_type='iteration' AND"
                  " r.error_occurred=0");
-  st.bind(1, run_pk).bind(2, benchmark_id);
-  std::vector<double> p25, p75;
-  while (st.step()) {
-    if (!st.null(0)) p25.push_back(st.f64(0) * 1e3);
-    if (!st.null(1)) p75.push_back(st.f64(1) * 1e3);
+  for (std::size_t from = 0; from < runs.size(); from += kChunk) {
+    st.reset();
+    st.bind(1, benchmark_id);
+    for (std::size_t i = 0; i < kChunk; ++i)
+      st.bind(static_cast<int>(i) + 2, runs[from + i < runs.size() ? from + i : from]);
+    while (st.step()) {
+      auto& [p25, p75] = acc[st.i64(0)];
+      if (!st.null(1)) p25.push_back(st.f64(1) * 1e3);
+      if (!st.null(2)) p75.push_back(st.f64(2) * 1e3);
+    }
   }
-  return {median_of(p25), median_of(p75)};
+  std::map<std::int64_t, std::pair<double, double>> out;
+  for (const auto run : runs) {
+    auto& [p25, p75] = acc[run];
+    out[run] = {median_of(p25), median_of(p75)};
+  }
+  return out;
 }
 
 }  // namespace sw

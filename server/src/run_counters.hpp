@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -30,8 +31,9 @@ struct BenchmarkCounters {
 
 // Per benchmark name, for one run (run primary key).
 std::map<std::string, BenchmarkCounters> run_counters(sql::Conn& c, std::int64_t run_pk);
-// One benchmark's quartiles in one run (NAN where the run carries none).
-std::pair<double, double> run_quartiles(sql::Conn& c, std::int64_t run_pk, std::int64_t benchmark_id);
+// One benchmark's quartiles in each of the runs `runs` (NAN where a run carries none), read in one query.
+std::map<std::int64_t, std::pair<double, double>> run_quartiles(sql::Conn& c, const std::vector<std::int64_t>& runs,
+                                                                std::int64_t benchmark_id);
 
 inline nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
