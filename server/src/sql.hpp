@@ -104,7 +104,7 @@ class Conn {
   virtual void set_schema_version(int v) = 0;
   // A migration's DDL, written in SQLite's words, in this engine's (types, keys, table options).
   virtual std::string ddl(std::string_view sqlite_ddl) const = 0;
-  // Serialises work on `key` (a series id; kSchemaLock for migrations) across server processes sharing
+  // Serialises work on `key` (a GPU's id for its series' detection; kSchemaLock for migrations) across server processes sharing
   // the database, until the transaction ends. A no-op where one process writes (SQLite: the Store's
   // mutexes and BEGIN IMMEDIATE do it).
   static constexpr std::int64_t kSchemaLock = -1;

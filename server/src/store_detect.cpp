@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <unordered_map>
 
 #include "shaderwatch/alert_lifecycle.hpp"
 #include "store_internal.hpp"
@@ -202,30 +203,73 @@ std::unique_lock<std::mutex> Store::detector_write_lock() {
 
 // An untriaged regression whose series is back on its old level is closed by the evidence (see
 // lifecycle::regressions_gone): it would otherwise fail every later verdict until someone triaged it.
-void Store::close_regressions_gone(std::int64_t sid, const Window& win) {
-  auto& w = *detector_;
-  std::vector<lifecycle::OpenRegression> open;
-  {
-    auto& st = w.q("SELECT id, started_ms, before_ns, after_ns, floor_pct FROM alerts WHERE series_id=? AND"
-                   " kind='regression' AND state='new' AND before_ns IS NOT NULL");
-    st.bind(1, sid);
-    while (st.step()) open.push_back({st.i64(0), st.i64(1), st.f64(2), st.f64(3), st.f64(4) / 100});
-  }
+void Store::close_regressions_gone(const std::vector<lifecycle::OpenRegression>& open, const Window& win) {
   if (open.empty()) return;
   std::vector<lifecycle::RecentRun> recent;
   for (const auto& p : win.pts) recent.push_back({p.started_ms, p.value});
   for (const auto& c : lifecycle::regressions_gone(open, recent, opts_.detect)) {
     const auto l = detector_write_lock();
-    w.q("UPDATE alerts SET state='fixed', state_by='evidence', note=?, updated_at=? WHERE id=? AND state='new'")
+    detector_->q("UPDATE alerts SET state='fixed', state_by='evidence', note=?, updated_at=? WHERE id=? AND state='new'")
         .bind(1, c.note).bind(2, format_iso8601_ms(now_ms())).bind(3, c.alert_id).run();
   }
 }
+
+namespace {
+
+// What detection needs of every series a run touched, read in three statements rather than three per
+// series (each a round trip on PostgreSQL).
+struct RunEvidence {
+  std::unordered_map<std::int64_t, std::int64_t> errors;  // series -> the run's failed repetitions
+  // series -> correctness regressions raised at this run's commit on other GPUs, by the series' benchmark:
+  // {alert, its series, its previous run, its run}.
+  std::unordered_map<std::int64_t, std::vector<std::array<std::int64_t, 4>>> stale;
+  std::unordered_map<std::int64_t, std::vector<lifecycle::OpenRegression>> open;  // series -> untriaged regressions
+};
+
+RunEvidence load_evidence(sql::Conn& c, const RunInfo& run) {
+  RunEvidence ev;
+  {
+    auto& st = c.q("SELECT series_id, n_errors FROM points WHERE run_id=? AND on_main=1");
+    st.bind(1, run.id);
+    while (st.step()) ev.errors[st.i64(0)] = st.i64(1);
+  }
+  {
+    auto& st = c.q("SELECT t.series_id, a.id, a.series_id, a.prev_run_id, a.run_id FROM points t"
+                   " JOIN series ts ON ts.id=t.series_id JOIN series s ON s.benchmark_id=ts.benchmark_id AND s.id!=ts.id"
+                   " JOIN alerts a ON a.series_id=s.id JOIN runs r ON r.id=a.run_id WHERE t.run_id=? AND t.on_main=1"
+                   " AND a.kind='correctness_regression' AND a.state='new' AND r.commit_id=? AND a.prev_run_id IS NOT NULL"
+                   " ORDER BY t.series_id, a.id");
+    st.bind(1, run.id).bind(2, run.commit);
+    while (st.step()) ev.stale[st.i64(0)].push_back({st.i64(1), st.i64(2), st.i64(3), st.i64(4)});
+  }
+  {
+    auto& st = c.q("SELECT a.series_id, a.id, a.started_ms, a.before_ns, a.after_ns, a.floor_pct FROM alerts a"
+                   " JOIN points t ON t.series_id=a.series_id WHERE t.run_id=? AND t.on_main=1 AND a.kind='regression'"
+                   " AND a.state='new' AND a.before_ns IS NOT NULL ORDER BY a.series_id, a.id");
+    st.bind(1, run.id);
+    while (st.step())
+      ev.open[st.i64(0)].push_back({st.i64(1), st.i64(2), st.f64(3), st.f64(4), st.f64(5) / 100});
+  }
+  c.reset_all();
+  return ev;
+}
+
+}  // namespace
 
 json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int64_t>& series_ids) {
   auto& w = *detector_;
   json raised = json::array();
   const RunInfo run = load_run(w, run_pk);
   const auto& P = opts_.detect;
+  // On a database other server processes share, a run's detection is one transaction under its GPU's
+  // lock (every series a run touches is that GPU's), with the windows read afresh: the others add points.
+  std::optional<sql::Tx> tx;
+  if (w.shared()) {
+    tx.emplace(w, false);
+    w.lock_in_transaction(run.gpu_id);
+    for (const auto sid : series_ids) windows_.erase(sid);
+  }
+  RunEvidence evidence = load_evidence(w, run);
   auto insert_alert = [&](std::int64_t sid, const RunInfo& b, const RunInfo* a, detect::AlertKind kind,
                           const detect::ChangePoint* cp, const json& attribution) {
     auto& ins = w.q(
@@ -252,16 +296,10 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
     if (inserted) raised.push_back(alert_json(w, id));
   };
 
-  // One series at a time. On a database other server processes share, each series' detection is one
-  // transaction under that series' lock, its window read afresh: the other processes add points too.
   auto detect_series = [&](const std::int64_t sid) {
     // Correctness: an error now is a failure on this GPU and driver; after a pass, a regression.
     {
-      auto& st = w.q("SELECT n_errors FROM points WHERE series_id=? AND started_ms=? AND run_id=?");
-      st.bind(1, sid).bind(2, run.started_ms).bind(3, run.id);
-      const bool failing = st.step() && st.i64(0) > 0;
-      st.reset();
-      if (failing) {
+      if (evidence.errors[sid] > 0) {
         auto& prev = w.q("SELECT n_errors, run_id FROM points WHERE series_id=? AND on_main=1 AND"
                          " (started_ms, run_id) < (?, ?) ORDER BY started_ms DESC, run_id DESC LIMIT 1");
         prev.bind(1, sid).bind(2, run.started_ms).bind(3, run.id);
@@ -282,15 +320,7 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
     // This run is sibling evidence for correctness alerts raised at its commit on other GPUs (raised
     // before this GPU had posted it): their attribution is weighed again now.
     {
-      auto& st = w.q("SELECT a.id, a.series_id, a.prev_run_id, a.run_id FROM alerts a JOIN series s ON s.id=a.series_id"
-                     " JOIN runs r ON r.id=a.run_id WHERE s.benchmark_id=(SELECT benchmark_id FROM series WHERE id=?)"
-                     " AND a.series_id!=? AND a.kind='correctness_regression' AND a.state='new' AND r.commit_id=?"
-                     " AND a.prev_run_id IS NOT NULL");
-      st.bind(1, sid).bind(2, sid).bind(3, run.commit);
-      std::vector<std::array<std::int64_t, 4>> stale;
-      while (st.step()) stale.push_back({st.i64(0), st.i64(1), st.i64(2), st.i64(3)});
-      st.reset();
-      for (const auto& [aid, asid, prev, at] : stale) {
+      for (const auto& [aid, asid, prev, at] : evidence.stale[sid]) {
         const json attribution = attribute_change(w, asid, load_run(w, prev), load_run(w, at), 1.0, true, P);
         const auto l = detector_write_lock();
         w.q("UPDATE alerts SET cause=?, attribution=?, updated_at=? WHERE id=? AND state='new'")
@@ -300,7 +330,7 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
     }
     // Performance: change points over the series' recent window.
     auto& win = window_for(sid);
-    close_regressions_gone(sid, win);
+    close_regressions_gone(evidence.open[sid], win);
     if (win.pts.size() < 2 * P.min_segment) return;
     std::vector<detect::Point> pts;
     pts.reserve(win.pts.size());
@@ -349,17 +379,8 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
       if (up.changes() > 0) raised.push_back(alert_json(w, change.alert_id));
     }
   };
-  for (const std::int64_t sid : series_ids) {
-    if (!w.shared()) {
-      detect_series(sid);
-      continue;
-    }
-    sql::Tx tx(w, false);
-    w.lock_in_transaction(sid);
-    windows_.erase(sid);
-    detect_series(sid);
-    tx.commit();
-  }
+  for (const std::int64_t sid : series_ids) detect_series(sid);
+  if (tx) tx->commit();
   return raised;
 }
 

@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "shaderwatch/alert_lifecycle.hpp"
 #include "shaderwatch/detect.hpp"
 
 namespace sw::sql {
@@ -133,7 +134,7 @@ class Store {
   nlohmann::json detect_after_ingest(std::int64_t run_pk,
                                      const std::vector<std::int64_t>& series_ids);
   Window& window_for(std::int64_t series_id);
-  void close_regressions_gone(std::int64_t series_id, const Window& window);
+  void close_regressions_gone(const std::vector<lifecycle::OpenRegression>& open, const Window& window);
   std::unique_lock<std::mutex> detector_write_lock();
 
   StoreOptions opts_;
