@@ -468,12 +468,17 @@ IngestResult Store::ingest(std::string_view body, const std::string& posted_by) 
       pts.insert(pos, std::move(pt));
       if (pts.size() > std::max(opts_.detect.window, opts_.detect.noise_window)) pts.erase(pts.begin());
     }
-    try {
-      alerts = detect_after_ingest(run_pk, touched);
-    } catch (const std::exception& e) {
-      // The run is stored; a detector failure must not lose it. Logged for the operator.
-      std::cerr << "shaderwatch-server: detection failed for run " << p.run_key << ": " << e.what()
-                << "\n";
+    // The run is stored; a detector failure must not lose it. Logged for the operator, and tried once
+    // more: a broken database connection is made again by the first try's failure.
+    for (int attempt = 1; attempt <= 2; ++attempt) {
+      try {
+        alerts = detect_after_ingest(run_pk, touched);
+        break;
+      } catch (const std::exception& e) {
+        std::cerr << "shaderwatch-server: detection failed for run " << p.run_key << " (try " << attempt
+                  << " of 2): " << e.what() << "\n";
+        detector_->reset_all();
+      }
     }
     detector_->reset_all();
     detect_ns_ += mono_ns() - t4;

@@ -192,6 +192,47 @@ Store::Window& Store::window_for(std::int64_t sid) {
   return *windows_.emplace(sid, std::move(win)).first->second;
 }
 
+// The windows of a run's series not cached yet, in one statement: the points since the GPU's
+// (2 x window)th newest main run, of which each series keeps its newest `window`. A series too sparse to
+// fill its window there (it skipped runs) is read on its own.
+void Store::load_windows(std::int64_t run_pk, std::int64_t gpu_id, const std::vector<std::int64_t>& series_ids) {
+  std::vector<std::int64_t> missing;
+  for (const auto sid : series_ids)
+    if (!windows_.count(sid)) missing.push_back(sid);
+  if (missing.size() < 4) return;  // window_for reads them one by one
+  if (windows_.size() > 50000) windows_.clear();  // bound memory; reloads are cheap
+  auto& w = *detector_;
+  const auto n = std::max(opts_.detect.window, opts_.detect.noise_window);
+  std::optional<std::int64_t> cutoff;
+  {
+    auto& st = w.q("SELECT started_ms FROM runs WHERE gpu_id=? AND branch=? ORDER BY started_ms DESC, id DESC"
+                   " LIMIT 1 OFFSET ?");
+    st.bind(1, gpu_id).bind(2, opts_.main_branch).bind(3, static_cast<std::int64_t>(2 * n - 1));
+    if (st.step()) cutoff = st.i64(0);
+    st.reset();
+  }
+  std::unordered_map<std::int64_t, std::unique_ptr<Window>> loaded;
+  {
+    auto& st = w.q("SELECT series_id, started_ms, run_id, value_ns, reps FROM points WHERE series_id IN"
+                   " (SELECT series_id FROM points WHERE run_id=? AND on_main=1) AND on_main=1 AND value_ns IS NOT NULL"
+                   " AND started_ms>=? ORDER BY series_id, started_ms, run_id");
+    st.bind(1, run_pk).bind(2, cutoff.value_or(INT64_MIN));
+    while (st.step()) {
+      auto& win = loaded[st.i64(0)];
+      if (!win) win = std::make_unique<Window>();
+      win->pts.push_back({st.i64(1), st.i64(2), st.f64(3), unpack_reps(st.blob(4))});
+    }
+    st.reset();
+  }
+  for (const auto sid : missing) {
+    auto it = loaded.find(sid);
+    if (it == loaded.end() || (cutoff && it->second->pts.size() < n)) continue;  // window_for reads it
+    auto& pts = it->second->pts;
+    if (pts.size() > n) pts.erase(pts.begin(), pts.end() - static_cast<std::ptrdiff_t>(n));
+    windows_.emplace(sid, std::move(it->second));
+  }
+}
+
 // Writes from detection go through the detector's connection under write_mu_, each statement its own
 // transaction. Every statement is reset first: an open read snapshot older than the last commit could
 // not be upgraded to a write (SQLITE_BUSY_SNAPSHOT).
@@ -270,6 +311,7 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
     for (const auto sid : series_ids) windows_.erase(sid);
   }
   RunEvidence evidence = load_evidence(w, run);
+  load_windows(run.id, run.gpu_id, series_ids);
   auto insert_alert = [&](std::int64_t sid, const RunInfo& b, const RunInfo* a, detect::AlertKind kind,
                           const detect::ChangePoint* cp, const json& attribution) {
     auto& ins = w.q(

@@ -133,3 +133,49 @@ TEST(StorageEngines, MigrateCopiesEveryRunAlertAndToken) {
     EXPECT_NE(std::string(e.what()).find("already holds"), std::string::npos) << e.what();
   }
 }
+
+// PostgreSQL restarted under a running server (every connection of its database ended): a request
+// that meets a broken connection fails with a 500, and the connection is made again for the next one.
+TEST(StorageEngines, AServerOutlivesItsPostgresqlConnections) {
+  if (!on_postgres()) GTEST_SKIP() << "needs a PostgreSQL cluster: runs in server.postgres.*";
+  TempDir dir;
+  const std::string db = dir.db("restart.db");
+  TestServer s(db);
+  ASSERT_EQ(s.post(run_body(0))->status, 201);
+  auto admin = sw::sql::connect(sw::sql::Location::parse(postgres_uri("postgres")), sw::sql::Role::writer);
+  auto& kill = admin->q("SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname=?");
+  kill.bind(1, db.substr(db.rfind('/') + 1));
+  ASSERT_TRUE(kill.step());
+  EXPECT_EQ(kill.i64(0), 6) << "the writer, the detector and 4 readers";
+  kill.reset();
+
+  int failed_reads = 0;
+  for (int i = 0; i < 12; ++i) {
+    auto r = s.client()->Get("/api/v1/runs/run-0");
+    ASSERT_TRUE(r);
+    if (r->status == 500) ++failed_reads;
+    else EXPECT_EQ(r->status, 200) << r->body;
+  }
+  EXPECT_LE(failed_reads, 4) << "each reader fails once at most";
+  // Run 1 fails one benchmark: its correctness alert is raised though detection meets a broken connection.
+  json failing = json::parse(run_body(1));
+  for (auto& row : failing["benchmark"]["benchmarks"])
+    if (row["name"] == kBenches[0] && row["run_type"] == "iteration") {
+      row["error_occurred"] = true;
+      row["error_message"] = "FAIL: sum off by 3 ulp beyond its bound";
+    }
+  int attempts = 0, status = 0;
+  while (status != 201 && attempts < 3) {
+    ++attempts;
+    status = s.post(failing.dump())->status;
+  }
+  EXPECT_EQ(status, 201);
+  EXPECT_LE(attempts, 2) << "the writer fails once at most";
+  EXPECT_EQ(s.post(run_body(2))->status, 201);
+  EXPECT_EQ(s.get("/api/v1/runs?limit=10")["runs"].size(), 3u) << "nothing lost";
+  const json alerts = s.get("/api/v1/alerts")["alerts"];
+  ASSERT_EQ(alerts.size(), 1u) << alerts.dump(1);
+  EXPECT_EQ(alerts[0]["kind"], "correctness_regression");
+  EXPECT_EQ(alerts[0]["run_id"], "run-1");
+  EXPECT_EQ(s.get("/api/v1/runs/run-0/verdict")["run_id"], "run-0");
+}

@@ -134,6 +134,7 @@ class Store {
   nlohmann::json detect_after_ingest(std::int64_t run_pk,
                                      const std::vector<std::int64_t>& series_ids);
   Window& window_for(std::int64_t series_id);
+  void load_windows(std::int64_t run_pk, std::int64_t gpu_id, const std::vector<std::int64_t>& series_ids);
   void close_regressions_gone(const std::vector<lifecycle::OpenRegression>& open, const Window& window);
   std::unique_lock<std::mutex> detector_write_lock();
 
