@@ -193,8 +193,9 @@ Store::Window& Store::window_for(std::int64_t sid) {
 }
 
 // The windows of a run's series not cached yet, in one statement: the points since the GPU's
-// (2 x window)th newest main run, of which each series keeps its newest `window`. A series too sparse to
-// fill its window there (it skipped runs) is read on its own.
+// (1.25 x window)th newest main run, of which each series keeps its newest `window`. A series too sparse
+// to fill its window there (it skipped runs) is read on its own. Measured on PostgreSQL at 300,000
+// results: detection 25-28 ms per run, against 28-32 ms reading each window on its own.
 void Store::load_windows(std::int64_t run_pk, std::int64_t gpu_id, const std::vector<std::int64_t>& series_ids) {
   std::vector<std::int64_t> missing;
   for (const auto sid : series_ids)
@@ -207,7 +208,7 @@ void Store::load_windows(std::int64_t run_pk, std::int64_t gpu_id, const std::ve
   {
     auto& st = w.q("SELECT started_ms FROM runs WHERE gpu_id=? AND branch=? ORDER BY started_ms DESC, id DESC"
                    " LIMIT 1 OFFSET ?");
-    st.bind(1, gpu_id).bind(2, opts_.main_branch).bind(3, static_cast<std::int64_t>(2 * n - 1));
+    st.bind(1, gpu_id).bind(2, opts_.main_branch).bind(3, static_cast<std::int64_t>(n + n / 4 - 1));
     if (st.step()) cutoff = st.i64(0);
     st.reset();
   }

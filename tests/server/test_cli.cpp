@@ -199,3 +199,24 @@ TEST(UploadLibrary, PostRunWrapsAndReportsErrors) {
   EXPECT_NE(r.error.find("run.id"), std::string::npos) << r.error;
   EXPECT_FALSE(sw::upload::post_run("127.0.0.1:1", s.token, doc, m).ok) << "no scheme";
 }
+
+TEST(Cli, MigrateCopiesIntoAnEmptyDatabaseAndRefusesAFullOne) {
+  TempDir dir;
+  const std::string from = dir.file("old.db"), to = dir.db("new.db");
+  {
+    TestServer s(from);
+    ASSERT_EQ(s.post(wrap(run_sample_bench(), "m-1", "c1"))->status, 201);
+  }
+  EXPECT_NE(run("--help", dir).out.find("migrate"), std::string::npos);
+  const auto m = run(cat("migrate --from sqlite:", from, " --to ", to), dir);
+  ASSERT_EQ(m.rc, 0) << m.err;
+  EXPECT_NE(m.out.find("runs\t1\n"), std::string::npos) << m.out;
+  EXPECT_NE(m.out.find("tokens\t1\n"), std::string::npos) << m.out;
+  EXPECT_NE(m.err.find("results: "), std::string::npos) << "progress on stderr: " << m.err;
+  const auto again = run(cat("migrate --from sqlite:", from, " --to ", to), dir);
+  EXPECT_EQ(again.rc, 1);
+  EXPECT_NE(again.err.find("already holds 1 runs"), std::string::npos) << again.err;
+  const auto same = run(cat("migrate --from ", from, " --to sqlite:", from), dir);
+  EXPECT_EQ(same.rc, 1);
+  EXPECT_NE(same.err.find("the same database"), std::string::npos) << same.err;
+}
