@@ -291,15 +291,6 @@ IngestResult Store::ingest(std::string_view body, const std::string& posted_by) 
   std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> new_series;
   std::string new_gpu_key;
   std::int64_t gpu_id = 0;
-  // The run as stored already: the same body is answered as stored, another body is a conflict.
-  auto stored = [&](std::int64_t id, const std::string& sha) {
-    if (sha != p.sha)
-      throw ClientError(409, "run id '" + p.run_key + "' already stored with a different body", "run.id");
-    IngestResult res;
-    res.created = false;
-    res.body = {{"run", run_json(w, id)}, {"alerts", json::array()}};
-    return res;
-  };
   // Another server process on the same PostgreSQL database may write the same names, or the same run,
   // at once: a lost race (deadlock, serialisation) runs the transaction again.
   for (int attempt = 1;; ++attempt) {
@@ -310,16 +301,6 @@ IngestResult Store::ingest(std::string_view body, const std::string& posted_by) 
     new_gpu_key.clear();
     try {
       sql::Tx tx(w);
-      {
-        auto& ex = w.q("SELECT id, body_sha256 FROM runs WHERE run_key=?");
-        ex.bind(1, p.run_key);
-        if (ex.step()) {
-          const std::int64_t id = ex.i64(0);
-          const std::string sha = ex.text(1);
-          ex.reset();
-          return stored(id, sha);
-        }
-      }
       const std::string gkey = p.vendor_id + '\x1f' + p.device_id + '\x1f' + p.device_name;
       if (auto it = gpu_ids_.find(gkey); it != gpu_ids_.end()) {
         gpu_id = it->second;
@@ -351,14 +332,20 @@ IngestResult Store::ingest(std::string_view body, const std::string& posted_by) 
         run_pk = inserted ? ins.i64(0) : 0;
         ins.reset();
         if (!inserted) {
-          // Stored by another process since the check above (it committed first).
+          // Stored already: by an earlier post, or by another server process that committed first.
           auto& ex = w.q("SELECT id, body_sha256 FROM runs WHERE run_key=?");
           ex.bind(1, p.run_key);
           if (!ex.step()) throw sql::Conflict("run id '" + p.run_key + "' was being stored by another process");
           const std::int64_t id = ex.i64(0);
           const std::string sha = ex.text(1);
           ex.reset();
-          return stored(id, sha);
+          // The same body is answered as stored; another body is a conflict.
+          if (sha != p.sha)
+            throw ClientError(409, "run id '" + p.run_key + "' already stored with a different body", "run.id");
+          IngestResult res;
+          res.created = false;
+          res.body = {{"run", run_json(w, id)}, {"alerts", json::array()}};
+          return res;
         }
       }
 
