@@ -3,7 +3,8 @@
 // parsed it answers before it records the client's address, so lingering_close.hpp could not find the
 // connection by its addresses. Here the listener's enqueue (right after accept, one connection at a
 // time) finds the one socket on the listening port it has not seen yet, and the job runs with it as the
-// thread's current connection.
+// thread's current connection. A socket is known by its descriptor and its peer: a job's descriptor is
+// closed before the job ends, and a connection accepted in between may get the same number.
 #pragma once
 
 #include <httplib.h>
@@ -12,6 +13,8 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <string>
+#include <utility>
 
 namespace sw {
 
@@ -26,7 +29,7 @@ class ConnectionQueue : public httplib::TaskQueue {
   std::unique_ptr<httplib::TaskQueue> inner_;
   const int listen_port_;
   std::mutex mutex_;
-  std::set<int> served_;  // sockets whose job has not ended
+  std::set<std::pair<int, std::string>> served_;  // (socket, peer address:port) whose job has not ended
 };
 
 // The socket of the connection the calling thread serves, or -1 (not a server worker, or not found).

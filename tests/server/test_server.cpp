@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <mutex>
 #include <thread>
 
 
@@ -340,6 +341,8 @@ TEST(ServerIngest, ConcurrentPostersAllLand) {
   for (int b = 0; b < 100; ++b) benches.push_back({"fam/var" + std::to_string(b % 4) + "/" + std::to_string(b) + "/cold", {1000.0 + b, 1001.0 + b, 999.0 + b}});
   const int threads = 4, per_thread = 8;
   std::atomic<int> created{0}, other{0};
+  std::mutex why_mu;
+  std::string why;  // what the posts that did not land were answered
   std::vector<std::thread> ts;
   for (int t = 0; t < threads; ++t)
     ts.emplace_back([&, t] {
@@ -348,7 +351,13 @@ TEST(ServerIngest, ConcurrentPostersAllLand) {
       for (int i = 0; i < per_thread; ++i) {
         const std::string id = cat("conc-", std::to_string(t), "-", std::to_string(i));
         auto r = s.post(wrap_doc(make_doc(g, benches), id, cat("c", std::to_string(i)), iso_at(t * 100 + i)));
-        (r && r->status == 201 ? created : other)++;
+        if (r && r->status == 201) {
+          ++created;
+          continue;
+        }
+        ++other;
+        std::lock_guard lk(why_mu);
+        why += cat(id, ": ", r ? cat(std::to_string(r->status), " ", r->body) : httplib::to_string(r.error()), "\n");
       }
     });
   // Meanwhile, the same run id from several threads at once: exactly one creates it.
@@ -364,7 +373,7 @@ TEST(ServerIngest, ConcurrentPostersAllLand) {
   for (auto& t : ts) t.join();
   for (auto& t : ds) t.join();
   EXPECT_EQ(created, threads * per_thread);
-  EXPECT_EQ(other, 0);
+  EXPECT_EQ(other, 0) << why;
   EXPECT_EQ(dup_created, 1);
   EXPECT_EQ(dup_ok, 3);
   EXPECT_EQ(count_runs(s), threads * per_thread + 1);
