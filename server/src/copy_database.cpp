@@ -10,9 +10,14 @@ namespace sw {
 
 namespace {
 
-// Parents before children, so every foreign key finds its row.
-constexpr const char* kTables[] = {"tokens", "gpus", "benchmarks", "series", "runs", "results", "points", "alerts"};
-constexpr const char* kOrder[] = {"id", "id", "id", "id", "id", "id", "series_id, started_ms, run_id", "id"};
+// Parents before children, so every foreign key finds its row; each in its key's order. Every table but
+// points has an id column of its own.
+struct Table {
+  const char* name;
+  const char* key = "id";
+};
+constexpr Table kTables[] = {{"tokens"}, {"gpus"}, {"benchmarks"}, {"series"}, {"runs"}, {"results"},
+                             {"points", "series_id, started_ms, run_id"}, {"alerts"}};
 
 std::uint64_t count_rows(sql::Conn& c, const std::string& table) {
   auto& st = c.q("SELECT COUNT(*) FROM " + table);
@@ -41,10 +46,10 @@ std::vector<CopiedTable> copy_database(const std::string& from, const std::strin
 
   std::vector<CopiedTable> copied;
   sql::Tx tx(*dst);
-  for (std::size_t ti = 0; ti < std::size(kTables); ++ti) {
-    const std::string table = kTables[ti];
+  for (const auto& t : kTables) {
+    const std::string table = t.name;
     const auto total = count_rows(*src, table);
-    auto& st = src->q("SELECT * FROM " + table + " ORDER BY " + kOrder[ti]);
+    auto& st = src->q("SELECT * FROM " + table + " ORDER BY " + t.key);
     std::optional<sql::BulkInsert> out;
     std::uint64_t n = 0;
     auto last = std::chrono::steady_clock::now();
@@ -65,7 +70,7 @@ std::vector<CopiedTable> copy_database(const std::string& from, const std::strin
     }
     st.reset();
     if (out) out->finish();
-    if (table != "points") dst->follow_copied_ids(table);
+    if (std::string_view(t.key) == "id") dst->follow_copied_ids(table);
     progress(table + ": " + std::to_string(n) + " rows copied");
     copied.push_back({table, n});
   }
