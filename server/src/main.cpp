@@ -66,6 +66,10 @@ int main(int argc, char** argv) {
                     "a run on any other branch is judged against it at the run's merge_base")
       ->check([](const std::string& s) { return s.empty() ? std::string("must not be empty") : std::string(); })
       ->capture_default_str();
+  bool gate_cpu_timings = false;
+  serve->add_flag("--gate-cpu-timings", gate_cpu_timings,
+                  "Let the timings of a device of type cpu (lavapipe) fail verdicts too; by default such runs are judged "
+                  "on correctness alone (on a shared runner their times move several-fold between runs)");
   std::uint64_t max_db_mib = 0;
   serve->add_option("--max-db-mib", max_db_mib,
                     "SQLite only: refuse writes (507) once the file reaches this many MiB (default 0: until the disk "
@@ -124,6 +128,7 @@ int main(int argc, char** argv) {
       sw::StoreOptions so;
       so.db = db;
       so.main_branch = main_branch;
+      so.gate_cpu_timings = gate_cpu_timings;
       so.max_db_mib = max_db_mib;
       return run_serve(so, sopts);
     }

@@ -549,12 +549,14 @@ json Store::compare(const Params& q) {
 json Store::verdict(const std::string& key) {
   auto c = reader();
   const auto pk = run_pk(*c, key, "run_id");
-  auto& run_st = c->q("SELECT started_ms, branch, merge_base, gpu_id FROM runs WHERE id=?");
+  auto& run_st = c->q("SELECT r.started_ms, r.branch, r.merge_base, r.gpu_id, g.device_type FROM runs r"
+                       " JOIN gpus g ON g.id=r.gpu_id WHERE r.id=?");
   run_st.bind(1, pk);
   run_st.step();
   const auto ms = run_st.i64(0);
   const std::string branch = run_st.text(1), merge_base = run_st.text(2);
   const auto gpu_id = run_st.i64(3);
+  const bool cpu_device = run_st.text(4) == "cpu";
   run_st.reset();
   // The main branch's level this run is judged against: for a main run, its own series up to it; for a
   // run on another branch, main's runs up to its merge base (the latest main run on this GPU at that
@@ -579,11 +581,13 @@ json Store::verdict(const std::string& key) {
   // The evidence, loaded; the judgement is analysis::judge's.
   analysis::RunEvidence evidence;
   evidence.on_main = on_main;
+  evidence.timings_gated = !cpu_device || opts_.gate_cpu_timings;
   for (const auto& [name, p] : run_points(*c, pk)) {
     analysis::BenchmarkEvidence& b = evidence.benchmarks.emplace_back();
     b.name = name;
     b.series_id = p.series_id;
     b.value = p.value;
+    b.reps = p.reps;
     if (p.errors > 0) {
       b.failed = true;
       auto& st = c->q("SELECT n_errors FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?) AND on_main=1"
@@ -600,14 +604,26 @@ json Store::verdict(const std::string& key) {
                       " AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
       rs.bind(1, p.series_id).bind(2, ms).bind(3, pk).bind(4, static_cast<std::int64_t>(opts_.detect.present_points));
       while (rs.step()) b.recent.push_back(rs.f64(0));
-      auto& st = c->q("SELECT id, state, before_ns, after_ns, floor_pct FROM alerts WHERE series_id=? AND"
-                      " kind='regression' AND state IN ('new','acknowledged') AND (started_ms, run_id) <= (?, ?)");
+      auto& st = c->q("SELECT id, state, before_ns, after_ns, floor_pct, noise_pct, n_before, started_ms, run_id FROM alerts"
+                      " WHERE series_id=? AND kind='regression' AND state IN ('new','acknowledged') AND (started_ms, run_id) <= (?, ?)");
       st.bind(1, p.series_id).bind(2, ms).bind(3, pk);
+      std::vector<std::pair<std::int64_t, std::int64_t>> steps;  // each alert's first run of the new level
       while (st.step()) {
+        steps.emplace_back(st.i64(7), st.i64(8));
         analysis::OpenRegression r{st.i64(0), st.text(1) == "acknowledged"};
         if (!st.null(2) && !st.null(3)) r.before = st.f64(2), r.after = st.f64(3);
         r.floor_rel = st.null(4) ? 0 : st.f64(4) / 100;
+        r.noise_rel = st.null(5) ? 0 : st.f64(5) / 100;
+        r.n_before = st.null(6) ? 0 : static_cast<std::size_t>(st.i64(6));
         b.open.push_back(r);
+      }
+      st.reset();
+      for (std::size_t i = 0; i < b.open.size(); ++i) {
+        auto& since = c->q("SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) >= (?, ?) AND"
+                           " (started_ms, run_id) <= (?, ?) AND on_main=1 AND value_ns IS NOT NULL"
+                           " ORDER BY started_ms DESC, run_id DESC LIMIT 48");
+        since.bind(1, p.series_id).bind(2, steps[i].first).bind(3, steps[i].second).bind(4, ms).bind(5, pk);
+        while (since.step()) b.open[i].since.push_back(since.f64(0));
       }
     }
     // The level starts at the latest performance change point before the level's bound.
@@ -619,22 +635,50 @@ json Store::verdict(const std::string& key) {
       st.bind(1, p.series_id).bind(2, level_ms).bind(3, level_pk);
       if (st.step()) boundary_ms = st.i64(0);
     }
-    auto& bs = c->q("SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?) AND on_main=1"
-                    " AND started_ms>=? AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT 48");
-    bs.bind(1, p.series_id).bind(2, level_ms).bind(3, level_pk).bind(4, boundary_ms);
-    while (bs.step()) b.level_runs.push_back(bs.f64(0));
+    // The main runs before the bound, newest first: the level (since that change point, at most 48), the
+    // history the gate looks for the GPU's lone swings in (across change points) and how long the series is.
+    auto& bs = c->q("SELECT value_ns, reps, started_ms FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?)"
+                    " AND on_main=1 AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
+    bs.bind(1, p.series_id).bind(2, level_ms).bind(3, level_pk)
+        .bind(4, static_cast<std::int64_t>(std::max<std::size_t>(opts_.detect.noise_window, 48)));
+    while (bs.step()) {
+      ++b.history;
+      const double value = bs.f64(0);
+      if (b.swing_history.size() < opts_.gate.swing_runs) b.swing_history.push_back(value);
+      if (bs.i64(2) < boundary_ms || b.level_runs.size() >= 48) continue;
+      b.level_runs.push_back(value);
+      if (b.level_runs.size() < opts_.detect.min_segment) b.level_reps.push_back(unpack_reps(bs.blob(1)));
+    }
+    bs.reset();
+    std::reverse(b.swing_history.begin(), b.swing_history.end());
   }
-  const analysis::RunVerdict v = analysis::judge(evidence, opts_.detect);
+  const analysis::RunVerdict v = analysis::judge(evidence, opts_.detect, opts_.gate);
   json correctness = json::array(), regressions = json::array(), known = json::array(), suspects = json::array();
   for (const auto& f : v.correctness)
     correctness.push_back({{"benchmark", f.benchmark->name}, {"series_id", f.benchmark->series_id},
                            {"kind", detect::to_string(f.kind)}, {"error_message", f.benchmark->error_message}});
   for (const auto id : v.regressions) regressions.push_back(alert_json(*c, id));
   for (const auto id : v.acknowledged) known.push_back(alert_json(*c, id));
+  json unconfirmed = json::array();
+  for (const auto id : v.unconfirmed) unconfirmed.push_back(alert_json(*c, id));
   for (const auto& f : v.suspects)
     suspects.push_back({{"benchmark", f.benchmark->name}, {"series_id", f.benchmark->series_id},
                         {"level_ns", f.suspect.level}, {"value_ns", f.benchmark->value},
                         {"delta_pct", 100 * f.suspect.delta}, {"floor_pct", 100 * f.suspect.floor}, {"z", f.suspect.z}});
+  json slowdowns = json::array();
+  for (const auto& f : v.slowdowns)
+    slowdowns.push_back({{"benchmark", f.benchmark->name}, {"series_id", f.benchmark->series_id},
+                         {"against", analysis::to_string(f.slowdown.against)}, {"baseline_runs", f.slowdown.runs},
+                         {"baseline_ns", f.slowdown.baseline}, {"value_ns", f.benchmark->value},
+                         {"delta_pct", 100 * f.slowdown.delta}, {"floor_pct", 100 * f.slowdown.floor},
+                         {"noise_pct", 100 * f.slowdown.noise}});
+  const auto& cov = v.coverage;
+  const json coverage = {{"first_runs", cov.first_runs}, {"previous_runs", cov.previous_runs}, {"level", cov.level},
+                         {"change_points", cov.change_points}, {"not_timed", cov.not_timed},
+                         {"timings_gated", evidence.timings_gated}, {"history_min", cov.history_min},
+                         {"history_max", cov.history_max}, {"swing_pct", 100 * std::expm1(cov.swing)},
+                         {"series_runs", cov.series_runs}, {"single_run_gate", cov.gated},
+                         {"line", analysis::coverage_line(cov, opts_.detect, opts_.gate)}};
   // Kernels the device could not run or an expectations entry skipped: neither a pass nor a failure,
   // listed so nobody mistakes them for either.
   json skipped = json::array();
@@ -651,8 +695,8 @@ json Store::verdict(const std::string& key) {
     }
   }
   return {{"run_id", key}, {"branch", branch}, {"baseline", baseline}, {"verdict", v.fail ? "fail" : "pass"},
-          {"correctness", correctness}, {"regressions", regressions}, {"acknowledged_regressions", known},
-          {"suspects", suspects}, {"skipped", skipped}};
+          {"correctness", correctness}, {"regressions", regressions}, {"slowdowns", slowdowns},
+          {"acknowledged_regressions", known}, {"unconfirmed_regressions", unconfirmed}, {"suspects", suspects}, {"skipped", skipped}, {"coverage", coverage}};
 }
 
 namespace {

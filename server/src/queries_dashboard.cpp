@@ -20,10 +20,13 @@ json verdict_brief(const json& v) {
   json failing = json::array();
   for (const auto& f : v["correctness"]) failing.push_back(f["benchmark"]);
   for (const auto& r : v["regressions"]) failing.push_back(r["benchmark"]);
+  for (const auto& s : v["slowdowns"]) failing.push_back(s["benchmark"]);
   const std::size_t shown = std::min<std::size_t>(failing.size(), 10);
   return {{"verdict", v["verdict"]},
           {"correctness", v["correctness"].size()},
           {"regressions", v["regressions"].size()},
+          {"slowdowns", v["slowdowns"].size()},
+          {"history", v["coverage"]["line"]},
           {"suspects", v["suspects"].size()},
           {"skipped", v["skipped"].size()},
           {"failing", json(std::vector<json>(failing.begin(), failing.begin() + static_cast<std::ptrdiff_t>(shown)))},

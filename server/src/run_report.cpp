@@ -131,6 +131,19 @@ std::string alert_line(const json& a) {
 
 std::string link(const std::string& base, const std::string& hash) { return base + "/#/" + hash; }
 
+std::string baseline_text(const json& s) {
+  const auto runs = s.value("baseline_runs", 0);
+  return str(s, "against") == "level" ? "its level (median of " + std::to_string(runs) + " runs)"
+         : runs == 1                  ? "the previous run"
+                                      : "the previous " + std::to_string(runs) + " runs (median)";
+}
+
+std::string slowdown_line(const json& s) {
+  return "slowdown " + fmt("%.2fx", num(s, "value_ns") / num(s, "baseline_ns")) + " (" + time_text(num(s, "baseline_ns")) +
+         " -> " + time_text(num(s, "value_ns")) + ") against " + baseline_text(s) + ", beyond any noise: the gate's floor is " +
+         pct_text(num(s, "floor_pct")) + " (run-to-run noise " + fmt("%.2f%%", num(s, "noise_pct")) + ")";
+}
+
 }  // namespace
 
 std::string summary_marker(const std::string& run_id) { return "<!-- shaderwatch-run: " + run_id + " -->"; }
@@ -139,7 +152,9 @@ std::string junit_xml(const RunReportInput& in) {
   const json& meta = in.run.value("run", json::object());
   const auto correctness = by_benchmark(in.verdict, "correctness");
   const auto regressions = by_benchmark(in.verdict, "regressions");
+  const auto slowdowns = by_benchmark(in.verdict, "slowdowns");
   const auto acknowledged = by_benchmark(in.verdict, "acknowledged_regressions");
+  const auto unconfirmed = by_benchmark(in.verdict, "unconfirmed_regressions");
   const auto suspects = by_benchmark(in.verdict, "suspects");
   const std::vector<Row> rows = rows_of(in.run);
 
@@ -167,6 +182,11 @@ std::string junit_xml(const RunReportInput& in) {
       else failure_type = "regression";
       failure += alert_line(g->second) + "\n" + link(in.dashboard, "alerts?id=" + std::to_string(g->second.value("id", 0)));
     }
+    if (const auto d = slowdowns.find(r.name); d != slowdowns.end()) {
+      if (!failure.empty()) failure += "\n";
+      else failure_type = "slowdown";
+      failure += slowdown_line(d->second);
+    }
     if (r.outcome == "unsupported" || r.outcome == "skip") skip = true;
     if (r.outcome == "flake") out_lines.push_back(r.error_message);
     if (r.outcome == "xfail") out_lines.push_back("expected failure (XFAIL): " + r.error_message);
@@ -176,6 +196,8 @@ std::string junit_xml(const RunReportInput& in) {
     if (r.outcome == "xpass") out_lines.push_back("expected failure did not fail this time (XPASS): " + r.error_message);
     if (const auto a = acknowledged.find(r.name); a != acknowledged.end())
       out_lines.push_back("acknowledged " + alert_line(a->second));
+    if (const auto a = unconfirmed.find(r.name); a != unconfirmed.end())
+      out_lines.push_back("not failing until more runs confirm it: " + alert_line(a->second));
     if (const auto s = suspects.find(r.name); s != suspects.end())
       out_lines.push_back("suspect: " + pct_text(num(s->second, "delta_pct")) + " against its level (" +
                           time_text(num(s->second, "level_ns")) + " -> " + time_text(num(s->second, "value_ns")) +
@@ -215,6 +237,7 @@ std::string junit_xml(const RunReportInput& in) {
   const std::pair<const char*, std::string> props[] = {
       {"run_id", run_id},
       {"verdict", str(in.verdict, "verdict")},
+      {"history", str(in.verdict.value("coverage", json::object()), "line")},
       {"commit", str(meta, "commit")},
       {"branch", str(meta, "branch")},
       {"runner", str(meta, "runner")},
@@ -234,6 +257,7 @@ std::string summary_markdown(const RunReportInput& in, std::size_t max_bytes) {
   const std::string run_id = str(meta, "id");
   const json empty = json::array();
   const json& regressions = in.verdict.contains("regressions") ? in.verdict["regressions"] : empty;
+  const json& slowdowns = in.verdict.contains("slowdowns") ? in.verdict["slowdowns"] : empty;
   const json& correctness = in.verdict.contains("correctness") ? in.verdict["correctness"] : empty;
   const json& suspects = in.verdict.contains("suspects") ? in.verdict["suspects"] : empty;
   const json& skipped = in.verdict.contains("skipped") ? in.verdict["skipped"] : empty;
@@ -244,6 +268,9 @@ std::string summary_markdown(const RunReportInput& in, std::size_t max_bytes) {
   if (!correctness.empty()) problems += std::to_string(correctness.size()) + " correctness failure" + (correctness.size() == 1 ? "" : "s");
   if (!regressions.empty())
     problems += (problems.empty() ? "" : ", ") + std::to_string(regressions.size()) + " regression" + (regressions.size() == 1 ? "" : "s");
+  if (!slowdowns.empty())
+    problems += (problems.empty() ? "" : ", ") + std::to_string(slowdowns.size()) + " slowdown" + (slowdowns.size() == 1 ? "" : "s") +
+                " in this run";
   head += "### " + std::string(pass ? "✅ shaderwatch: pass" : "❌ shaderwatch: fail") + (problems.empty() ? "" : " (" + problems + ")") +
           " · " + md_cell(str(gpu, "name")) + " · " + md_cell(str(driver, "name") + " " + str(driver, "info")) + " · commit " +
           md_code(str(meta, "commit")) + (str(meta, "branch").empty() ? "" : " on " + md_code(str(meta, "branch"))) + " · [run " +
@@ -251,6 +278,8 @@ std::string summary_markdown(const RunReportInput& in, std::size_t max_bytes) {
   const std::size_t n_bench = rows_of(in.run).size();
   head += "\n" + std::to_string(n_bench) + " benchmarks, " + std::to_string(suspects.size()) + " suspect" +
           (suspects.size() == 1 ? "" : "s") + ", " + std::to_string(skipped.size()) + " skipped (unsupported or an expectations entry).\n";
+  if (const std::string line = str(in.verdict.value("coverage", json::object()), "line"); !line.empty())
+    head += "\n" + md_cell(line) + "\n";
 
   // Sections in order of importance; each row is added only while the text stays under max_bytes.
   std::string body;
@@ -278,6 +307,13 @@ std::string summary_markdown(const RunReportInput& in, std::size_t max_bytes) {
   };
 
   std::vector<std::string> rows;
+  for (const auto& d : slowdowns)
+    rows.push_back("| " + md_code(str(d, "benchmark")) + " | " + time_text(num(d, "baseline_ns")) + " → " +
+                   time_text(num(d, "value_ns")) + " | " + fmt("%.2fx", num(d, "value_ns") / num(d, "baseline_ns")) + " | " +
+                   md_cell(baseline_text(d)) + " | " + pct_text(num(d, "floor_pct")) + " |\n");
+  table("Slowdowns in this run (" + std::to_string(slowdowns.size()) + ", beyond any noise: the single-run gate)",
+        "| benchmark | before → this run | ratio | against | gate floor |\n|---|---|---|---|---|\n", rows, false);
+  rows.clear();
   for (const auto& a : regressions)
     rows.push_back("| " + md_code(str(a, "benchmark")) + " | " + time_text(num(a, "before_ns")) + " → " +
                    time_text(num(a, "after_ns")) + " | " + pct_text(num(a, "delta_pct")) + " | " +
@@ -293,11 +329,16 @@ std::string summary_markdown(const RunReportInput& in, std::size_t max_bytes) {
   table("Correctness failures (" + std::to_string(correctness.size()) + ")", "| benchmark | kind | message |\n|---|---|---|\n",
         rows, false);
   rows.clear();
+  if (in.verdict.contains("unconfirmed_regressions"))
+    for (const auto& a : in.verdict["unconfirmed_regressions"])
+      rows.push_back("| " + md_code(str(a, "benchmark")) + " | " + time_text(num(a, "before_ns")) + " → " +
+                     time_text(num(a, "after_ns")) + " | " + pct_text(num(a, "delta_pct")) + " | alert " +
+                     std::to_string(a.value("id", 0)) + ", not yet beyond the gate's score |\n");
   for (const auto& s : suspects)
     rows.push_back("| " + md_code(str(s, "benchmark")) + " | " + time_text(num(s, "level_ns")) + " → " +
                    time_text(num(s, "value_ns")) + " | " + pct_text(num(s, "delta_pct")) + " | " + fmt("%.1f", num(s, "z")) +
                    " |\n");
-  table("Suspects (" + std::to_string(suspects.size()) + ", not failures until later runs confirm them)",
+  table("Suspects (" + std::to_string(rows.size()) + ", not failures until later runs confirm them)",
         "| benchmark | level → this run | delta | z |\n|---|---|---|---|\n", rows, false);
   rows.clear();
   if (in.improvements.is_array())
@@ -315,10 +356,10 @@ std::string summary_markdown(const RunReportInput& in, std::size_t max_bytes) {
 }
 
 std::string results_csv(const RunReportInput& in) {
-  const auto regressions = by_benchmark(in.verdict, "regressions");
+  const auto regressions = by_benchmark(in.verdict, "regressions"), slowdowns = by_benchmark(in.verdict, "slowdowns");
   std::string out = "name,status,median_us,err_bound_ratio,label\n";
   for (const Row& r : rows_of(in.run)) {
-    const std::string status = regressions.count(r.name) ? "REGRESSION" : upper(r.outcome);
+    const std::string status = regressions.count(r.name) || slowdowns.count(r.name) ? "REGRESSION" : upper(r.outcome);
     out += csv_field(r.name) + "," + status + "," + (std::isfinite(r.median_ns) ? fmt("%.3f", r.median_ns / 1e3) : "") + "," +
            (std::isfinite(r.err_bound_ratio) ? fmt("%.3g", r.err_bound_ratio) : "") + "," + csv_field(r.label) + "\n";
   }

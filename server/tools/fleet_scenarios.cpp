@@ -115,6 +115,22 @@ Plan drift(const TrialParams& p, std::mt19937_64& rng) {
   return pl;
 }
 
+// A large slowdown of one benchmark on every GPU: at R/2 (a mature series), or at run 1 (the second run of a
+// new deployment: one run of history).
+Plan step_large(const TrialParams& p, std::mt19937_64& rng) {
+  Plan pl(p);
+  const int b = pick(rng, p.benchmarks);
+  for (int g = 0; g < p.gpus; ++g) slow(pl, g, b, pl.step_run, 3.6, "regression");
+  return pl;
+}
+Plan cold_large(const TrialParams& p, std::mt19937_64& rng) {
+  Plan pl(p);
+  pl.step_run = 1;
+  const int b = pick(rng, p.benchmarks);
+  for (int g = 0; g < p.gpus; ++g) slow(pl, g, b, 1, 3.6, "regression");
+  return pl;
+}
+
 Plan improvement(const TrialParams& p, std::mt19937_64& rng) {
   Plan pl(p);
   const int b = pick(rng, p.benchmarks);
@@ -257,6 +273,14 @@ const std::vector<Scenario>& scenarios() {
       {"drift", "", "one benchmark on GPU 0 0.1% slower per run from run R/3", drift},
       {"improvement", "", "one benchmark 3% faster on every GPU from R/2", improvement},
       {"correctness", "driver", "one benchmark on GPU 0 fails from R/2, with a driver update there", correctness},
+      {"step_3.6x", "commit", "a commit at run R/2 makes one benchmark 3.6x slower on every GPU", step_large},
+      {"cold_3.6x", "", "a commit at run 1 (one run of history) makes one benchmark 3.6x slower on every GPU",
+       cold_large},
+      {"branch_aa", "", "no change on main; after every main run a branch run forked from it (A/A)", aa, 1.0},
+      {"branch_10pct", "", "no change on main; after every main run a branch run with one benchmark 10% slower", aa,
+       1.10},
+      {"branch_3.6x", "", "no change on main; after every main run a branch run with one benchmark 3.6x slower", aa,
+       3.6},
   };
   return all;
 }
@@ -289,6 +313,21 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
     return false;
   };
 
+  // Branch probes draw from streams of their own: main's runs see the same noise in every scenario.
+  NoiseGen probe_noise{p.noise, std::mt19937_64(mix(p.seed ^ 0xb7a4c4ULL))};
+  std::mt19937_64 probe_rng(mix(p.seed ^ 0x9e0beULL));
+  const auto history_bin = [](int h) { return std::min(h, kHistoryBins - 1); };
+  // The benchmarks a verdict fails on: correctness failures, confirmed regressions, single-run slowdowns.
+  const auto failing = [&](const json& v) {
+    std::vector<int> listed;
+    for (const char* key : {"correctness", "regressions", "slowdowns"})
+      for (const auto& e : v.at(key)) {
+        const auto it = bench_idx.find(e.at("benchmark").get<std::string>());
+        listed.push_back(it == bench_idx.end() ? -1 : it->second);
+      }
+    return listed;
+  };
+
   TrialResult res;
   for (const auto& c : pl.changes) res.changes.push_back({c});
   TempDir dir;
@@ -315,16 +354,14 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
       const json v = store.verdict(id);
       ++res.runs;
       const bool fail = v.at("verdict") == "fail";
-      if (fail && !real_on_gpu(g, r)) ++res.false_fails;
-      std::vector<int> listed, suspected;  // benchmarks the verdict lists as failing, and as suspects
+      const int bin = history_bin(r);
+      ++res.main.runs[bin];
+      if (fail && !real_on_gpu(g, r)) ++res.false_fails, ++res.main.false_fails[bin];
+      const std::vector<int> listed = failing(v);  // benchmarks the verdict lists as failing
+      std::vector<int> suspected;                  // and as suspects
       bool wrong = false;
-      for (const char* key : {"correctness", "regressions"})
-        for (const auto& e : v.at(key)) {
-          const auto it = bench_idx.find(e.at("benchmark").get<std::string>());
-          const int b = it == bench_idx.end() ? -1 : it->second;
-          listed.push_back(b);
-          if (b < 0 || !real(g, b, r)) wrong = true;
-        }
+      for (const int b : listed)
+        if (b < 0 || !real(g, b, r)) wrong = true;
       if (fail && wrong) ++res.wrong_fails;
       for (const auto& e : v.at("suspects")) {
         const auto it = bench_idx.find(e.at("benchmark").get<std::string>());
@@ -334,8 +371,10 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
       for (auto& co : res.changes) {
         const auto& c = co.change;
         if (c.gpu != g || r != c.run || c.kind != "regression") continue;
-        co.suspect_at_once = std::find(listed.begin(), listed.end(), c.bench) != listed.end() ||
-                             std::find(suspected.begin(), suspected.end(), c.bench) != suspected.end();
+        co.failed_at_once = std::find(listed.begin(), listed.end(), c.bench) != listed.end();
+        co.suspect_at_once = co.failed_at_once || std::find(suspected.begin(), suspected.end(), c.bench) != suspected.end();
+        ++res.main.slowed[bin];
+        res.main.caught[bin] += co.failed_at_once;
       }
       for (auto& co : res.changes) {
         const auto& c = co.change;
@@ -347,6 +386,28 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
         if (c.gpu != g || co.verdict_delay < 0 || r - c.run <= co.verdict_delay) continue;
         ++co.runs_after;
         co.listed_after += std::find(listed.begin(), listed.end(), c.bench) != listed.end();
+      }
+      if (sc.probe > 0) {
+        // A pull request forked from this run's commit, one benchmark slower (or none, for an A/A probe).
+        const int pb = pick(probe_rng, p.benchmarks);
+        const double keep = pl.lvl(g, r, pb);
+        pl.lvl(g, r, pb) *= sc.probe;
+        const json probe = {{"id", id + "-pr"}, {"commit", std::string("p").append(commit)}, {"branch", "pr"},
+                            {"merge_base", commit}, {"runner", pl.rnr(g, r)},
+                            {"started_at", format_iso8601_ms(1767225600000LL + r * 60000LL + g * 1000LL + 500)}};
+        std::string probe_body = std::string("{\"run\":").append(probe.dump()).append(",\"benchmark\":");
+        probe_body.append(make_doc(pl, g, r, p.reps, probe_noise)).append("}");
+        pl.lvl(g, r, pb) = keep;
+        store.ingest(probe_body, "fleet-sim");
+        const json pv = store.verdict(id + "-pr");
+        const int pbin = history_bin(r + 1);  // the merge base's run is history too
+        ++res.probes.runs[pbin];
+        const bool slowed = sc.probe > 1;
+        res.probes.slowed[pbin] += slowed;
+        bool caught = false, other = false;
+        for (const int b : failing(pv)) (slowed && b == pb ? caught : other) = true;
+        res.probes.caught[pbin] += caught;
+        res.probes.false_fails[pbin] += other && !real_on_gpu(g, r);
       }
     }
   }
@@ -390,7 +451,18 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
   return res;
 }
 
+void ByHistory::add(const ByHistory& o) {
+  for (int i = 0; i < kHistoryBins; ++i) {
+    runs[i] += o.runs[i];
+    false_fails[i] += o.false_fails[i];
+    slowed[i] += o.slowed[i];
+    caught[i] += o.caught[i];
+  }
+}
+
 void Summary::add(const TrialResult& t) {
+  main.add(t.main);
+  probes.add(t.probes);
   ++trials;
   runs += t.runs;
   false_fails += t.false_fails;
@@ -409,6 +481,7 @@ void Summary::add(const TrialResult& t) {
     if (co.change.kind == "regression") {
       ++slowdowns;
       suspected_at_once += co.suspect_at_once;
+      failed_at_once += co.failed_at_once;
     }
     if (co.found) {
       ++found;
@@ -469,6 +542,11 @@ json Summary::to_json() const {
           {"verdict_held_pct", num(held_pct())},
           {"slowdowns", slowdowns},
           {"suspected_at_once", suspected_at_once},
+          {"failed_at_once", failed_at_once},
+          {"by_history", {{"main", {{"runs", main.runs}, {"false_fails", main.false_fails}, {"slowed", main.slowed},
+                                    {"caught", main.caught}}},
+                          {"probes", {{"runs", probes.runs}, {"false_fails", probes.false_fails},
+                                      {"slowed", probes.slowed}, {"caught", probes.caught}}}}},
           {"expected_cause", expected_cause.empty() ? json(nullptr) : json(expected_cause)},
           {"causes", causes},
           {"cause_as_expected", expected_cause.empty() ? json(nullptr) : json(cause_ok)},

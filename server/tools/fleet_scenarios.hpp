@@ -70,6 +70,19 @@ struct Scenario {
   std::string expected_cause;  // the attribution a correct server gives ("" = none expected)
   std::string what;            // one line for --help
   Plan (*plan)(const TrialParams&, std::mt19937_64& rng);
+  // Branch probes: after every main run of every GPU, a run on branch "pr" forked from it (its merge base),
+  // with one benchmark (a new one each time) this many times slower; 1 is an A/A probe, 0 none. Probes have
+  // noise of their own, so main's runs see the same noise as in every other scenario.
+  double probe = 0;
+};
+
+// Verdicts by the history their benchmarks had (main runs before the run, or at the merge base): index h
+// is h runs of history, the last index h or more.
+inline constexpr int kHistoryBins = 21;
+struct ByHistory {
+  std::vector<int> runs = std::vector<int>(kHistoryBins), false_fails = std::vector<int>(kHistoryBins),
+                   slowed = std::vector<int>(kHistoryBins), caught = std::vector<int>(kHistoryBins);
+  void add(const ByHistory& o);
 };
 const std::vector<Scenario>& scenarios();
 const Scenario* find_scenario(std::string_view name);
@@ -91,6 +104,7 @@ struct ChangeOutcome {
   // (a regression still there should keep failing until someone triages it).
   int runs_after = 0, listed_after = 0;
   bool suspect_at_once = false;  // a slowdown its first run's verdict listed (as a suspect or a failure)
+  bool failed_at_once = false;   // a slowdown whose first run's verdict failed, listing it
 };
 
 struct TrialResult {
@@ -103,6 +117,9 @@ struct TrialResult {
   std::vector<ChangeOutcome> changes;
   double ingest_ms_before = 0, ingest_ms_after = 0;  // mean wall ms of Store::ingest
   double seconds = 0;
+  // Main runs (false fails; slowed: a real slowdown's first run, caught: its verdict failed listing it) and
+  // branch probes (false fails: a fail listing anything but the slowed benchmark; caught: listing it).
+  ByHistory main, probes;
 };
 
 // Posts the whole trial to a fresh Store in a temp dir (removed afterwards) and scores it.
@@ -116,6 +133,8 @@ struct Summary {
   int closed = 0;  // found alerts no longer in state new at the end (closed by the server)
   int runs_after = 0, listed_after = 0;
   int slowdowns = 0, suspected_at_once = 0;  // slowdowns (not correctness), and those listed on their first run
+  int failed_at_once = 0;                     // slowdowns whose first run's verdict failed on them
+  ByHistory main, probes;
   std::vector<int> delays, verdict_delays;
   std::map<std::string, int> causes, false_alert_kinds;
   nlohmann::json details = nlohmann::json::array();  // one object per change of every trial

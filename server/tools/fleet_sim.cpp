@@ -32,9 +32,9 @@ std::string fmt(const char* f, double x) {
 }
 
 void print_table(const std::vector<fl::Summary>& rows) {
-  std::printf("%-13s %-7s %3s %5s %6s %6s %6s %4s %7s %6s %15s %7s %6s %5s %6s %6s %6s %9s  %-26s\n",
+  std::printf("%-13s %-7s %3s %5s %6s %6s %6s %4s %7s %6s %15s %7s %6s %5s %10s %6s %6s %9s  %-26s\n",
               "scenario", "noise", "tr", "runs", "ff/1k", "wr/1k", "sus/1k", "fa", "found", "delay", "by6/by12", "vfail",
-              "vdelay", "held", "sus@1", "placed", "closed", "ingestms", "causes [expected: ok]");
+              "vdelay", "held", "fail/sus@1", "placed", "closed", "ingestms", "causes [expected: ok]");
   for (const auto& s : rows) {
     const bool any = s.changes > 0;
     auto frac = [&](int n) {
@@ -48,12 +48,13 @@ void print_table(const std::vector<fl::Summary>& rows) {
     const std::string early = any ? std::to_string(s.found_within(6)) + "/" + std::to_string(s.found_within(12)) + "/" +
                                         std::to_string(s.changes)
                                   : std::string("-");
-    std::printf("%-13s %-7s %3d %5d %6.1f %6.1f %6.1f %4d %7s %6s %15s %7s %6s %5s %6s %6s %6s %9s  %s\n",
+    std::printf("%-13s %-7s %3d %5d %6.1f %6.1f %6.1f %4d %7s %6s %15s %7s %6s %5s %10s %6s %6s %9s  %s\n",
                 s.scenario.c_str(), s.noise.c_str(), s.trials, s.runs, s.per_1000(s.false_fails),
                 s.per_1000(s.wrong_fails), s.per_1000(s.spurious_suspects), s.false_alerts, frac(s.found).c_str(),
                 fmt("%.1f", s.mean_delay()).c_str(), early.c_str(), frac(s.verdict_found).c_str(),
                 fmt("%.1f", s.mean_verdict_delay()).c_str(), fmt("%.0f%%", s.held_pct()).c_str(),
-                s.slowdowns ? (std::to_string(s.suspected_at_once) + "/" + std::to_string(s.slowdowns)).c_str() : "-",
+                s.slowdowns ? (std::to_string(s.failed_at_once) + "/" + std::to_string(s.suspected_at_once) + "/" +
+                               std::to_string(s.slowdowns)).c_str() : "-",
                 frac(s.placed).c_str(), frac(s.closed).c_str(), ingest.c_str(), causes.c_str());
   }
   std::printf(
@@ -63,11 +64,42 @@ void print_table(const std::vector<fl::Summary>& rows) {
       "raised at or after the change (delay: mean runs from the change to that alert); by6/by12: changes found\n"
       "by the time 6 (12) runs sat on the new level, the change's run the first of them; vfail: changes whose\n"
       "series a failing verdict listed (vdelay: mean runs to the first; held: share of its GPU's later\n"
-      "runs whose verdict still listed it, the regression being still there); sus@1: slowdowns whose first\n"
-      "run's verdict listed them (as a suspect or failing); placed: alert boundary\n"
+      "runs whose verdict still listed it, the regression being still there); fail/sus@1: slowdowns whose first\n"
+      "run's verdict failed on them / listed them (failing or a suspect) / slowdowns; placed: alert boundary\n"
       "exactly at the change run; closed: found alerts the server itself moved out of state new by the end\n"
       "(nothing is triaged here); ingestms: mean ms per Store::ingest before/from the change run; causes:\n"
       "what the found alerts carry.\n");
+}
+
+// Verdicts by history length: per row, main runs' false fails per 1000 and the slowdowns their first run
+// failed, then the branch probes' false fails per 1000 and the slowed benchmarks they failed on.
+void print_by_history(const std::vector<fl::Summary>& rows) {
+  const std::vector<std::pair<int, int>> bins = {{0, 0}, {1, 1}, {2, 2}, {3, 5}, {6, 11}, {12, 17}, {18, fl::kHistoryBins - 1}};
+  std::printf("\nBy history (main runs before the run, or up to a probe's merge base; the last bin is 18 or more):\n");
+  std::printf("%-13s %-7s %-6s", "scenario", "noise", "");
+  for (const auto& [a, b] : bins)
+    std::printf(" %13s", (a == b ? std::to_string(a) : std::to_string(a) + "-" + (b == fl::kHistoryBins - 1 ? std::string("") : std::to_string(b))).c_str());
+  std::printf("\n");
+  const auto line = [&](const fl::Summary& s, const char* what, const fl::ByHistory& h, bool show_caught) {
+    int total = 0;
+    for (int n : h.runs) total += n;
+    if (total == 0) return;
+    std::printf("%-13s %-7s %-6s", s.scenario.c_str(), s.noise.c_str(), what);
+    for (const auto& [a, b] : bins) {
+      int runs = 0, ff = 0, slowed = 0, caught = 0;
+      for (int i = a; i <= b; ++i) runs += h.runs[i], ff += h.false_fails[i], slowed += h.slowed[i], caught += h.caught[i];
+      std::string cell = runs ? fmt("%.1f", 1000.0 * ff / runs) : "-";
+      if (show_caught && slowed) cell += " " + std::to_string(caught) + "/" + std::to_string(slowed);
+      std::printf(" %13s", cell.c_str());
+    }
+    std::printf("\n");
+  };
+  for (const auto& s : rows) {
+    line(s, "main", s.main, true);
+    line(s, "probes", s.probes, true);
+  }
+  std::printf("Each cell: failed verdicts per 1000 runs with no real change listed, then (where a slowdown came at that\n"
+              "history) the slowdowns whose first run failed listing them / the slowdowns.\n");
 }
 
 }  // namespace
@@ -159,6 +191,7 @@ int main(int argc, char** argv) {
   std::printf("%d GPUs x %d runs x %d benchmarks x %d reps, %d trials, seed %llu\n", base.gpus, base.runs,
               base.benchmarks, base.reps, trials, static_cast<unsigned long long>(seed));
   print_table(rows);
+  print_by_history(rows);
   if (!json_path.empty()) {
     json out = {{"gpus", base.gpus}, {"runs", base.runs}, {"benchmarks", base.benchmarks}, {"reps", base.reps},
                 {"trials", trials}, {"seed", seed}, {"rows", json::array()}};

@@ -101,7 +101,8 @@ TEST(DetectionE2E, ThreePercentCodeStepIsFoundAndAttributedToTheCommit) {
   EXPECT_NE(p1["alerts"][0]["id"], p2["alerts"][0]["id"]);
 
   // A run on the new level fails the gate while the alert is new...
-  EXPECT_EQ(s.get("/api/v1/runs/r30-g0/verdict")["verdict"], "fail");
+  const json v30 = s.get("/api/v1/runs/r30-g0/verdict");
+  EXPECT_EQ(v30["verdict"], "fail") << v30.dump(1);
   EXPECT_EQ(s.get("/api/v1/runs/r5-g0/verdict")["verdict"], "pass") << "before the step";
   // ...and passes once triaged as expected (the new level is the baseline).
   const auto id = std::to_string(s.get("/api/v1/alerts?gpu_id=1&kind=regression")["alerts"][0]["id"].get<int>());

@@ -87,8 +87,7 @@ struct TestServer {
   std::string token;
   int port = 0;
 
-  explicit TestServer(const std::string& db, sw::ServerOptions o = {}, bool make_token = true) {
-    sw::StoreOptions so;
+  explicit TestServer(const std::string& db, sw::ServerOptions o = {}, bool make_token = true, sw::StoreOptions so = {}) {
     so.db = db;
     store = std::make_unique<sw::Store>(so);
     o.bind = "127.0.0.1";

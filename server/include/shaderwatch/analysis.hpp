@@ -47,13 +47,65 @@ inline constexpr double kSuspectZ = 3.0;
 // the level's run-to-run noise (as detect::tail_threshold turns it into a t quantile).
 std::optional<Suspect> suspect(double value, const std::vector<double>& level_runs, const detect::Params& p = {});
 
+// ---- the single-run gate: a slowdown no noise explains fails the run that brings it, on any branch, from
+// the second run of a series on. The change points confirm the smaller steps a few runs later.
+struct GateParams {
+  // The smallest slowdown one run may fail on (here: twice as slow as the baseline). The fleet's heavy-tailed
+  // noise (Student-t, 3 dof, 1% sd) moves a series-run by over 100% once in 1.6 million, by over 50% once in
+  // 300,000: over 350 benchmarks, 0.2-0.4 and 1.1-2.2 failed runs per 1000 (measured at 50%: 2.8).
+  double min_effect = 1.0;
+  // A large multiple of the series' run-to-run noise, one-sided: a normal tail of 5 sigma (3e-7), turned into a
+  // t quantile for the level's runs (detect::tail_threshold) where the noise is estimated from them.
+  double z = 5.0;
+  // Cold start: the run-to-run noise no series has shown yet, taken as 2% of the time plus 300 ns. Two processes
+  // of one binary on one H200 moved every benchmark over 30 us by at most 0.44% and those under 30 us by at most
+  // 3.8% (640 ns): twice to four times what this prior allows at 5 sigma. Each run's own repetition spread adds
+  // to it (a bimodal or noisy run carries its doubt with it).
+  double prior_noise_rel = 0.02;
+  double prior_noise_ns = 300;
+  // A GPU whose series swing up and back by a factor within one run (a slow mode) cannot fail a run on a swing
+  // of that size: the floor is at least this power of the largest such lone swing among the run's series.
+  double swing_power = 1.1;
+  std::size_t swing_runs = 48;  // runs of each series the swing is looked for in
+  // The gate waits until the run's series hold this many earlier runs between them (a suite of 350 benchmarks
+  // from its second run, one of 24 from its sixth): a GPU whose series fall into a slow mode in 5% of their
+  // runs has shown it there with a probability of 99.4%, so its swing is known before a run is failed.
+  std::size_t min_swing_series_runs = 100;
+  // A confirmed regression fails a run (while present) once the median of the series' runs since its step is
+  // beyond the old level by this many standard errors of that difference (the series' noise, the median of
+  // those runs against the n_before runs of the old level). The alert itself is raised at the detector's
+  // thresholds (about 5): gating at a higher score keeps a suite of 350 benchmarks' false alerts from failing
+  // runs, and a real step passes it as more runs sit on it (its score grows with their square root).
+  double alert_z = 5.5;
+};
+
+// What a benchmark's value was judged against: nothing (its first run), the previous runs (fewer than
+// min_segment since the series' latest change point: the cold-start rule) or the level (min_segment or more).
+enum class Baseline { none, previous_runs, level };
+const char* to_string(Baseline b);
+
+struct Slowdown {
+  Baseline against = Baseline::none;
+  std::size_t runs = 0;  // runs the baseline is the median of
+  double baseline = 0;   // ns
+  double delta = 0;      // value / baseline - 1
+  double floor = 0;      // the relative slowdown it had to exceed
+  double noise = 0;      // the run-to-run noise that floor assumed (relative)
+};
+
 // ---- verdict: what CI gates on, from the evidence the store loaded for one run
 struct OpenRegression {
   std::int64_t alert_id = 0;
   bool acknowledged = false;  // else new
   std::optional<double> before, after;  // levels (ns); absent: kept, there is nothing to judge it by
   double floor_rel = 0;
+  double noise_rel = 0;       // the series' noise when it was raised (0: unknown, not scored)
+  std::size_t n_before = 0;   // runs of the old level
+  std::vector<double> since;  // the series' main runs from its step up to this run (at most 48)
 };
+// How many standard errors the median of `recent` (runs after the step) lies above the old
+// level `before`, for a series of relative noise `noise_rel` and an old level of n_before runs.
+double evidence_z(double before, const std::vector<double>& recent, double noise_rel, std::size_t n_before);
 struct BenchmarkEvidence {
   std::string name;
   std::int64_t series_id = 0;
@@ -64,9 +116,18 @@ struct BenchmarkEvidence {
   std::vector<OpenRegression> open;    // regression alerts at or before the run, new or acknowledged
   std::vector<double> recent;          // the series' latest main runs up to this one
   std::vector<double> level_runs;      // the level it is judged against: main runs since the latest change point
+  std::vector<double> reps;            // this run's repetitions (ns)
+  std::vector<std::vector<double>> level_reps;  // the repetitions of level_runs' runs, in the same order
+  // Main runs before the level's bound, oldest first, at most GateParams::swing_runs, across change points:
+  // where the GPU's lone swings are looked for.
+  std::vector<double> swing_history;
+  std::size_t history = 0;  // main runs of the series before the level's bound (at most Params::noise_window)
 };
 struct RunEvidence {
-  bool on_main = true;  // a run on another branch never gates on performance
+  bool on_main = true;  // a run on another branch raises no alert; it is gated by the single-run gate alone
+  // Timings from a device of type cpu (lavapipe on a shared runner) are stored and shown but gate only where
+  // the server is told to: such a run is judged on correctness.
+  bool timings_gated = true;
   std::vector<BenchmarkEvidence> benchmarks;
 };
 struct CorrectnessFinding {
@@ -77,16 +138,50 @@ struct SuspectFinding {
   const BenchmarkEvidence* benchmark;
   Suspect suspect;
 };
+struct SlowdownFinding {
+  const BenchmarkEvidence* benchmark;
+  Slowdown slowdown;
+};
+// What the verdict could see: how many benchmarks each rule judged, and the history they had.
+struct Coverage {
+  int first_runs = 0;      // no earlier run: nothing to judge the time against
+  int previous_runs = 0;   // the cold-start rule
+  int level = 0;           // the single-run gate against a level
+  int change_points = 0;   // with the detector's min_history runs or more (also gated by the single-run gate)
+  int not_timed = 0;       // failed, or timings not gated (a cpu device)
+  std::size_t series_runs = 0;  // earlier runs the lone swing was looked for in, over all series
+  bool gated = false;           // enough of them for the single-run gate (GateParams::min_swing_series_runs)
+  std::size_t history_min = 0, history_max = 0;
+  double swing = 0;        // the GPU's largest lone swing the floor allowed for (log)
+};
 struct RunVerdict {
   bool fail = false;
   std::vector<CorrectnessFinding> correctness;
   std::vector<std::int64_t> regressions, acknowledged;  // alert ids: still present at the run's level
+  std::vector<std::int64_t> unconfirmed;  // new regressions present but under GateParams::alert_z: not failing
+  std::vector<SlowdownFinding> slowdowns;               // the single-run gate's failures
   std::vector<SuspectFinding> suspects;
+  Coverage coverage;
 };
-// Fails on any correctness failure, and on a main run on every new regression still present at the
-// run's level (detect::still_present over `recent`): a later alert never masks an earlier regression,
-// and one whose series is back on its old level no longer gates. Suspects as suspect() says.
-RunVerdict judge(const RunEvidence& run, const detect::Params& p = {});
+
+// The largest lone swing among the run's series (log): a run above both its neighbours (the next being this
+// run's value; the series' first run has only that one) in each series' swing_history.
+double lone_swing(const RunEvidence& run, const GateParams& g = {});
+// The earlier runs lone_swing looks in, over all the run's series.
+std::size_t swing_series_runs(const RunEvidence& run, const GateParams& g = {});
+// The single-run gate for one benchmark: its value against the median of its level's runs (min_segment or
+// more) or of its previous runs (the cold-start rule), failing where the slowdown exceeds the rule's minimum
+// effect, z times the run-to-run noise (estimated from the level, else the prior and the runs' own spread)
+// and the GPU's lone swing to the power swing_power.
+std::optional<Slowdown> gate(const BenchmarkEvidence& b, double swing, const GateParams& g = {},
+                             const detect::Params& p = {});
+// Fails on any correctness failure; where timings gate, on a slowdown the single-run gate finds (any branch),
+// and on a main run on every new regression still present at the run's level (detect::still_present over
+// `recent`): a later alert never masks an earlier regression, and one whose series is back on its old level
+// no longer gates. Suspects as suspect() says, less the benchmarks the gate failed.
+RunVerdict judge(const RunEvidence& run, const detect::Params& p = {}, const GateParams& g = {});
+// One line for people: "history: 2 runs; judged against the previous runs; change points from 18 runs".
+std::string coverage_line(const Coverage& c, const detect::Params& p = {}, const GateParams& g = {});
 
 // ---- rankings: whether variant x's order against y on one GPU is beyond noise
 inline constexpr double kMinFlipRel = 0.01;

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "shaderwatch/alert_lifecycle.hpp"
+#include "shaderwatch/analysis.hpp"
 #include "shaderwatch/detect.hpp"
 
 namespace sw::sql {
@@ -55,6 +56,10 @@ struct StoreOptions {
   // Runs on this branch (or naming none) form the series' levels, change points and alerts; runs on
   // any other branch are judged against the main branch's level at their merge base.
   std::string main_branch = "main";
+  analysis::GateParams gate;  // the single-run gate (server/README.md, "Verdict")
+  // Timings of a device of type cpu (lavapipe) gate verdicts only when this is set: on a shared runner they
+  // move several-fold between runs, so by default such runs are judged on correctness alone.
+  bool gate_cpu_timings = false;
   std::size_t max_nesting = 64;  // deeper JSON is refused before parsing
   std::uint64_t max_db_mib = 0;   // SQLite only. 0: as large as the disk allows; else writes past it fail (507)
 };

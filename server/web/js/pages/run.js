@@ -32,9 +32,14 @@ export async function render(main, route, stale) {
   main.append(el('h1', {}, `Run ${r.id} `, verdictBadge(verdict)),
     el('p', {}, `${r.gpu.name} · ${r.driver.name} ${r.driver.version} · commit `, el('span', {class: 'mono'}, shortCommit(r.commit)),
       ` · ${r.branch} · runner ${r.runner} · ${formatTime(r.started_at)} · `, safeLink(r.job_url, 'CI job')));
+  // What the verdict could see: a new series' pass says little, and the page says so.
+  if (verdict.coverage) main.append(el('p', {class: 'muted coverage'}, verdict.coverage.line));
   const problems = [
     ...verdict.correctness.map((c) => [el('a', {href: buildHash('series', [c.series_id])}, c.benchmark), `: ${c.kind}: ${c.error_message}`]),
     ...verdict.regressions.map((a) => [el('a', {href: buildHash('alerts', [], {id: a.id})}, `#${a.id}`), ` ${a.benchmark}: regression`]),
+    ...(verdict.slowdowns || []).map((s) => [el('a', {href: buildHash('series', [s.series_id])}, s.benchmark),
+      `: ${formatNumber(s.value_ns / s.baseline_ns, 3)}x slower than ${s.against === 'level' ? 'its level' : 'the previous runs'}` +
+      ` (median of ${s.baseline_runs}), beyond any noise (floor +${formatNumber(s.floor_pct, 3)}%)`]),
     ...verdict.suspects.map((s) => [el('a', {href: buildHash('series', [s.series_id])}, s.benchmark), `: suspect (z ${formatNumber(s.z, 2)})`]),
   ];
   if (problems.length) main.append(el('ul', {class: 'problems'}, problems.map((p) => el('li', {}, p))));
