@@ -60,7 +60,7 @@ TEST(Gate, ASlowdownTwiceTheLevelFailsTheRunThatBringsIt) {
 }
 
 TEST(Gate, TheSecondRunIsJudgedAgainstTheFirst) {
-  const auto run = run_with(120, 1, {bench("lum/slow/1080p/cold", 3.6e5, 1)});
+  const auto run = run_with(250, 1, {bench("lum/slow/1080p/cold", 3.6e5, 1)});
   const auto v = a::judge(run);
   EXPECT_TRUE(v.fail);
   ASSERT_EQ(v.slowdowns.size(), 1u);
@@ -69,13 +69,13 @@ TEST(Gate, TheSecondRunIsJudgedAgainstTheFirst) {
   // The prior: 2% plus 300 ns at 100 us, and the runs' tiny spreads.
   EXPECT_GT(v.slowdowns[0].slowdown.noise, std::hypot(0.02, 0.003));
   EXPECT_LT(v.slowdowns[0].slowdown.noise, 0.025);
-  EXPECT_FALSE(a::judge(run_with(120, 1, {bench("lum/x/1080p/cold", 1.9e5, 1)})).fail) << "under twice as slow";
+  EXPECT_FALSE(a::judge(run_with(250, 1, {bench("lum/x/1080p/cold", 1.9e5, 1)})).fail) << "under twice as slow";
   // A run that carries its doubt: repetitions spread over 2x have a sigma of ~0.4, and 3.6x is inside 5 of them.
   auto noisy = bench("lum/noisy/1080p/cold", 3.6e5, 1);
   for (std::size_t i = 0; i < noisy.reps.size(); ++i) noisy.reps[i] = 3.6e5 * (i % 2 ? 1.4 : 0.7);
-  EXPECT_FALSE(a::judge(run_with(120, 1, {noisy})).fail);
+  EXPECT_FALSE(a::judge(run_with(250, 1, {noisy})).fail);
   // Nothing to judge a first run against.
-  EXPECT_FALSE(a::judge(run_with(120, 0, {bench("lum/new/1080p/cold", 3.6e5, 0)})).fail);
+  EXPECT_FALSE(a::judge(run_with(250, 1, {bench("lum/new/1080p/cold", 3.6e5, 0)})).fail);
 }
 
 TEST(Gate, ANoisySeriesNeedsALargerStep) {
@@ -91,7 +91,8 @@ TEST(Gate, ANoisySeriesNeedsALargerStep) {
 }
 
 TEST(Gate, AGpusLoneSwingRaisesTheFloor) {
-  // One series went 3.5x slower for one run and came back (a slow mode): a 3.6x step elsewhere is within that.
+  // One series went 3.5x slower for one run and came back (a slow mode): a 3.6x step elsewhere is within that
+  // (the floor is 3.5^1.3 = 5.1x).
   auto spiky = bench("lum/spiky/1080p/cold", 1e5, 6);
   spiky.swing_history[3] *= 3.5;
   auto run = run_with(120, 6, {spiky, bench("lum/slow/1080p/cold", 3.6e5, 6)});
@@ -99,6 +100,13 @@ TEST(Gate, AGpusLoneSwingRaisesTheFloor) {
   auto v = a::judge(run);
   EXPECT_FALSE(v.fail);
   EXPECT_NEAR(v.coverage.swing, std::log(3.5), 0.02);
+  // A swing of 2x leaves a floor of 2.46x: the 3.6x step fails.
+  auto smaller = bench("lum/spiky/1080p/cold", 1e5, 6);
+  smaller.swing_history[3] *= 2.0;
+  const auto run2 = run_with(120, 6, {smaller, bench("lum/slow/1080p/cold", 3.6e5, 6)});
+  const auto v2 = a::judge(run2);
+  ASSERT_EQ(v2.slowdowns.size(), 1u);
+  EXPECT_NEAR(v2.slowdowns[0].slowdown.floor, std::pow(2.0, 1.3) - 1, 0.02);
   // A lasting improvement is no swing: the series stays down.
   auto improved = bench("lum/better/1080p/cold", 0.5e5, 6);
   improved.swing_history[4] *= 0.5;
@@ -117,9 +125,10 @@ TEST(Gate, WaitsForEnoughEarlierSeriesRuns) {
   EXPECT_FALSE(v.coverage.gated);
   EXPECT_EQ(v.coverage.series_runs, 40u);
   EXPECT_EQ(a::coverage_line(v.coverage),
-            "history: 4 runs; judged against the previous runs; single-run gate waits for 100 earlier series-runs "
+            "history: 4 runs; judged against the previous runs; single-run gate waits for 240 earlier series-runs "
             "(40 so far); change points from 18 runs");
-  EXPECT_TRUE(a::judge(run_with(9, 11, {bench("lum/slow/1080p/cold", 3.6e5, 11)})).fail);
+  EXPECT_FALSE(a::judge(run_with(9, 23, {bench("lum/slow/1080p/cold", 3.6e5, 23)})).fail) << "230 series-runs";
+  EXPECT_TRUE(a::judge(run_with(9, 24, {bench("lum/slow/1080p/cold", 3.6e5, 24)})).fail) << "240";
 }
 
 TEST(Gate, ACpuDevicesTimingsAreNotJudged) {

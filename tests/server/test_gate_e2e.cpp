@@ -122,7 +122,7 @@ TEST(GateE2E, ACpuDevicesTimingsGateOnlyWhenTheServerIsToldTo) {
   TempDir dir;
   {
     TestServer s(dir.db("cpu.db"));
-    post_series(s, "cpu", 3, 60, 6.6, 5);
+    post_series(s, "cpu", 3, 130, 6.6, 5);
     const json v = s.get("/api/v1/runs/r2/verdict");
     EXPECT_EQ(v["verdict"], "pass");
     EXPECT_TRUE(v["slowdowns"].empty());
@@ -134,20 +134,20 @@ TEST(GateE2E, ACpuDevicesTimingsGateOnlyWhenTheServerIsToldTo) {
     sw::StoreOptions so;
     so.gate_cpu_timings = true;
     TestServer s(dir.db("cpu-gated.db"), {}, true, so);
-    post_series(s, "cpu", 3, 60, 6.6, 5);
+    post_series(s, "cpu", 3, 130, 6.6, 5);
     const json v = s.get("/api/v1/runs/r2/verdict");
     EXPECT_EQ(v["verdict"], "fail");
     EXPECT_EQ(names(v["slowdowns"]), std::vector<std::string>{"lum/k0/1080p/cold"});
   }
   {
     TestServer s(dir.db("gpu.db"));
-    post_series(s, "discrete", 3, 60, 6.6, 5);
+    post_series(s, "discrete", 3, 130, 6.6, 5);
     EXPECT_EQ(s.get("/api/v1/runs/r2/verdict")["verdict"], "fail") << "a GPU's timings gate by default";
   }
 }
 
-// A suite too small to show the GPU's swings in one run waits for 100 earlier series-runs: 10 benchmarks
-// are gated from their eleventh run, and the verdict says so before.
+// A suite too small to show the GPU's swings in one run waits for 240 earlier series-runs: 10 benchmarks
+// are gated from their 25th run, and the verdict says so before.
 TEST(GateE2E, ASmallSuiteWaitsUntilItsSeriesHoldEnoughRuns) {
   TempDir dir;
   {
@@ -156,14 +156,14 @@ TEST(GateE2E, ASmallSuiteWaitsUntilItsSeriesHoldEnoughRuns) {
     const json v = s.get("/api/v1/runs/r4/verdict");
     EXPECT_EQ(v["verdict"], "pass");
     EXPECT_FALSE(v["coverage"]["single_run_gate"].get<bool>());
-    EXPECT_NE(v["coverage"]["line"].get<std::string>().find("single-run gate waits for 100 earlier series-runs (40 so far)"),
+    EXPECT_NE(v["coverage"]["line"].get<std::string>().find("single-run gate waits for 240 earlier series-runs (40 so far)"),
               std::string::npos)
         << v["coverage"]["line"];
   }
   {
     TestServer s(dir.db("later.db"));
-    post_series(s, "discrete", 11, 10, 3.6, 9);
-    const json v = s.get("/api/v1/runs/r10/verdict");
+    post_series(s, "discrete", 25, 10, 3.6, 9);
+    const json v = s.get("/api/v1/runs/r24/verdict");
     EXPECT_EQ(v["verdict"], "fail");
     EXPECT_EQ(names(v["slowdowns"]), std::vector<std::string>{"lum/k0/1080p/cold"});
     EXPECT_EQ(v["slowdowns"][0]["against"], "level");
