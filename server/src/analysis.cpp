@@ -217,7 +217,7 @@ std::string coverage_line(const Coverage& c, const detect::Params& p, const Gate
   line += "; change points " + (c.change_points == 0 ? "from " + runs(p.min_history)
                                                       : (c.change_points == timed ? "on all" : "on " + std::to_string(c.change_points)) +
                                                             " (from " + runs(p.min_history) + ")");
-  if (c.not_timed) line += "; " + std::to_string(c.not_timed) + " not timed";
+  if (c.not_timed) line += "; " + std::to_string(c.not_timed) + " failed (no time to judge)";
   return line;
 }
 

@@ -150,7 +150,7 @@ struct Coverage {
   int previous_runs = 0;   // the cold-start rule
   int level = 0;           // the single-run gate against a level
   int change_points = 0;   // with the detector's min_history runs or more (also gated by the single-run gate)
-  int not_timed = 0;       // failed, or timings not gated (a cpu device)
+  int not_timed = 0;       // failed (no time), or every benchmark where timings do not gate (a cpu device)
   std::size_t series_runs = 0;  // earlier runs the lone swing was looked for in, over all series
   bool gated = false;           // enough of them for the single-run gate (GateParams::min_swing_series_runs)
   std::size_t history_min = 0, history_max = 0;

@@ -22,6 +22,12 @@ export function runRows(answer) {
   return [...measured, ...others];
 }
 
+// What a single-run slowdown was judged against, as the reports say it.
+function baselineText(s) {
+  if (s.against === 'level') return `its level (median of ${s.baseline_runs} runs)`;
+  return s.baseline_runs === 1 ? 'the previous run' : `the previous ${s.baseline_runs} runs (median)`;
+}
+
 export async function render(main, route, stale) {
   const id = route.args[0];
   const [answer, verdict] = await Promise.all([get(`runs/${encodeURIComponent(id)}`), get(`runs/${encodeURIComponent(id)}/verdict`)]);
@@ -38,8 +44,8 @@ export async function render(main, route, stale) {
     ...verdict.correctness.map((c) => [el('a', {href: buildHash('series', [c.series_id])}, c.benchmark), `: ${c.kind}: ${c.error_message}`]),
     ...verdict.regressions.map((a) => [el('a', {href: buildHash('alerts', [], {id: a.id})}, `#${a.id}`), ` ${a.benchmark}: regression`]),
     ...(verdict.slowdowns || []).map((s) => [el('a', {href: buildHash('series', [s.series_id])}, s.benchmark),
-      `: ${formatNumber(s.value_ns / s.baseline_ns, 3)}x slower than ${s.against === 'level' ? 'its level' : 'the previous runs'}` +
-      ` (median of ${s.baseline_runs}), beyond any noise (floor +${formatNumber(s.floor_pct, 3)}%)`]),
+      `: ${formatNumber(s.value_ns / s.baseline_ns, 3)}x slower than ${baselineText(s)}, beyond any noise` +
+      ` (the gate's floor: +${formatNumber(s.floor_pct, 3)}%)`]),
     ...verdict.suspects.map((s) => [el('a', {href: buildHash('series', [s.series_id])}, s.benchmark), `: suspect (z ${formatNumber(s.z, 2)})`]),
   ];
   if (problems.length) main.append(el('ul', {class: 'problems'}, problems.map((p) => el('li', {}, p))));

@@ -170,6 +170,16 @@ test('run and compare: sortable benchmarks with status; two runs compared', asyn
   await shot(c.page, '5b-compare');
   assert.deepEqual(c.problems, []);
   await c.page.close();
+  // The legacy H200 pair's second run made the 8K shared-memory blur 3.6x slower: its page names the slowdown
+  // and says what the verdict could see (one run of history).
+  const slow = await open('#/runs/real-h200-2');
+  assert.match(await slow.page.$eval('.coverage', (p) => p.textContent), /^history: 1 run; judged against the previous run;/);
+  const listed = await slow.page.$$eval('ul.problems li', (ls) => ls.map((l) => l.textContent));
+  assert.ok(listed.some((l) => /blur_shared_r16\/7680x4320\/cold: 3\.\d+x slower than the previous run,/.test(l)),
+    JSON.stringify(listed));
+  await shot(slow.page, '5c-run-slowdown');
+  assert.deepEqual(slow.problems, []);
+  await slow.page.close();
 });
 
 test('correctness matrix: kernels x (GPU, driver) with FAIL, XFAIL/XPASS and UNSUPPORTED cells', async () => {
