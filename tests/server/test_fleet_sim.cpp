@@ -78,3 +78,27 @@ TEST(FleetSim, AnotherMachineIsBlamedOnTheMachine) {
   EXPECT_GE(machine, 7) << "of 8";
   EXPECT_EQ(r.false_fails, 0);
 }
+
+// The single-run gate in the fleet: a pull request forked from every main run, one benchmark 3.6x slower, fails
+// its own run once the GPU's 40 series hold 240 earlier runs (from 6 runs of history on), naming that benchmark
+// and nothing else; the same probes with nothing slower never fail; a 3.6x step on main fails its own run.
+TEST(FleetSim, TheGateFailsA36xSlowdownOnItsOwnRun) {
+  auto p = small(4);
+  p.runs = 20;
+  p.benchmarks = 40;
+  const auto slow = fl::run_trial(*fl::find_scenario("branch_3.6x"), p);
+  int caught = 0, probes = 0;
+  for (int h = 6; h < fl::kHistoryBins; ++h) caught += slow.probes.caught[h], probes += slow.probes.slowed[h];
+  EXPECT_EQ(probes, 3 * 15);  // probes after main runs 5..19
+  EXPECT_EQ(caught, probes);
+  for (int h = 0; h < fl::kHistoryBins; ++h) EXPECT_EQ(slow.probes.false_fails[h], 0) << h;
+  const auto aa = fl::run_trial(*fl::find_scenario("branch_aa"), p);
+  int aa_fails = 0;
+  for (int h = 0; h < fl::kHistoryBins; ++h) aa_fails += aa.probes.false_fails[h] + aa.probes.caught[h];
+  EXPECT_EQ(aa_fails, 0);
+  p.runs = 24;  // the step at run 12
+  const auto step = fl::run_trial(*fl::find_scenario("step_3.6x"), p);
+  ASSERT_EQ(step.changes.size(), 3u);
+  for (const auto& c : step.changes) EXPECT_TRUE(c.failed_at_once) << "gpu " << c.change.gpu;
+  EXPECT_EQ(step.false_fails, 0);
+}
