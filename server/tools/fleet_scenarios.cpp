@@ -73,12 +73,16 @@ int pick(std::mt19937_64& rng, int n) { return static_cast<int>(rng() % static_c
 
 Plan aa(const TrialParams& p, std::mt19937_64&) { return Plan(p); }
 
-Plan code_step(const TrialParams& p, std::mt19937_64& rng) {
+// A commit at run `at` makes one benchmark `factor` times slower on every GPU.
+Plan commit_step(const TrialParams& p, std::mt19937_64& rng, int at, double factor) {
   Plan pl(p);
+  pl.step_run = at;
   const int b = pick(rng, p.benchmarks);
-  for (int g = 0; g < p.gpus; ++g) slow(pl, g, b, pl.step_run, 1.03, "regression");
+  for (int g = 0; g < p.gpus; ++g) slow(pl, g, b, at, factor, "regression");
   return pl;
 }
+
+Plan code_step(const TrialParams& p, std::mt19937_64& rng) { return commit_step(p, rng, p.runs / 2, 1.03); }
 
 Plan driver_step(const TrialParams& p, std::mt19937_64& rng) {
   Plan pl(p);
@@ -117,19 +121,8 @@ Plan drift(const TrialParams& p, std::mt19937_64& rng) {
 
 // A large slowdown of one benchmark on every GPU: at R/2 (a mature series), or at run 1 (the second run of a
 // new deployment: one run of history).
-Plan step_large(const TrialParams& p, std::mt19937_64& rng) {
-  Plan pl(p);
-  const int b = pick(rng, p.benchmarks);
-  for (int g = 0; g < p.gpus; ++g) slow(pl, g, b, pl.step_run, 3.6, "regression");
-  return pl;
-}
-Plan cold_large(const TrialParams& p, std::mt19937_64& rng) {
-  Plan pl(p);
-  pl.step_run = 1;
-  const int b = pick(rng, p.benchmarks);
-  for (int g = 0; g < p.gpus; ++g) slow(pl, g, b, 1, 3.6, "regression");
-  return pl;
-}
+Plan step_large(const TrialParams& p, std::mt19937_64& rng) { return commit_step(p, rng, p.runs / 2, 3.6); }
+Plan cold_large(const TrialParams& p, std::mt19937_64& rng) { return commit_step(p, rng, 1, 3.6); }
 
 Plan improvement(const TrialParams& p, std::mt19937_64& rng) {
   Plan pl(p);
