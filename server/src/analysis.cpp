@@ -86,10 +86,20 @@ double own_spread(std::vector<double> reps, double value) {
 
 double evidence_z(double before, const std::vector<double>& recent, double noise_rel, std::size_t n_before) {
   if (recent.empty() || before <= 0 || noise_rel <= 0) return 0;
+  // Runs beyond kOutlierSigmas of the noise from the median of the rest are left out, as the detector leaves
+  // outlier runs out: a slow mode's runs (2.5x) among six otherwise pulled the median up to a score of 5.5.
+  constexpr double kOutlierSigmas = 4;
+  std::vector<double> logs;
+  for (double v : recent) logs.push_back(std::log(std::max(v, 1e-9)));
+  const double m = detect::median(logs);
+  std::vector<double> kept;
+  for (double y : logs)
+    if (std::fabs(y - m) <= kOutlierSigmas * noise_rel) kept.push_back(y);
+  if (kept.empty()) return 0;
   // The median of k normal values has a variance pi/2 times the mean's.
-  const double k = static_cast<double>(recent.size()), nb = static_cast<double>(std::max<std::size_t>(n_before, 1));
+  const double k = static_cast<double>(kept.size()), nb = static_cast<double>(std::max<std::size_t>(n_before, 1));
   const double se = noise_rel * std::sqrt(M_PI / 2 / k + 1 / nb);
-  return std::log(std::max(detect::median(recent), 1e-9) / before) / se;
+  return (detect::median(kept) - std::log(before)) / se;
 }
 
 std::size_t swing_series_runs(const RunEvidence& run, const GateParams& g) {
@@ -182,7 +192,10 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
           continue;
         }
         // Present, but not yet beyond the gate's score: listed as a suspect of this run until it is.
-        if (r.before && r.noise_rel > 0 && !r.since.empty() && evidence_z(*r.before, r.since, r.noise_rel, r.n_before) < g.alert_z) {
+        // The alert's noise was estimated from the runs either side of its step: as a t quantile for them.
+        if (r.before && r.noise_rel > 0 && !r.since.empty() &&
+            evidence_z(*r.before, r.since, r.noise_rel, r.n_before) <
+                detect::tail_threshold(g.alert_z, r.n_before + r.since.size())) {
           v.unconfirmed.push_back(r.alert_id);
           continue;
         }

@@ -75,10 +75,13 @@ struct GateParams {
   std::size_t min_swing_series_runs = 240;
   // A confirmed regression fails a run (while present) once the median of the series' runs since its step is
   // beyond the old level by this many standard errors of that difference (the series' noise, the median of
-  // those runs against the n_before runs of the old level). The alert itself is raised at the detector's
-  // thresholds (about 5): gating at a higher score keeps a suite of 350 benchmarks' false alerts from failing
-  // runs, and a real step passes it as more runs sit on it (its score grows with their square root).
-  double alert_z = 5.5;
+  // those runs against the n_before runs of the old level), as the Student-t quantile for the runs either side
+  // (detect::tail_threshold: 6.0 at 48 runs, 7.1 at 24), the noise being estimated from them. The alert itself
+  // is raised at the detector's thresholds: gating at this score keeps a suite of 350 benchmarks' false alerts
+  // (an underestimated noise, a slow mode's runs) from failing runs, and a real step passes it as more runs sit
+  // on it (its score grows with their square root). 5.5 as a plain normal quantile still failed 7.6 runs per
+  // 1000 with a slow mode at 350 benchmarks.
+  double alert_z = 5.0;
 };
 
 // What a benchmark's value was judged against: nothing (its first run), the previous runs (fewer than
@@ -105,8 +108,8 @@ struct OpenRegression {
   std::size_t n_before = 0;   // runs of the old level
   std::vector<double> since;  // the series' main runs from its step up to this run (at most 48)
 };
-// How many standard errors the median of `recent` (runs after the step) lies above the old
-// level `before`, for a series of relative noise `noise_rel` and an old level of n_before runs.
+// How many standard errors the median of `recent` (runs after the step, outlier runs left out) lies above the
+// old level `before`, for a series of relative noise `noise_rel` and an old level of n_before runs.
 double evidence_z(double before, const std::vector<double>& recent, double noise_rel, std::size_t n_before);
 struct BenchmarkEvidence {
   std::string name;
