@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
     ports.push_back(servers.back()->start());
   }
   const int port = ports[0];
-  const std::string token = stores[0]->create_token("load");
+  const std::string token = stores[0]->create_token("load", sw::TokenScope::upload);
 
   const long per_run = static_cast<long>(o.benchmarks) * o.reps;
   const long runs = (o.results + per_run - 1) / per_run;

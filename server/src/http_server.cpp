@@ -78,8 +78,17 @@ struct HttpServer::Impl {
 
   Impl(Store& s, ServerOptions o) : store(s), opts(std::move(o)) {}
 
-  // The token's name, or an error answer (401) and nullopt.
-  std::optional<std::string> authorize(const httplib::Request& req, httplib::Response& res) {
+  // What a request does, for the scope its token needs (TokenScope).
+  enum class Act { read, post_run, triage };
+  static Act act_of(const httplib::Request& req) {
+    if (req.method == "POST" && req.path == "/api/v1/runs") return Act::post_run;
+    if (req.method == "PATCH" && req.path.starts_with("/api/v1/alerts/")) return Act::triage;
+    return Act::read;
+  }
+
+  // The token's name, or an error answer (401 without a valid token, 403 when its scope does not allow
+  // `act`) and nullopt.
+  std::optional<std::string> authorize(const httplib::Request& req, httplib::Response& res, Act act) {
     const std::string h = req.get_header_value("Authorization");
     const std::string prefix = "Bearer ";
     if (h.empty()) {
@@ -92,13 +101,21 @@ struct HttpServer::Impl {
       send_error(res, 401, "Authorization must be 'Bearer <token>'", "Authorization");
       return std::nullopt;
     }
-    auto name = store.check_token(std::string_view(h).substr(prefix.size()));
-    if (!name) {
+    auto t = store.check_token(std::string_view(h).substr(prefix.size()));
+    if (!t) {
       res.set_header("WWW-Authenticate", "Bearer error=\"invalid_token\"");
       send_error(res, 401, "invalid or revoked token", "Authorization");
       return std::nullopt;
     }
-    return name;
+    const bool allowed = act == Act::read || (act == Act::post_run ? may_post_runs(t->scope) : may_triage(t->scope));
+    if (!allowed) {
+      const std::string needs = act == Act::post_run ? "posting a run needs scope upload or admin"
+                                                     : "changing an alert needs scope triage or admin";
+      res.set_header("WWW-Authenticate", "Bearer error=\"insufficient_scope\"");
+      send_error(res, 403, needs + "; token '" + t->name + "' has scope " + to_string(t->scope), "Authorization");
+      return std::nullopt;
+    }
+    return t->name;
   }
 
   // The report file `file` of a run: {content type, text}. Links point at ?dashboard= (an http(s) base
@@ -180,7 +197,7 @@ struct HttpServer::Impl {
     // The dashboard's own files are public even where reads need a token: the page asks for one.
     const bool api = req.path.starts_with("/api/");
     const bool open = req.path == "/api/v1/health" || (!write && (!opts.read_token_required || !api));
-    if (!open && !authorize(req, res)) return false;
+    if (!open && !authorize(req, res, act_of(req))) return false;
     return !write || body_headers_acceptable(req, res);
   }
 
@@ -328,7 +345,7 @@ struct HttpServer::Impl {
     });
     svr.set_logger([](const httplib::Request& req, const httplib::Response& res) { close_if_marked(req, res); });
     svr.Post("/api/v1/runs", [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
-      auto who = authorize(req, res);
+      auto who = authorize(req, res, Act::post_run);
       if (!who) return;
       const auto body = read_body(reader, res);
       if (!body) return;
@@ -375,7 +392,7 @@ struct HttpServer::Impl {
             }));
     svr.Patch(R"(/api/v1/alerts/(\d+))", [this](const httplib::Request& req, httplib::Response& res,
                                                 const httplib::ContentReader& reader) {
-      auto who = authorize(req, res);
+      auto who = authorize(req, res, Act::triage);
       if (!who) return;
       const auto body = read_body(reader, res);
       if (!body) return;

@@ -76,15 +76,24 @@ int main(int argc, char** argv) {
                     "is full, which answers 507 too; on PostgreSQL a full disk answers 507 and quotas are the server's)")
       ->capture_default_str();
   serve->add_flag("--read-token-required", sopts.read_token_required,
-                  "Require a bearer token for GET endpoints too, except /api/v1/health (posting and triage always require one)");
+                  "Require a bearer token (of any scope) for GET endpoints too, except /api/v1/health (posting and "
+                  "triage always require one of their scope)");
 
-  auto* token = app.add_subcommand("token", "Manage upload tokens (stored as SHA-256 hashes)");
+  auto* token = app.add_subcommand(
+      "token", "Manage tokens (stored as SHA-256 hashes). Scopes: upload posts runs, triage changes alerts' "
+               "states, admin both; any token reads");
   token->require_subcommand(1);
   std::string tname;
   auto* tcreate = token->add_subcommand("create", "Create a token NAME and print it (shown only once)");
   tcreate->add_option("NAME", tname, "Token name")->required();
+  std::string tscope = sw::to_string(sw::TokenScope::upload);
+  tcreate->add_option("--scope", tscope,
+                      "What the token may do: upload (POST /api/v1/runs; for CI runners), triage (PATCH "
+                      "/api/v1/alerts/ID; for people), admin (both); any scope may read. Tokens made before "
+                      "scopes existed are admin")
+      ->capture_default_str();
   tcreate->add_option("--db", db, db_help)->capture_default_str();
-  auto* tlist = token->add_subcommand("list", "List token names with creation and revocation times");
+  auto* tlist = token->add_subcommand("list", "List tokens with their scopes, creation and revocation times");
   tlist->add_option("--db", db, db_help)->capture_default_str();
   auto* trevoke = token->add_subcommand("revoke", "Revoke the token NAME");
   trevoke->add_option("NAME", tname, "Token name")->required();
@@ -133,16 +142,21 @@ int main(int argc, char** argv) {
       return run_serve(so, sopts);
     }
     if (tcreate->parsed() || tlist->parsed() || trevoke->parsed()) {
+      const auto scope = sw::parse_token_scope(tscope);
+      if (tcreate->parsed() && !scope) {  // before the database is opened (or created)
+        std::cerr << "error: --scope '" << tscope << "' is not one of upload, triage, admin" << std::endl;
+        return 1;
+      }
       sw::StoreOptions so;
       so.db = db;
       so.readers = 1;
       sw::Store store(so);
       if (tcreate->parsed()) {
-        std::cout << store.create_token(tname) << std::endl;
-        std::cerr << "token '" << tname << "' created; it is shown only this once" << std::endl;
+        std::cout << store.create_token(tname, *scope) << std::endl;
+        std::cerr << "token '" << tname << "' (scope " << tscope << ") created; it is shown only this once" << std::endl;
       } else if (tlist->parsed()) {
         for (const auto& t : store.list_tokens())
-          std::cout << t.name << "\tcreated " << t.created_at << "\t"
+          std::cout << t.name << "\tscope " << sw::to_string(t.scope) << "\tcreated " << t.created_at << "\t"
                     << (t.revoked_at ? "revoked " + *t.revoked_at : std::string("active")) << "\n";
       } else {
         if (!store.revoke_token(tname)) {

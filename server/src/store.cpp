@@ -106,6 +106,12 @@ CREATE INDEX alerts_run ON alerts(run_id);
 ALTER TABLE runs ADD COLUMN merge_base TEXT NOT NULL DEFAULT '';
 ALTER TABLE points ADD COLUMN on_main INTEGER NOT NULL DEFAULT 1;
 )SQL",
+    // 3: token scopes. Tokens made before scopes could do everything and keep doing it (admin); a row
+    // inserted without a scope gets the least (upload).
+    R"SQL(
+ALTER TABLE tokens ADD COLUMN scope TEXT NOT NULL DEFAULT 'upload' CHECK(scope IN ('upload','triage','admin'));
+UPDATE tokens SET scope='admin';
+)SQL",
 };
 
 std::string now_iso() { return format_iso8601_ms(now_ms()); }
@@ -183,7 +189,30 @@ StoreStats Store::stats() const {
 
 // ---------------------------------------------------------------- tokens
 
-std::string Store::create_token(const std::string& name) {
+const char* to_string(TokenScope s) {
+  switch (s) {
+    case TokenScope::upload: return "upload";
+    case TokenScope::triage: return "triage";
+    case TokenScope::admin: return "admin";
+  }
+  return "unknown";
+}
+
+std::optional<TokenScope> parse_token_scope(std::string_view text) {
+  for (const auto s : kTokenScopes)
+    if (text == to_string(s)) return s;
+  return std::nullopt;
+}
+
+namespace {
+// A scope as stored; migration 3's CHECK admits only the known names.
+TokenScope stored_scope(const std::string& text) {
+  if (const auto s = parse_token_scope(text)) return *s;
+  throw std::runtime_error("token scope '" + text + "' in the database is not upload, triage or admin");
+}
+}  // namespace
+
+std::string Store::create_token(const std::string& name, TokenScope scope) {
   if (name.empty() || name.size() > 64 ||
       !std::all_of(name.begin(), name.end(), [](unsigned char c) {
         return std::isalnum(c) || c == '.' || c == '_' || c == '-';
@@ -201,17 +230,17 @@ std::string Store::create_token(const std::string& name) {
   auto& ex = writer_->q("SELECT 1 FROM tokens WHERE name=?");
   ex.bind(1, name);
   if (ex.step()) throw ClientError(409, "a token named '" + name + "' already exists", "name");
-  writer_->q("INSERT INTO tokens(name, hash, created_at) VALUES(?,?,?)")
-      .bind(1, name).bind(2, sha256_hex(token)).bind(3, now_iso()).run();
+  writer_->q("INSERT INTO tokens(name, hash, created_at, scope) VALUES(?,?,?,?)")
+      .bind(1, name).bind(2, sha256_hex(token)).bind(3, now_iso()).bind(4, to_string(scope)).run();
   return token;
 }
 
 std::vector<TokenInfo> Store::list_tokens() {
   std::vector<TokenInfo> out;
   auto c = reader();
-  auto& st = c->q("SELECT name, created_at, revoked_at FROM tokens ORDER BY name");
+  auto& st = c->q("SELECT name, created_at, revoked_at, scope FROM tokens ORDER BY name");
   while (st.step()) {
-    TokenInfo t{st.text(0), st.text(1), std::nullopt};
+    TokenInfo t{st.text(0), st.text(1), std::nullopt, stored_scope(st.text(3))};
     if (!st.null(2)) t.revoked_at = st.text(2);
     out.push_back(std::move(t));
   }
@@ -225,14 +254,14 @@ bool Store::revoke_token(const std::string& name) {
   return st.changes() > 0;
 }
 
-std::optional<std::string> Store::check_token(std::string_view token) {
+std::optional<TokenInfo> Store::check_token(std::string_view token) {
   if (token.empty() || token.size() > 256) return std::nullopt;
   const std::string h = sha256_hex(token);
   auto c = reader();
-  auto& st = c->q("SELECT name FROM tokens WHERE hash=? AND revoked_at IS NULL");
+  auto& st = c->q("SELECT name, created_at, scope FROM tokens WHERE hash=? AND revoked_at IS NULL");
   st.bind(1, h);
-  if (st.step()) return st.text(0);
-  return std::nullopt;
+  if (!st.step()) return std::nullopt;
+  return TokenInfo{st.text(0), st.text(1), std::nullopt, stored_scope(st.text(2))};
 }
 
 // ---------------------------------------------------------------- ingest

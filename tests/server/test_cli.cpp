@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "shaderwatch/upload.hpp"
@@ -124,6 +125,24 @@ TEST(Cli, TokenCreateListRevokeAndPost) {
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(run(cat("token list --db ", db), dir).out.find("revoked"), std::string::npos);
   EXPECT_NE(run(cat("token revoke ci-runner --db ", db), dir).rc, 0);
+}
+
+TEST(Cli, TokenScopesAreChosenCheckedAndListed) {
+  TempDir dir;
+  const std::string db = dir.db("scopes.db");
+  auto bogus = run(cat("token create x --scope bogus --db ", db), dir);
+  EXPECT_NE(bogus.rc, 0);
+  EXPECT_NE(bogus.err.find("--scope 'bogus' is not one of upload, triage, admin"), std::string::npos) << bogus.err;
+  ASSERT_EQ(run(cat("token create ci --db ", db), dir).rc, 0) << "upload by default";
+  ASSERT_EQ(run(cat("token create alice --scope triage --db ", db), dir).rc, 0);
+  ASSERT_EQ(run(cat("token create ops --scope admin --db ", db), dir).rc, 0);
+  const auto l = run(cat("token list --db ", db), dir);
+  EXPECT_EQ(l.rc, 0) << l.err;
+  EXPECT_EQ(std::count(l.out.begin(), l.out.end(), '\n'), 3) << "nothing made by the refused create: " << l.out;
+  for (const char* line : {"alice\tscope triage\tcreated ", "ci\tscope upload\tcreated ", "ops\tscope admin\tcreated "})
+    EXPECT_NE(l.out.find(line), std::string::npos) << line << " in " << l.out;
+  const auto h = run("token create --help", dir);
+  for (const char* w : {"--scope", "upload", "triage", "admin"}) EXPECT_NE(h.out.find(w), std::string::npos) << w;
 }
 
 TEST(Cli, ServePrintsItsPortAndStopsOnSigterm) {

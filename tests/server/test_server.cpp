@@ -216,7 +216,7 @@ TEST(ServerAuth, PostNeedsAValidUnrevokedToken) {
     ASSERT_GT(n, 0);
     EXPECT_EQ(std::string(buf).rfind("HTTP/1.1 401", 0), 0u) << buf;
   }
-  const std::string t = s.store->create_token("revokee");
+  const std::string t = s.store->create_token("revokee", sw::TokenScope::upload);
   auto created = s.post(wrap(doc, "a2", "c1"), t);
   EXPECT_EQ(created->status, 201);
   EXPECT_EQ(json::parse(created->body)["run"]["posted_by"], "revokee");
@@ -225,7 +225,7 @@ TEST(ServerAuth, PostNeedsAValidUnrevokedToken) {
   EXPECT_FALSE(s.store->revoke_token("revokee")) << "already revoked";
   EXPECT_EQ(count_runs(s), 1);
   // Token names are unique and the plaintext is not stored.
-  EXPECT_THROW(s.store->create_token("revokee"), sw::ClientError);
+  EXPECT_THROW(s.store->create_token("revokee", sw::TokenScope::upload), sw::ClientError);
   auto tokens = s.store->list_tokens();
   ASSERT_EQ(tokens.size(), 2u);
   // Reads are open by default; alert triage needs a token.

@@ -99,6 +99,7 @@ TEST(StorageEngines, MigrateCopiesEveryRunAlertAndToken) {
   {
     TestServer s(from);
     token = s.token;
+    s.store->create_token("alice", sw::TokenScope::triage);
     for (int i = 0; i < kRuns; ++i) ASSERT_EQ(s.post(run_body(i))->status, 201);
     const json series = s.get("/api/v1/series?limit=1000")["series"];
     ASSERT_FALSE(series.empty());
@@ -112,10 +113,16 @@ TEST(StorageEngines, MigrateCopiesEveryRunAlertAndToken) {
   for (const auto& t : copied) rows[t.table] = t.rows;
   EXPECT_EQ(rows["runs"], static_cast<std::uint64_t>(kRuns));
   EXPECT_EQ(rows["alerts"], 3u);
-  EXPECT_EQ(rows["tokens"], 1u);
+  EXPECT_EQ(rows["tokens"], 2u);
   EXPECT_FALSE(progress.empty());
 
   TestServer s(to, {}, false);
+  std::map<std::string, sw::TokenScope> scopes;  // each token keeps its scope
+  for (const auto& t : s.store->list_tokens()) scopes[t.name] = t.scope;
+  ASSERT_EQ(scopes.size(), 2u);
+  EXPECT_EQ(scopes["alice"], sw::TokenScope::triage);
+  scopes.erase("alice");
+  EXPECT_EQ(scopes.begin()->second, sw::TokenScope::admin) << "the test server's token";
   for (const auto& p : paths) EXPECT_EQ(s.get(p), before[p]) << p;
   auto again = s.post(run_body(5), token);  // the token came along; the run is known
   ASSERT_TRUE(again);

@@ -94,7 +94,8 @@ struct TestServer {
     o.port = 0;
     http = std::make_unique<sw::HttpServer>(*store, o);
     port = http->start();
-    if (make_token) token = store->create_token("test-" + std::to_string(port));
+    // Admin: the tests post runs and triage alerts with it.
+    if (make_token) token = store->create_token("test-" + std::to_string(port), sw::TokenScope::admin);
   }
   ~TestServer() { stop(); }
   void stop() {

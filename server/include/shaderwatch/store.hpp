@@ -69,9 +69,21 @@ struct IngestResult {
   nlohmann::json body;   // the stored run (and alerts raised by this ingest)
 };
 
+// What a token may do (server/README.md, "Token scopes"): upload posts runs, triage changes alerts'
+// states, admin both. Disjoint rather than a ladder: a CI runner's token cannot mark a regression invalid,
+// and a triage token cannot post runs (posted runs can close regressions by evidence). Reads, where
+// --read-token-required, take any valid token.
+enum class TokenScope { upload, triage, admin };
+const char* to_string(TokenScope s);
+std::optional<TokenScope> parse_token_scope(std::string_view text);
+inline constexpr TokenScope kTokenScopes[] = {TokenScope::upload, TokenScope::triage, TokenScope::admin};
+inline bool may_post_runs(TokenScope s) { return s == TokenScope::upload || s == TokenScope::admin; }
+inline bool may_triage(TokenScope s) { return s == TokenScope::triage || s == TokenScope::admin; }
+
 struct TokenInfo {
   std::string name, created_at;
   std::optional<std::string> revoked_at;
+  TokenScope scope = TokenScope::upload;
 };
 
 struct StoreStats {
@@ -86,7 +98,7 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
   int schema_version();
   // Where the data lives, for messages: the file, or the URI without its password.
   const std::string& location() const { return location_; }
@@ -97,11 +109,11 @@ class Store {
   IngestResult ingest(std::string_view body, const std::string& posted_by = "api");
 
   // Tokens: the plaintext is returned once by create and never stored (SHA-256 only).
-  std::string create_token(const std::string& name);
+  std::string create_token(const std::string& name, TokenScope scope);
   std::vector<TokenInfo> list_tokens();
   bool revoke_token(const std::string& name);
-  // The token's name when valid and not revoked.
-  std::optional<std::string> check_token(std::string_view token);
+  // The token's name and scope when valid and not revoked.
+  std::optional<TokenInfo> check_token(std::string_view token);
 
   // Queries: JSON answers; ClientError 400 for bad parameters, 404 for unknown ids.
   nlohmann::json gpus(const Params& q);

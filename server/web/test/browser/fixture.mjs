@@ -28,7 +28,7 @@ export async function startServer(bin, extraArgs = []) {
       if (m) resolve(m[1]);
     });
   });
-  const token = /swt_[0-9a-f]+/.exec(execFileSync(bin, ['token', 'create', 'dashboard-test', '--db', db], {stdio: ['ignore', 'pipe', 'ignore']}).toString())[0];
+  const token = /swt_[0-9a-f]+/.exec(execFileSync(bin, ['token', 'create', 'dashboard-test', '--scope', 'admin', '--db', db], {stdio: ['ignore', 'pipe', 'ignore']}).toString())[0];
   return {url, token, db, stop: () => { child.kill('SIGTERM'); rmSync(dir, {recursive: true, force: true}); }};
 }
 
