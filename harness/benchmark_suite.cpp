@@ -135,7 +135,7 @@ void add_device_context(const DeviceBench& d, const std::string& prefix) {
   add(contract::kDriverName, i.driver_name);
   add(contract::kDriverInfo, i.driver_info);
   add(contract::kDriverVersion, i.driver_version_string());
-  add("driver_version_raw", hex(i.driver_version, 8));
+  add(contract::kDriverVersionRaw, hex(i.driver_version, 8));
   add(contract::kApiVersion, i.api_version_string());
   add(contract::kDeviceUuid, uuid(i.device_uuid));
   add(contract::kDriverUuid, uuid(i.driver_uuid));

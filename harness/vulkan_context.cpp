@@ -1,5 +1,7 @@
 #include "vulkan_context.h"
 
+#include "shaderwatch/driver_version.h"
+
 #include <atomic>
 
 #include <algorithm>
@@ -68,16 +70,7 @@ std::string DeviceInfo::api_version_string() const {
 }
 
 std::string DeviceInfo::driver_version_string() const {
-  std::ostringstream s;
-  const uint32_t v = driver_version;
-  if (vendor_id == 0x10DE) {  // NVIDIA: 10.8.8.6 bits
-    s << (v >> 22) << '.' << ((v >> 14) & 0xFF) << '.' << ((v >> 6) & 0xFF) << '.' << (v & 0x3F);
-  } else if (vendor_id == 0x8086 && driver_id == VK_DRIVER_ID_INTEL_PROPRIETARY_WINDOWS) {  // Intel Windows: 18.14
-    s << (v >> 14) << '.' << (v & 0x3FFF);
-  } else {  // Mesa, AMD and the rest use VK_MAKE_API_VERSION's major.minor.patch
-    s << VK_API_VERSION_MAJOR(v) << '.' << VK_API_VERSION_MINOR(v) << '.' << VK_API_VERSION_PATCH(v);
-  }
-  return s.str();
+  return shaderwatch::contract::driver_version_text(vendor_id, static_cast<uint32_t>(driver_id), driver_version);
 }
 
 void ValidationLog::add(std::string message) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "driver_identity.hpp"
 #include "shaderwatch/benchmark_name.hpp"
 #include "store_internal.hpp"
 
@@ -187,6 +188,17 @@ Parsed parse_body(std::string_view body, std::size_t max_nesting) {
   p.driver_name = get_string(*ctx, contract::context_key(contract::kDriverName).c_str(), cp, false, 256);
   p.driver_info = get_string(*ctx, contract::context_key(contract::kDriverInfo).c_str(), cp, false, 512);
   p.driver_version = get_string(*ctx, contract::context_key(contract::kDriverVersion).c_str(), cp, false, 128);
+  // One spelling everywhere: the vendor's, from the raw driverVersion where the harness wrote it (a harness
+  // before this spelling wrote NVIDIA's 580.159.04 as 580.159.4.0).
+  const auto context_text = [&](const char* name, std::size_t max_len) {
+    return get_string(*ctx, contract::context_key(name).c_str(), cp, false, max_len, "");
+  };
+  try {
+    p.driver_version = spelled_driver_version(context_text(contract::kVendorId, 64), context_text(contract::kDriverId, 128),
+                                              context_text(contract::kDriverVersionRaw, 32), p.driver_version);
+  } catch (const std::invalid_argument& e) {
+    throw ClientError(400, e.what(), cp);
+  }
   p.api_version = get_string(*ctx, contract::context_key(contract::kApiVersion).c_str(), cp, false, 64);
   p.device_uuid = get_string(*ctx, contract::context_key(contract::kDeviceUuid).c_str(), cp, false, 128);
   p.driver_uuid = get_string(*ctx, contract::context_key(contract::kDriverUuid).c_str(), cp, false, 128);

@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "shaderwatch/analysis.hpp"
+#include "driver_identity.hpp"
 #include "query_helpers.hpp"
 #include "run_counters.hpp"
 #include "store_internal.hpp"
@@ -75,7 +76,7 @@ json Store::alert_json(sql::Conn& c, std::int64_t id) {
       " r.run_key, pr.run_key, r.commit_id, r.driver_version, a.kind, a.severity, a.state,"
       " a.before_ns, a.after_ns, a.delta_pct, a.noise_pct, a.floor_pct, a.score, a.p_value,"
       " a.n_before, a.n_after, a.cause, a.attribution, rb.run_key, a.created_at, a.updated_at,"
-      " a.state_by, a.note, r.started_at"
+      " a.state_by, a.note, r.started_at, r.driver_name, r.driver_info, r.driver_uuid"
       " FROM alerts a JOIN series s ON s.id=a.series_id JOIN benchmarks bm ON bm.id=s.benchmark_id"
       " JOIN gpus g ON g.id=s.gpu_id JOIN runs r ON r.id=a.run_id LEFT JOIN runs pr ON pr.id=a.prev_run_id"
       " JOIN runs rb ON rb.id=a.raised_by WHERE a.id=?");
@@ -91,6 +92,7 @@ json Store::alert_json(sql::Conn& c, std::int64_t id) {
           {"prev_run_id", st.null(9) ? json(nullptr) : json(st.text(9))},
           {"commit", st.text(10)},
           {"driver_version", st.text(11)},
+          {"driver", DriverIdentity{st.text(32), st.text(11), st.text(33), st.text(34)}.label()},
           {"kind", st.text(12)},
           {"severity", st.i64(13)},
           {"state", st.text(14)},
@@ -306,7 +308,7 @@ json Store::series(std::int64_t id, const Params& q) {
     auto& st = c->q(
         "SELECT r.run_key, r.started_at, r.commit_id, r.branch, r.runner, r.driver_name, r.driver_version,"
         " r.api_version, r.harness_revision, p.value_ns, p.min_ns, p.max_ns, p.n_reps, p.n_errors,"
-        " p.error_message, p.run_id FROM points p JOIN runs r ON r.id=p.run_id"
+        " p.error_message, p.run_id, r.driver_info, r.driver_uuid FROM points p JOIN runs r ON r.id=p.run_id"
         " WHERE p.series_id=? AND p.started_ms<? ORDER BY p.started_ms DESC, p.run_id DESC LIMIT ?");
     st.bind(1, id).bind(2, until).bind(3, limit);
     while (st.step())
@@ -316,7 +318,8 @@ json Store::series(std::int64_t id, const Params& q) {
                      {"harness_revision", st.text(8)}, {"value_ns", num_or_null(st, 9)},
                      {"min_ns", num_or_null(st, 10)}, {"max_ns", num_or_null(st, 11)},
                      {"repetitions", st.i64(12)}, {"errors", st.i64(13)}, {"error_message", st.text(14)},
-                     {"run_pk", st.i64(15)}});
+                     {"run_pk", st.i64(15)}, {"driver_info", st.text(16)}, {"driver_uuid", st.text(17)},
+                     {"driver", DriverIdentity{st.text(5), st.text(6), st.text(16), st.text(17)}.label()}});
   }
   std::reverse(pts.begin(), pts.end());
   // The run's own sample spread (p25-p75), where its rows carry the quartile counters.
@@ -329,9 +332,9 @@ json Store::series(std::int64_t id, const Params& q) {
     p["p25_ns"] = number_or_null(p25);
     p["p75_ns"] = number_or_null(p75);
   }
-  // Covariate changes: where a run differs from the one before in anything but the commit.
-  static const char* kCov[] = {"driver_name", "driver_version", "api_version", "harness_revision",
-                               "runner", "branch"};
+  // Covariate changes: where a run differs from the one before in anything but the commit. A driver is
+  // its build: its label (name, version, driver_info) and its UUID.
+  static const char* kCov[] = {"driver", "driver_uuid", "api_version", "harness_revision", "runner", "branch"};
   for (std::size_t i = 1; i < pts.size(); ++i)
     for (const char* f : kCov)
       if (pts[i][f] != pts[i - 1][f])

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "driver_identity.hpp"
 #include "query_helpers.hpp"
 #include "run_counters.hpp"
 #include "store_internal.hpp"
@@ -44,11 +45,16 @@ json Store::summary(const Params& q) {
     auto c = reader();
     std::map<std::int64_t, json> drivers, open_alerts;
     {
-      auto& st = c->q("SELECT gpu_id, driver_name, driver_version, COUNT(*), MIN(started_at), MAX(started_at)"
-                      " FROM runs GROUP BY gpu_id, driver_name, driver_version ORDER BY gpu_id, MIN(started_ms)");
+      // A driver is its build (driver_identity.hpp): runs that differ only in driver_info or UUID are two.
+      auto& st = c->q("SELECT gpu_id, driver_name, driver_version, COUNT(*), MIN(started_at), MAX(started_at),"
+                      " driver_info, driver_uuid FROM runs GROUP BY gpu_id, driver_name, driver_version, driver_info,"
+                      " driver_uuid ORDER BY gpu_id, MIN(started_ms)");
       while (st.step())
-        drivers[st.i64(0)].push_back({{"driver_name", st.text(1)}, {"driver_version", st.text(2)},
-                                      {"runs", st.i64(3)}, {"first_seen", st.text(4)}, {"last_seen", st.text(5)}});
+        drivers[st.i64(0)].push_back(
+            {{"driver_name", st.text(1)}, {"driver_version", st.text(2)}, {"driver_info", st.text(6)},
+             {"driver_uuid", st.text(7)},
+             {"driver", DriverIdentity{st.text(1), st.text(2), st.text(6), st.text(7)}.label()},
+             {"runs", st.i64(3)}, {"first_seen", st.text(4)}, {"last_seen", st.text(5)}});
     }
     {
       auto& st = c->q("SELECT s.gpu_id, a.kind, COUNT(*) FROM alerts a JOIN series s ON s.id=a.series_id"
@@ -117,15 +123,17 @@ json Store::correctness(const Params& q) {
   {
     // The latest run of each (GPU, driver) on the branch: the first of its group, newest first.
     auto& st = c->q("SELECT r.id, r.run_key, r.started_at, r.driver_name, r.driver_version, g.id, g.vendor_id,"
-                    " g.device_id, g.name, g.device_type FROM (SELECT id, run_key, started_at, started_ms,"
-                    " driver_name, driver_version, gpu_id, ROW_NUMBER() OVER (PARTITION BY gpu_id, driver_name,"
-                    " driver_version ORDER BY started_ms DESC, id DESC) AS newest FROM runs WHERE branch=?) r"
+                    " g.device_id, g.name, g.device_type, r.driver_info, r.driver_uuid FROM (SELECT id, run_key,"
+                    " started_at, started_ms, driver_name, driver_version, driver_info, driver_uuid, gpu_id,"
+                    " ROW_NUMBER() OVER (PARTITION BY gpu_id, driver_name, driver_version, driver_info, driver_uuid"
+                    " ORDER BY started_ms DESC, id DESC) AS newest FROM runs WHERE branch=?) r"
                     " JOIN gpus g ON g.id=r.gpu_id WHERE r.newest=1 ORDER BY r.started_ms DESC, r.id DESC LIMIT ?");
     st.bind(1, branch).bind(2, n_columns);
     while (st.step())
       cols.push_back({st.i64(0), st.i64(5),
                       {{"run_id", st.text(1)}, {"started_at", st.text(2)}, {"driver_name", st.text(3)},
                        {"driver_version", st.text(4)},
+                       {"driver", DriverIdentity{st.text(3), st.text(4), st.text(10), st.text(11)}.label()},
                        {"gpu", gpu_obj(st.i64(5), st.text(6), st.text(7), st.text(8), st.text(9))}}});
   }
   std::stable_sort(cols.begin(), cols.end(), [](const Column& a, const Column& b) {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "bulk_insert.hpp"
+#include "driver_identity.hpp"
 #include "ingest_parse.hpp"
 #include "shaderwatch/benchmark_name.hpp"
 #include "store_internal.hpp"
@@ -18,10 +19,41 @@ namespace contract = shaderwatch::contract;
 
 namespace {
 
+// 4: NVIDIA's driver version in the vendor's spelling (580.159.04, not the 580.159.4.0 an older harness
+// wrote), spelled again from each run's raw driverVersion as ingest now does, so that a driver's runs
+// before and after the upgrade of the server are one driver. Only NVIDIA's spelling changed.
+void respell_driver_versions(sql::Conn& c) {
+  std::vector<std::pair<std::int64_t, std::string>> changed;
+  auto& st = c.q("SELECT r.id, r.driver_version, r.context FROM runs r JOIN gpus g ON g.id=r.gpu_id"
+                 " WHERE LOWER(g.vendor_id)='0x10de'");
+  while (st.step()) {
+    const auto ctx = json::parse(st.text(2), nullptr, false);
+    if (!ctx.is_object()) continue;
+    const auto field = [&](const char* name) {
+      const auto it = ctx.find(contract::context_key(name));
+      return it != ctx.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    try {
+      auto spelled = spelled_driver_version(field(contract::kVendorId), field(contract::kDriverId),
+                                            field(contract::kDriverVersionRaw), st.text(1));
+      if (spelled != st.text(1)) changed.emplace_back(st.i64(0), std::move(spelled));
+    } catch (const std::invalid_argument&) {  // stored before ingest checked the raw version: left as it was
+    }
+  }
+  st.reset();
+  for (const auto& [id, version] : changed)
+    c.q("UPDATE runs SET driver_version=? WHERE id=?").bind(1, version).bind(2, id).run();
+}
+
 // Schema migrations, applied in order at start; the schema version records how many ran. Written in
-// SQLite's words; Conn::ddl gives PostgreSQL's. Append only: never edit a migration that has shipped.
-const char* const kMigrations[] = {
-    R"SQL(
+// SQLite's words; Conn::ddl gives PostgreSQL's; a migration that rewrites data does it in C++ after its
+// SQL. Append only: never edit a migration that has shipped.
+struct Migration {
+  const char* sql;
+  void (*rewrite)(sql::Conn&) = nullptr;
+};
+const Migration kMigrations[] = {
+    {R"SQL(
 CREATE TABLE tokens(
   id INTEGER PRIMARY KEY,
   name TEXT NOT NULL UNIQUE,
@@ -99,19 +131,21 @@ CREATE TABLE alerts(
 CREATE INDEX alerts_series ON alerts(series_id, started_ms);
 CREATE INDEX alerts_state ON alerts(state, id);
 CREATE INDEX alerts_run ON alerts(run_id);
-)SQL",
+)SQL"},
     // 2: branches. A run names the main-branch commit it forked from (merge_base); a point says whether
     // its run is on the main branch (only those form levels, change points and alerts).
-    R"SQL(
+    {R"SQL(
 ALTER TABLE runs ADD COLUMN merge_base TEXT NOT NULL DEFAULT '';
 ALTER TABLE points ADD COLUMN on_main INTEGER NOT NULL DEFAULT 1;
-)SQL",
+)SQL"},
     // 3: token scopes. Tokens made before scopes could do everything and keep doing it (admin); a row
     // inserted without a scope gets the least (upload).
-    R"SQL(
+    {R"SQL(
 ALTER TABLE tokens ADD COLUMN scope TEXT NOT NULL DEFAULT 'upload' CHECK(scope IN ('upload','triage','admin'));
 UPDATE tokens SET scope='admin';
-)SQL",
+)SQL"},
+    // 4: the vendor's spelling of driver versions.
+    {"", respell_driver_versions},
 };
 
 std::string now_iso() { return format_iso8601_ms(now_ms()); }
@@ -170,7 +204,10 @@ void Store::migrate() {
     throw std::runtime_error("database schema version " + std::to_string(have) +
                              " is newer than this server (" + std::to_string(known) + ")");
   if (have == known) return;
-  for (int v = have; v < known; ++v) writer_->exec(writer_->ddl(kMigrations[v]));
+  for (int v = have; v < known; ++v) {
+    if (*kMigrations[v].sql) writer_->exec(writer_->ddl(kMigrations[v].sql));
+    if (kMigrations[v].rewrite) kMigrations[v].rewrite(*writer_);
+  }
   writer_->set_schema_version(known);
   tx.commit();
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "driver_identity.hpp"
 #include "shaderwatch/alert_lifecycle.hpp"
 #include "store_internal.hpp"
 
@@ -16,19 +17,20 @@ namespace {
 
 struct RunInfo {
   std::int64_t id = 0, started_ms = 0, gpu_id = 0;
-  std::string key, commit, driver, runner;
+  std::string key, commit, runner;
+  DriverIdentity driver;
 };
 
 RunInfo load_run(sql::Conn& c, std::int64_t id) {
-  auto& st = c.q("SELECT run_key, commit_id, driver_name, driver_version, runner, started_ms, gpu_id"
-                 " FROM runs WHERE id=?");
+  auto& st = c.q("SELECT run_key, commit_id, driver_name, driver_version, runner, started_ms, gpu_id,"
+                 " driver_info, driver_uuid FROM runs WHERE id=?");
   st.bind(1, id);
   if (!st.step()) throw std::runtime_error("run vanished");
   RunInfo r;
   r.id = id;
   r.key = st.text(0);
   r.commit = st.text(1);
-  r.driver = st.text(2) + " " + st.text(3);
+  r.driver = {st.text(2), st.text(3), st.text(7), st.text(8)};
   r.runner = st.text(4);
   r.started_ms = st.i64(5);
   r.gpu_id = st.i64(6);
@@ -83,8 +85,9 @@ json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const Ru
   in.driver_changed = early.driver != late.driver;
   in.commit_changed = a.commit != b.commit;
   in.runner_changed = early.runner != late.runner;
-  in.driver_before = early.driver;
-  in.driver_after = late.driver;
+  const auto driver_text = driver_change_text(early.driver, late.driver);
+  in.driver_before = driver_text.before;
+  in.driver_after = driver_text.after;
   in.commit_before = a.commit;
   in.commit_after = b.commit;
   in.runner_before = early.runner;

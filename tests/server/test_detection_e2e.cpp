@@ -154,7 +154,7 @@ TEST(DetectionE2E, DriverUpdateStepIsAttributedToTheDriver) {
   auto series = s.get(cat("/api/v1/series/", std::to_string(a["alerts"][0]["series_id"].get<int>())));
   bool driver_marked = false;
   for (const auto& ch : series["covariate_changes"])
-    driver_marked = driver_marked || (ch["field"] == "driver_version" && ch["after"] == "590.4.0.0");
+    driver_marked = driver_marked || (ch["field"] == "driver" && ch["after"] == "NVIDIA 590.4.0.0");
   EXPECT_TRUE(driver_marked) << "a driver update is marked on the series, not a new series";
   EXPECT_EQ(s.get("/api/v1/series?gpu_id=1")["series"].size(), kKernels.size());
   EXPECT_EQ(s.get("/api/v1/alerts?cause=driver")["total"], 4);

@@ -98,7 +98,7 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
   int schema_version();
   // Where the data lives, for messages: the file, or the URI without its password.
   const std::string& location() const { return location_; }

@@ -67,7 +67,7 @@ function alertCard(a, states) {
           ? `${formatNs(alert.before_ns)} → ${formatNs(alert.after_ns)} (${formatDeltaPct(alert.delta_pct)}, p ${formatP(alert.p_value)}, noise ${formatDeltaPct(alert.noise_pct)})`
           : '–'),
         el('dt', {}, 'first run'), el('dd', {}, el('a', {href: buildHash('runs', [alert.run_id])}, alert.run_id),
-          ` · commit ${shortCommit(alert.commit)} · driver ${alert.driver_version} · ${formatTime(alert.started_at)}`),
+          ` · commit ${shortCommit(alert.commit)} · driver ${alert.driver} · ${formatTime(alert.started_at)}`),
         el('dt', {}, 'cause'), el('dd', {}, alert.cause),
         el('dt', {}, 'evidence'), el('dd', {}, evidenceBlock(alert.attribution)),
         alert.note ? [el('dt', {}, 'note'), el('dd', {}, alert.note, alert.state_by ? ` (${alert.state_by})` : '')] : ''),

@@ -21,7 +21,7 @@ export async function render(main, route, stale) {
   main.append(el('table', {class: 'data matrix'},
     el('thead', {}, el('tr', {}, el('th', {}, 'Kernel'), m.columns.map((c) => el('th', {},
       el('a', {href: buildHash('runs', [c.run_id])}, c.gpu.name), el('br'),
-      el('span', {class: 'muted'}, `${c.driver_name} ${c.driver_version}`), el('br'),
+      el('span', {class: 'muted'}, c.driver), el('br'),
       el('span', {class: 'muted'}, formatTime(c.started_at)))))),
     el('tbody', {}, rows.map((r) => el('tr', {}, el('td', {}, r.benchmark), r.cells.map((c) => {
       if (!c) return el('td', {class: 'cell muted'}, '–');

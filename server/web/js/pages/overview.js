@@ -21,7 +21,7 @@ function gpuCard(g) {
     el('p', {class: 'muted'}, `${g.gpu.vendor_id}:${g.gpu.device_id} · ${g.gpu.device_type} · ${g.runs} runs`),
     el('h3', {}, 'Drivers'),
     el('ul', {class: 'plain'}, g.drivers.map((d) =>
-      el('li', {}, `${d.driver_name} ${d.driver_version}`, el('span', {class: 'muted'}, ` · ${d.runs} runs, last ${formatTime(d.last_seen)}`)))),
+      el('li', {}, d.driver, el('span', {class: 'muted'}, ` · ${d.runs} runs, last ${formatTime(d.last_seen)}`)))),
     el('h3', {}, 'Last run'),
     last ? el('p', {}, verdictBadge(last.verdict), ' ', runLink(last), el('span', {class: 'muted'},
       ` · ${shortCommit(last.commit)} · ${formatTime(last.started_at)}`)) : el('p', {class: 'muted'}, 'none'),

@@ -8,7 +8,8 @@ import {formatNs, formatDeltaPct, formatTime, shortCommit, otherMode} from '../f
 import {minMaxIndices, pick} from '../downsample.js';
 import {timeChart, cssVar, GPU_COLORS} from '../chart.js';
 
-const DRIVER_FIELDS = new Set(['driver_name', 'driver_version', 'api_version']);
+// A driver is its build: its label (name, version, driver_info) and its UUID.
+const DRIVER_FIELDS = new Set(['driver', 'driver_uuid', 'api_version']);
 const LEVEL_KINDS = new Set(['regression', 'improvement', 'ambiguous']);
 const POINT_LIMIT = 10000;  // the API's most points per series
 
@@ -28,8 +29,9 @@ export function changeMarkers(s) {
   }
   return [...byIndex.values()].sort((a, b) => a.index - b.index).map((m) => {
     const shown = m.kind === 'driver'
-      ? m.changes.find((c) => c.field === 'driver_version') || m.changes[0] : m.changes[0];
-    return {...m, x: seconds(s.points[m.index].started_at), label: `${m.kind} ${shown.before} → ${shown.after}`};
+      ? m.changes.find((c) => c.field === 'driver') || m.changes[0] : m.changes[0];
+    const what = shown.field === 'driver_uuid' ? 'driver build' : m.kind;
+    return {...m, x: seconds(s.points[m.index].started_at), label: `${what} ${shown.before || 'unknown'} → ${shown.after || 'unknown'}`};
   });
 }
 
@@ -68,7 +70,7 @@ function seriesData(s, maxPoints) {
 function hoverText(p) {
   if (!p) return '';
   return `${formatTime(p.started_at)} · run ${p.run_id} · commit ${shortCommit(p.commit)} · ${p.branch} · ` +
-    `${p.driver_name} ${p.driver_version} · ${p.runner} · median ${formatNs(p.value_ns)}` +
+    `${p.driver} · ${p.runner} · median ${formatNs(p.value_ns)}` +
     (p.p25_ns !== null && p.p75_ns !== null ? ` (p25 ${formatNs(p.p25_ns)}, p75 ${formatNs(p.p75_ns)})` : '') +
     (p.errors > 0 ? ` · FAILED: ${p.error_message}` : '');
 }

@@ -98,7 +98,7 @@ test('series: every run a point, one marker per driver change, change points, fa
   const box = await (await page.$(`.chart[data-series="${id}"] .u-over`)).boundingBox();
   await page.mouse.move(box.x + box.width - 3, box.y + box.height / 2);
   const hover = await page.$eval(`.chart[data-series="${id}"] ~ .hover`, (h) => h.textContent);
-  assert.match(hover, /commit .* · main · .*590\.10\.1\.0/);
+  assert.match(hover, new RegExp(`commit .* · main · NVIDIA ${NEW_DRIVER.replaceAll('.', '\\.')} · `));
   await shot(page, '2-series');
   assert.deepEqual(problems, []);
   await page.close();

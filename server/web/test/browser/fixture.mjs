@@ -12,7 +12,9 @@ export const STEPPED = 'lum/interleaved_256/1920x1080/hot';  // +8% from synthet
 export const FAILING = 'lum/sequential_256/1280x720/hot';    // wrong answer in the last run
 export const HISTORY = 30;                                     // synthetic H200 runs
 export const DRIVER_CHANGE_AT = 12, STEP_AT = 18, RUNNER_CHANGE_AT = 24;
-export const NEW_DRIVER = '590.10.1.0';
+// NVIDIA's own spelling, with the raw driverVersion the server spells it from (10.8.8.6 bits).
+export const NEW_DRIVER = '590.10.01';
+const NEW_DRIVER_RAW = '0x93828040';
 
 export async function startServer(bin, extraArgs = []) {
   const dir = mkdtempSync(join(tmpdir(), 'sw-dashboard-'));
@@ -58,7 +60,8 @@ const TIME_KEYS = ['real_time', 'median_us', 'min_us', 'p25_us', 'p75_us'];
 
 function syntheticRun(base, i, next) {
   const doc = structuredClone(base);
-  if (i >= DRIVER_CHANGE_AT) doc.context.sw_driver_version = NEW_DRIVER;
+  if (i >= DRIVER_CHANGE_AT)
+    Object.assign(doc.context, {sw_driver_version: NEW_DRIVER, sw_driver_version_raw: NEW_DRIVER_RAW, sw_driver_info: NEW_DRIVER});
   const rows = doc.benchmarks.map((b) => {
     const name = b.name.replace(/\/iterations:\d+\/manual_time$/, '');
     const factor = (1 + 0.01 * gaussian(next)) * (name === STEPPED && i >= STEP_AT ? 1.08 : 1);

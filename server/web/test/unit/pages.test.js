@@ -10,7 +10,8 @@ test('a driver update is one marker however many of its fields changed; runner c
   const s = {
     points: [0, 1, 2, 3].map((i) => ({started_at: at(i)})),
     covariate_changes: [
-      {index: 2, run_id: 'r2', field: 'driver_version', before: '580.1', after: '580.2'},
+      {index: 1, run_id: 'r1', field: 'driver_uuid', before: 'aaaa', after: 'bbbb'},
+      {index: 2, run_id: 'r2', field: 'driver', before: 'NVIDIA 580.1', after: 'NVIDIA 580.2'},
       {index: 2, run_id: 'r2', field: 'api_version', before: '1.3.1', after: '1.3.2'},
       {index: 3, run_id: 'r3', field: 'runner', before: 'box-1', after: 'box-2'},
       {index: 3, run_id: 'r3', field: 'branch', before: 'main', after: 'pr-1'},
@@ -18,8 +19,9 @@ test('a driver update is one marker however many of its fields changed; runner c
   };
   const m = changeMarkers(s);
   assert.deepEqual(m.map((x) => [x.kind, x.index, x.label]),
-    [['driver', 2, 'driver 580.1 → 580.2'], ['runner', 3, 'runner box-1 → box-2']]);
-  assert.equal(m[0].x, Date.parse(at(2)) / 1000);
+    [['driver', 1, 'driver build aaaa → bbbb'], ['driver', 2, 'driver NVIDIA 580.1 → NVIDIA 580.2'],
+      ['runner', 3, 'runner box-1 → box-2']]);
+  assert.equal(m[1].x, Date.parse(at(2)) / 1000);
 });
 
 test('the comparison defaults to the commit run on the most GPUs, newest first among equals', () => {
