@@ -3,8 +3,11 @@
 #include <shaderwatch/result_contract.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <numeric>
 #include <stdexcept>
 
@@ -114,6 +117,16 @@ std::unique_ptr<CleanNameReporter> make_file_reporter(const std::string& format)
   }
   auto* raw = inner.get();
   return std::make_unique<CleanNameReporter>(raw, std::move(inner));
+}
+
+void check_output_file_writable(const std::string& path) {
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(path, ec);
+  std::FILE* f = std::fopen(path.c_str(), "a");
+  if (!f)
+    throw std::runtime_error("--benchmark_out '" + path + "' cannot be written: " + std::strerror(errno));
+  std::fclose(f);
+  if (!existed) std::filesystem::remove(path, ec);
 }
 
 }  // namespace shaderwatch

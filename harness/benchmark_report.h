@@ -63,4 +63,9 @@ class CleanNameReporter : public benchmark::BenchmarkReporter {
 // Throws std::invalid_argument for another format.
 std::unique_ptr<CleanNameReporter> make_file_reporter(const std::string& format);
 
+// Throws std::runtime_error naming --benchmark_out's file and the system's reason when it cannot be
+// written (a missing directory, no permission), so the mistake shows before the GPU work, not after it.
+// A file that did not exist is not left behind.
+void check_output_file_writable(const std::string& path);
+
 }  // namespace shaderwatch

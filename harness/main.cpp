@@ -222,6 +222,7 @@ int main(int argc, char** argv) {
       out_file = *flag_value(argc, argv, "--benchmark_out");
       out_format = flag_value(argc, argv, "--benchmark_out_format").value_or("json");
       make_file_reporter(out_format);  // an unknown format fails here, before any GPU work
+      check_output_file_writable(out_file);
     }
   } catch (const std::exception& e) {
     std::cerr << e.what() << "\n";

@@ -112,6 +112,22 @@ TEST(BenchmarkQuick, BadOutputFormatIsRefusedBeforeAnyWork) {
   EXPECT_EQ(r.output.find("[1/"), std::string::npos) << "benchmarks ran: " << r.output;
 }
 
+TEST(BenchmarkQuick, AnOutputFileThatCannotBeWrittenIsRefusedBeforeAnyWork) {
+  const auto dir = std::filesystem::temp_directory_path() / "sw-no-such-dir" / "deeper";
+  const Result r = run("--quick --benchmark_out=" + (dir / "out.json").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find((dir / "out.json").string()), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("No such file or directory"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("[1/"), std::string::npos) << "benchmarks ran: " << r.output;
+
+  // A writable path that did not exist is not left behind by the check.
+  const auto fresh = std::filesystem::temp_directory_path() / "sw-check-writable.json";
+  std::filesystem::remove(fresh);
+  const Result listed = run("--list-kernels --benchmark_out=" + fresh.string());
+  EXPECT_EQ(listed.exit_code, 0) << listed.output;
+  EXPECT_FALSE(std::filesystem::exists(fresh));
+}
+
 TEST(BenchmarkQuick, BadSizesAreNamed) {
   const Result r = run("--sizes 1920x,4096");
   EXPECT_EQ(r.exit_code, 2);
