@@ -624,8 +624,9 @@ json Store::verdict(const std::string& key) {
       for (std::size_t i = 0; i < b.open.size(); ++i) {
         auto& since = c->q("SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) >= (?, ?) AND"
                            " (started_ms, run_id) <= (?, ?) AND on_main=1 AND value_ns IS NOT NULL"
-                           " ORDER BY started_ms DESC, run_id DESC LIMIT 48");
-        since.bind(1, p.series_id).bind(2, steps[i].first).bind(3, steps[i].second).bind(4, ms).bind(5, pk);
+                           " ORDER BY started_ms DESC, run_id DESC LIMIT ?");
+        since.bind(1, p.series_id).bind(2, steps[i].first).bind(3, steps[i].second).bind(4, ms).bind(5, pk)
+            .bind(6, static_cast<std::int64_t>(analysis::kLevelRuns));
         while (since.step()) b.open[i].since.push_back(since.f64(0));
       }
     }
@@ -638,17 +639,19 @@ json Store::verdict(const std::string& key) {
       st.bind(1, p.series_id).bind(2, level_ms).bind(3, level_pk);
       if (st.step()) boundary_ms = st.i64(0);
     }
-    // The main runs before the bound, newest first: the level (since that change point, at most 48), the
-    // history the gate looks for the GPU's lone swings in (across change points) and how long the series is.
+    // The main runs before the bound, newest first: the level (since that change point, at most kLevelRuns),
+    // the history the gate looks for the GPU's lone swings in (across change points) and how long the series
+    // is (counted up to the most runs read).
     auto& bs = c->q("SELECT value_ns, reps, started_ms FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?)"
                     " AND on_main=1 AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
     bs.bind(1, p.series_id).bind(2, level_ms).bind(3, level_pk)
-        .bind(4, static_cast<std::int64_t>(std::max<std::size_t>(opts_.detect.noise_window, 48)));
+        .bind(4, static_cast<std::int64_t>(
+                     std::max({opts_.detect.noise_window, analysis::kLevelRuns, opts_.gate.swing_runs})));
     while (bs.step()) {
       ++b.history;
       const double value = bs.f64(0);
       if (b.swing_history.size() < opts_.gate.swing_runs) b.swing_history.push_back(value);
-      if (bs.i64(2) < boundary_ms || b.level_runs.size() >= 48) continue;
+      if (bs.i64(2) < boundary_ms || b.level_runs.size() >= analysis::kLevelRuns) continue;
       b.level_runs.push_back(value);
       if (b.level_runs.size() < opts_.detect.min_segment) b.level_reps.push_back(unpack_reps(bs.blob(1)));
     }

@@ -99,6 +99,9 @@ struct Slowdown {
 };
 
 // ---- verdict: what CI gates on, from the evidence the store loaded for one run
+// The most runs a level holds (the newest since the series' latest change point), and the most runs since a
+// regression's step its score is taken on.
+inline constexpr std::size_t kLevelRuns = 48;
 struct OpenRegression {
   std::int64_t alert_id = 0;
   bool acknowledged = false;  // else new
@@ -106,7 +109,7 @@ struct OpenRegression {
   double floor_rel = 0;
   double noise_rel = 0;       // the series' noise when it was raised (0: unknown, not scored)
   std::size_t n_before = 0;   // runs of the old level
-  std::vector<double> since;  // the series' main runs from its step up to this run (at most 48)
+  std::vector<double> since;  // the series' main runs from its step up to this run (at most kLevelRuns)
 };
 // How many standard errors the median of `recent` (runs after the step, outlier runs left out) lies above the
 // old level `before`, for a series of relative noise `noise_rel` and an old level of n_before runs.
@@ -121,6 +124,7 @@ struct BenchmarkEvidence {
   std::vector<OpenRegression> open;    // regression alerts at or before the run, new or acknowledged
   std::vector<double> recent;          // the series' latest main runs up to this one
   std::vector<double> level_runs;      // the level it is judged against: main runs since the latest change point
+                                       // (at most kLevelRuns)
   std::vector<double> reps;            // this run's repetitions (ns)
   std::vector<std::vector<double>> level_reps;  // the repetitions of level_runs' runs, in the same order
   // Main runs before the level's bound, oldest first, at most GateParams::swing_runs, across change points:
