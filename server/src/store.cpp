@@ -1,3 +1,5 @@
+// The store's write side: the schema and its migrations, connections, tokens and ingest (detection on
+// ingest is store_detect.cpp; reads are queries*.cpp).
 #include <openssl/rand.h>
 
 #include <algorithm>
