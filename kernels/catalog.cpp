@@ -20,6 +20,7 @@ KernelSpec tree(std::string name, std::string description, uint32_t gx, uint32_t
       .family = Family::Luminance,
       .method = Method::LumTiles,
       .description = std::move(description),
+      .operation = "luminance sum",
       .shaders = {{"lum_tree.comp",
                    {{"GROUP_X", std::to_string(gx)},
                     {"GROUP_Y", std::to_string(gy)},
@@ -50,6 +51,7 @@ KernelSpec subgroup_tiles(std::string name, std::string description, Method meth
       .family = Family::Luminance,
       .method = method,
       .description = std::move(description),
+      .operation = "luminance sum",
       .shaders = {{std::move(shader),
                    {{"GROUP_X", std::to_string(gx)}, {"GROUP_Y", std::to_string(gy)}, {"FETCH_X", std::to_string(fx)}}}},
       .group_x = gx,
@@ -75,10 +77,28 @@ KernelSpec boids(std::string name, std::string description, Method method, std::
                     .family = Family::Boids,
                     .method = method,
                     .description = std::move(description),
+                    .operation = method == Method::BoidsMinMaxSubgroup || method == Method::BoidsMinMaxAtomic
+                                     ? "boids min and max"
+                                     : "boids average",
                     .shaders = std::move(shaders),
                     .group_x = group,
                     .subgroup_ops = subgroup_ops,
                     .roundings = std::move(roundings)};
+}
+
+// The operation a per-pixel post-processing stage computes: every tone mapping operator is one.
+std::string pixel_operation(PostfxStage stage) {
+  switch (stage) {
+    case PostfxStage::RgbToYxy: return "RGB to Yxy";
+    case PostfxStage::YxyToRgb: return "Yxy to RGB";
+    case PostfxStage::ToneMapY:
+    case PostfxStage::AcesHillRgb: return "tone mapping";
+    case PostfxStage::BrightPass: return "bright pass";
+    case PostfxStage::LocalGamma: return "local gamma";
+    case PostfxStage::Fused: return "fused tone-mapping pipeline";
+    case PostfxStage::CircleOfConfusion: return "circle of confusion";
+  }
+  return "";
 }
 
 std::vector<KernelSpec> build_catalog() {
@@ -118,6 +138,7 @@ std::vector<KernelSpec> build_catalog() {
         .family = Family::Luminance,
         .method = Method::LumGridStride,
         .description = "vec4 loads in a grid-stride loop (4 in flight), grid sized from the device, subgroupAdd",
+        .operation = "luminance sum",
         .shaders = {{"lum_grid_stride.comp", {{"GROUP", std::to_string(kGroup)}, {"UNROLL", std::to_string(kUnroll)}}}},
         .group_x = kGroup,
         .subgroup_ops = kSubgroupBasic | kSubgroupArithmetic,
@@ -138,6 +159,7 @@ std::vector<KernelSpec> build_catalog() {
                                       Method::LumSinglePass, "lum_single_pass.comp", 16, 16, 4);
     log_average.shaders[0].defines.push_back({"LOG_AVERAGE", "1"});
     log_average.log_average = true;
+    log_average.operation = "log-average luminance";
     log_average.needs_nonnegative_input = true;
     k.push_back(std::move(log_average));
   }
@@ -146,6 +168,7 @@ std::vector<KernelSpec> build_catalog() {
                                 "one read, four results: sum L, sum ln(1e-4 + L), min L, max L per 64x16 tile",
                                 Method::LumStats, "lum_stats.comp", 16, 16, 4);
     stats.needs_nonnegative_input = true;
+    stats.operation = "luminance statistics";
     k.push_back(std::move(stats));
   }
 
@@ -186,12 +209,13 @@ std::vector<KernelSpec> build_catalog() {
   // Post-processing pipeline (seed 000, "Call for a new Post-Processing Pipeline").
   // Every post-processing kernel but the blur: 16x16 invocations per 16x16-pixel tile; bounds per pixel
   // (reference/tracked.h), not from a rounding count.
-  auto tiled = [](std::string name, Method method, std::string description, std::vector<ShaderRef> shaders,
-                  PixelSpace space) {
+  auto tiled = [](std::string name, Method method, std::string description, std::string operation,
+                  std::vector<ShaderRef> shaders, PixelSpace space) {
     KernelSpec spec{.name = std::move(name),
                     .family = Family::Postfx,
                     .method = method,
                     .description = std::move(description),
+                    .operation = std::move(operation),
                     .shaders = std::move(shaders),
                     .group_x = 16,
                     .group_y = 16,
@@ -205,7 +229,7 @@ std::vector<KernelSpec> build_catalog() {
                    std::vector<uint32_t> specialization = {}) {
     Defines defines{{"STAGE", std::to_string(static_cast<int>(stage))}};
     if (stage == PostfxStage::ToneMapY) defines.push_back({"OPERATOR", std::to_string(op)});
-    KernelSpec spec = tiled(std::move(name), Method::PixelMap, std::move(description),
+    KernelSpec spec = tiled(std::move(name), Method::PixelMap, std::move(description), pixel_operation(stage),
                             {{"postfx_pixel.comp", std::move(defines)}}, space);
     spec.stage = stage;
     spec.tone_operator = op;
@@ -237,13 +261,14 @@ std::vector<KernelSpec> build_catalog() {
   pixel("postfx/coc", "circle of confusion in pixels from depth (Potmesil; 50 mm, f/2.8, focus 5 m, 36 mm sensor)",
         PostfxStage::CircleOfConfusion, PixelSpace::RgbDepth);
   k.push_back(tiled("postfx/dof_tiles", Method::DofTiles,
-                    "per 16x16 tile: max near CoC, min far CoC, counts (the seed's red/green image)",
+                    "per 16x16 tile: max near CoC, min far CoC, counts (the seed's red/green image)", "depth-of-field tiles",
                     {{"postfx_dof_tiles.comp", {}}}, PixelSpace::RgbDepth));
   {
     const uint32_t max_radius = 8;
     KernelSpec dof = tiled("postfx/dof_composite", Method::DofComposite,
                            "depth of field: tile pass, then far + focus gathered within each pixel's CoC and the near "
                            "field over it by its coverage (CoC clamped to " + std::to_string(max_radius) + " pixels)",
+                           "depth of field",
                            {{"postfx_dof_tiles.comp", {}},
                             {"postfx_dof_composite.comp", {{"MAX_RADIUS", std::to_string(max_radius)}}}},
                            PixelSpace::RgbDepth);
@@ -268,6 +293,7 @@ std::vector<KernelSpec> build_catalog() {
                     .description = std::string("separable Gaussian, radius 16 (sigma 16/3), x then y pass, ") +
                                    (staged ? "rows/columns staged in shared memory, 8 outputs per invocation"
                                            : "every tap from memory"),
+                    .operation = "Gaussian blur, radius 16",
                     .shaders = {staged ? pass("0", "256", "8", "8") : pass("0", "256", "1", ""),
                                 staged ? pass("1", "8", "256", "4") : pass("1", "16", "16", "")},
                     .group_x = staged ? 64u : 256u,  // invocations per workgroup, of the larger pass
@@ -304,9 +330,14 @@ const std::vector<KernelSpec>& catalog() {
   return entries;
 }
 
-const KernelSpec& find_kernel(const std::string& name) {
+const KernelSpec* find_kernel_or_null(std::string_view name) {
   for (const auto& k : catalog())
-    if (k.name == name) return k;
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+const KernelSpec& find_kernel(const std::string& name) {
+  if (const KernelSpec* k = find_kernel_or_null(name)) return *k;
   throw std::invalid_argument("no kernel named '" + name + "' in the catalog (see --list-kernels)");
 }
 

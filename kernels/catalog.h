@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -61,6 +62,9 @@ struct KernelSpec {
   Family family;
   Method method;
   std::string description;
+  // What the kernel computes, shared by every variant that computes the same thing ("luminance sum",
+  // "tone mapping"): only variants of one operation are ranked against each other.
+  std::string operation;
   std::vector<ShaderRef> shaders;  // passes in order; for BoidsBlend the vertex then fragment shader
   uint32_t group_x = 1, group_y = 1;  // invocations per workgroup of the main pass
   uint32_t tile_x = 0, tile_y = 0;    // pixels per workgroup (tiled luminance methods)
@@ -82,6 +86,8 @@ struct KernelSpec {
 
 const std::vector<KernelSpec>& catalog();
 const KernelSpec& find_kernel(const std::string& name);  // throws std::invalid_argument
+// The catalog entry of a family/variant name, or nullptr (a name from another catalog version).
+const KernelSpec* find_kernel_or_null(std::string_view name);
 
 // The copy kernel the benchmark measures peak bandwidth with (not a catalog entry: nothing to check).
 const ShaderRef& peak_copy_shader();

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -612,4 +613,24 @@ TEST(KernelSources, AreTheShadersAndWhatTheyIncludeOnce) {
               (std::vector<std::string>{"lum_stats.comp", "luminance_common.glsl", "workgroup_sum.glsl"}));
   }
   EXPECT_GE(stats_kernels, 1u);
+}
+
+// The GPU comparison ranks only variants of one operation: every entry names one, and the seeds' groups hold.
+TEST(Catalog, EveryKernelNamesItsOperation) {
+  std::map<std::string, std::vector<std::string>> by_operation;
+  for (const auto& k : catalog()) {
+    EXPECT_FALSE(k.operation.empty()) << k.name;
+    by_operation[k.operation].push_back(k.name);
+  }
+  const auto& sums = by_operation["luminance sum"];
+  EXPECT_EQ(std::count_if(sums.begin(), sums.end(), [](const std::string& n) { return !n.starts_with("lum/"); }), 0);
+  EXPECT_EQ(std::find(sums.begin(), sums.end(), "lum/stats_sum_log_min_max"), sums.end());
+  EXPECT_GE(sums.size(), 10u);
+  const auto& tone = by_operation["tone mapping"];
+  EXPECT_NE(std::find(tone.begin(), tone.end(), "postfx/tonemap_aces_hill"), tone.end());
+  EXPECT_NE(std::find(tone.begin(), tone.end(), "postfx/tonemap_reinhard"), tone.end());
+  EXPECT_EQ(std::find(tone.begin(), tone.end(), "postfx/dof_tiles"), tone.end());
+  EXPECT_EQ(by_operation["boids min and max"].size(), 2u);
+  EXPECT_EQ(find_kernel_or_null("lum/sequential_256"), &find_kernel("lum/sequential_256"));
+  EXPECT_EQ(find_kernel_or_null("lum/no_such_kernel"), nullptr);
 }
