@@ -17,20 +17,30 @@
 # set) and results.csv. With SHADERWATCH_DEVICE=all on several GPUs each device is its own run
 # (<run id>-dev<N>) and its four files go into dev<N>/. SHADERWATCH_DASHBOARD: the dashboard's base URL for their links (default: the
 # server's URL).
-# Exit status, for the CI system to tell a broken kernel from a broken network:
-#   0 pass; 1 a wrong answer or an error in the bench; 2 the server's verdict failed on a regression;
-#   3 infrastructure: the results could not be posted or the verdict could not be read.
+# Exit status, one meaning each, the bench's own (harness/exit_status.h) plus 2, for the CI system to tell
+# a broken kernel from a broken machine or a wrong set-up:
+#   0 pass; 1 a wrong answer or a kernel that failed in the bench (or the bench did not build);
+#   2 the server's verdict failed on a regression; 3 infrastructure: no Vulkan device, a device lost, the
+#   server unreachable or failing, the verdict unreadable; 4 usage or configuration: a variable missing,
+#   an unknown SHADERWATCH_DEVICE, flags or a filter that select nothing, a token the server refuses.
+# The bench checks its flags, the device, the output file, the server and the token before any GPU work
+# and names what is wrong; its message is passed through.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-: "${SHADERWATCH_URL:?set SHADERWATCH_URL to the results server, e.g. http://results:8080}"
-: "${SHADERWATCH_TOKEN:?set SHADERWATCH_TOKEN to an upload token (shaderwatch-server token create NAME)}"
+usage_error() { echo "gpu-runner: $*" >&2; exit 4; }
+[ -n "${SHADERWATCH_URL:-}" ] || usage_error "set SHADERWATCH_URL to the results server, e.g. http://results:8080"
+[ -n "${SHADERWATCH_TOKEN:-}" ] || usage_error "set SHADERWATCH_TOKEN to an upload token (shaderwatch-server token create NAME)"
 build=${SHADERWATCH_BUILD:-$root/build-gpu}
 bench=${SHADERWATCH_BENCH:-}
 if [ -z "$bench" ]; then
-  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build "$build" -j"$(nproc)" --target shaderwatch-bench
+  { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+    cmake --build "$build" -j"$(nproc)" --target shaderwatch-bench; } || {
+    echo "gpu-runner: shaderwatch-bench did not build (see above)" >&2
+    exit 1
+  }
   bench=$build/harness/shaderwatch-bench
 fi
+[ -x "$bench" ] || usage_error "SHADERWATCH_BENCH '$bench' is not an executable"
 artifacts=${SHADERWATCH_ARTIFACTS:-$build/artifacts}
 mkdir -p "$artifacts"
 commit=${SHADERWATCH_COMMIT:-$(git -C "$root" rev-parse HEAD)}
@@ -44,7 +54,7 @@ run_id="$runner-$commit-$(date -u +%Y%m%dT%H%M%SZ)"
 out=$artifacts/results.json
 bench_status=0
 # The bench posts its own results (token from SHADERWATCH_TOKEN), even when a kernel gave a wrong answer:
-# the server records the correctness failure. Exit 3: the results could not be posted (after retries).
+# the server records the correctness failure.
 # shellcheck disable=SC2086 # SHADERWATCH_BENCH_ARGS is a list of flags
 "$bench" ${SHADERWATCH_DEVICE:+--device "$SHADERWATCH_DEVICE"} ${SHADERWATCH_EXPECTATIONS:+--expectations "$SHADERWATCH_EXPECTATIONS"} \
   ${SHADERWATCH_BENCH_ARGS:-} \
@@ -52,10 +62,18 @@ bench_status=0
   --commit "$commit" ${branch:+--branch "$branch"} --runner "$runner" \
   ${SHADERWATCH_MERGE_BASE:+--merge-base "$SHADERWATCH_MERGE_BASE"} ${SHADERWATCH_JOB_URL:+--job-url "$SHADERWATCH_JOB_URL"} ||
   bench_status=$?
-if [ "$bench_status" -eq 3 ]; then
-  echo "gpu-runner: the results could not be posted to $SHADERWATCH_URL (see above)" >&2
-  exit 3
-fi
+case $bench_status in
+  0 | 1) ;;  # results posted: the verdict is read either way
+  3)
+    echo "gpu-runner: infrastructure: shaderwatch-bench could not use the device or post to $SHADERWATCH_URL (its message is above)" >&2
+    exit 3 ;;
+  4)
+    echo "gpu-runner: configuration: shaderwatch-bench refused its flags or set-up before any GPU work (its message is above)" >&2
+    exit 4 ;;
+  *)
+    echo "gpu-runner: infrastructure: shaderwatch-bench ended with status $bench_status (a crash or a signal; see above)" >&2
+    exit 3 ;;
+esac
 # One run per device: with SHADERWATCH_DEVICE=all and several GPUs the bench posted <run id>-dev<N> for
 # each, and each device's verdict and renderings go into $artifacts/dev<N>/.
 devices=$(grep -o '"swdev[0-9]*_device_name"' "$out" | sed 's/"swdev\([0-9]*\)_.*/\1/' | sort -n | uniq || true)
@@ -85,7 +103,7 @@ for dev in ${devices:-single}; do
 done
 echo "gpu-runner: artifacts in $artifacts" >&2
 if [ "$bench_status" -ne 0 ]; then
-  echo "gpu-runner: shaderwatch-bench exited $bench_status (a wrong answer or an error; see above)" >&2
+  echo "gpu-runner: shaderwatch-bench exited $bench_status (a wrong answer or a kernel that failed; see above)" >&2
   exit 1
 fi
 [ "$verdict_failed" -eq 0 ] || { echo "gpu-runner: the server's verdict is fail (a regression; see above)" >&2; exit 2; }

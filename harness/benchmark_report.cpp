@@ -42,7 +42,7 @@ void report_repetition(benchmark::State& state, const BenchmarkResult& r, size_t
   for (auto _ : state) state.SetIterationTime(times.at(index));
   const SampleStats& s = r.measurement.stats;
   state.SetLabel(result_label(r));
-  state.SetBytesProcessed(static_cast<int64_t>(r.bytes));
+  state.SetBytesProcessed(static_cast<int64_t>(r.traffic.bytes_read + r.traffic.bytes_written));
   state.SetItemsProcessed(static_cast<int64_t>(r.items));
   state.counters[contract::kMedianCounter] = s.median * 1e6;
   state.counters["min_us"] = s.min * 1e6;
@@ -57,7 +57,8 @@ void report_repetition(benchmark::State& state, const BenchmarkResult& r, size_t
   }
   state.counters["precise"] = reached_precision(r.measurement.stop) ? 1 : 0;
   state.counters["idle_before_ms"] = r.measurement.idle_before_seconds * 1e3;  // beside the clocks: idle GPUs slow down
-  state.counters[contract::kPctOfPeakCounter] = 100.0 * (static_cast<double>(r.bytes) / s.median) / r.peak_bytes_per_second;
+  if (const double pct = pct_of_roofline(r.traffic, r.bandwidths, s.median); pct > 0)
+    state.counters[contract::kPctOfRooflineCounter] = pct;
   state.counters[contract::kErrBoundRatioCounter] = r.outcome.worst_ratio;
   if (r.outcome.probable_ratio > 0) state.counters[contract::kErrProbableRatioCounter] = r.outcome.probable_ratio;
   if (r.outcome.check_retries > 0) state.counters[contract::kCheckRetriesCounter] = r.outcome.check_retries;

@@ -10,6 +10,7 @@
 #include "check.h"
 #include "gpu_timer.h"
 #include "nvml_monitor.h"
+#include "roofline.h"
 
 namespace shaderwatch {
 
@@ -21,12 +22,18 @@ inline constexpr size_t kReportedRepetitions = 10;
 // One benchmark as measured and checked, ready to report.
 struct BenchmarkResult {
   std::string name;  // family/variant/size/mode[/devN]: permanent, the results server keys series on it
+  // The same, apart, for the terminal report.
+  const KernelSpec* spec = nullptr;
+  std::string device, size;  // device name; "1920x1080" or "4096"
+  uint64_t size_items = 0;   // pixels or boids
+  bool cold = false;
   Measurement measurement;
   Outcome outcome;              // of the check of the last timed dispatch
   std::string error_message;    // non-empty: reported as an error row (no times)
   std::string spirv_hash;
-  uint64_t bytes = 0, items = 0;  // per dispatch
-  double peak_bytes_per_second = 0;
+  Traffic traffic;    // per dispatch
+  uint64_t items = 0;  // per dispatch
+  Bandwidths bandwidths;  // of its device, measured at the start of the run; none on a CPU device
   std::optional<ClockReadings> clocks;  // while sampling, where NVML is available
 };
 

@@ -10,13 +10,17 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <semaphore>
 #include <sstream>
 #include <thread>
 
+#include "exit_status.h"
 #include "kernel_run.h"
 #include "nvml_monitor.h"
 #include "pipelines.h"
+#include "progress.h"
+#include "roofline.h"
 #include "suite_timing.h"
 
 namespace shaderwatch {
@@ -78,12 +82,6 @@ std::string uuid(const std::array<uint8_t, VK_UUID_SIZE>& u) {
   return s;
 }
 
-struct Bandwidths {
-  uint64_t bytes = 0;  // per buffer
-  double copy_kernel = 0, copy_buffer = 0, read_only = 0;
-  double peak() const { return std::max(copy_kernel, copy_buffer); }
-};
-
 // One open device with what every benchmark on it shares.
 struct DeviceBench {
   std::unique_ptr<Device> device;
@@ -94,17 +92,17 @@ struct DeviceBench {
   std::string suffix;  // "" with one device, "/dev<N>" with several
 };
 
-// Bandwidth probes over two large buffers, medians of cold samples. Peak: the faster of the copy kernel and
-// vkCmdCopyBuffer (bytes read + written), the "copy" the performance bars are stated against; the
-// read-only rate is reported beside it.
+// The roofline's bandwidth probes over two large buffers, medians of cold samples.
 Bandwidths measure_bandwidth(DeviceBench& d, const BenchmarkOptions& options) {
   const DeviceInfo& info = d.device->info();
   const uint64_t bytes = std::min<uint64_t>(options.peak_copy_bytes, info.max_storage_buffer_range) & ~uint64_t{15};
   Buffer src(*d.device, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), dst(*d.device, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
   d.device->submit_and_wait([&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, src.handle(), 0, VK_WHOLE_SIZE, 0x3F800000u); });
-  const ShaderRef& shader = peak_copy_shader();
-  ComputePipeline copy(*d.device, d.compiler->compile(shader.file, shader.defines),
-                       {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, src.handle()}, {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, dst.handle()}});
+  auto probe = [&](const ShaderRef& shader) {
+    return ComputePipeline(*d.device, d.compiler->compile(shader.file, shader.defines),
+                           {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, src.handle()}, {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, dst.handle()}});
+  };
+  ComputePipeline copy = probe(peak_copy_shader()), write = probe(write_probe_shader());
   const uint32_t count = static_cast<uint32_t>(bytes / 16);
   PushConstants push;
   push.values[0] = count;
@@ -121,6 +119,7 @@ Bandwidths measure_bandwidth(DeviceBench& d, const BenchmarkOptions& options) {
     vkCmdCopyBuffer(cmd, src.handle(), dst.handle(), 1, &region);
   });
   b.read_only = bytes / median([&](VkCommandBuffer cmd) { reader.record(cmd); });
+  b.write = bytes / median([&](VkCommandBuffer cmd) { write.dispatch(cmd, push, push.values[1]); });
   return b;
 }
 
@@ -150,12 +149,15 @@ void add_device_context(const DeviceBench& d, const std::string& prefix) {
     std::snprintf(text, sizeof text, "%.1f", bytes_per_second / 1e9);
     return std::string(text);
   };
-  add("peak_bandwidth_gbs", gbs(d.bandwidth.peak()));
+  add("peak_bandwidth_gbs", gbs(d.bandwidth.copy()));
   add("peak_method", "max of copy.comp and vkCmdCopyBuffer, " + std::to_string(d.bandwidth.bytes >> 20) +
                          " MiB, median cold sample, bytes read + written");
   add("copy_kernel_gbs", gbs(d.bandwidth.copy_kernel));
   add("copy_buffer_gbs", gbs(d.bandwidth.copy_buffer));
   add("read_only_gbs", gbs(d.bandwidth.read_only));
+  add("write_gbs", gbs(d.bandwidth.write));
+  add("roofline_method", "bytes read and written per dispatch (catalog) at these rates: pairs at the copy rate, "
+                         "the rest at the read-only or write rate (harness/roofline.h)");
   add("nvml", d.nvml->available() ? "clocks per benchmark" : "unavailable: " + d.nvml->why_unavailable());
 }
 
@@ -245,6 +247,7 @@ struct BenchmarkCase {
   const KernelSpec* spec;
   SizeSpec size;
   bool cold;
+  std::string size_text;
   std::string name;
   const Expectation* expectation;  // the entry for this kernel on this device, if any
 };
@@ -259,7 +262,7 @@ std::function<bool(const std::string&)> benchmark_filter() {
   try {
     re = std::regex(spec);
   } catch (const std::regex_error& e) {
-    throw std::invalid_argument("--benchmark_filter '" + benchmark::GetBenchmarkFilter() +
+    throw UsageError("--benchmark_filter '" + benchmark::GetBenchmarkFilter() +
                                 "' is not a valid regular expression: " + e.what());
   }
   return [re, negate](const std::string& name) { return std::regex_search(name, re) != negate; };
@@ -288,15 +291,35 @@ std::string error_message(const Outcome& outcome, uint64_t seed) {
          std::to_string(seed) + ")";
 }
 
-std::string seconds_text(double s) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f s", s);
-  return text;
-}
+// Google Benchmark needs a display reporter; when the terminal report is shown instead, this one.
+class NullReporter : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>&) override {}
+};
 
 }  // namespace
 
-std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::vector<uint32_t>& device_indices,
+std::vector<SelectedBenchmark> selected_benchmarks(const BenchmarkOptions& options, const std::string& device_suffix) {
+  const auto selected = benchmark_filter();
+  std::vector<SelectedBenchmark> out;
+  for (const auto& spec : catalog()) {
+    if (!std::regex_search(spec.name, options.filter)) continue;
+    const auto& sizes = spec.family == Family::Boids ? options.boids_counts : options.image_sizes;
+    for (const auto& size : sizes) {
+      const std::string size_text = spec.family != Family::Boids
+                                        ? std::to_string(size.width) + "x" + std::to_string(size.height)
+                                        : std::to_string(size.count);
+      for (bool cold : {false, true}) {
+        std::string name = spec.name + "/" + size_text + (cold ? "/cold" : "/hot") + device_suffix;
+        if (selected(name)) out.push_back({&spec, size, size_text, cold, std::move(name)});
+      }
+    }
+  }
+  return out;
+}
+
+BenchmarkRun measure_benchmarks(Instance& instance, const std::vector<uint32_t>& device_indices,
                                                 const BenchmarkOptions& options) {
   std::vector<std::unique_ptr<DeviceBench>> devices;
   for (uint32_t index : device_indices) {
@@ -307,12 +330,12 @@ std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::v
     d->timer = std::make_unique<GpuTimer>(*d->device, *d->compiler, options.sampling.flush_bytes);
     d->nvml = std::make_unique<NvmlMonitor>(d->device->info().device_uuid);
     if (device_indices.size() > 1) d->suffix = std::string(contract::kDeviceNameSuffix) + std::to_string(index);
-    std::cerr << "measuring peak bandwidth on " << d->device->info().name << " ..." << std::endl;
+    std::cerr << "measuring the memory roofline (copy, read-only and write bandwidths) on " << d->device->info().name << " ..." << std::endl;
     try {
       d->bandwidth = measure_bandwidth(*d, options);
       std::cerr << "  copy kernel " << d->bandwidth.copy_kernel / 1e9 << " GB/s, vkCmdCopyBuffer "
-                << d->bandwidth.copy_buffer / 1e9 << " GB/s, read-only " << d->bandwidth.read_only / 1e9 << " GB/s"
-                << std::endl;
+                << d->bandwidth.copy_buffer / 1e9 << " GB/s, read-only " << d->bandwidth.read_only / 1e9
+                << " GB/s, write " << d->bandwidth.write / 1e9 << " GB/s" << std::endl;
     } catch (const DeviceLostError& e) {  // its benchmarks are reported as not run; the other devices go on
       std::cerr << "  " << e.what() << std::endl;
     }
@@ -325,24 +348,11 @@ std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::v
                                               : std::string(contract::kContextPrefix));
   }
 
-  const auto selected = benchmark_filter();
   std::vector<BenchmarkCase> cases;
   for (auto& d : devices) {
-    for (const auto& spec : catalog()) {
-      if (!std::regex_search(spec.name, options.filter)) continue;
-      const auto& sizes = spec.family == Family::Boids ? options.boids_counts : options.image_sizes;
-      for (const auto& size : sizes) {
-        const std::string size_text = spec.family != Family::Boids
-                                          ? std::to_string(size.width) + "x" + std::to_string(size.height)
-                                          : std::to_string(size.count);
-        for (bool cold : {false, true}) {
-          std::string name = spec.name + "/" + size_text + (cold ? "/cold" : "/hot") + d->suffix;
-          if (selected(name))
-            cases.push_back({d.get(), &spec, size, cold, std::move(name),
-                             options.policy.expectations.find(spec.name, d->device->info())});
-        }
-      }
-    }
+    for (auto& b : selected_benchmarks(options, d->suffix))
+      cases.push_back({d.get(), b.spec, b.size, b.cold, std::move(b.size_text), std::move(b.name),
+                       options.policy.expectations.find(b.spec->name, d->device->info())});
   }
 
   // Largest sizes first (reported in catalog order): their checks take longest and overlap the rest,
@@ -357,14 +367,22 @@ std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::v
   CheckQueue checks(std::max(1u, std::thread::hardware_concurrency() - 1));
   ReadbackPool readbacks;
   std::vector<BenchmarkResult> results(cases.size());
+  std::optional<Progress> progress(std::in_place, cases.size());
   std::vector<std::shared_future<Outcome>> outcomes(cases.size());
   for (size_t n = 0; n < order.size(); ++n) {
     const size_t i = order[n];
     const BenchmarkCase& c = cases[i];
     BenchmarkResult& r = results[i];
     r.name = c.name;
-    r.peak_bytes_per_second = c.device->bandwidth.peak();
-    std::cerr << "[" << n + 1 << "/" << cases.size() << "] " << c.name << " on " << c.device->device->info().name << std::endl;
+    r.spec = c.spec;
+    r.device = c.device->device->info().name;
+    r.size = c.size_text;
+    r.size_items = c.size.items();
+    r.cold = c.cold;
+    // None on a CPU device (lavapipe): its caches hold the inputs the probes' large buffers do not fit,
+    // so kernels would read at "1000% of the memory roofline".
+    if (c.device->device->info().type != VK_PHYSICAL_DEVICE_TYPE_CPU) r.bandwidths = c.device->bandwidth;
+    progress->at(n, c.name + " on " + r.device);
     if (c.expectation && c.expectation->expect == Expect::Skip) {
       r.outcome = skipped_outcome(*c.expectation);
       continue;
@@ -382,7 +400,7 @@ std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::v
       std::shared_ptr<KernelRun> run = cache.run(*c.device, *c.spec, problem);
       t = timing.add("kernel setup and upload", t);
       r.spirv_hash = run->spirv_hash();
-      r.bytes = run->bytes_moved();
+      r.traffic = kernel_traffic(*c.spec, problem.items());
       r.items = problem.items();
       c.device->nvml->start();
       r.measurement = c.device->timer->sample([&](VkCommandBuffer cmd) { run->record_poison(cmd); },
@@ -414,6 +432,7 @@ std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::v
     }
     timing.add_benchmark(c.name, std::chrono::duration<double>(SuiteTiming::Clock::now() - case_start).count());
   }
+  progress.reset();
   const auto sampled = SuiteTiming::Clock::now();
   for (size_t i = 0; i < cases.size(); ++i) {
     BenchmarkResult& r = results[i];
@@ -432,19 +451,19 @@ std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::v
                            cache.problem(c.spec->family, c.size, options.seed), options.policy.corrupts(c.spec->name));
     });
     r.error_message = error_message(r.outcome, options.seed);
-    if (r.outcome.status == Status::Flake) std::cerr << r.name << ": FLAKE, " << r.outcome.message << std::endl;
-    if (contract::row_kind(!r.error_message.empty(), r.error_message) != contract::RowKind::expected_outcome &&
-        !r.error_message.empty())
-      std::cerr << r.name << ": " << r.error_message << std::endl;
   }
   timing.add("checks left after sampling", sampled);
-  const double total = std::chrono::duration<double>(SuiteTiming::Clock::now() - start).count();
-  std::cerr << cases.size() << " benchmarks measured and checked in " << seconds_text(total) << std::endl;
-  timing.print(std::cerr, total);
-  return results;
+  BenchmarkRun run;
+  run.results = std::move(results);
+  run.timing = std::move(timing);
+  run.seconds = std::chrono::duration<double>(SuiteTiming::Clock::now() - start).count();
+  for (const auto& d : devices)
+    run.devices.push_back(d->device->info().name + " (" + d->device->info().driver_name + " " +
+                          d->device->info().driver_version_string() + ")");
+  return run;
 }
 
-int report_benchmarks(const std::vector<BenchmarkResult>& results, const std::string& out_format) {
+int report_benchmarks(const std::vector<BenchmarkResult>& results, const std::string& out_format, bool display) {
   int unexpected_failures = 0;
   for (const BenchmarkResult& r : results) {
     if (contract::row_kind(!r.error_message.empty(), r.error_message) == contract::RowKind::correctness_failure &&
@@ -462,11 +481,13 @@ int report_benchmarks(const std::vector<BenchmarkResult>& results, const std::st
     if (repetitions > 1) b->Repetitions(static_cast<int>(repetitions));
   }
   // --benchmark_format picks the display reporter; on the console only the aggregates, one line each.
-  benchmark::BenchmarkReporter* shown = benchmark::CreateDefaultDisplayReporter();
-  CleanNameReporter display(shown, nullptr, dynamic_cast<benchmark::ConsoleReporter*>(shown) != nullptr);
+  // Without a display (the terminal report shows the results) a reporter that prints nothing.
+  NullReporter null;
+  benchmark::BenchmarkReporter* shown = display ? benchmark::CreateDefaultDisplayReporter() : &null;
+  CleanNameReporter shown_clean(shown, nullptr, dynamic_cast<benchmark::ConsoleReporter*>(shown) != nullptr);
   // A file reporter only with --benchmark_out: Google Benchmark refuses one without a file.
   std::unique_ptr<CleanNameReporter> file = out_format.empty() ? nullptr : make_file_reporter(out_format);
-  benchmark::RunSpecifiedBenchmarks(&display, file.get(), "all");
+  benchmark::RunSpecifiedBenchmarks(&shown_clean, file.get(), "all");
   benchmark::ClearRegisteredBenchmarks();
   return unexpected_failures;
 }

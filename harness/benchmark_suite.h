@@ -12,6 +12,7 @@
 #include "expectations.h"
 #include "gpu_timer.h"
 #include "inputs.h"
+#include "suite_timing.h"
 #include "vulkan_context.h"
 
 namespace shaderwatch {
@@ -33,15 +34,33 @@ BenchmarkOptions quick_benchmark_options();  // small sizes, few samples: every 
 // "1920x1080,4096,...": WxH entries are image sizes, plain counts boids. Throws std::invalid_argument.
 void apply_sizes(BenchmarkOptions& options, const std::string& list);
 
-// Measures peak bandwidth on each device, writes the context, then samples every selected benchmark
+// Measures the memory roofline on each device, writes the context, then samples every selected benchmark
 // (names family/variant/size/mode, plus /dev<N> with several devices; --filter on the kernel name,
 // --benchmark_filter on the whole name) and checks its last output, checks overlapping the sampling.
-std::vector<BenchmarkResult> measure_benchmarks(Instance& instance, const std::vector<uint32_t>& devices,
-                                                const BenchmarkOptions& options);
+// A benchmark the options select: --filter on the kernel name, --benchmark_filter (Google Benchmark's,
+// after benchmark::Initialize) on the whole name, family/variant/size/mode plus `device_suffix`.
+// Throws UsageError for a --benchmark_filter that is not a regular expression.
+struct SelectedBenchmark {
+  const KernelSpec* spec;
+  SizeSpec size;
+  std::string size_text;  // "1920x1080", "4096"
+  bool cold;
+  std::string name;
+};
+std::vector<SelectedBenchmark> selected_benchmarks(const BenchmarkOptions& options, const std::string& device_suffix = "");
 
-// Reports the results through Google Benchmark (console, and --benchmark_out's file in `out_format`
-// when one is given, else ""). Returns the number of unexpected correctness failures (wrong answers or
+struct BenchmarkRun {
+  std::vector<BenchmarkResult> results;
+  SuiteTiming timing;                 // where the wall time went
+  double seconds = 0;                 // wall time of the whole suite
+  std::vector<std::string> devices;   // "NVIDIA H200 (NVIDIA 580.159.04)"
+};
+BenchmarkRun measure_benchmarks(Instance& instance, const std::vector<uint32_t>& devices, const BenchmarkOptions& options);
+
+// Reports the results through Google Benchmark: --benchmark_format's display on stdout when `display`
+// (else nothing there: the terminal report shows them), and --benchmark_out's file in `out_format` when
+// one is given (else ""). Returns the number of unexpected correctness failures (wrong answers or
 // errors, not the negative control's expected outcome).
-int report_benchmarks(const std::vector<BenchmarkResult>& results, const std::string& out_format);
+int report_benchmarks(const std::vector<BenchmarkResult>& results, const std::string& out_format, bool display);
 
 }  // namespace shaderwatch

@@ -1,8 +1,12 @@
 #include "check_suite.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <ostream>
+
+#include "text_wrap.h"
 
 namespace shaderwatch {
 
@@ -85,10 +89,11 @@ std::string ratio_text(const Outcome& o, double ratio) {
 }
 }  // namespace
 
+// Rows fit 120 columns: the device is named once, above the table.
 void print_check_header(std::ostream& out) {
   char line[256];
-  std::snprintf(line, sizeof line, "%-30s %-28s %-10s %-9s %-11s %10s %9s  %s\n", "kernel", "device", "size", "input",
-                "status", "err/bound", "err/prob", "result");
+  std::snprintf(line, sizeof line, "%-32s %-10s %-14s %-11s %10s %9s  %s\n", "kernel", "size", "input", "status",
+                "err/bound", "err/prob", "result");
   out << line;
 }
 
@@ -103,22 +108,43 @@ void print_check_row(std::ostream& out, const CheckRow& row) {
   }
   // err/prob: against the probabilistic bound, for the checks that have one (float sums); "-" elsewhere.
   const std::string probable = row.outcome.probable_ratio > 0 ? ratio_text(row.outcome, row.outcome.probable_ratio) : "-";
-  std::snprintf(line, sizeof line, "%-30s %-28.28s %-10s %-9s %-11s %10s %9s  %s\n", row.kernel.c_str(), row.device.c_str(),
-                row.size.c_str(), row.input.c_str(), status_name(row.outcome.status).c_str(),
+  std::snprintf(line, sizeof line, "%-32.32s %-10.10s %-14.14s %-11s %10s %9s  %.20s\n", row.kernel.c_str(), row.size.c_str(),
+                row.input.c_str(), status_name(row.outcome.status).c_str(),
                 ratio_text(row.outcome, row.outcome.worst_ratio).c_str(), probable.c_str(), result);
   out << line << std::flush;
 }
 
 void print_check_footer(std::ostream& out, const CheckSummary& summary) {
+  constexpr size_t kWidth = 120;
+  auto print = [&](const std::string& text, const char* indent) {
+    for (const auto& line : wrap_words(text, kWidth - std::strlen(indent))) out << indent << line << "\n";
+  };
   std::map<Status, size_t> counts;
+  // An expectations entry's outcome is printed once for all its runs: its reason is the entry's.
+  std::vector<std::pair<std::string, std::vector<const CheckRow*>>> expected;
   for (const auto& r : summary.rows) {
     ++counts[r.outcome.status];
     if (r.outcome.status == Status::Pass) continue;
-    out << "\n" << status_name(r.outcome.status) << ": kernel " << r.kernel << ", device " << r.device << ", size "
-        << r.size << ", input " << r.input << ", seed " << r.seed
-        << (r.outcome.expectation.empty() ? "" : ", expectation '" + r.outcome.expectation + "'") << "\n  "
-        << r.outcome.message << "\n";
-    if (!r.outcome.first_failure.empty()) out << "  first wrong: " << r.outcome.first_failure << "\n";
+    if (!r.outcome.expectation.empty() && !is_unexpected_failure(r.outcome.status)) {
+      const std::string key = status_name(r.outcome.status) + ", expectation '" + r.outcome.expectation + "'";
+      auto it = std::find_if(expected.begin(), expected.end(), [&](const auto& e) { return e.first == key; });
+      if (it == expected.end()) it = expected.insert(expected.end(), {key, {}});
+      it->second.push_back(&r);
+      continue;
+    }
+    out << "\n";
+    print(status_name(r.outcome.status) + ": kernel " + r.kernel + ", size " + r.size + ", input " + r.input + ", seed " +
+              std::to_string(r.seed) + (r.outcome.expectation.empty() ? "" : ", expectation '" + r.outcome.expectation + "'"),
+          "");
+    print(r.outcome.message, "  ");
+    if (!r.outcome.first_failure.empty()) print("first wrong: " + r.outcome.first_failure, "  ");
+  }
+  for (const auto& [key, rows] : expected) {
+    std::string runs;
+    for (const CheckRow* r : rows) runs.append(runs.empty() ? "" : ", ").append(r->kernel + " " + r->size + " " + r->input);
+    out << "\n";
+    print(key + ", " + std::to_string(rows.size()) + " runs: " + runs, "");
+    print(rows.front()->outcome.message + " (the first run's message; the others differ only in their counts)", "  ");
   }
   out << "\n" << summary.rows.size() << " runs:";
   for (const auto& [status, n] : counts) out << " " << n << " " << status_name(status);

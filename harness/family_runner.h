@@ -48,8 +48,6 @@ class FamilyRunner {
  public:
   virtual ~FamilyRunner() = default;
   virtual void record(VkCommandBuffer cmd) const = 0;  // every pass of the kernel, barriers between them
-  // Bytes the kernel must move at least: the input for reductions, input + output for image-to-image.
-  virtual uint64_t bytes_moved() const { return problem_items * kVec4; }
   virtual bool writes_image() const { return false; }  // its output is an image the size of the input
 
   // Set by the constructor: what KernelRun poisons, reads back and checks.

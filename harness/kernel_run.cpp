@@ -96,7 +96,6 @@ std::vector<float> KernelRun::output_pixels() const {
   return impl_->runner->output->download_as<float>(impl_->problem.items() * 4);
 }
 
-uint64_t KernelRun::bytes_moved() const { return impl_->runner->bytes_moved(); }
 uint64_t KernelRun::groups() const { return impl_->groups(); }
 
 void KernelRun::record_poison(VkCommandBuffer cmd) const {

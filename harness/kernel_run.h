@@ -48,8 +48,6 @@ class KernelRun {
   std::vector<float> output_pixels() const;
 
   const std::string& spirv_hash() const;   // of all its shaders, combined
-  // Bytes the kernel must move at least: the input for reductions, input + output for image-to-image.
-  uint64_t bytes_moved() const;
   uint64_t groups() const;                 // workgroups of the main dispatch
 
  private:

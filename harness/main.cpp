@@ -10,14 +10,19 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <random>
+#include <sstream>
 #include <regex>
 
 #include "benchmark_suite.h"
 #include "check_suite.h"
+#include "exit_status.h"
 #include "image_writer.h"
 #include "kernel_sources.h"
 #include "post_results.h"
+#include "terminal_report.h"
+#include "text_wrap.h"
 
 namespace shaderwatch {
 extern const char* const kHarnessRevision;
@@ -46,23 +51,51 @@ void list_devices(const Instance& instance) {
   }
 }
 
+// The footer of --help, in paragraphs wrapped to the terminal (a line starting with spaces is kept whole).
 constexpr const char* kBenchmarkFlagsHelp = R"(
 Benchmark mode (the default) also takes Google Benchmark's flags, e.g.:
-  --benchmark_filter=REGEX        run only benchmarks whose (clean) name matches; -REGEX excludes
-  --benchmark_min_time=SECONDS    minimum GPU time for the low-noise stop (default 0.5)
-  --benchmark_format=console|json|csv, --benchmark_out=FILE, --benchmark_out_format=json|csv|console
-  --benchmark_context=key=value   extra context entries
-Each benchmark: a warm-up until the clocks are up (longer after the GPU sat idle), then batches of timed dispatches until a
-stopping rule holds: relative stdev under 0.5% with the minimum GPU time, the noise estimate or the
-batch medians settled (never while drifting or while the samples form two or more groups), the groups'
-shares settled ("multi-group"), or 15 s ("precision-not-reached"). It is reported as 10 Google Benchmark
-repetitions, each the median of a tenth of the samples in time order (the mean where there are several
-groups), plus mean/median/stddev/cv aggregates; counters give median, min, p25, p75, relative stdev,
-samples, groups (with each group's level and share), precise, % of the copy bandwidth, err/bound of the
-check (and err_probable_ratio for float sums; beyond 1 the row is an IMPROBABLE failure), the GPU's idle time before it, and NVML clocks where available. cpu_time is not a measurement
-(sampling runs outside Google Benchmark's timer). Names: family/variant/size/{hot,cold}, /devN with --device all; they are permanent.
-Largest sizes run first; progress and, at the end, the time by phase go to stderr.
+  --benchmark_filter=REGEX       only benchmarks whose name matches (-REGEX: not)
+  --benchmark_min_time=SECONDS   minimum GPU time of the low-noise stop (0.5)
+  --benchmark_format=FORMAT      stdout: console (the report below), json, csv
+  --benchmark_out=FILE           write the results to FILE
+  --benchmark_out_format=FORMAT  its format: json (the default), csv, console
+  --benchmark_context=KEY=VALUE  an extra context entry
+
+On the console the report has one line per benchmark, grouped by family and size: median, spread (p25 to p75 as % of the median), % of the memory roofline (the time the kernel's bytes read and written take at this run's measured read-only, write and copy bandwidths), and the check (PASS; XFAIL, an expected failure; FAIL in red). A closing summary gives the counts, the fastest variant per family and size, time by phase, the slowest benchmarks, where the results went and what the exit status means. --gbench-console prints Google Benchmark's own table instead.
+
+Each benchmark: a warm-up until the clocks are up (longer after the GPU sat idle), then batches of timed dispatches until a stopping rule holds: relative stdev under 0.5% with the minimum GPU time, the noise estimate or the batch medians settled (never while drifting or while the samples form two or more groups), the groups' shares settled ("multi-group"), or 15 s ("precision-not-reached"). The JSON has 10 Google Benchmark repetitions per benchmark, each the median of a tenth of the samples in time order (the mean where there are several groups), plus mean/median/stddev/cv aggregates; counters give median, min, p25, p75, relative stdev, samples, groups (with each group's level and share), precise, pct_of_roofline, err/bound of the check (and err_probable_ratio for float sums; beyond 1 the row is an IMPROBABLE failure), the GPU's idle time before it, and NVML clocks where available. cpu_time is not a measurement. Names: family/variant/size/{hot,cold}, /devN with --device all; they are permanent. Largest sizes run first; progress goes to stderr.
+
+Exit status: 0 every benchmark ran and gave the right answer; 1 a wrong answer, a kernel that failed, or a validation message; 3 infrastructure (no Vulkan device, a device lost, the results server unreachable or failing); 4 usage or configuration (a bad flag, an unknown device, filters or sizes that select nothing, an output file that cannot be written, a token the server refuses), found before any GPU work. (2 is ci/gpu-runner.sh's: the server's verdict failed.)
 )";
+
+// CLI11's help with every option's description wrapped to the terminal beside the option column.
+class WrappingFormatter : public CLI::Formatter {
+ public:
+  explicit WrappingFormatter(size_t columns) : columns_(columns) { column_width(30); }
+  std::string make_option_desc(const CLI::Option* opt) const override {
+    std::string text;
+    for (const auto& line : wrap_words(CLI::Formatter::make_option_desc(opt), columns_ - 31)) text += line + "\n";
+    if (!text.empty()) text.pop_back();
+    return text;
+  }
+
+ private:
+  size_t columns_;
+};
+
+// kBenchmarkFlagsHelp wrapped to `columns`: lines that start with spaces (flag lists) are kept as written.
+std::string wrapped_footer(size_t columns) {
+  std::istringstream in(kBenchmarkFlagsHelp);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    if (line.starts_with("  ") || line.empty()) {
+      out += line + "\n";
+      continue;
+    }
+    for (const auto& part : wrap_words(line, columns)) out += part + "\n";
+  }
+  return out;
+}
 
 // Ends the process without destructors or the driver's teardown: after a hang the device's work may still run,
 // and lavapipe, for one, waits for it at exit (minutes for a million-boid dispatch). Every result is written.
@@ -126,10 +159,21 @@ void check_benchmark_flags(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
-      "shaderwatch-bench: runs GPU compute kernels (luminance and boids reductions) on a Vulkan device, times them "
-      "on the GPU and checks every result against a CPU reference.\nWith no mode flag it benchmarks every kernel."};
-  app.footer(kBenchmarkFlagsHelp);
+  const size_t columns = terminal_columns();
+  CLI::App app{"", "shaderwatch-bench"};
+  std::string about;
+  for (const auto& line : wrap_words(
+           "shaderwatch-bench: runs the kernel catalog on a Vulkan device (the GPU; lavapipe where there is none), "
+           "times every kernel on the GPU and checks every result against a CPU reference. The catalog: parallel "
+           "reductions (luminance sums, log-average luminance and statistics of an image; boids averages and "
+           "min/max) and post-processing (colour-space conversions, ten tone mapping operators, bright pass, local "
+           "gamma, fused pipelines, Gaussian blur, depth of field), each in seed-faithful and modern variants "
+           "(--list-kernels). With no mode flag it benchmarks every kernel at every size, hot and cold.",
+           columns))
+    about += line + "\n";
+  app.description(about);
+  app.formatter(std::make_shared<WrappingFormatter>(columns));
+  app.footer(wrapped_footer(columns));
   bool do_list_devices = false, do_list_kernels = false, do_list_sources = false, do_check = false, validation = false, quick = false;
   std::string device_selector, filter = ".*", sizes, images_dir;
   uint64_t seed = 0;
@@ -161,6 +205,9 @@ int main(int argc, char** argv) {
                  "Write each tone-mapping operator's output on the HDR test image, the CoC image, the depth-of-field "
                  "input and composite, and a contact sheet as PNG into this directory (created if missing), then exit");
   app.add_flag("--quick", quick, "Benchmark preset for CI on lavapipe: small sizes, few samples");
+  bool gbench_console = false;
+  app.add_flag("--gbench-console", gbench_console,
+               "On the console, Google Benchmark's own table (four aggregate rows per benchmark) instead of the report");
   uint64_t flush_mib = 0;
   app.add_option("--cold-flush-mib", flush_mib,
                  "MiB the cold mode reads before each timed dispatch to evict the caches (default 256; --quick 8)")
@@ -193,7 +240,8 @@ int main(int argc, char** argv) {
   PostOptions post;
   app.add_option("--post", post.url,
                  "After benchmarking, upload --benchmark_out's JSON to this results server (e.g. http://results:8080; "
-                 "token in SHADERWATCH_TOKEN), retrying on no answer or 5xx; exit 3 when it cannot be posted");
+                 "token in SHADERWATCH_TOKEN), retrying on no answer or 5xx. The server and the token are tried before any GPU "
+                 "work (exit 3: no answer; 4: the token is refused); exit 3 when the results cannot be posted");
   app.add_option("--run-id", post.run_id, "With --post: unique run id (re-posting it is a no-op)")->envname("SHADERWATCH_RUN_ID");
   app.add_option("--commit", post.commit, "With --post: the commit this run measured")->envname("SHADERWATCH_COMMIT");
   app.add_option("--branch", post.branch, "With --post: branch (default: the server's main branch)")
@@ -225,18 +273,21 @@ int main(int argc, char** argv) {
       check_output_file_writable(out_file);
     }
   } catch (const std::exception& e) {
-    std::cerr << e.what() << "\n";
-    return 2;
+    std::cerr << "shaderwatch-bench: " << e.what() << "\n";
+    return kExitUsage;
   }
+  // Only the console format gets the report; json and csv on stdout are Google Benchmark's.
+  const bool report_for_people = flag_value(argc, argv, "--benchmark_format").value_or("console") == "console";
   benchmark::Initialize(&argc, argv);  // takes its --benchmark_* flags out of argv
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    app.exit(e);  // prints CLI11's message
+    return kExitUsage;
   }
   if (policy.repeat > 1 && !do_check) {
-    std::cerr << "--repeat goes with --check\n";
-    return 2;
+    std::cerr << "shaderwatch-bench: --repeat goes with --check\n";
+    return kExitUsage;
   }
   if (!post.url.empty()) {
     if (const char* token = std::getenv("SHADERWATCH_TOKEN")) post.token = token;
@@ -246,22 +297,22 @@ int main(int argc, char** argv) {
     // Times of edited kernels would join the series of the built-in ones, under the same revision.
     if (problem.empty() && !kernels_dir.empty()) problem = "--post does not go with --kernels-dir: post the built-in kernels";
     if (!problem.empty()) {
-      std::cerr << problem << "\n";
-      return 2;
+      std::cerr << "shaderwatch-bench: " << problem << "\n";
+      return kExitUsage;
     }
   }
   std::regex filter_re;
   try {
     filter_re = std::regex(filter);
   } catch (const std::regex_error& e) {
-    std::cerr << "--filter '" << filter << "' is not a valid regular expression: " << e.what() << "\n";
-    return 2;
+    std::cerr << "shaderwatch-bench: --filter '" << filter << "' is not a valid regular expression: " << e.what() << "\n";
+    return kExitUsage;
   }
   const bool matches_any = std::any_of(catalog().begin(), catalog().end(),
                                        [&](const KernelSpec& k) { return std::regex_search(k.name, filter_re); });
   if (!matches_any) {
-    std::cerr << "--filter '" << filter << "' matched no kernel (see --list-kernels)\n";
-    return 2;
+    std::cerr << "shaderwatch-bench: --filter '" << filter << "' matched no kernel (see --list-kernels)\n";
+    return kExitUsage;
   }
   BenchmarkOptions options = quick ? quick_benchmark_options() : default_benchmark_options();
   try {
@@ -270,9 +321,20 @@ int main(int argc, char** argv) {
     if (!policy.corrupt_output.empty() &&
         std::none_of(catalog().begin(), catalog().end(), [&](const KernelSpec& k) { return policy.corrupts(k.name); }))
       throw std::invalid_argument("--corrupt-output '" + policy.corrupt_output + "' matches no kernel (see --list-kernels)");
+    options.filter = filter_re;
+    const bool benchmark_mode = !do_check && !do_list_devices && !do_list_kernels && !do_list_sources && images_dir.empty();
+    if (benchmark_mode && selected_benchmarks(options).empty())
+      throw std::invalid_argument("--filter '" + filter + "', --sizes and --benchmark_filter together select no benchmark: "
+                                  "a kernel's sizes are WxH for luminance and post-processing, a count for boids");
   } catch (const std::exception& e) {
-    std::cerr << e.what() << "\n";
-    return 2;
+    std::cerr << "shaderwatch-bench: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  // The results server answers and takes the token before any GPU work, not after it.
+  if (!post.url.empty()) {
+    const auto check = check_post_server(post);
+    if (!check.problem.empty()) std::cerr << "shaderwatch-bench: " << check.problem << "\n";
+    if (check.status != kExitPass) return check.status;
   }
   if (do_list_kernels) {
     for (const auto& k : catalog()) std::cout << k.name << "  " << k.description << "\n";
@@ -303,10 +365,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (do_check) {
-      if (device_selector == "all") {
-        std::cerr << "--check takes one device: give an index or a name\n";
-        return 2;
-      }
+      if (device_selector == "all") throw UsageError("--check takes one device: give an index or a name");
       Device device(instance, instance.select(device_selector));
       std::cout << "device: " << device.info().name << " (" << device.info().driver_name << " "
                 << device.info().driver_version_string() << ", Vulkan " << device.info().api_version_string()
@@ -324,29 +383,55 @@ int main(int argc, char** argv) {
       } else {
         devices.push_back(instance.select(device_selector));
       }
-      options.filter = filter_re;
       options.seed = seed;
       options.harness_revision = kHarnessRevision;
       options.policy = policy;
       if (min_time) options.sampling.stop.min_gpu_seconds = *min_time;
       if (flush_mib) options.sampling.flush_bytes = flush_mib << 20;
       std::cerr << "seed: " << seed << "\n";
-      failures = report_benchmarks(measure_benchmarks(instance, devices, options), out_format);
-      if (failures) std::cerr << failures << " benchmarks gave a wrong answer or an error (see above)\n";
-      // Posted even with wrong answers: the server records the correctness failures.
-      if (!post.url.empty() && !post_results(post, out_file)) {
-        if (Device::any_lost()) exit_leaving_the_driver(3);
-        return 3;
+      const BenchmarkRun run = measure_benchmarks(instance, devices, options);
+      const bool people = report_for_people && !gbench_console;
+      failures = report_benchmarks(run.results, out_format, /*display=*/!people);
+      const ReportStyle style{stdout_wants_color(), columns};
+      if (people) {
+        print_benchmark_table(std::cout, run.results, style);
+      } else if (failures) {
+        print_failures(std::cerr, run.results);
       }
+      // Posted even with wrong answers: the server records the correctness failures.
+      const bool posted = post.url.empty() || post_results(post, out_file);
+      const auto messages = instance.validation_log().take();
+      for (const auto& m : messages) std::cerr << m << "\n";
+      // A lost device is the machine's failure, whatever its rows say; then the post; then the answers.
+      const int status = Device::any_lost() || !posted                ? kExitInfrastructure
+                         : failures || !messages.empty()             ? kExitWrongAnswer
+                                                                      : kExitPass;
+      if (people) {
+        ReportFacts facts{run.devices, run.seconds, seed, &run.timing, "", status, exit_status_meaning(status)};
+        if (!messages.empty() && status == kExitWrongAnswer)
+          facts.exit_meaning = std::to_string(messages.size()) + " validation-layer messages (above)" +
+                               (failures ? " and " + std::to_string(failures) + " wrong answers or failed kernels" : "");
+        facts.saved = out_file.empty() ? "results not saved: add --benchmark_out=FILE (and --post URL to send them to "
+                                         "a results server)"
+                                       : "results: " + out_file + " (" + out_format + ")" +
+                                             (post.url.empty() ? "" : posted ? ", posted to " + post.url
+                                                                             : ", NOT posted to " + post.url);
+        print_closing_summary(std::cout, run.results, facts, style);
+      }
+      if (Device::any_lost()) exit_leaving_the_driver(status);
+      return status;
     }
     const auto messages = instance.validation_log().take();
     for (const auto& m : messages) std::cerr << m << "\n";
-    const int status = failures == 0 && messages.empty() ? 0 : 1;
+    const int status = failures == 0 && messages.empty() ? kExitPass : kExitWrongAnswer;
     if (Device::any_lost()) exit_leaving_the_driver(status);
     return status;
+  } catch (const UsageError& e) {
+    std::cerr << "shaderwatch-bench: " << e.what() << "\n";
+    return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << "shaderwatch-bench: " << e.what() << "\n";
-    if (Device::any_lost()) exit_leaving_the_driver(1);
-    return 1;
+    if (Device::any_lost()) exit_leaving_the_driver(kExitInfrastructure);
+    return kExitInfrastructure;
   }
 }

@@ -3,6 +3,9 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <vector>
+
+#include "exit_status.h"
 
 #ifdef SHADERWATCH_UPLOAD
 #include "shaderwatch/upload.hpp"
@@ -15,13 +18,34 @@ std::string post_options_problem(const PostOptions& o, const std::string& out_fi
   (void)o, (void)out_file, (void)out_format;
   return "--post: this shaderwatch-bench was built without the results server (SHADERWATCH_SERVER=OFF)";
 #else
+  std::vector<std::string> missing;
   if (out_file.empty() || out_format != "json")
-    return "--post needs the JSON it posts: add --benchmark_out=FILE (format json, the default)";
-  if (o.token.empty()) return "--post needs an upload token in SHADERWATCH_TOKEN (shaderwatch-server token create NAME)";
-  if (o.commit.empty()) return "--post needs --commit (or SHADERWATCH_COMMIT): the commit this run measured";
-  if (o.run_id.empty()) return "--post needs --run-id (or SHADERWATCH_RUN_ID): unique per run, re-posting it is a no-op";
-  if (o.attempts < 1) return "--post-attempts must be at least 1";
-  return "";
+    missing.push_back("the JSON it posts: add --benchmark_out=FILE (format json, the default)");
+  if (o.token.empty()) missing.push_back("an upload token in SHADERWATCH_TOKEN (shaderwatch-server token create NAME)");
+  if (o.commit.empty()) missing.push_back("--commit (or SHADERWATCH_COMMIT): the commit this run measured");
+  if (o.run_id.empty()) missing.push_back("--run-id (or SHADERWATCH_RUN_ID): unique per run, re-posting it is a no-op");
+  if (o.attempts < 1) missing.push_back("--post-attempts of at least 1");
+  if (missing.empty()) return "";
+  std::string problem = "--post needs:";
+  for (const auto& m : missing) problem.append("\n  ").append(m);
+  return problem;
+#endif
+}
+
+PostCheck check_post_server(const PostOptions& o) {
+#ifndef SHADERWATCH_UPLOAD
+  return {kExitUsage, "--post: this shaderwatch-bench was built without the results server (SHADERWATCH_SERVER=OFF)"};
+#else
+  const auto r = sw::upload::check_upload(o.url, o.token);
+  if (r.ok) return {};
+  const std::string where = "--post " + o.url + ": ";
+  if (r.status == 401 || r.status == 403)
+    return {kExitUsage, where + "the server refuses the token in SHADERWATCH_TOKEN (" + r.error + ")"};
+  if (r.status == 0 && r.error.find("no answer") == std::string::npos) return {kExitUsage, where + r.error};
+  // A server from before the upload check: the token is tried when the results are posted.
+  if (r.status == 404)
+    return {kExitPass, where + "the server has no upload check (an older version?): the token is tried at the end"};
+  return {kExitInfrastructure, where + "the results server cannot be reached or failed (" + r.error + ")"};
 #endif
 }
 

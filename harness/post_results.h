@@ -11,8 +11,18 @@ struct PostOptions {
   int attempts = 5;
 };
 
-// Checks the options before any GPU work: empty when they can be posted, else what is missing.
+// Checks the options before any GPU work: empty when they can be posted, else everything missing, at once.
 std::string post_options_problem(const PostOptions& options, const std::string& out_file, const std::string& out_format);
+
+// Asks the server, before any GPU work, whether it answers and the token may post runs (it stores
+// nothing). status: kExitPass; kExitInfrastructure when no answer came or the server failed (5xx);
+// kExitUsage when it refused the token (401, 403) or the URL is not one; problem says which, for people
+// (with kExitPass: a warning, from a server older than the check).
+struct PostCheck {
+  int status = 0;
+  std::string problem;
+};
+PostCheck check_post_server(const PostOptions& options);
 
 // Posts the JSON file; progress and the server's answer on stderr. Returns false when it could not.
 bool post_results(const PostOptions& options, const std::string& out_file);

@@ -69,15 +69,6 @@ class PostfxRunner final : public FamilyRunner {
     full_barrier(cmd);
     passes_[1]->dispatch(cmd, push_, second_groups_.first, second_groups_.second);
   }
-  uint64_t bytes_moved() const override {
-    const uint64_t input = problem_items * kVec4;
-    switch (method_) {
-      case Method::PixelMap: return 2 * input;      // one read and one write per pixel
-      case Method::Blur: return 4 * input;          // two passes, each reading and writing the image once
-      case Method::DofComposite: return 3 * input;  // the tile pass reads the image; the composite reads and writes it
-      default: return input;                        // the DoF tiles: the input; their output is small
-    }
-  }
   bool writes_image() const override {
     return method_ == Method::PixelMap || method_ == Method::Blur || method_ == Method::DofComposite;
   }

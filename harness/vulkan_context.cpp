@@ -2,6 +2,8 @@
 
 #include "shaderwatch/driver_version.h"
 
+#include "exit_status.h"
+
 #include <atomic>
 
 #include <algorithm>
@@ -261,7 +263,7 @@ uint32_t Instance::select(const std::string& selector) const {
   }
   std::string choices;
   for (const auto& d : devices_) choices += "\n  " + std::to_string(d.index) + ": " + d.name;
-  throw std::invalid_argument("--device '" + selector + "' matches no device; devices:" + choices);
+  throw UsageError("--device '" + selector + "' matches no device; devices:" + choices);
 }
 
 Device::Device(Instance& instance, uint32_t index)

@@ -342,8 +342,23 @@ const KernelSpec& find_kernel(const std::string& name) {
 }
 
 const ShaderRef& peak_copy_shader() {
-  static const ShaderRef copy{"copy.comp", {{"GROUP", "256"}, {"UNROLL", "4"}}};
+  static const ShaderRef copy{"copy.comp", {{"GROUP", "256"}, {"UNROLL", "4"}, {"WRITE_ONLY", "0"}}};
   return copy;
+}
+
+const ShaderRef& write_probe_shader() {
+  static const ShaderRef write{"copy.comp", {{"GROUP", "256"}, {"UNROLL", "4"}, {"WRITE_ONLY", "1"}}};
+  return write;
+}
+
+Traffic kernel_traffic(const KernelSpec& spec, uint64_t items) {
+  const uint64_t image = items * 16;
+  switch (spec.method) {
+    case Method::PixelMap: return {image, image};              // one read and one write per pixel
+    case Method::Blur: return {2 * image, 2 * image};          // two passes, each reading and writing the image
+    case Method::DofComposite: return {2 * image, image};      // the tile pass reads it; the composite reads and writes it
+    default: return {image, 0};                                // reductions and the DoF tiles: a small output
+  }
 }
 
 const ShaderRef& read_probe_shader() {
@@ -352,7 +367,7 @@ const ShaderRef& read_probe_shader() {
 }
 
 std::vector<ShaderRef> all_shader_variants() {
-  std::vector<ShaderRef> out{peak_copy_shader(), read_probe_shader()};
+  std::vector<ShaderRef> out{peak_copy_shader(), read_probe_shader(), write_probe_shader()};
   std::set<std::pair<std::string, Defines>> seen;
   for (const auto& s : out) seen.emplace(s.file, s.defines);
   for (const auto& k : catalog())

@@ -84,6 +84,15 @@ struct KernelSpec {
   uint32_t dof_max_radius = 0;  // DofComposite: the CoC clamp in pixels (MAX_RADIUS), at most 16
 };
 
+// The least memory traffic a kernel's operation needs per dispatch over `items` pixels or boids (16-byte
+// RGBA32F pixels, vec4 positions): every input read once per pass that must read it, every output pixel
+// written once per pass that writes it. Small results (tile sums, a total) count as nothing. The
+// roofline (harness/roofline.h) prices it at the measured bandwidths.
+struct Traffic {
+  uint64_t bytes_read = 0, bytes_written = 0;
+};
+Traffic kernel_traffic(const KernelSpec& spec, uint64_t items);
+
 const std::vector<KernelSpec>& catalog();
 const KernelSpec& find_kernel(const std::string& name);  // throws std::invalid_argument
 // The catalog entry of a family/variant name, or nullptr (a name from another catalog version).
@@ -93,6 +102,8 @@ const KernelSpec* find_kernel_or_null(std::string_view name);
 const ShaderRef& peak_copy_shader();
 // Reads a buffer and writes nothing: the cold-cache flush and the read-only bandwidth probe.
 const ShaderRef& read_probe_shader();
+// Writes a buffer and reads nothing: the write bandwidth probe.
+const ShaderRef& write_probe_shader();
 
 // Every (shader, defines) pair of the catalog, for the build-time glslangValidator pass.
 std::vector<ShaderRef> all_shader_variants();

@@ -11,10 +11,12 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "benchmark_report.h"
 #include "expectations.h"
 #include "catalog.h"
+#include "roofline.h"
 #include "run_command.h"
 
 namespace {
@@ -26,17 +28,53 @@ Result run(const std::string& args, bool stdout_only = false) {
   return run_command(std::string(SHADERWATCH_BENCH) + " " + args + (stdout_only ? " 2>/dev/null" : " 2>&1"));
 }
 
+// The console report: every line fits 120 columns; one row per benchmark; the negative control's reason
+// printed once for its rows; the closing summary with counts, where the JSON went and the exit status.
+void expect_report_for_people(const std::string& output, const std::string& json_path) {
+  std::istringstream lines(output);
+  std::string line;
+  size_t rows = 0, lines_seen = 0, negative_rows = 0;
+  while (std::getline(lines, line)) {
+    ++lines_seen;
+    EXPECT_LE(line.size(), 120u) << line;
+    if (line.rfind("  ", 0) == 0 && (line.find(" hot ") != std::string::npos || line.find(" cold ") != std::string::npos) &&
+        line.find("  PASS") != std::string::npos)
+      ++rows;
+    if (line.rfind("  unrolled_literal_256 ", 0) == 0) {
+      ++negative_rows;
+      EXPECT_NE(line.find("XFAIL [1]"), std::string::npos) << line;
+    }
+  }
+  EXPECT_EQ(negative_rows, 4u) << "the negative control at 2 sizes, hot and cold";
+  EXPECT_GE(rows, 180u);
+  EXPECT_LT(lines_seen, 260u) << "one line per benchmark, not Google Benchmark's four";
+  auto count = [&](const std::string& text) {
+    size_t n = 0;
+    for (size_t at = output.find(text); at != std::string::npos; at = output.find(text, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("EXPECTED (negative control)"), 1u) << "the negative control's reason, once";
+  EXPECT_EQ(count("\nchecks: 188 PASS, 4 XFAIL (expected)\n"), 1u) << output.substr(output.size() > 3000 ? output.size() - 3000 : 0);
+  EXPECT_EQ(count("  luminance       1280x720  luminance sum (15 variants)"), 1u) << "the fastest per family and size";
+  EXPECT_EQ(count("time by phase:"), 1u);
+  EXPECT_EQ(count("results: " + json_path + " (json)"), 1u);
+  EXPECT_NE(output.find("exit 0: every benchmark ran and gave the right answer\n"), std::string::npos);
+  EXPECT_EQ(output.find("***WARNING***"), std::string::npos) << "Google Benchmark's console header";
+  EXPECT_EQ(output.find("_stddev"), std::string::npos) << "no aggregate rows";
+}
+
 TEST(BenchmarkQuick, EveryKernelTimedCheckedAndDescribed) {
   const auto json_path = std::filesystem::temp_directory_path() / "shaderwatch_quick_test.json";
   const Result r = run("--quick --seed 77 --benchmark_out=" + json_path.string() + " --benchmark_out_format=json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("[1/"), std::string::npos) << "no progress lines";
+  expect_report_for_people(r.output, json_path.string());
   std::ifstream in(json_path);
   const auto doc = nlohmann::json::parse(in);
   const auto& context = doc.at("context");
   for (const char* key : {"sw_device_name", "sw_vendor_id", "sw_device_id", "sw_driver_name", "sw_driver_version",
                           "sw_api_version", "sw_device_uuid", "sw_subgroup_size", "sw_peak_bandwidth_gbs",
-                          "sw_harness_revision", "sw_seed"}) {
+                          "sw_read_only_gbs", "sw_write_gbs", "sw_harness_revision", "sw_seed"}) {
     EXPECT_TRUE(context.contains(key)) << key;
   }
   EXPECT_EQ(context.at("sw_seed"), "77");
@@ -74,6 +112,9 @@ TEST(BenchmarkQuick, EveryKernelTimedCheckedAndDescribed) {
     EXPECT_GE(b.at("groups").get<double>(), 1) << name;
     EXPECT_LE(b.at("err_bound_ratio").get<double>(), 1.0);
     EXPECT_GT(b.at("bytes_per_second").get<double>(), 0);
+    // Not on a CPU device: its caches hold the small inputs, so the memory roofline says nothing.
+    EXPECT_EQ(b.contains("pct_of_roofline"), context.at("sw_device_type") != "cpu") << name;
+    EXPECT_FALSE(b.contains("pct_of_peak")) << name << ": the copy-peak figure is gone from new runs";
     const std::string label = b.at("label");
     EXPECT_NE(label.find("spirv:"), std::string::npos);
     EXPECT_EQ(label.find("groups:") != std::string::npos, b.at("groups").get<double>() > 1) << label;
@@ -105,9 +146,28 @@ TEST(BenchmarkQuick, GoogleBenchmarkFlagsAndSizesWork) {
                                           "lum/sequential_256/17x3/hot_cv", "boids/single_invocation/5/hot_cv"}));
 }
 
+// Google Benchmark's own console table is one flag away; without --benchmark_out the report says the
+// results were not saved; a wrong answer is exit 1 and its row says FAIL with its message as a note.
+TEST(BenchmarkQuick, TheReportSaysWhatWentWrongAndGoogleBenchmarksTableIsOneFlagAway) {
+  const std::string args = "--quick --sizes 64x32 --filter '^lum/sequential_256$' --benchmark_min_time=0.001";
+  Result r = run(args + " --corrupt-output lum/sequential_256", /*stdout_only=*/true);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("  sequential_256"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("FAIL [1]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("[1] 2 rows: FAIL: "), std::string::npos) << "one note for the two rows: " << r.output;
+  EXPECT_NE(r.output.find("checks: 2 FAIL"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("results not saved: add --benchmark_out=FILE"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("exit 1: a wrong answer"), std::string::npos) << r.output;
+
+  r = run(args + " --gbench-console", /*stdout_only=*/true);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("lum/sequential_256/64x32/hot_median"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("exit 0:"), std::string::npos) << r.output;
+}
+
 TEST(BenchmarkQuick, BadOutputFormatIsRefusedBeforeAnyWork) {
   const Result r = run("--quick --benchmark_out=/tmp/x.json --benchmark_out_format=bogus");
-  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.exit_code, 4);
   EXPECT_NE(r.output.find("bogus"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("[1/"), std::string::npos) << "benchmarks ran: " << r.output;
 }
@@ -115,7 +175,7 @@ TEST(BenchmarkQuick, BadOutputFormatIsRefusedBeforeAnyWork) {
 TEST(BenchmarkQuick, AnOutputFileThatCannotBeWrittenIsRefusedBeforeAnyWork) {
   const auto dir = std::filesystem::temp_directory_path() / "sw-no-such-dir" / "deeper";
   const Result r = run("--quick --benchmark_out=" + (dir / "out.json").string());
-  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.exit_code, 4);
   EXPECT_NE(r.output.find((dir / "out.json").string()), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("No such file or directory"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("[1/"), std::string::npos) << "benchmarks ran: " << r.output;
@@ -130,8 +190,43 @@ TEST(BenchmarkQuick, AnOutputFileThatCannotBeWrittenIsRefusedBeforeAnyWork) {
 
 TEST(BenchmarkQuick, BadSizesAreNamed) {
   const Result r = run("--sizes 1920x,4096");
-  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.exit_code, 4);
   EXPECT_NE(r.output.find("1920x"), std::string::npos) << r.output;
 }
 
 }  // namespace
+
+// The roofline prices each probe's own traffic at exactly its measured time, and a reduction by its reads
+// alone: a read-only kernel at the read-only rate is at 100%, not at the copy peak's 100 * read / copy.
+TEST(Roofline, EachProbeIsItsOwnRooflineAndAReductionIsPricedByReading) {
+  shaderwatch::Bandwidths b;
+  b.copy_kernel = 3.6e12, b.copy_buffer = 3.9e12, b.read_only = 4.4e12, b.write = 3.0e12;
+  const uint64_t n = uint64_t{1} << 30;
+  // Reading and writing one after the other (1 / 4.4 + 1 / 3.0) is slower here than the measured copy.
+  EXPECT_DOUBLE_EQ(shaderwatch::roofline_seconds({n, n}, b), 2.0 * n / 3.9e12);
+  EXPECT_DOUBLE_EQ(shaderwatch::roofline_seconds({n, 0}, b), n / 4.4e12);
+  EXPECT_DOUBLE_EQ(shaderwatch::roofline_seconds({0, n}, b), n / 3.0e12);
+  // The depth-of-field composite reads twice and writes once: one pair, one more read.
+  EXPECT_DOUBLE_EQ(shaderwatch::roofline_seconds({2 * n, n}, b), 2.0 * n / 3.9e12 + n / 4.4e12);
+  EXPECT_NEAR(shaderwatch::pct_of_roofline({n, 0}, b, n / 4.4e12 / 0.98), 98.0, 1e-9);
+  // A copy probe slower than reading then writing (the H200's vkCmdCopyBuffer, 850 GB/s, and a copy
+  // kernel that does not reach the read and write rates): pairs are priced as separate reads and writes.
+  b.copy_kernel = 1.0e12, b.copy_buffer = 0.85e12, b.write = 4.0e12;
+  EXPECT_DOUBLE_EQ(shaderwatch::roofline_seconds({n, n}, b), n / 4.4e12 + n / 4.0e12);
+  EXPECT_EQ(shaderwatch::pct_of_roofline({n, 0}, shaderwatch::Bandwidths{}, 1.0), 0.0) << "no probe, no figure";
+}
+
+// The catalog's traffic: reductions read their input once; image-to-image kernels also write it.
+TEST(Roofline, TrafficComesFromTheCatalog) {
+  using shaderwatch::find_kernel;
+  const uint64_t pixels = 1920 * 1080, image = pixels * 16;
+  const auto sum = shaderwatch::kernel_traffic(find_kernel("lum/sequential_256"), pixels);
+  EXPECT_EQ(sum.bytes_read, image);
+  EXPECT_EQ(sum.bytes_written, 0u);
+  const auto tone = shaderwatch::kernel_traffic(find_kernel("postfx/tonemap_reinhard"), pixels);
+  EXPECT_EQ(tone.bytes_read, image);
+  EXPECT_EQ(tone.bytes_written, image);
+  const auto blur = shaderwatch::kernel_traffic(find_kernel("postfx/blur_shared_r16"), pixels);
+  EXPECT_EQ(blur.bytes_read, 2 * image);
+  EXPECT_EQ(blur.bytes_written, 2 * image);
+}

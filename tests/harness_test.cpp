@@ -528,18 +528,18 @@ TEST(Cli, ListsKernelsByStableNameFirst) {
 
 TEST(Cli, BadArgumentsAreNamed) {
   auto [rc, out] = run_bench("--check --device no-such-gpu");
-  EXPECT_NE(rc, 0);
+  EXPECT_EQ(rc, 4) << "an unknown device is a configuration mistake";
   EXPECT_NE(out.find("no-such-gpu"), std::string::npos) << out;
   std::tie(rc, out) = run_bench("--check --filter 'nothing-matches'");
-  EXPECT_EQ(rc, 2);
+  EXPECT_EQ(rc, 4);
   EXPECT_NE(out.find("matched no kernel"), std::string::npos) << out;
   std::tie(rc, out) = run_bench("--check --filter '('");
-  EXPECT_EQ(rc, 2);
+  EXPECT_EQ(rc, 4);
   std::tie(rc, out) = run_bench("--no-such-flag");
-  EXPECT_NE(rc, 0);
+  EXPECT_EQ(rc, 4);
   EXPECT_NE(out.find("no-such-flag"), std::string::npos) << out;
   std::tie(rc, out) = run_bench("--check --device all");
-  EXPECT_EQ(rc, 2);
+  EXPECT_EQ(rc, 4);
 }
 
 TEST(Cli, GoogleBenchmarkFlagsItWouldTakeSilentlyAreRefused) {
@@ -586,7 +586,7 @@ TEST(Cli, WritesToneMappedImagesAndAContactSheet) {
 TEST(Cli, NoVulkanDeviceIsAClearError) {
   const auto [rc, out] =
       run_bench("--check", "VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json");
-  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(rc, 3);
   EXPECT_TRUE(out.find("no Vulkan device") != std::string::npos || out.find("vkCreateInstance") != std::string::npos)
       << out;
 }

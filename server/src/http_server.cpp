@@ -17,6 +17,7 @@
 #include "own_sockets.hpp"
 #include "query_helpers.hpp"
 #include "run_report.hpp"
+#include "shaderwatch/upload.hpp"
 #include "web_assets.hpp"
 
 namespace sw {
@@ -81,7 +82,8 @@ struct HttpServer::Impl {
   // What a request does, for the scope its token needs (TokenScope).
   enum class Act { read, post_run, triage };
   static Act act_of(const httplib::Request& req) {
-    if (req.method == "POST" && req.path == "/api/v1/runs") return Act::post_run;
+    if (req.method == "POST" && req.path == sw::upload::kRunsPath) return Act::post_run;
+    if (req.path == sw::upload::kUploadCheckPath) return Act::post_run;
     if (req.method == "PATCH" && req.path.starts_with("/api/v1/alerts/")) return Act::triage;
     return Act::read;
   }
@@ -344,7 +346,7 @@ struct HttpServer::Impl {
       if (res.status >= 400 && (unparsed || declares_body(req) || req.has_header("Expect"))) mark_close(res);
     });
     svr.set_logger([](const httplib::Request& req, const httplib::Response& res) { close_if_marked(req, res); });
-    svr.Post("/api/v1/runs", [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+    svr.Post(std::string(sw::upload::kRunsPath), [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
       auto who = authorize(req, res, Act::post_run);
       if (!who) return;
       const auto body = read_body(reader, res);
@@ -353,6 +355,10 @@ struct HttpServer::Impl {
         auto r = store.ingest(*body, *who);
         send_json(res, r.created ? 201 : 200, r.body);
       });
+    });
+    // A client (shaderwatch-bench --post) asks before its work whether its token may post runs.
+    svr.Get(std::string(sw::upload::kUploadCheckPath), [this](const httplib::Request& req, httplib::Response& res) {
+      if (auto who = authorize(req, res, Act::post_run)) send_json(res, 200, {{"token", *who}, {"may_post_runs", true}});
     });
     svr.Get("/api/v1/health", [](const httplib::Request&, httplib::Response& res) {
       send_json(res, 200, {{"status", "ok"}});

@@ -61,7 +61,10 @@ std::string make_body(const std::string& benchmark_json, const RunMeta& meta) {
 
 namespace {
 
-Result post_body(const std::string& url, const std::string& token, const std::string& body, int timeout_seconds) {
+// One request to <url><path> with the bearer token: a POST of `body` (JSON), or a GET when `body` is
+// null. ok on 200 or 201; otherwise the error says why in one line.
+Result request(const std::string& url, const std::string& token, const std::string& path, const std::string* body,
+               int timeout_seconds) {
   Result r;
   // Split http://host:port/prefix into the part httplib::Client takes and a path prefix.
   const auto scheme_end = url.find("://");
@@ -90,7 +93,7 @@ Result post_body(const std::string& url, const std::string& token, const std::st
   sigemptyset(&pipe_set);
   sigaddset(&pipe_set, SIGPIPE);
   pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
-  auto res = cli.Post(prefix + "/api/v1/runs", body, "application/json");
+  auto res = body ? cli.Post(prefix + path, *body, "application/json") : cli.Get(prefix + path);
   const timespec zero{0, 0};
   while (sigtimedwait(&pipe_set, nullptr, &zero) > 0) {
   }
@@ -116,7 +119,15 @@ Result post_body(const std::string& url, const std::string& token, const std::st
   return r;
 }
 
+Result post_body(const std::string& url, const std::string& token, const std::string& body, int timeout_seconds) {
+  return request(url, token, std::string(kRunsPath), &body, timeout_seconds);
+}
+
 }  // namespace
+
+Result check_upload(const std::string& url, const std::string& token, int timeout_seconds) {
+  return request(url, token, std::string(kUploadCheckPath), nullptr, timeout_seconds);
+}
 
 Result post_run(const std::string& url, const std::string& token, const std::string& benchmark_json,
                 const RunMeta& meta, int timeout_seconds) {

@@ -96,9 +96,22 @@ grep -q '^lum/sequential_256/[^,]*,XFAIL,' "$tmp/artifacts/results.csv" || fail 
 unset SHADERWATCH_EXPECTATIONS
 export SHADERWATCH_BENCH_ARGS=$base_args
 
-# The server is gone: exit 3, the CI system's "infrastructure" code.
+# Mistakes in the set-up: exit 4, found before any GPU work (no benchmark ran), the bench's own message
+# passed through.
+expect_status() {  # expect_status STATUS LOG MESSAGE: run the runner, check its exit status and message
+  local want=$1 log=$2 message=$3 status=0
+  bash "$root/ci/gpu-runner.sh" >"$tmp/$log" 2>&1 || status=$?
+  [ "$status" -eq "$want" ] || fail "$log: gpu-runner.sh exited $status, not $want: $(tail -5 "$tmp/$log")"
+  grep -qF -- "$message" "$tmp/$log" || fail "$log: no '$message' in: $(tail -5 "$tmp/$log")"
+  ! grep -q '^\[1/' "$tmp/$log" || fail "$log: benchmarks ran before the mistake was found"
+}
+SHADERWATCH_DEVICE=no-such-gpu expect_status 4 runner-device.log "--device 'no-such-gpu' matches no device"
+SHADERWATCH_BENCH_ARGS="$base_args --filter nothing-matches" expect_status 4 runner-filter.log "matched no kernel"
+SHADERWATCH_BENCH_ARGS="--quick --benchmark_filter=^no-such-benchmark" expect_status 4 runner-empty.log "select no benchmark"
+SHADERWATCH_TOKEN=not-a-token expect_status 4 runner-token.log "refuses the token"
+SHADERWATCH_URL= expect_status 4 runner-url.log "set SHADERWATCH_URL"
+
+# The server is gone: exit 3, the CI system's "infrastructure" code, before any GPU work.
 export SHADERWATCH_URL=http://127.0.0.1:9 SHADERWATCH_BENCH_ARGS="$SHADERWATCH_BENCH_ARGS --post-attempts 1"
-status=0
-bash "$root/ci/gpu-runner.sh" >"$tmp/runner2.log" 2>&1 || status=$?
-[ "$status" -eq 3 ] || fail "with no server gpu-runner.sh exited $status, not 3: $(tail -5 "$tmp/runner2.log")"
+expect_status 3 runner2.log "cannot be reached"
 echo "gpu-runner: artifacts and exit codes as documented"

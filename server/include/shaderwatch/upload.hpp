@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sw::upload {
@@ -17,6 +18,10 @@ struct RunMeta {
   std::string job_url;     // optional
   std::string started_at;  // ISO 8601 with a zone; now when empty
 };
+
+// Where runs are posted, and where a client asks, before its work, whether its token may post them.
+inline constexpr std::string_view kRunsPath = "/api/v1/runs";
+inline constexpr std::string_view kUploadCheckPath = "/api/v1/upload-check";
 
 struct Result {
   bool ok = false;      // 200 (already stored, same body) or 201 (stored)
@@ -33,6 +38,11 @@ std::string make_body(const std::string& benchmark_json, const RunMeta& meta);
 // use has OpenSSL support) with "Authorization: Bearer <token>".
 Result post_run(const std::string& url, const std::string& token, const std::string& benchmark_json,
                 const RunMeta& meta, int timeout_seconds = 60);
+
+// GET <url>/api/v1/upload-check: ok (200) when the server answers and the token may post runs; stores
+// nothing. status 0: no answer (the server is down or the URL wrong); 401: the token is unknown or
+// revoked; 403: its scope does not allow uploads. One try, for a client to find a mistake before its work.
+Result check_upload(const std::string& url, const std::string& token, int timeout_seconds = 10);
 
 // Retries when no answer came or the server answered 5xx or 429, waiting first_delay, then twice as
 // long each time (at most max_delay), up to `attempts` tries in all. The body is made once, so every
