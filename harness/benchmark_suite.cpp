@@ -20,6 +20,7 @@
 #include "nvml_monitor.h"
 #include "pipelines.h"
 #include "progress.h"
+#include "bandwidth_probes.h"
 #include "roofline.h"
 #include "suite_timing.h"
 
@@ -94,33 +95,10 @@ struct DeviceBench {
 
 // The roofline's bandwidth probes over two large buffers, medians of cold samples.
 Bandwidths measure_bandwidth(DeviceBench& d, const BenchmarkOptions& options) {
-  const DeviceInfo& info = d.device->info();
-  const uint64_t bytes = std::min<uint64_t>(options.peak_copy_bytes, info.max_storage_buffer_range) & ~uint64_t{15};
-  Buffer src(*d.device, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), dst(*d.device, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  d.device->submit_and_wait([&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, src.handle(), 0, VK_WHOLE_SIZE, 0x3F800000u); });
-  auto probe = [&](const ShaderRef& shader) {
-    return ComputePipeline(*d.device, d.compiler->compile(shader.file, shader.defines),
-                           {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, src.handle()}, {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, dst.handle()}});
-  };
-  ComputePipeline copy = probe(peak_copy_shader()), write = probe(write_probe_shader());
-  const uint32_t count = static_cast<uint32_t>(bytes / 16);
-  PushConstants push;
-  push.values[0] = count;
-  push.values[1] = grid_stride_groups(info, count, 256);
-  const BufferReader reader(*d.device, *d.compiler, src);
-  auto median = [&](const std::function<void(VkCommandBuffer)>& timed) {
+  const uint64_t bytes = std::min<uint64_t>(options.peak_copy_bytes, d.device->info().max_storage_buffer_range);
+  return measure_bandwidths(*d.device, *d.compiler, bytes, [&](const std::function<void(VkCommandBuffer)>& timed) {
     return d.timer->sample([](VkCommandBuffer) {}, timed, true, options.sampling).stats.median;
-  };
-  Bandwidths b;
-  b.bytes = bytes;
-  b.copy_kernel = 2.0 * bytes / median([&](VkCommandBuffer cmd) { copy.dispatch(cmd, push, push.values[1]); });
-  b.copy_buffer = 2.0 * bytes / median([&](VkCommandBuffer cmd) {
-    const VkBufferCopy region{0, 0, bytes};
-    vkCmdCopyBuffer(cmd, src.handle(), dst.handle(), 1, &region);
   });
-  b.read_only = bytes / median([&](VkCommandBuffer cmd) { reader.record(cmd); });
-  b.write = bytes / median([&](VkCommandBuffer cmd) { write.dispatch(cmd, push, push.values[1]); });
-  return b;
 }
 
 void add_device_context(const DeviceBench& d, const std::string& prefix) {
@@ -150,8 +128,8 @@ void add_device_context(const DeviceBench& d, const std::string& prefix) {
     return std::string(text);
   };
   add("peak_bandwidth_gbs", gbs(d.bandwidth.copy()));
-  add("peak_method", "max of copy.comp and vkCmdCopyBuffer, " + std::to_string(d.bandwidth.bytes >> 20) +
-                         " MiB, median cold sample, bytes read + written");
+  add("peak_method", "max of copy.comp (grid-stride or tiled) and vkCmdCopyBuffer, " +
+                         std::to_string(d.bandwidth.bytes >> 20) + " MiB, median cold sample, bytes read + written");
   add("copy_kernel_gbs", gbs(d.bandwidth.copy_kernel));
   add("copy_buffer_gbs", gbs(d.bandwidth.copy_buffer));
   add("read_only_gbs", gbs(d.bandwidth.read_only));

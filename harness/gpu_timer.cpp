@@ -14,16 +14,22 @@ constexpr double kWarmupBatchSeconds = 0.01;
 constexpr double kWarmupSettled = 0.01;  // successive warm-up batch medians within this: the clocks are up
 }  // namespace
 
-BufferReader::BufferReader(Device& device, ShaderCompiler& compiler, const Buffer& source)
+BufferReader::BufferReader(Device& device, ShaderCompiler& compiler, const Buffer& source, bool tiled)
     : sink_(device, 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT), bytes_(source.size() & ~uint64_t{15}) {
-  const ShaderRef& shader = read_probe_shader();
+  const ShaderRef shader = read_probe_shader(tiled);
   pipeline_ = std::make_unique<ComputePipeline>(
       device, compiler.compile(shader.file, shader.defines),
       std::vector<Resource>{{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, source.handle()}, {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, sink_.handle()}});
   const uint64_t count = bytes_ / 16;
-  groups_ = grid_stride_groups(device.info(), count, 256);
   push_.values[0] = static_cast<uint32_t>(count);
-  push_.values[1] = groups_;
+  if (tiled) {  // 16x16 invocations read 64x16 vec4 of the image
+    push_.values[1] = static_cast<uint32_t>(std::min<uint64_t>(count, kProbeImageWidth));
+    groups_x_ = static_cast<uint32_t>(ceil_div(push_.values[1], 64));
+    groups_y_ = static_cast<uint32_t>(ceil_div(ceil_div(count, push_.values[1]), 16));
+  } else {
+    groups_x_ = grid_stride_groups(device.info(), count, 256);
+    push_.values[1] = groups_x_;
+  }
 }
 
 GpuTimer::GpuTimer(Device& device, ShaderCompiler& compiler, uint64_t flush_bytes) : device_(device) {

@@ -42,15 +42,16 @@ struct Measurement {
 // Reads a whole buffer with read_probe.comp: the cold-cache flush and the read-only bandwidth probe.
 class BufferReader {
  public:
-  BufferReader(Device& device, ShaderCompiler& compiler, const Buffer& source);
-  void record(VkCommandBuffer cmd) const { pipeline_->dispatch(cmd, push_, groups_); }
+  // tiled: read_probe.comp's tiled pattern (a bandwidth probe); the cold-cache flush uses the grid-stride one.
+  BufferReader(Device& device, ShaderCompiler& compiler, const Buffer& source, bool tiled = false);
+  void record(VkCommandBuffer cmd) const { pipeline_->dispatch(cmd, push_, groups_x_, groups_y_); }
   uint64_t bytes() const { return bytes_; }
 
  private:
   Buffer sink_;
   std::unique_ptr<ComputePipeline> pipeline_;
   PushConstants push_;
-  uint32_t groups_;
+  uint32_t groups_x_ = 1, groups_y_ = 1;
   uint64_t bytes_;
 };
 

@@ -11,10 +11,10 @@ namespace shaderwatch {
 // Bytes per second, each the median cold sample of a probe over two large buffers.
 struct Bandwidths {
   uint64_t bytes = 0;      // per buffer
-  double copy_kernel = 0;  // copy.comp, bytes read + written
+  double copy_kernel = 0;  // copy.comp, the faster access pattern, bytes read + written
   double copy_buffer = 0;  // vkCmdCopyBuffer, bytes read + written
-  double read_only = 0;    // read_probe.comp
-  double write = 0;        // copy.comp with WRITE_ONLY
+  double read_only = 0;    // read_probe.comp, the faster access pattern
+  double write = 0;        // copy.comp with WRITE_ONLY, the faster access pattern
   double copy() const { return std::max(copy_kernel, copy_buffer); }
 };
 

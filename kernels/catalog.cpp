@@ -341,14 +341,9 @@ const KernelSpec& find_kernel(const std::string& name) {
   throw std::invalid_argument("no kernel named '" + name + "' in the catalog (see --list-kernels)");
 }
 
-const ShaderRef& peak_copy_shader() {
-  static const ShaderRef copy{"copy.comp", {{"GROUP", "256"}, {"UNROLL", "4"}, {"WRITE_ONLY", "0"}}};
-  return copy;
-}
-
-const ShaderRef& write_probe_shader() {
-  static const ShaderRef write{"copy.comp", {{"GROUP", "256"}, {"UNROLL", "4"}, {"WRITE_ONLY", "1"}}};
-  return write;
+ShaderRef copy_probe_shader(bool write_only, bool tiled) {
+  return {"copy.comp", {{"GROUP", "256"}, {"UNROLL", "4"}, {"WRITE_ONLY", write_only ? "1" : "0"},
+                        {"TILED", tiled ? "1" : "0"}}};
 }
 
 Traffic kernel_traffic(const KernelSpec& spec, uint64_t items) {
@@ -361,13 +356,16 @@ Traffic kernel_traffic(const KernelSpec& spec, uint64_t items) {
   }
 }
 
-const ShaderRef& read_probe_shader() {
-  static const ShaderRef read{"read_probe.comp", {{"GROUP", "256"}, {"UNROLL", "4"}}};
-  return read;
+ShaderRef read_probe_shader(bool tiled) {
+  return {"read_probe.comp", {{"GROUP", "256"}, {"UNROLL", "4"}, {"TILED", tiled ? "1" : "0"}}};
 }
 
 std::vector<ShaderRef> all_shader_variants() {
-  std::vector<ShaderRef> out{peak_copy_shader(), read_probe_shader(), write_probe_shader()};
+  std::vector<ShaderRef> out;
+  for (bool tiled : {false, true}) {
+    out.push_back(read_probe_shader(tiled));
+    for (bool write_only : {false, true}) out.push_back(copy_probe_shader(write_only, tiled));
+  }
   std::set<std::pair<std::string, Defines>> seen;
   for (const auto& s : out) seen.emplace(s.file, s.defines);
   for (const auto& k : catalog())

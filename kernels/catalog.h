@@ -98,12 +98,12 @@ const KernelSpec& find_kernel(const std::string& name);  // throws std::invalid_
 // The catalog entry of a family/variant name, or nullptr (a name from another catalog version).
 const KernelSpec* find_kernel_or_null(std::string_view name);
 
-// The copy kernel the benchmark measures peak bandwidth with (not a catalog entry: nothing to check).
-const ShaderRef& peak_copy_shader();
-// Reads a buffer and writes nothing: the cold-cache flush and the read-only bandwidth probe.
-const ShaderRef& read_probe_shader();
-// Writes a buffer and reads nothing: the write bandwidth probe.
-const ShaderRef& write_probe_shader();
+// The roofline's bandwidth probes (not catalog entries: nothing to check), each in two access patterns:
+// a grid-stride loop, or tiles of an image kProbeImageWidth vec4 wide (tiled = true). copy.comp copies
+// or only writes; read_probe.comp reads and writes nothing (also the cold-cache flush, not tiled).
+inline constexpr uint32_t kProbeImageWidth = 7680;  // the seeds' largest image, 8K
+ShaderRef copy_probe_shader(bool write_only, bool tiled);
+ShaderRef read_probe_shader(bool tiled);
 
 // Every (shader, defines) pair of the catalog, for the build-time glslangValidator pass.
 std::vector<ShaderRef> all_shader_variants();

@@ -1,13 +1,18 @@
 #version 460
-// Bandwidth probes in a grid-stride loop with UNROLL accesses in flight, the access pattern of
-// lum_grid_stride.comp: with WRITE_ONLY 0 it copies params.count vec4 from src to dst (the copy peak,
-// bytes read + written); with WRITE_ONLY 1 it writes them and reads nothing (the write bandwidth). The
-// benchmark measures both once per device for the roofline (harness/roofline.h). Defines: GROUP, UNROLL,
-// WRITE_ONLY.
+// Bandwidth probes for the roofline (harness/roofline.h). WRITE_ONLY 0 copies params.count vec4 from
+// src to dst (bytes read + written); WRITE_ONLY 1 writes them and reads nothing. TILED 0: a
+// device-sized grid loops over the buffer with UNROLL accesses in flight (lum_grid_stride.comp's
+// pattern); TILED 1: one vec4 per invocation in 16x16 tiles of an image params.total_groups vec4 wide
+// (postfx_pixel.comp's pattern, which copies 8-12% faster on an H200). The benchmark takes the faster
+// of the two. Defines: GROUP, UNROLL (not tiled), WRITE_ONLY, TILED.
+#if TILED
+layout(local_size_x = 16, local_size_y = 16) in;
+#else
 layout(local_size_x = GROUP) in;
+#endif
 layout(push_constant) uniform Params {
   uint count;
-  uint total_groups;
+  uint total_groups;  // not tiled: the grid's groups; tiled: the image's width
 } params;
 layout(std430, binding = 0) readonly buffer Src { vec4 src[]; };
 layout(std430, binding = 1) writeonly buffer Dst { vec4 dst[]; };
@@ -21,6 +26,11 @@ vec4 value(uint i) {
 }
 
 void main() {
+#if TILED
+  const uvec2 p = gl_GlobalInvocationID.xy;
+  const uint i = p.y * params.total_groups + p.x;
+  if (p.x < params.total_groups && i < params.count) dst[i] = value(i);
+#else
   const uint stride = params.total_groups * GROUP;
   uint i = gl_WorkGroupID.x * GROUP + gl_LocalInvocationIndex;
   for (; i + (UNROLL - 1) * stride < params.count; i += UNROLL * stride) {
@@ -29,4 +39,5 @@ void main() {
     for (uint u = 0; u < UNROLL; ++u) dst[i + u * stride] = v[u];
   }
   for (; i < params.count; i += stride) dst[i] = value(i);
+#endif
 }

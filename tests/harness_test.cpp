@@ -13,6 +13,7 @@
 #include <memory>
 #include <regex>
 
+#include "bandwidth_probes.h"
 #include "check_suite.h"
 #include "kernel_sources.h"
 #include "postfx.h"
@@ -163,6 +164,42 @@ TEST(Expectations, TheCheckSuiteAppliesSkipExpectedFailAndFlakyEntries) {
 // its answer. A guard zone after the output and after the intermediate buffer must still hold the
 // poison, and the atomic counter of a single-pass kernel must be back at zero: the harness zeroes it
 // once, at setup, and no longer before every run (doing the kernel's job for it).
+// The roofline's copy and write probes must touch every element in both access patterns: one that skipped
+// some would report a bandwidth too high, and every kernel's % of roofline too low. A partial last row
+// and a partial last tile of the tiled pattern's image.
+TEST(BandwidthProbes, EveryPatternCopiesOrWritesEveryElement) {
+  Vulkan& v = vulkan();
+  const uint32_t count = kProbeImageWidth * 17 + 100;
+  std::vector<float> data(4 * size_t{count});
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(i % 4 == 3 ? 1 : i / 4 + i % 4);
+  for (bool tiled : {false, true}) {
+    for (bool write_only : {false, true}) {
+      SCOPED_TRACE(std::string(tiled ? "tiled" : "grid-stride") + (write_only ? ", write only" : ", copy"));
+      Buffer src(*v.device, data.size() * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+      Buffer dst(*v.device, data.size() * 4, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+      src.upload(data.data(), data.size() * 4);
+      const CopyProbe probe(*v.device, *v.compiler, src, dst, write_only, tiled);
+      v.device->submit_and_wait([&](VkCommandBuffer cmd) {
+        vkCmdFillBuffer(cmd, dst.handle(), 0, VK_WHOLE_SIZE, 0xFFFFFFFFu);  // NaN: never an expected value
+        const VkMemoryBarrier fill{VK_STRUCTURE_TYPE_MEMORY_BARRIER, nullptr, VK_ACCESS_TRANSFER_WRITE_BIT,
+                                   VK_ACCESS_SHADER_WRITE_BIT};
+        vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &fill, 0,
+                             nullptr, 0, nullptr);
+        probe.record(cmd);
+      });
+      std::vector<float> out(data.size());
+      dst.download(out.data(), out.size() * 4);
+      size_t wrong = 0, first = out.size();
+      for (size_t i = 0; i < out.size(); ++i) {
+        const float expected = write_only ? static_cast<float>(i / 4) : data[i];
+        if (out[i] != expected && wrong++ == 0) first = i;
+      }
+      EXPECT_EQ(wrong, 0u) << "first wrong float " << first << " of " << out.size();
+    }
+  }
+  expect_no_validation_messages();
+}
+
 TEST(KernelState, AWritePastAnOutputsEndFailsTheCheck) {
   Vulkan& v = vulkan();
   for (const char* name : {"lum/sequential_256", "postfx/blur_shared_r16"}) {
