@@ -7,17 +7,11 @@
 
 #include "exit_status.h"
 
-#ifdef SHADERWATCH_UPLOAD
 #include "shaderwatch/upload.hpp"
-#endif
 
 namespace shaderwatch {
 
 std::string post_options_problem(const PostOptions& o, const std::string& out_file, const std::string& out_format) {
-#ifndef SHADERWATCH_UPLOAD
-  (void)o, (void)out_file, (void)out_format;
-  return "--post: this shaderwatch-bench was built without the results server (SHADERWATCH_SERVER=OFF)";
-#else
   std::vector<std::string> missing;
   if (out_file.empty() || out_format != "json")
     missing.push_back("the JSON it posts: add --benchmark_out=FILE (format json, the default)");
@@ -29,13 +23,9 @@ std::string post_options_problem(const PostOptions& o, const std::string& out_fi
   std::string problem = "--post needs:";
   for (const auto& m : missing) problem.append("\n  ").append(m);
   return problem;
-#endif
 }
 
 PostCheck check_post_server(const PostOptions& o) {
-#ifndef SHADERWATCH_UPLOAD
-  return {kExitUsage, "--post: this shaderwatch-bench was built without the results server (SHADERWATCH_SERVER=OFF)"};
-#else
   const auto r = sw::upload::check_upload(o.url, o.token);
   if (r.ok) return {};
   const std::string where = "--post " + o.url + ": ";
@@ -46,14 +36,9 @@ PostCheck check_post_server(const PostOptions& o) {
   if (r.status == 404)
     return {kExitPass, where + "the server has no upload check (an older version?): the token is tried at the end"};
   return {kExitInfrastructure, where + "the results server cannot be reached or failed (" + r.error + ")"};
-#endif
 }
 
 bool post_results(const PostOptions& o, const std::string& out_file) {
-#ifndef SHADERWATCH_UPLOAD
-  (void)o, (void)out_file;
-  return false;
-#else
   std::ifstream in(out_file, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
@@ -77,7 +62,6 @@ bool post_results(const PostOptions& o, const std::string& out_file) {
               << p.result.status << ")" << std::endl;
   }
   return true;
-#endif
 }
 
 }  // namespace shaderwatch

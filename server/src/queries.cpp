@@ -4,6 +4,7 @@
 #include <set>
 #include <variant>
 
+#include "catalog.h"
 #include "shaderwatch/analysis.hpp"
 #include "driver_identity.hpp"
 #include "query_helpers.hpp"
@@ -211,7 +212,8 @@ json Store::run(const std::string& key) {
       const BenchmarkCounters& k = it->second;
       p["p25_ns"] = number_or_null(k.p25_ns);
       p["p75_ns"] = number_or_null(k.p75_ns);
-      p["pct_of_peak"] = number_or_null(k.pct_of_peak);
+      p["pct_of_roofline"] = number_or_null(k.pct_of_roofline);
+      p["pct_of_copy_peak"] = number_or_null(k.pct_of_copy_peak);
       p["err_bound_ratio"] = number_or_null(k.err_bound_ratio);
       p["outcome"] = outcome_name(k.outcome);
       if (k.outcome == Outcome::flake) p["error_message"] = k.message;  // a pass: says how many checks failed first
@@ -719,6 +721,17 @@ double series_noise(sql::Conn& c, std::int64_t sid, std::int64_t ms, std::int64_
 }
 }  // namespace
 
+namespace {
+
+// The operation a variant computes (the catalog's KernelSpec::operation): "luminance sum", "tone mapping",
+// ...; a name from another catalog version is an operation of its own.
+std::string variant_operation(const std::string& family, const std::string& variant) {
+  const auto* spec = shaderwatch::find_kernel_or_null(family + "/" + variant);
+  return spec ? spec->operation : family + "/" + variant;
+}
+
+}  // namespace
+
 json Store::rankings(const Params& q) {
   allow_only(q, {"commit", "family"});
   auto commit = opt(q, "commit");
@@ -755,8 +768,15 @@ json Store::rankings(const Params& q) {
       if (auto f = opt(q, "family"); f && *f != st.text(0)) continue;
       rows.emplace_back(st.text(0), st.text(1), st.text(2), st.f64(3), st.i64(4), st.i64(5));
     }
-    for (const auto& [family, variant, config, value, sid, ms] : rows)
-      groups[{family, config}][gi][variant] = {value, series_noise(*c, sid, ms, gs[gi].pk)};
+    // The noise: the series' run-to-run spread, or with little history the run's own sample spread
+    // (p25-p75 as a standard deviation) where that is larger.
+    for (const auto& [family, variant, config, value, sid, ms] : rows) {
+      double noise = series_noise(*c, sid, ms, gs[gi].pk);
+      if (const auto k = counters[gi].find(family + "/" + variant + "/" + config);
+          k != counters[gi].end() && std::isfinite(k->second.p75_ns - k->second.p25_ns) && value > 0)
+        noise = std::max(noise, (k->second.p75_ns - k->second.p25_ns) / value / 1.349);
+      groups[{family, config}][gi][variant] = {value, noise};
+    }
   }
   json out = json::array();
   for (const auto& [key, per_gpu] : groups) {
@@ -768,24 +788,41 @@ json Store::rankings(const Params& q) {
       json list = json::array();
       for (std::size_t i = 0; i < r.size(); ++i) {
         const auto k = counters[gi].find(key.first + "/" + r[i].second + "/" + key.second);
+        const bool known = k != counters[gi].end();
         list.push_back({{"rank", i + 1}, {"variant", r[i].second}, {"value_ns", r[i].first},
-                        {"pct_of_peak", k == counters[gi].end() ? json(nullptr) : number_or_null(k->second.pct_of_peak)}});
+                        {"noise_rel", number_or_null(vars.at(r[i].second).noise)},
+                        {"operation", variant_operation(key.first, r[i].second)},
+                        {"pct_of_roofline", known ? number_or_null(k->second.pct_of_roofline) : json(nullptr)},
+                        {"pct_of_copy_peak", known ? number_or_null(k->second.pct_of_copy_peak) : json(nullptr)}});
       }
       by_gpu.push_back({{"gpu", gs[gi].gpu}, {"run_id", gs[gi].run}, {"ranking", list}});
     }
-    for (const auto& f : analysis::flips(per_gpu))
-      flips.push_back({{"gpu_a", gs[f.gpu_a].gpu["name"]}, {"gpu_b", gs[f.gpu_b].gpu["name"]},
-                       {"faster_on_a", f.faster_on_a}, {"faster_on_b", f.faster_on_b},
-                       {"gap_on_a_pct", 100 * f.gap_on_a_rel}, {"gap_on_b_pct", 100 * f.gap_on_b_rel}});
-    // Per variant, the GPUs fastest first (where an older GPU beats a newer one shows here).
-    std::map<std::string, std::vector<std::pair<double, std::string>>> per_var;
+    // Flips only between variants of one operation: a tone mapper is not ranked against a DoF tile pass.
+    std::map<std::string, std::map<std::size_t, analysis::GpuVariants>> by_operation;
     for (const auto& [gi, vars] : per_gpu)
-      for (const auto& [v, t] : vars) per_var[v].emplace_back(t.value, gs[gi].gpu["name"].get<std::string>());
+      for (const auto& [v, t] : vars) by_operation[variant_operation(key.first, v)][gi][v] = t;
+    for (const auto& [operation, same_operation] : by_operation)
+      for (const auto& f : analysis::flips(same_operation))
+        flips.push_back({{"operation", operation}, {"gpu_a", gs[f.gpu_a].gpu["name"]}, {"gpu_b", gs[f.gpu_b].gpu["name"]},
+                         {"faster_on_a", f.faster_on_a}, {"faster_on_b", f.faster_on_b},
+                         {"gap_on_a_pct", 100 * f.gap_on_a_rel}, {"gap_on_b_pct", 100 * f.gap_on_b_rel}});
+    // Per variant, the GPUs fastest first (where an older GPU beats a newer one shows here), and the fastest
+    // named only where its lead is beyond both series' noise (analysis::clear_gap), else a tie.
+    std::map<std::string, std::vector<std::tuple<double, std::string, double>>> per_var;
+    for (const auto& [gi, vars] : per_gpu)
+      for (const auto& [v, t] : vars) per_var[v].emplace_back(t.value, gs[gi].gpu["name"].get<std::string>(), t.noise);
     for (auto& [v, list] : per_var) {
       std::sort(list.begin(), list.end());
       json names = json::array();
-      for (auto& [val, n] : list) names.push_back({{"gpu", n}, {"value_ns", val}});
-      gpu_order.push_back({{"variant", v}, {"fastest_first", names}});
+      for (auto& [val, n, noise] : list) names.push_back({{"gpu", n}, {"value_ns", val}});
+      json fastest = nullptr;
+      if (list.size() >= 2) {
+        const auto& [v0, n0, e0] = list[0];
+        const auto& [v1, n1, e1] = list[1];
+        if (analysis::clear_gap(v0, v1, e0, e1)) fastest = n0;
+      }
+      gpu_order.push_back({{"variant", v}, {"fastest_first", names}, {"fastest", fastest},
+                           {"tie", list.size() >= 2 && fastest.is_null()}});
     }
     out.push_back({{"family", key.first}, {"config", key.second}, {"by_gpu", by_gpu},
                    {"flips", flips}, {"gpu_order", gpu_order}});

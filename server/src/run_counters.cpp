@@ -52,13 +52,14 @@ std::string counter(const sql::Conn& c, const char* name) { return c.json_number
 
 std::map<std::string, BenchmarkCounters> run_counters(sql::Conn& c, std::int64_t run_pk) {
   struct Acc {
-    std::vector<double> p25, p75, peak, err;
+    std::vector<double> p25, p75, roofline, copy_peak, err;
     BenchmarkCounters out;
   };
   std::map<std::string, Acc> acc;
   auto& st = c.q("SELECT bm.name, r.error_occurred, r.error_message, " + counter(c, contract::kP25Counter) + ", " +
                  counter(c, contract::kP75Counter) + ", " + counter(c, contract::kPctOfPeakCounter) + ", " +
-                 counter(c, contract::kErrBoundRatioCounter) + ", " + counter(c, contract::kCheckRetriesCounter) +
+                 counter(c, contract::kErrBoundRatioCounter) + ", " + counter(c, contract::kCheckRetriesCounter) + ", " +
+                 counter(c, contract::kPctOfRooflineCounter) +
                  " FROM results r JOIN benchmarks bm ON bm.id=r.benchmark_id WHERE r.run_id=? AND"
                  " r.run_type='iteration'");
   st.bind(1, run_pk);
@@ -76,14 +77,16 @@ std::map<std::string, BenchmarkCounters> run_counters(sql::Conn& c, std::int64_t
     };
     add(a.p25, 3, 1e3);  // the counters are in microseconds
     add(a.p75, 4, 1e3);
-    add(a.peak, 5, 1);
+    add(a.copy_peak, 5, 1);
+    add(a.roofline, 8, 1);
     add(a.err, 6, 1);
   }
   std::map<std::string, BenchmarkCounters> out;
   for (auto& [name, a] : acc) {
     a.out.p25_ns = median_of(a.p25);
     a.out.p75_ns = median_of(a.p75);
-    a.out.pct_of_peak = median_of(a.peak);
+    a.out.pct_of_roofline = median_of(a.roofline);
+    a.out.pct_of_copy_peak = median_of(a.copy_peak);
     a.out.err_bound_ratio = median_of(a.err);
     out.emplace(name, std::move(a.out));
   }

@@ -68,3 +68,8 @@ export function geomeanDeltaPct(ratios) {
   if (!logs.length) return null;
   return 100 * (Math.exp(logs.reduce((a, b) => a + b, 0) / logs.length) - 1);
 }
+
+// "1 run", "2 runs": a count with its noun.
+export function countOf(n, noun) {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

@@ -1,10 +1,12 @@
-// GPU comparison (the seeds' chart): for one commit, a kernel family at one size and mode, each
-// variant's time on every GPU as grouped bars with % of peak beside it; flips (an order that differs
-// between two GPUs, beyond both series' noise) highlighted.
+// GPU comparison (the seeds' chart): for one commit, a kernel family at one size and mode (by default the
+// luminance reductions at 1920x1080), each variant's time on every GPU as grouped bars, fastest first,
+// with % of roofline beside it; flips (an order that differs between two GPUs, beyond both series'
+// noise, between variants of one operation) highlighted; the fastest GPU per variant, or a tie.
 import {el, clear, select} from '../dom.js';
 import {get} from '../api.js';
 import {buildHash} from '../route.js';
 import {formatNs, formatPct, shortCommit} from '../format.js';
+import {barWidthPct, defaultView, memoryFigure, spansDecade, variantsByTime} from '../ranking.js';
 
 // Commits of the latest runs, those run on the most GPUs first, then the newest.
 export function commitsByCoverage(runs) {
@@ -17,20 +19,21 @@ export function commitsByCoverage(runs) {
   return [...byCommit.values()].sort((a, b) => b.gpus.size - a.gpus.size || a.newest - b.newest);
 }
 
-function bars(group, gpuIndex) {
-  const max = Math.max(...group.by_gpu.flatMap((g) => g.ranking.map((r) => r.value_ns)));
-  const variants = [...new Set(group.by_gpu.flatMap((g) => g.ranking.map((r) => r.variant)))].sort();
+function bars(group, gpuIndex, log) {
+  const times = group.by_gpu.flatMap((g) => g.ranking.map((r) => r.value_ns));
+  const max = Math.max(...times), min = Math.min(...times);
   const flipped = new Set(group.flips.flatMap((f) => [f.faster_on_a, f.faster_on_b]));
   const rows = [];
-  for (const v of variants) {
+  for (const v of variantsByTime(group)) {
     rows.push(el('div', {class: flipped.has(v) ? 'bar-label flip' : 'bar-label'}, v, flipped.has(v) ? ' ⇄' : ''));
     rows.push(el('div', {class: 'bar-group', 'data-variant': v}, group.by_gpu.map((g) => {
       const r = g.ranking.find((x) => x.variant === v);
       if (!r) return el('div', {class: 'bar-line muted'}, `${g.gpu.name}: –`);
       const bar = el('span', {class: `bar gpu-${gpuIndex.get(g.gpu.id) % 6}`});
-      bar.style.width = `${Math.max(0.5, (70 * r.value_ns) / max)}%`;
+      bar.style.width = `${barWidthPct(r.value_ns, min, max, log)}%`;
+      const memory = memoryFigure(r, formatPct);
       return el('div', {class: 'bar-line', 'data-gpu': g.gpu.name}, bar,
-        `${formatNs(r.value_ns)} · ${formatPct(r.pct_of_peak)} of peak · #${r.rank} on ${g.gpu.name}`);
+        [formatNs(r.value_ns), memory, `#${r.rank} on ${g.gpu.name}`].filter(Boolean).join(' · '));
     })));
   }
   return el('div', {class: 'bars'}, rows);
@@ -38,7 +41,7 @@ function bars(group, gpuIndex) {
 
 function flipList(group) {
   if (!group.flips.length) return el('p', {class: 'muted'}, 'No flips: every GPU ranks these variants alike (beyond noise).');
-  return el('ul', {class: 'flips'}, group.flips.map((f) => el('li', {},
+  return el('ul', {class: 'flips'}, group.flips.map((f) => el('li', {}, `${f.operation}: `,
     `${f.faster_on_a} beats ${f.faster_on_b} on ${f.gpu_a} (by ${formatPct(f.gap_on_a_pct)}), `,
     `but ${f.faster_on_b} beats ${f.faster_on_a} on ${f.gpu_b} (by ${formatPct(f.gap_on_b_pct)})`)));
 }
@@ -57,17 +60,17 @@ export async function render(main, route, stale) {
   const commit = q.commit || commits[0].commit;
   const answer = await get('rankings', {commit});
   if (stale()) return;
-  const families = [...new Set(answer.groups.map((g) => g.family))].sort();
-  const family = families.includes(q.family) ? q.family : families[0];
-  const configs = answer.groups.filter((g) => g.family === family).map((g) => g.config);
-  const config = configs.includes(q.config) ? q.config : configs[0];
+  const {families, family, configs, config} = defaultView(answer.groups, q.family, q.config);
   const group = answer.groups.find((g) => g.family === family && g.config === config);
-  const go = (changes) => { location.hash = buildHash('gpus', [], {commit, family, config, ...changes}); };
+  const log = q.scale === 'log' && group && spansDecade(group);
+  const go = (changes) => { location.hash = buildHash('gpus', [], {commit, family, config, scale: q.scale, ...changes}); };
   main.append(el('div', {class: 'filters'},
     el('label', {}, 'commit', select(commits.map((c) => [c.commit, `${shortCommit(c.commit)} (${c.gpus.size} GPUs)`]), commit,
       (v) => go({commit: v, family: undefined, config: undefined}))),
     el('label', {}, 'family', select(families, family, (v) => go({family: v, config: undefined}))),
-    el('label', {}, 'size and mode', select(configs, config, (v) => go({config: v})))));
+    el('label', {}, 'size and mode', select(configs, config, (v) => go({config: v}))),
+    group && spansDecade(group) ? el('label', {}, 'scale', select([['linear', 'linear'], ['log', 'log (times span over 10x)']],
+      log ? 'log' : 'linear', (v) => go({scale: v === 'log' ? 'log' : undefined}))) : ''));
   if (!group) {
     main.append(el('p', {class: 'muted'}, 'No measured results at this commit.'));
     return;
@@ -76,9 +79,13 @@ export async function render(main, route, stale) {
   main.append(el('p', {id: 'gpu-legend'}, group.by_gpu.map((g) => el('span', {class: 'gpu-name'},
     el('span', {class: `legend-swatch gpu-${gpuIndex.get(g.gpu.id) % 6}`}), g.gpu.name, ' ',
     el('a', {class: 'muted', href: buildHash('runs', [g.run_id])}, `(run ${g.run_id})`), '  '))));
-  main.append(el('h2', {}, `${family} · ${config}: time per variant, shorter is faster`), bars(group, gpuIndex),
+  const order = new Map(variantsByTime(group).map((v, i) => [v, i]));
+  main.append(el('h2', {}, `${family} · ${config}: time per variant, fastest first${log ? ' (log scale)' : ''}`),
+    bars(group, gpuIndex, log),
     el('h2', {}, 'Flips'), flipList(group),
     el('h2', {}, 'Fastest GPU per variant'),
-    el('ul', {}, group.gpu_order.map((o) => el('li', {}, `${o.variant}: `,
-      o.fastest_first.map((x) => `${x.gpu} ${formatNs(x.value_ns)}`).join(' < ')))));
+    el('ul', {id: 'fastest-gpu'}, [...group.gpu_order].sort((a, b) => order.get(a.variant) - order.get(b.variant))
+      .map((o) => el('li', {'data-variant': o.variant}, `${o.variant}: `,
+        o.fastest ? `${o.fastest} fastest; ` : o.tie ? 'tie within noise; ' : '',
+        o.fastest_first.map((x) => `${x.gpu} ${formatNs(x.value_ns)}`).join(o.tie ? ' ≈ ' : ' < ')))));
 }

@@ -2,7 +2,7 @@
 import {el, clear, badge} from '../dom.js';
 import {get} from '../api.js';
 import {buildHash} from '../route.js';
-import {formatTime, shortCommit} from '../format.js';
+import {countOf, formatTime, shortCommit} from '../format.js';
 
 export function verdictBadge(v) {
   if (!v) return badge('no verdict', 'muted');
@@ -18,10 +18,10 @@ function gpuCard(g) {
   const last = g.last_run;
   return el('section', {class: 'card gpu-card'},
     el('h2', {}, g.gpu.name),
-    el('p', {class: 'muted'}, `${g.gpu.vendor_id}:${g.gpu.device_id} · ${g.gpu.device_type} · ${g.runs} runs`),
+    el('p', {class: 'muted'}, `${g.gpu.vendor_id}:${g.gpu.device_id} · ${g.gpu.device_type} · ${countOf(g.runs, 'run')}`),
     el('h3', {}, 'Drivers'),
     el('ul', {class: 'plain'}, g.drivers.map((d) =>
-      el('li', {}, d.driver, el('span', {class: 'muted'}, ` · ${d.runs} runs, last ${formatTime(d.last_seen)}`)))),
+      el('li', {}, d.driver, el('span', {class: 'muted'}, ` · ${countOf(d.runs, 'run')}, last ${formatTime(d.last_seen)}`)))),
     el('h3', {}, 'Last run'),
     last ? el('p', {}, verdictBadge(last.verdict), ' ', runLink(last), el('span', {class: 'muted'},
       ` · ${shortCommit(last.commit)} · ${formatTime(last.started_at)}`)) : el('p', {class: 'muted'}, 'none'),

@@ -1,4 +1,4 @@
-// A run: its verdict and every benchmark (median, spread, % of peak, error/bound, outcome), sortable and
+// A run: its verdict and every benchmark (median, spread, % of roofline, error/bound, outcome), sortable and
 // filterable; a form to compare it with another run.
 import {el, clear, badge, safeLink, select} from '../dom.js';
 import {get} from '../api.js';
@@ -11,10 +11,16 @@ const OUTCOME_BADGE = {
   pass: 'pass', flake: 'expected', fail: 'fail', xfail: 'expected', xpass: 'expected', skip: 'muted', unsupported: 'muted',
 };
 
+// A run carries % of roofline, or (from before it) % of the copy peak: the column says which.
+export function memoryColumnLabel(points) {
+  return points.some((p) => Number.isFinite(p.pct_of_roofline)) ? '% of roofline'
+    : points.some((p) => Number.isFinite(p.pct_of_copy_peak)) ? '% of copy peak' : '% of roofline';
+}
+
 export function runRows(answer) {
   const measured = answer.points.map((p) => ({
     benchmark: p.benchmark, series_id: p.series_id, median: p.value_ns,
-    spread: spreadPct(p.p25_ns, p.p75_ns, p.value_ns), peak: p.pct_of_peak ?? null,
+    spread: spreadPct(p.p25_ns, p.p75_ns, p.value_ns), peak: p.pct_of_roofline ?? p.pct_of_copy_peak ?? null,
     err: p.err_bound_ratio ?? null, outcome: p.outcome || (p.errors > 0 ? 'fail' : 'pass'),
     reps: p.repetitions, message: p.error_message}));
   const others = (answer.not_measured || []).map((p) => ({benchmark: p.benchmark, series_id: null, median: null,
@@ -63,7 +69,7 @@ export async function render(main, route, stale) {
       cell: (x) => (x.series_id !== null ? el('a', {href: buildHash('series', [x.series_id])}, x.benchmark) : x.benchmark)},
     {key: 'median', label: 'Median', numeric: true, value: (x) => x.median, cell: (x) => formatNs(x.median)},
     {key: 'spread', label: 'Spread (p25–p75)', numeric: true, value: (x) => x.spread, cell: (x) => formatPct(x.spread, 2)},
-    {key: 'peak', label: '% of peak', numeric: true, value: (x) => x.peak, cell: (x) => formatPct(x.peak)},
+    {key: 'peak', label: memoryColumnLabel(answer.points), numeric: true, value: (x) => x.peak, cell: (x) => formatPct(x.peak)},
     {key: 'err', label: 'err / bound', numeric: true, value: (x) => x.err, cell: (x) => formatNumber(x.err)},
     {key: 'outcome', label: 'Status', value: (x) => outcomeLabel(x.outcome),
       cell: (x) => [badge(outcomeLabel(x.outcome), OUTCOME_BADGE[x.outcome] || 'muted'), x.message ? el('span', {class: 'muted'}, ` ${x.message}`) : '']},

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import {existsSync, mkdirSync} from 'node:fs';
 import {join} from 'node:path';
 import puppeteer from 'puppeteer-core';
-import {startServer, seed, XSS_NAME, STEPPED, FAILING, NEW_DRIVER} from './fixture.mjs';
+import {startServer, seed, XSS_NAME, STEPPED, FAILING, NEW_DRIVER, ROOFLINE_COMMIT} from './fixture.mjs';
 
 const bin = process.env.SW_SERVER_BIN, dataDir = process.env.SW_DATA_DIR;
 const artifacts = process.env.SW_ARTIFACTS || join(process.cwd(), 'dashboard-screenshots');
@@ -142,15 +142,40 @@ test('alerts: listed; triage without a token is refused, with one it changes the
   await page.close();
 });
 
-test('GPU comparison: the seed chart names every GPU at a commit run on both', async () => {
+test('GPU comparison: the seeds\' chart by default, fastest first, % of roofline, flips within an operation, ties', async () => {
   const {page, problems} = await open('#/gpus');
   const legend = await page.$eval('#gpu-legend', (l) => l.textContent);
   for (const g of expected.gpus) assert.ok(legend.includes(g), `${g} missing from ${legend}`);
-  const lines = await page.$$eval('.bar-group', (gs) => gs.map((g) => g.querySelectorAll('.bar-line[data-gpu]').length));
-  assert.ok(lines.length > 1 && lines.every((n) => n === expected.gpus.length), JSON.stringify(lines));
+  const heading = await page.$eval('main h2', (h) => h.textContent);
+  assert.ok(heading.startsWith('lum · 1920x1080/hot'), heading);
+  const groups = await page.$$eval('.bar-group', (gs) => gs.map((g) => ({
+    variant: g.dataset.variant,
+    lines: [...g.querySelectorAll('.bar-line[data-gpu]')].map((l) => l.textContent)})));
+  assert.ok(groups.length >= 15 && groups.every((g) => g.lines.length === expected.gpus.length), JSON.stringify(groups));
+  assert.ok(groups.every((g) => g.lines.every((l) => / of roofline · #\d+ on /.test(l))), groups[0].lines.join('\n'));
+  const answer = await (await fetch(`${server.url}/api/v1/rankings?commit=${ROOFLINE_COMMIT}`)).json();
+  const group = answer.groups.find((g) => g.family === 'lum' && g.config === '1920x1080/hot');
+  const best = (v) => Math.min(...group.by_gpu.map((g) => g.ranking.find((r) => r.variant === v)?.value_ns ?? Infinity));
+  const shown = groups.map((g) => best(g.variant));
+  assert.deepEqual(shown, [...shown].sort((a, b) => a - b), 'variants fastest first');
+  const operations = new Map(group.by_gpu[0].ranking.map((r) => [r.variant, r.operation]));
+  for (const f of group.flips) assert.equal(operations.get(f.faster_on_a), operations.get(f.faster_on_b), JSON.stringify(f));
+  const fastest = await page.$$eval('#fastest-gpu li', (ls) => ls.map((l) => l.textContent));
+  assert.equal(fastest.length, groups.length);
+  for (const o of group.gpu_order) {
+    const line = fastest.find((l) => l.startsWith(`${o.variant}: `));
+    assert.ok(o.tie ? line.includes('tie within noise') : line.includes(`${o.fastest} fastest`), line);
+  }
   await shot(page, '4-gpu-comparison');
   assert.deepEqual(problems, []);
   await page.close();
+  // Boids at 1M: single_invocation (tens of ms) beside kernels under 1 ms: log scale offered, and the fastest bar readable.
+  const boids = await open(`#/gpus?commit=${ROOFLINE_COMMIT}&family=boids&config=1048576%2Fcold&scale=log`);
+  const widths = await boids.page.$$eval('.bar', (bs) => bs.map((b) => parseFloat(b.style.width)));
+  assert.ok(Math.min(...widths) >= 7, JSON.stringify(widths));
+  assert.ok(await boids.page.$eval('main h2', (h) => h.textContent.includes('(log scale)')));
+  assert.deepEqual(boids.problems, []);
+  await boids.page.close();
 });
 
 test('run and compare: sortable benchmarks with status; two runs compared', async () => {

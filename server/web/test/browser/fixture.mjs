@@ -1,15 +1,18 @@
 // A real shaderwatch-server on 127.0.0.1 with a real SQLite file, seeded through its own API with the
-// three real runs in ../shared/data (two H200, one H100) and a synthetic H200 history derived from them
+// three real runs in ../shared/data (two H200, one H100), the H200 and H100 runs of 1a5ab89 (with % of
+// roofline; the GPU comparison's default commit), and a synthetic H200 history derived from them
 // that holds what the pages must show: a driver update, a runner change, a step (regression alerts), a
 // correctness failure, an UNSUPPORTED kernel, and a benchmark whose name is an XSS attempt.
 import {spawn, execFileSync} from 'node:child_process';
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
+import {gunzipSync} from 'node:zlib';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 
 export const XSS_NAME = '<img src=x onerror=alert(1)>';
 export const STEPPED = 'lum/interleaved_256/1920x1080/hot';  // +8% from synthetic run 18 on
 export const FAILING = 'lum/sequential_256/1280x720/hot';    // wrong answer in the last run
+export const ROOFLINE_COMMIT = '1a5ab89';                     // the real runs with % of roofline
 export const HISTORY = 30;                                     // synthetic H200 runs
 export const DRIVER_CHANGE_AT = 12, STEP_AT = 18, RUNNER_CHANGE_AT = 24;
 // NVIDIA's own spelling, with the raw driverVersion the server spells it from (10.8.8.6 bits).
@@ -81,13 +84,16 @@ function syntheticRun(base, i, next) {
 
 // Posts everything; returns what the pages should then show.
 export async function seed(url, token, dataDir) {
-  const load = (f) => JSON.parse(readFileSync(join(dataDir, f), 'utf8'));
+  const load = (f) => JSON.parse(f.endsWith('.gz') ? gunzipSync(readFileSync(join(dataDir, f))).toString('utf8')
+    : readFileSync(join(dataDir, f), 'utf8'));
   const h200a = load('h200-run1.json'), h200b = load('h200-run2.json'), h100 = load('h100-run1.json');
   const run = (id, commit, startedAt, runner = 'gpu-box-1') => ({id, commit, branch: 'main', runner, started_at: startedAt,
     job_url: 'https://ci.example/jobs/' + id});
   await post(url, token, run('real-h200-1', 'a1b2c3d4e5f6', '2026-11-01T00:00:00Z'), h200a);
   await post(url, token, run('real-h200-2', 'b2c3d4e5f6a7', '2026-11-01T01:00:00Z'), h200b);
   await post(url, token, run('real-h100-1', 'b2c3d4e5f6a7', '2026-11-01T01:30:00Z'), h100);
+  await post(url, token, run('roofline-h200', ROOFLINE_COMMIT, '2026-11-01T02:00:00Z'), load('h200-1a5ab89.json.gz'));
+  await post(url, token, run('roofline-h100', ROOFLINE_COMMIT, '2026-11-01T02:30:00Z'), load('h100-1a5ab89.json.gz'));
   const next = rng(7);
   for (let i = 0; i < HISTORY; i++) {
     const startedAt = new Date(Date.parse('2026-11-02T00:00:00Z') + i * 3600e3).toISOString();
@@ -95,5 +101,5 @@ export async function seed(url, token, dataDir) {
     await post(url, token, run(`syn-h200-${i}`, commit, startedAt, i >= RUNNER_CHANGE_AT ? 'gpu-box-2' : 'gpu-box-1'),
       syntheticRun(h200a, i, next));
   }
-  return {gpus: [h200a.context.sw_device_name, h100.context.sw_device_name], h200Points: 2 + HISTORY};
+  return {gpus: [h200a.context.sw_device_name, h100.context.sw_device_name], h200Points: 3 + HISTORY};
 }

@@ -1,7 +1,7 @@
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
 import {formatNs, formatDeltaPct, formatPct, formatP, formatTime, shortCommit, spreadPct, outcomeLabel,
-  otherMode, geomeanDeltaPct} from '../../js/format.js';
+  otherMode, geomeanDeltaPct, countOf} from '../../js/format.js';
 
 test('times pick the unit a person reads', () => {
   assert.equal(formatNs(512), '512.0 ns');
@@ -57,4 +57,10 @@ test('geomean of ratios', () => {
   assert.ok(Math.abs(geomeanDeltaPct([1.1, 1 / 1.1]) - 0) < 1e-9);
   assert.ok(Math.abs(geomeanDeltaPct([1.04, 1.04]) - 4) < 1e-9);
   assert.equal(geomeanDeltaPct([]), null);
+});
+
+test('a count agrees with its noun', () => {
+  assert.equal(countOf(1, 'run'), '1 run');
+  assert.equal(countOf(0, 'run'), '0 runs');
+  assert.equal(countOf(34, 'benchmark'), '34 benchmarks');
 });

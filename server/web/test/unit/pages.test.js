@@ -3,7 +3,7 @@ import {test} from 'node:test';
 import assert from 'node:assert/strict';
 import {changeMarkers} from '../../js/pages/series.js';
 import {commitsByCoverage} from '../../js/pages/gpus.js';
-import {runRows} from '../../js/pages/run.js';
+import {memoryColumnLabel, runRows} from '../../js/pages/run.js';
 
 test('a driver update is one marker however many of its fields changed; runner changes are their own', () => {
   const at = (i) => `2026-01-0${i + 1}T00:00:00Z`;
@@ -32,12 +32,18 @@ test('the comparison defaults to the commit run on the most GPUs, newest first a
 
 test('a run page lists measured benchmarks and the ones with no time', () => {
   const rows = runRows({
-    points: [{benchmark: 'a', series_id: 1, value_ns: 100, p25_ns: 95, p75_ns: 105, pct_of_peak: 40,
+    points: [{benchmark: 'a', series_id: 1, value_ns: 100, p25_ns: 95, p75_ns: 105, pct_of_roofline: 40,
       err_bound_ratio: 0.1, outcome: 'pass', repetitions: 3, errors: 0, error_message: ''}],
     not_measured: [{benchmark: 'b', outcome: 'unsupported', error_message: 'UNSUPPORTED: too big'}],
   });
   assert.equal(rows.length, 2);
   assert.equal(rows[0].spread, 10);
+  assert.equal(rows[0].peak, 40);
   assert.equal(rows[1].outcome, 'unsupported');
   assert.equal(rows[1].median, null);
+});
+
+test('a run names its memory figure: % of roofline, or % of copy peak for runs from before it', () => {
+  assert.equal(memoryColumnLabel([{pct_of_roofline: 97.7, pct_of_copy_peak: null}]), '% of roofline');
+  assert.equal(memoryColumnLabel([{pct_of_roofline: null, pct_of_copy_peak: 112}]), '% of copy peak');
 });
