@@ -84,7 +84,7 @@ json Store::alert_json(sql::Conn& c, std::int64_t id) {
   st.bind(1, id);
   if (!st.step()) throw ClientError(404, "no alert with id " + std::to_string(id));
   json attribution = json::parse(st.text(25), nullptr, false);
-  return {{"id", st.i64(0)},
+  json out = {{"id", st.i64(0)},
           {"series_id", st.i64(1)},
           {"benchmark", st.text(2)},
           {"gpu", gpu_obj(st.i64(3), st.text(4), st.text(5), st.text(6), st.text(7))},
@@ -113,6 +113,14 @@ json Store::alert_json(sql::Conn& c, std::int64_t id) {
           {"updated_at", st.text(28)},
           {"state_by", st.null(29) ? json(nullptr) : json(st.text(29))},
           {"note", st.null(30) ? json(nullptr) : json(st.text(30))}};
+  // A wrong answer's own words (the first wrong element, the seed), from the alert's first run.
+  auto& msg = c.q("SELECT r.error_message FROM results r JOIN alerts a ON a.run_id=r.run_id JOIN series s ON"
+                  " s.id=a.series_id AND s.benchmark_id=r.benchmark_id WHERE a.id=? AND r.error_occurred=1"
+                  " ORDER BY r.id LIMIT 1");
+  msg.bind(1, id);
+  out["error_message"] = msg.step() ? json(msg.text(0)) : json(nullptr);
+  msg.reset();
+  return out;
 }
 
 json Store::gpus(const Params& q) {

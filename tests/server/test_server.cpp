@@ -121,7 +121,11 @@ TEST(ServerIngest, ErrorsAreCorrectnessFailuresAndRegressions) {
   r = s.post(wrap(run_sample_bench("SW_SAMPLE_FAIL=1"), "bad-2", "c3", "2026-01-01T02:00:00Z"));
   EXPECT_EQ(json::parse(r->body)["alerts"].size(), 0u);
   EXPECT_EQ(s.get("/api/v1/runs/bad-2/verdict")["verdict"], "fail");
-  EXPECT_EQ(s.get("/api/v1/alerts?kind=correctness_regression")["total"], 1);
+  const json alerts = s.get("/api/v1/alerts?kind=correctness_regression");
+  EXPECT_EQ(alerts["total"], 1);
+  // The alert carries the wrong answer's own message (the dashboard's card shows it).
+  ASSERT_TRUE(alerts["alerts"][0]["error_message"].is_string()) << alerts.dump(1);
+  EXPECT_NE(alerts["alerts"][0]["error_message"].get<std::string>().find("mismatch"), std::string::npos);
 }
 
 TEST(ServerIngest, TheNegativeControlsExpectedFailureIsNoCorrectnessFailure) {

@@ -1,12 +1,15 @@
-// Alerts: filter by state, kind, cause, GPU and family; each alert with its attribution evidence and a
-// link to its series; triage (state + note) with the pasted token, the server's refusal shown as is.
+// Alerts: filter by state, kind, cause, GPU and family; one card per kernel and change (its sizes and
+// modes listed, each with its numbers and a link to its series), a wrong answer's message and the commit
+// it began at, or a performance change's cause and evidence; triage (state + note) of the card's alerts
+// with the pasted token, the server's refusal shown as is.
 import {el, clear, badge, select} from '../dom.js';
 import {get, patchAlert, token} from '../api.js';
 import {buildHash} from '../route.js';
-import {formatNs, formatDeltaPct, formatP, formatTime, shortCommit} from '../format.js';
+import {countOf, formatNs, formatDeltaPct, formatP, formatTime, shortCommit} from '../format.js';
+import {groupAlerts, isCorrectness} from '../alert_groups.js';
 
 const FILTERS = ['state', 'kind', 'cause', 'gpu_id', 'family', 'benchmark'];
-const PAGE = 50;
+const PAGE = 200;  // alerts per page, grouped into cards on the page
 
 const KIND_BADGE = {regression: 'fail', correctness_failure: 'fail', correctness_regression: 'fail',
   improvement: 'pass', ambiguous: 'warn'};
@@ -32,17 +35,22 @@ function evidenceBlock(attribution) {
   return el('details', {}, el('summary', {}, line || 'evidence'), evidence(attribution));
 }
 
-function triageForm(alert, states, onDone, status) {
-  const state = select(states, alert.state, () => {}, {'aria-label': 'state'});
-  const note = el('input', {type: 'text', placeholder: 'note', value: alert.note || '', 'aria-label': 'note', size: 40});
+// Triage sets every alert of the card to one state and note.
+function triageForm(group, states, onDone, status) {
+  const state = select(group.state === 'mixed' ? [['mixed', 'mixed'], ...states] : states, group.state, () => {},
+    {'aria-label': 'state'});
+  const note = el('input', {type: 'text', placeholder: 'note', value: group.alerts[0].note || '', 'aria-label': 'note', size: 40});
   const message = el('span', {class: 'triage-message', role: 'status'}, status || '');
   return el('form', {class: 'triage', onsubmit: async (e) => {
     e.preventDefault();
+    if (state.value === 'mixed') return;
     message.textContent = 'saving…';
     message.className = 'triage-message muted';
     try {
-      const updated = await patchAlert(alert.id, state.value, note.value);
-      onDone(updated, `saved: ${updated.state} by ${updated.state_by}`);
+      const updated = [];
+      for (const a of group.alerts) updated.push(await patchAlert(a.id, state.value, note.value));
+      const last = updated[updated.length - 1];
+      onDone(updated, `saved: ${last.state} by ${last.state_by}${updated.length > 1 ? ` (${updated.length} alerts)` : ''}`);
     } catch (err) {
       message.textContent = `refused: ${err.message}`;
       message.className = 'triage-message error';
@@ -51,29 +59,44 @@ function triageForm(alert, states, onDone, status) {
   token() ? '' : el('span', {class: 'muted'}, '(needs a token: paste one at the top right)'), message);
 }
 
-function alertCard(a, states) {
-  const box = el('article', {class: 'alert', 'data-alert': a.id});
-  const fill = (alert, status) => {
+// One line per size and mode: its change (or its state) and a link to its series.
+function memberLine(a) {
+  const change = a.before_ns !== null
+    ? `${formatNs(a.before_ns)} → ${formatNs(a.after_ns)} (${formatDeltaPct(a.delta_pct)}, p ${formatP(a.p_value)}, noise ${formatDeltaPct(a.noise_pct)})`
+    : '';
+  return el('li', {'data-alert': a.id}, el('a', {href: buildHash('series', [a.series_id])}, a.rest || a.benchmark),
+    change ? ` ${change}` : '', el('span', {class: 'muted'}, ` #${a.id}`));
+}
+
+function alertCard(g, states) {
+  const box = el('article', {class: 'alert', 'data-alert': g.alerts[0].id, 'data-alerts': g.alerts.map((a) => a.id).join(',')});
+  const first = g.alerts[0];
+  const fill = (status) => {
     clear(box);
-    box.dataset.state = alert.state;
+    box.dataset.state = g.state;
+    const correctness = isCorrectness(g.kind);
     box.append(
       el('header', {},
-        el('strong', {}, `#${alert.id}`), badge(alert.kind.replaceAll('_', ' '), KIND_BADGE[alert.kind] || 'muted'),
-        badge(alert.state, ['new', 'acknowledged'].includes(alert.state) ? 'warn' : 'muted'),
-        el('a', {href: buildHash('series', [alert.series_id])}, alert.benchmark),
-        el('span', {class: 'muted'}, `on ${alert.gpu.name}`)),
+        el('strong', {class: 'kernel'}, g.kernel), badge(g.kind.replaceAll('_', ' '), KIND_BADGE[g.kind] || 'muted'),
+        badge(g.state, ['new', 'acknowledged', 'mixed'].includes(g.state) ? 'warn' : 'muted'),
+        el('span', {class: 'muted'}, `on ${g.gpu.name} · ${countOf(g.alerts.length, 'size and mode').replace('size and modes', 'sizes and modes')}`)),
       el('dl', {},
-        el('dt', {}, 'change'), el('dd', {}, alert.before_ns !== null
-          ? `${formatNs(alert.before_ns)} → ${formatNs(alert.after_ns)} (${formatDeltaPct(alert.delta_pct)}, p ${formatP(alert.p_value)}, noise ${formatDeltaPct(alert.noise_pct)})`
-          : '–'),
-        el('dt', {}, 'first run'), el('dd', {}, el('a', {href: buildHash('runs', [alert.run_id])}, alert.run_id),
-          ` · commit ${shortCommit(alert.commit)} · driver ${alert.driver} · ${formatTime(alert.started_at)}`),
-        el('dt', {}, 'cause'), el('dd', {}, alert.cause),
-        el('dt', {}, 'evidence'), el('dd', {}, evidenceBlock(alert.attribution)),
-        alert.note ? [el('dt', {}, 'note'), el('dd', {}, alert.note, alert.state_by ? ` (${alert.state_by})` : '')] : ''),
-      triageForm(alert, states, fill, status));
+        correctness
+          ? [el('dt', {}, 'wrong answer'), el('dd', {class: 'wrong-answer'}, `since ${shortCommit(g.commit)}`,
+            g.message ? [': ', el('span', {class: 'mono'}, g.message)] : '')]
+          : [el('dt', {}, 'cause'), el('dd', {}, first.cause)],
+        el('dt', {}, 'first run'), el('dd', {}, el('a', {href: buildHash('runs', [first.run_id])}, first.run_id),
+          ` · commit ${shortCommit(first.commit)} · driver ${first.driver} · ${formatTime(first.started_at)}`),
+        el('dt', {}, correctness ? 'sizes and modes' : 'change'), el('dd', {}, el('ul', {class: 'plain members'}, g.alerts.map(memberLine))),
+        correctness ? '' : [el('dt', {}, 'evidence'), el('dd', {}, evidenceBlock(first.attribution))],
+        first.note ? [el('dt', {}, 'note'), el('dd', {}, first.note, first.state_by ? ` (${first.state_by})` : '')] : ''),
+      triageForm(g, states, (updated, message) => {
+        g.alerts = g.alerts.map((a, i) => ({...a, ...updated[i], rest: a.rest}));
+        g.state = updated[updated.length - 1].state;
+        fill(message);
+      }, status));
   };
-  fill(a);
+  fill();
   return box;
 }
 
@@ -97,9 +120,12 @@ export async function render(main, route, stale) {
       el('label', {}, 'family', el('input', {type: 'text', value: q.family || '', placeholder: 'e.g. lum',
         onchange: (e) => go({family: e.target.value.trim()})})),
       q.benchmark ? el('span', {}, `benchmark ${q.benchmark} `, el('a', {href: buildHash('alerts', [], {...q, benchmark: undefined})}, '×')) : ''),
-    el('p', {class: 'muted', id: 'alert-count'}, `${answer.total} alerts`));
+    el('p', {class: 'muted', id: 'alert-count'}));
+  const groups = groupAlerts(answer.alerts);
+  main.querySelector('#alert-count').textContent =
+    `${countOf(answer.total, 'alert')}${answer.alerts.length ? `, ${countOf(groups.length, 'card')} on this page (one per kernel and change)` : ''}`;
   const states = vocab.alert_states;
-  main.append(el('div', {id: 'alerts'}, answer.alerts.map((a) => alertCard(a, states))));
+  main.append(el('div', {id: 'alerts'}, groups.map((g) => alertCard(g, states))));
   if (!answer.alerts.length) main.append(el('p', {class: 'muted'}, 'No alerts match.'));
   const nav = el('p', {});
   if (offset > 0) nav.append(el('a', {href: buildHash('alerts', [], {...q, offset: Math.max(0, offset - PAGE)})}, '← newer'), ' ');

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import {existsSync, mkdirSync} from 'node:fs';
 import {join} from 'node:path';
 import puppeteer from 'puppeteer-core';
-import {startServer, seed, XSS_NAME, STEPPED, FAILING, NEW_DRIVER, ROOFLINE_COMMIT} from './fixture.mjs';
+import {startServer, seed, XSS_NAME, STEPPED, FAILING, BROKEN_KERNEL, NEW_DRIVER, ROOFLINE_COMMIT} from './fixture.mjs';
 
 const bin = process.env.SW_SERVER_BIN, dataDir = process.env.SW_DATA_DIR;
 const artifacts = process.env.SW_ARTIFACTS || join(process.cwd(), 'dashboard-screenshots');
@@ -109,6 +109,28 @@ test('series: every run a point, one marker per driver change, change points, fa
   await shot(f.page, '2b-series-failure-dark');
   assert.deepEqual(f.problems, []);
   await f.page.close();
+});
+
+test('alerts: a kernel broken at every size and mode is one card with the wrong answer and the commit it began at', async () => {
+  const {page, problems} = await open('#/alerts?family=lum&state=new');
+  const cards = await page.$$eval('article.alert', (as) => as.map((a) => ({ids: a.dataset.alerts.split(','),
+    kernel: a.querySelector('.kernel').textContent, text: a.textContent,
+    wrong: a.querySelector('.wrong-answer')?.textContent ?? null,
+    members: [...a.querySelectorAll('.members li')].map((l) => l.textContent)})));
+  const broken = cards.filter((c) => c.kernel === BROKEN_KERNEL && c.wrong !== null);
+  assert.equal(broken.length, 1, JSON.stringify(cards.map((c) => [c.kernel, c.ids.length])));
+  const [card] = broken;
+  const api = await (await fetch(`${server.url}/api/v1/alerts?family=lum&state=new&limit=500`)).json();
+  const ofKernel = api.alerts.filter((a) => a.benchmark.startsWith(`${BROKEN_KERNEL}/`) && a.kind.startsWith('correctness'));
+  assert.ok(ofKernel.length >= 8, `${ofKernel.length} alerts`);
+  assert.deepEqual([...card.ids].sort(), ofKernel.map((a) => String(a.id)).sort());
+  assert.equal(card.members.length, ofKernel.length);
+  assert.match(card.wrong, /^since c290ffee29: FAIL: [0-9x]+: sum off by 3\.2e-3/);
+  assert.doesNotMatch(card.text, /cause/);
+  await page.$eval(`article.alert[data-alert="${card.ids[0]}"]`, (a) => a.scrollIntoView());
+  await shot(page, '3b-alert-broken-kernel');
+  assert.deepEqual(problems, []);
+  await page.close();
 });
 
 test('alerts: listed; triage without a token is refused, with one it changes the state', async () => {

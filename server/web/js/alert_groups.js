@@ -1,0 +1,31 @@
+// Alerts grouped by kernel and change, pure (tested with node --test): one broken kernel is one card,
+// not one per size and mode. A group: one kernel (family/variant) on one GPU, one kind, the same first
+// commit; the alerts stay whole inside it (each its size and mode, its own numbers and id for triage).
+
+const CORRECTNESS = new Set(['correctness_failure', 'correctness_regression']);
+export const isCorrectness = (kind) => CORRECTNESS.has(kind);
+
+// "lum/sequential_256/1920x1080/hot" -> kernel "lum/sequential_256", rest "1920x1080/hot".
+export function splitBenchmark(name) {
+  const parts = String(name).split('/');
+  if (parts.length < 3) return {kernel: String(name), rest: ''};
+  return {kernel: parts.slice(0, 2).join('/'), rest: parts.slice(2).join('/')};
+}
+
+// Groups in the order of their first alert (the API's order: newest first).
+export function groupAlerts(alerts) {
+  const groups = new Map();
+  for (const a of alerts) {
+    const {kernel, rest} = splitBenchmark(a.benchmark);
+    const key = JSON.stringify([kernel, a.gpu.id, a.kind, a.commit]);
+    if (!groups.has(key)) groups.set(key, {kernel, gpu: a.gpu, kind: a.kind, commit: a.commit, alerts: []});
+    groups.get(key).alerts.push({...a, rest});
+  }
+  for (const g of groups.values()) {
+    g.alerts.sort((x, y) => x.rest.localeCompare(y.rest, 'en', {numeric: true}));
+    const states = new Set(g.alerts.map((a) => a.state));
+    g.state = states.size === 1 ? g.alerts[0].state : 'mixed';
+    g.message = g.alerts.map((a) => a.error_message).find(Boolean) || null;
+  }
+  return [...groups.values()];
+}

@@ -1,0 +1,34 @@
+import {test} from 'node:test';
+import assert from 'node:assert/strict';
+import {groupAlerts, splitBenchmark, isCorrectness} from '../../js/alert_groups.js';
+
+const alert = (id, benchmark, extra = {}) => ({id, benchmark, gpu: {id: 1, name: 'H200'}, kind: 'correctness_failure',
+  commit: 'c9', state: 'new', error_message: null, ...extra});
+
+test('a benchmark name splits into its kernel and its size and mode', () => {
+  assert.deepEqual(splitBenchmark('lum/sequential_256/1920x1080/hot'), {kernel: 'lum/sequential_256', rest: '1920x1080/hot'});
+  assert.deepEqual(splitBenchmark('odd'), {kernel: 'odd', rest: ''});
+});
+
+test('one broken kernel at every size and mode is one group, with the wrong answer\'s message', () => {
+  const sizes = ['7680x4320', '1280x720', '3840x2160', '1920x1080'];
+  const alerts = sizes.flatMap((s, i) => ['hot', 'cold'].map((m, j) => alert(10 + 2 * i + j, `lum/sequential_256/${s}/${m}`,
+    i === 2 && j === 1 ? {error_message: 'FAIL: sum off by 3.2e-3 (seed 7)'} : {})));
+  alerts.push(alert(30, 'lum/sequential_256/1280x720/hot', {gpu: {id: 2, name: 'H100'}}));  // another GPU
+  alerts.push(alert(31, 'lum/sequential_256/1280x720/cold', {commit: 'c8'}));               // another change
+  alerts.push(alert(32, 'lum/tree_256/1280x720/cold'));                                      // another kernel
+  alerts.push(alert(33, 'lum/sequential_256/1280x720/cold', {kind: 'regression'}));          // another kind
+  const groups = groupAlerts(alerts);
+  assert.equal(groups.length, 5);
+  assert.equal(groups[0].kernel, 'lum/sequential_256');
+  assert.deepEqual(groups[0].alerts.map((a) => a.rest), ['1280x720/cold', '1280x720/hot', '1920x1080/cold', '1920x1080/hot',
+    '3840x2160/cold', '3840x2160/hot', '7680x4320/cold', '7680x4320/hot']);
+  assert.equal(groups[0].message, 'FAIL: sum off by 3.2e-3 (seed 7)');
+  assert.equal(groups[0].state, 'new');
+  assert.ok(isCorrectness(groups[0].kind) && !isCorrectness('regression'));
+});
+
+test('a group whose alerts were triaged apart says so', () => {
+  const [g] = groupAlerts([alert(1, 'a/b/1/hot'), alert(2, 'a/b/1/cold', {state: 'acknowledged'})]);
+  assert.equal(g.state, 'mixed');
+});
