@@ -46,7 +46,8 @@ json Store::run_json(sql::Conn& c, std::int64_t pk) {
       " r.device_uuid, r.driver_uuid, r.subgroup_size, r.host_name, r.n_results, g.id, g.vendor_id,"
       " g.device_id, g.name, g.device_type,"
       " (SELECT COUNT(*) FROM points p WHERE p.run_id=r.id),"
-      " (SELECT COUNT(*) FROM points p WHERE p.run_id=r.id AND p.n_errors>0), r.posted_by"
+      " (SELECT COUNT(*) FROM points p WHERE p.run_id=r.id AND p.n_errors>0), r.posted_by,"
+      " (SELECT COUNT(*) FROM series s WHERE s.gpu_id=g.id)"
       " FROM runs r JOIN gpus g ON g.id=r.gpu_id WHERE r.id=?");
   st.bind(1, pk);
   if (!st.step()) throw ClientError(404, "no such run");
@@ -68,6 +69,8 @@ json Store::run_json(sql::Conn& c, std::int64_t pk) {
           {"gpu", gpu_obj(st.i64(18), st.text(19), st.text(20), st.text(21), st.text(22))},
           {"benchmarks", st.i64(23)},
           {"failing_benchmarks", st.i64(24)},
+          // Coverage: a partial run (one size, a filter) is "34 of 348 benchmarks", the GPU's whole set.
+          {"gpu_benchmarks", st.i64(26)},
           {"posted_by", st.text(25)}};
 }
 
@@ -745,45 +748,53 @@ json Store::rankings(const Params& q) {
   auto commit = opt(q, "commit");
   if (!commit) throw ClientError(400, "missing required parameter", "commit");
   auto c = reader();
-  // The latest run at this commit on each GPU.
+  // Every run at this commit on each GPU, newest first: a benchmark's figure is its latest at the commit,
+  // so a partial run (one size, a filter) adds to the full one rather than hiding it.
   struct G {
     json gpu;
-    std::string run;
-    std::int64_t pk;
+    std::string run;                  // the newest
+    std::vector<std::int64_t> runs;   // newest first
   };
   std::vector<G> gs;
   {
     auto& st = c->q("SELECT r.id, r.run_key, g.id, g.vendor_id, g.device_id, g.name, g.device_type FROM runs r"
-                    " JOIN gpus g ON g.id=r.gpu_id WHERE r.commit_id=? AND r.id=(SELECT r2.id FROM runs r2"
-                    " WHERE r2.commit_id=r.commit_id AND r2.gpu_id=r.gpu_id ORDER BY r2.started_ms DESC,"
-                    " r2.id DESC LIMIT 1) ORDER BY g.id");
+                    " JOIN gpus g ON g.id=r.gpu_id WHERE r.commit_id=? ORDER BY g.id, r.started_ms DESC, r.id DESC");
     st.bind(1, *commit);
-    while (st.step())
-      gs.push_back({gpu_obj(st.i64(2), st.text(3), st.text(4), st.text(5), st.text(6)), st.text(1), st.i64(0)});
+    while (st.step()) {
+      if (gs.empty() || gs.back().gpu["id"] != st.i64(2))
+        gs.push_back({gpu_obj(st.i64(2), st.text(3), st.text(4), st.text(5), st.text(6)), st.text(1), {}});
+      gs.back().runs.push_back(st.i64(0));
+    }
   }
   if (gs.empty()) throw ClientError(404, "no runs at commit '" + *commit + "'", "commit");
   // (family, config) -> gpu index -> variant -> its value and series noise (relative)
   std::map<std::pair<std::string, std::string>, std::map<std::size_t, analysis::GpuVariants>> groups;
   std::vector<std::map<std::string, BenchmarkCounters>> counters(gs.size());
   for (std::size_t gi = 0; gi < gs.size(); ++gi) {
-    counters[gi] = run_counters(*c, gs[gi].pk);
-    auto& st = c->q("SELECT bm.family, bm.variant, bm.config, p.value_ns, p.series_id, p.started_ms FROM points p"
-                    " JOIN series s ON s.id=p.series_id JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE p.run_id=?"
-                    " AND p.value_ns IS NOT NULL");
-    st.bind(1, gs[gi].pk);
-    std::vector<std::tuple<std::string, std::string, std::string, double, std::int64_t, std::int64_t>> rows;
-    while (st.step()) {
-      if (auto f = opt(q, "family"); f && *f != st.text(0)) continue;
-      rows.emplace_back(st.text(0), st.text(1), st.text(2), st.f64(3), st.i64(4), st.i64(5));
-    }
-    // The noise: the series' run-to-run spread, or with little history the run's own sample spread
-    // (p25-p75 as a standard deviation) where that is larger.
-    for (const auto& [family, variant, config, value, sid, ms] : rows) {
-      double noise = series_noise(*c, sid, ms, gs[gi].pk);
-      if (const auto k = counters[gi].find(family + "/" + variant + "/" + config);
-          k != counters[gi].end() && std::isfinite(k->second.p75_ns - k->second.p25_ns) && value > 0)
-        noise = std::max(noise, (k->second.p75_ns - k->second.p25_ns) / value / 1.349);
-      groups[{family, config}][gi][variant] = {value, noise};
+    for (const std::int64_t run_pk : gs[gi].runs) {
+      std::map<std::string, BenchmarkCounters> run = run_counters(*c, run_pk);
+      auto& st = c->q("SELECT bm.family, bm.variant, bm.config, p.value_ns, p.series_id, p.started_ms FROM points p"
+                      " JOIN series s ON s.id=p.series_id JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE p.run_id=?"
+                      " AND p.value_ns IS NOT NULL");
+      st.bind(1, run_pk);
+      std::vector<std::tuple<std::string, std::string, std::string, double, std::int64_t, std::int64_t>> rows;
+      while (st.step()) {
+        if (auto f = opt(q, "family"); f && *f != st.text(0)) continue;
+        rows.emplace_back(st.text(0), st.text(1), st.text(2), st.f64(3), st.i64(4), st.i64(5));
+      }
+      // The noise: the series' run-to-run spread, or with little history the run's own sample spread
+      // (p25-p75 as a standard deviation) where that is larger.
+      for (const auto& [family, variant, config, value, sid, ms] : rows) {
+        auto& slot = groups[{family, config}][gi];
+        if (slot.count(variant)) continue;  // a newer run at this commit gave it
+        const std::string name = family + "/" + variant + "/" + config;
+        const auto k = run.find(name);
+        double noise = series_noise(*c, sid, ms, run_pk);
+        if (k != run.end() && std::isfinite(k->second.p75_ns - k->second.p25_ns) && value > 0)
+          noise = std::max(noise, (k->second.p75_ns - k->second.p25_ns) / value / 1.349);
+        slot[variant] = {value, noise};
+        if (k != run.end()) counters[gi].emplace(name, k->second);
+      }
     }
   }
   json out = json::array();

@@ -118,6 +118,7 @@ json Store::correctness(const Params& q) {
   struct Column {
     std::int64_t pk, gpu_id;
     json head;
+    std::vector<std::string> driver;  // name, version, info, uuid: the group's key beside the GPU
   };
   std::vector<Column> cols;
   {
@@ -134,19 +135,41 @@ json Store::correctness(const Params& q) {
                       {{"run_id", st.text(1)}, {"started_at", st.text(2)}, {"driver_name", st.text(3)},
                        {"driver_version", st.text(4)},
                        {"driver", DriverIdentity{st.text(3), st.text(4), st.text(10), st.text(11)}.label()},
-                       {"gpu", gpu_obj(st.i64(5), st.text(6), st.text(7), st.text(8), st.text(9))}}});
+                       {"gpu", gpu_obj(st.i64(5), st.text(6), st.text(7), st.text(8), st.text(9))}},
+                      {st.text(3), st.text(4), st.text(10), st.text(11)}});
   }
   std::stable_sort(cols.begin(), cols.end(), [](const Column& a, const Column& b) {
     return std::tie(a.head["gpu"]["name"], a.gpu_id, a.head["started_at"]) <
            std::tie(b.head["gpu"]["name"], b.gpu_id, b.head["started_at"]);
   });
+  // Each cell: the benchmark's latest result in the column's runs, so a partial run (one size, a filter)
+  // does not blank the rest of its column. Older runs are read until every benchmark the GPU has is
+  // filled, at most kColumnRuns of them.
+  constexpr int kColumnRuns = 20;
   std::map<std::string, std::vector<json>> rows;  // benchmark -> one cell per column
-  for (std::size_t ci = 0; ci < cols.size(); ++ci)
-    for (const auto& [name, k] : run_counters(*c, cols[ci].pk)) {
-      auto& cells = rows[name];
-      cells.resize(cols.size(), nullptr);
-      cells[ci] = {{"outcome", outcome_name(k.outcome)}, {"message", k.message}};
+  auto& group_runs = c->q("SELECT r.id, r.run_key, (SELECT COUNT(*) FROM series s WHERE s.gpu_id=r.gpu_id) FROM runs r"
+                          " WHERE r.branch=? AND r.gpu_id=? AND r.driver_name=? AND r.driver_version=? AND"
+                          " r.driver_info=? AND r.driver_uuid=? ORDER BY r.started_ms DESC, r.id DESC LIMIT ?");
+  for (std::size_t ci = 0; ci < cols.size(); ++ci) {
+    std::vector<std::pair<std::int64_t, std::string>> runs;
+    std::int64_t gpu_benchmarks = 0;
+    group_runs.bind(1, branch).bind(2, cols[ci].gpu_id).bind(3, cols[ci].driver[0]).bind(4, cols[ci].driver[1])
+        .bind(5, cols[ci].driver[2]).bind(6, cols[ci].driver[3]).bind(7, kColumnRuns);
+    while (group_runs.step()) runs.emplace_back(group_runs.i64(0), group_runs.text(1)), gpu_benchmarks = group_runs.i64(2);
+    group_runs.reset();
+    std::int64_t filled = 0;
+    for (const auto& [pk, key] : runs) {
+      for (const auto& [name, k] : run_counters(*c, pk)) {
+        auto& cells = rows[name];
+        cells.resize(cols.size(), nullptr);
+        if (!cells[ci].is_null()) continue;
+        cells[ci] = {{"outcome", outcome_name(k.outcome)}, {"message", k.message}, {"run_id", key}};
+        ++filled;
+      }
+      if (filled >= gpu_benchmarks) break;
     }
+    cols[ci].head["benchmarks_from_older_runs"] = 0;
+  }
   auto& sid = c->q("SELECT s.id FROM series s JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE bm.name=? AND s.gpu_id=?");
   json out_rows = json::array();
   std::map<std::string, std::int64_t> counts;
@@ -155,6 +178,8 @@ json Store::correctness(const Params& q) {
     for (std::size_t ci = 0; ci < cols.size(); ++ci) {
       if (cells[ci].is_null()) continue;
       ++counts[cells[ci]["outcome"].get<std::string>()];
+      if (cells[ci]["run_id"] != cols[ci].head["run_id"])
+        cols[ci].head["benchmarks_from_older_runs"] = cols[ci].head["benchmarks_from_older_runs"].get<int>() + 1;
       sid.bind(1, name).bind(2, cols[ci].gpu_id);
       cells[ci]["series_id"] = sid.step() ? json(sid.i64(0)) : json(nullptr);
       sid.reset();

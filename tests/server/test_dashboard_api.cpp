@@ -235,3 +235,18 @@ TEST(DashboardApi, GpuComparisonRanksOnlyOneOperationAndCallsTiesOnRealRuns) {
   std::printf("rankings over %zu groups: %d flips within an operation, %d across operations dropped; %d ties, %d "
               "named fastest; largest %% of roofline %.1f\n", rank["groups"].size(), flips, cross_operation, ties, named, largest);
 }
+
+// Issue 26 item 3: a partial run (16K only) at the same commit adds its sizes to the GPU comparison; it
+// used to stand for the GPU at that commit and leave every other size empty.
+TEST(DashboardApi, APartialRunAtACommitAddsToTheFullOneInTheGpuComparison) {
+  TempDir dir;
+  TestServer s(dir.db("sw.db"));
+  post_real(s, "h200-1a5ab89.json.gz", "h200-full", "c1", "2026-11-25T03:40:00Z");
+  post_real(s, "h200-50e20fd-lum16k.json.gz", "h200-16k", "c1", "2026-11-25T04:00:00Z");
+  const auto rank = s.get("/api/v1/rankings?commit=c1&family=lum");
+  std::map<std::string, std::size_t> variants;  // config -> variants ranked on the H200
+  for (const auto& g : rank["groups"]) variants[g["config"]] = g["by_gpu"][0]["ranking"].size();
+  EXPECT_EQ(variants["1920x1080/hot"], 16u) << json(variants).dump();
+  EXPECT_GT(variants.size(), 8u) << "the full run's sizes and the partial run's 16K: " << json(variants).dump();
+  EXPECT_EQ(rank["groups"][0]["by_gpu"][0]["run_id"], "h200-16k") << "the newest run at the commit is named";
+}

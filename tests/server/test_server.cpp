@@ -532,26 +532,32 @@ TEST(ServerQueries, RankingFlipsBetweenGpus) {
   TempDir dir;
   TestServer s(dir.db("sw.db"));
   Gpu older{"Old GPU", "0x10de", "0x1b80", "1"}, newer{"New GPU", "0x10de", "0x2684", "1"};
-  // On the older GPU the tiled variant wins; on the newer one the sequential one does.
-  // close_a and close_b swap places too, but within 0.5%: noise, no flip.
-  ASSERT_EQ(s.post(wrap_doc(make_doc(older, {{"lum/seq/1080p/cold", {200, 200, 200}}, {"lum/tiled/1080p/cold", {150, 150, 150}},
-                                             {"lum/close_a/1080p/cold", {100, 100, 100}}, {"lum/close_b/1080p/cold", {100.4, 100.4, 100.4}}}),
+  // On the older GPU the tiled variant wins; on the newer one the sequential one does (both sum luminance).
+  // subgroup_add and grid_stride swap places too, but within 0.5%: noise, no flip and no fastest GPU.
+  // log_average_exposure swaps places with sequential as well, but computes another operation: no flip.
+  const std::string seq = "lum/sequential_256/1080p/cold", tiled = "lum/prefetch4_64/1080p/cold",
+                    close_a = "lum/subgroup_add_256/1080p/cold", close_b = "lum/grid_stride_vec4/1080p/cold",
+                    other_operation = "lum/log_average_exposure/1080p/cold";
+  ASSERT_EQ(s.post(wrap_doc(make_doc(older, {{seq, {200, 200, 200}}, {tiled, {150, 150, 150}}, {close_a, {100, 100, 100}},
+                                             {close_b, {100.4, 100.4, 100.4}}, {other_operation, {250, 250, 250}}}),
                             "old-1", "abc", iso_at(0)))->status, 201);
-  ASSERT_EQ(s.post(wrap_doc(make_doc(newer, {{"lum/seq/1080p/cold", {100, 100, 100}}, {"lum/tiled/1080p/cold", {180, 180, 180}},
-                                             {"lum/close_a/1080p/cold", {100.4, 100.4, 100.4}}, {"lum/close_b/1080p/cold", {100, 100, 100}}}),
+  ASSERT_EQ(s.post(wrap_doc(make_doc(newer, {{seq, {100, 100, 100}}, {tiled, {180, 180, 180}}, {close_a, {100.4, 100.4, 100.4}},
+                                             {close_b, {100, 100, 100}}, {other_operation, {50, 50, 50}}}),
                             "new-1", "abc", iso_at(1)))->status, 201);
   auto rk = s.get("/api/v1/rankings?commit=abc&family=lum");
   ASSERT_EQ(rk["groups"].size(), 1u);
   const auto& g = rk["groups"][0];
   EXPECT_EQ(g["config"], "1080p/cold");
-  ASSERT_EQ(g["flips"].size(), 1u);
-  EXPECT_EQ(g["flips"][0]["faster_on_a"], "tiled");
-  EXPECT_EQ(g["flips"][0]["faster_on_b"], "seq");
-  // tiled: the older GPU beats the newer one.
-  for (const auto& v : g["gpu_order"])
-    if (v["variant"] == "tiled") {
-      EXPECT_EQ(v["fastest_first"][0]["gpu"], "Old GPU");
-    }
+  ASSERT_EQ(g["flips"].size(), 1u) << g["flips"].dump(1);
+  EXPECT_EQ(g["flips"][0]["faster_on_a"], "prefetch4_64");
+  EXPECT_EQ(g["flips"][0]["faster_on_b"], "sequential_256");
+  EXPECT_EQ(g["flips"][0]["operation"], "luminance sum");
+  std::map<std::string, json> order;
+  for (const auto& v : g["gpu_order"]) order[v["variant"]] = v;
+  EXPECT_EQ(order["prefetch4_64"]["fastest_first"][0]["gpu"], "Old GPU") << "the older GPU beats the newer one";
+  EXPECT_EQ(order["prefetch4_64"]["fastest"], "Old GPU");
+  EXPECT_TRUE(order["subgroup_add_256"]["tie"].get<bool>()) << order["subgroup_add_256"].dump();
+  EXPECT_TRUE(order["subgroup_add_256"]["fastest"].is_null());
   s.get("/api/v1/rankings?commit=nope", 404);
   EXPECT_EQ(s.get("/api/v1/gpus")["gpus"].size(), 2u);
   EXPECT_EQ(s.get("/api/v1/runs?commit=abc&limit=1")["runs"].size(), 1u);

@@ -2,14 +2,21 @@
 import {el, clear, badge} from '../dom.js';
 import {get} from '../api.js';
 import {buildHash} from '../route.js';
-import {formatNs, formatDeltaPct, formatP, formatPct, shortCommit, formatTime} from '../format.js';
+import {coverageText, formatNs, formatDeltaPct, formatP, formatPct, shortCommit, formatTime} from '../format.js';
+import {defaultBase} from './run.js';
 import {dataTable} from '../table.js';
 
 const VERDICT_BADGE = {slower: 'fail', faster: 'pass', same: 'muted'};
 
 function runPicker(runs, current, label, name) {
   return el('label', {}, label, el('select', {name}, runs.map((r) =>
-    el('option', {value: r.id, selected: r.id === current}, `${r.id} · ${r.gpu.name} · ${shortCommit(r.commit)} · ${formatTime(r.started_at)}`))));
+    el('option', {value: r.id, selected: r.id === current}, `${r.id} · ${r.gpu.name} · ${shortCommit(r.commit)} · ${formatTime(r.started_at)} · ${coverageText(r)}`))));
+}
+
+// The contender's default base: an earlier run of its GPU that covers as much (run.js's defaultBase).
+function defaultBaseOf(runs, contenderId) {
+  const contender = runs.find((r) => r.id === contenderId);
+  return contender ? defaultBase(contender, runs.filter((r) => r.gpu.id === contender.gpu.id)) : runs[1]?.id;
 }
 
 export async function render(main, route, stale) {
@@ -21,7 +28,7 @@ export async function render(main, route, stale) {
   const form = el('form', {class: 'filters', onsubmit: (e) => {
     e.preventDefault();
     location.hash = buildHash('compare', [], {base: form.elements.base.value, contender: form.elements.contender.value});
-  }}, runPicker(recent.runs, base ?? recent.runs[1]?.id, 'base', 'base'),
+  }}, runPicker(recent.runs, base ?? defaultBaseOf(recent.runs, contender ?? recent.runs[0]?.id), 'base', 'base'),
   runPicker(recent.runs, contender ?? recent.runs[0]?.id, 'contender', 'contender'), el('button', {type: 'submit'}, 'compare'));
   main.append(form);
   if (!base || !contender) {

@@ -2,7 +2,7 @@
 import {el, clear, badge} from '../dom.js';
 import {get} from '../api.js';
 import {buildHash} from '../route.js';
-import {countOf, formatTime, shortCommit} from '../format.js';
+import {countOf, coverageText, formatTime, shortCommit} from '../format.js';
 
 export function verdictBadge(v) {
   if (!v) return badge('no verdict', 'muted');
@@ -24,7 +24,8 @@ function gpuCard(g) {
       el('li', {}, d.driver, el('span', {class: 'muted'}, ` · ${countOf(d.runs, 'run')}, last ${formatTime(d.last_seen)}`)))),
     el('h3', {}, 'Last run'),
     last ? el('p', {}, verdictBadge(last.verdict), ' ', runLink(last), el('span', {class: 'muted'},
-      ` · ${shortCommit(last.commit)} · ${formatTime(last.started_at)}`)) : el('p', {class: 'muted'}, 'none'),
+      ` · ${shortCommit(last.commit)} · ${formatTime(last.started_at)} · `), el('span', {class: 'run-coverage'}, coverageText(last)))
+      : el('p', {class: 'muted'}, 'none'),
     el('h3', {}, 'Open alerts'),
     alertKinds.length
       ? el('ul', {class: 'plain'}, alertKinds.map(([kind, n]) => el('li', {},
@@ -48,7 +49,7 @@ export async function render(main) {
   main.append(el('div', {class: 'cards'}, data.gpus.map(gpuCard)));
   main.append(el('h2', {}, 'Latest runs'),
     el('table', {class: 'data', id: 'latest-runs'},
-      el('thead', {}, el('tr', {}, ['Started', 'Run', 'Commit', 'Branch', 'Runner', 'GPU', 'Driver', 'Verdict', 'Failing'].map((h) => el('th', {}, h)))),
+      el('thead', {}, el('tr', {}, ['Started', 'Run', 'Commit', 'Branch', 'Runner', 'GPU', 'Driver', 'Benchmarks', 'Verdict', 'Failing'].map((h) => el('th', {}, h)))),
       el('tbody', {}, data.latest_runs.map((r) => el('tr', {},
         el('td', {}, formatTime(r.started_at)),
         el('td', {}, runLink(r)),
@@ -57,6 +58,7 @@ export async function render(main) {
         el('td', {}, r.runner),
         el('td', {}, r.gpu.name),
         el('td', {}, `${r.driver.name} ${r.driver.version}`),
+        el('td', {class: 'run-coverage'}, coverageText(r)),
         el('td', {}, verdictBadge(r.verdict)),
         el('td', {}, failingList(r.verdict)))))));
 }

@@ -3,7 +3,7 @@
 import {el, clear, badge, safeLink, select} from '../dom.js';
 import {get} from '../api.js';
 import {buildHash} from '../route.js';
-import {formatNs, formatPct, formatNumber, formatTime, shortCommit, spreadPct, outcomeLabel} from '../format.js';
+import {coverageText, formatNs, formatPct, formatNumber, formatTime, shortCommit, spreadPct, outcomeLabel} from '../format.js';
 import {dataTable} from '../table.js';
 import {verdictBadge} from './overview.js';
 
@@ -15,6 +15,14 @@ const OUTCOME_BADGE = {
 export function memoryColumnLabel(points) {
   return points.some((p) => Number.isFinite(p.pct_of_roofline)) ? '% of roofline'
     : points.some((p) => Number.isFinite(p.pct_of_copy_peak)) ? '% of copy peak' : '% of roofline';
+}
+
+// The run "Compare with" proposes: the newest earlier run on the GPU that covers at least as many
+// benchmarks (a partial run, one size or a filter, compares over almost nothing), else the newest other.
+export function defaultBase(run, siblings) {
+  const others = siblings.filter((x) => x.id !== run.id);
+  const earlier = others.filter((x) => x.started_at <= run.started_at);
+  return (earlier.find((x) => x.benchmarks >= run.benchmarks) || earlier[0] || others[0])?.id ?? null;
 }
 
 export function runRows(answer) {
@@ -43,7 +51,8 @@ export async function render(main, route, stale) {
   clear(main);
   main.append(el('h1', {}, `Run ${r.id} `, verdictBadge(verdict)),
     el('p', {}, `${r.gpu.name} · ${r.driver.name} ${r.driver.version} · commit `, el('span', {class: 'mono'}, shortCommit(r.commit)),
-      ` · ${r.branch} · runner ${r.runner} · ${formatTime(r.started_at)} · `, safeLink(r.job_url, 'CI job')));
+      ` · ${r.branch} · runner ${r.runner} · ${formatTime(r.started_at)} · `, el('span', {class: 'run-coverage'}, coverageText(r)),
+      ' · ', safeLink(r.job_url, 'CI job')));
   // What the verdict could see: a new series' pass says little, and the page says so.
   if (verdict.coverage) main.append(el('p', {class: 'muted coverage'}, verdict.coverage.line));
   const problems = [
@@ -58,7 +67,8 @@ export async function render(main, route, stale) {
   if (verdict.skipped.length) main.append(el('p', {class: 'muted'}, `${verdict.skipped.length} skipped (the device cannot run them, or an expectations entry skips them).`));
   const others = siblings.runs.filter((x) => x.id !== r.id);
   if (others.length) {
-    const pickRun = select(others.map((x) => [x.id, `${x.id} · ${shortCommit(x.commit)} · ${formatTime(x.started_at)}`]), others[0].id, () => {});
+    const pickRun = select(others.map((x) => [x.id, `${x.id} · ${shortCommit(x.commit)} · ${formatTime(x.started_at)} · ${coverageText(x)}`]),
+      defaultBase(r, others), () => {}, {'aria-label': 'compare with'});
     main.append(el('form', {class: 'inline', onsubmit: (e) => {
       e.preventDefault();
       location.hash = buildHash('compare', [], {base: pickRun.value, contender: r.id});

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import {existsSync, mkdirSync} from 'node:fs';
 import {join} from 'node:path';
 import puppeteer from 'puppeteer-core';
-import {startServer, seed, XSS_NAME, STEPPED, FAILING, BROKEN_KERNEL, NEW_DRIVER, ROOFLINE_COMMIT} from './fixture.mjs';
+import {startServer, seed, XSS_NAME, STEPPED, FAILING, BROKEN_KERNEL, NEW_DRIVER, ROOFLINE_COMMIT, PARTIAL_RUN,
+  HISTORY} from './fixture.mjs';
 
 const bin = process.env.SW_SERVER_BIN, dataDir = process.env.SW_DATA_DIR;
 const artifacts = process.env.SW_ARTIFACTS || join(process.cwd(), 'dashboard-screenshots');
@@ -73,12 +74,45 @@ test('overview: every GPU, the latest runs with verdicts, no console errors', as
   assert.deepEqual([...cards].sort(), [...expected.gpus].sort());
   const rows = await page.$$eval('#latest-runs tbody tr', (rs) => rs.map((r) => r.textContent));
   assert.ok(rows.length >= 20, `${rows.length} latest runs`);
-  assert.match(rows[0], /syn-h200-29/);
-  assert.match(rows[0], /FAIL/);
-  assert.match(rows[0], new RegExp(FAILING.replaceAll('/', '\\/')));
+  assert.match(rows[0], new RegExp(PARTIAL_RUN));
+  assert.match(rows[1], /syn-h200-29/);
+  assert.match(rows[1], /FAIL/);
+  assert.match(rows[1], new RegExp(FAILING.replaceAll('/', '\\/')));
   await shot(page, '1-overview');
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+test('a partial run: its coverage shown, the matrix column kept, "Compare with" skips it', async () => {
+  const {page, problems} = await open('#/');
+  const h200 = await page.$$eval('.gpu-card', (cs) => cs.map((c) => [c.querySelector('h2').textContent,
+    c.querySelector('.run-coverage')?.textContent]));
+  const [, coverage] = h200.find(([name]) => name === expected.gpus[0]);
+  const m = /^(\d+) of (\d+) benchmarks$/.exec(coverage);
+  assert.ok(m && Number(m[1]) < Number(m[2]) / 5, coverage);
+  await shot(page, '1b-overview-partial');
+  assert.deepEqual(problems, []);
+  await page.close();
+
+  const matrix = await (await fetch(`${server.url}/api/v1/correctness?columns=12`)).json();
+  const ci = matrix.columns.findIndex((c) => c.run_id === PARTIAL_RUN);
+  assert.ok(ci >= 0, JSON.stringify(matrix.columns.map((c) => c.run_id)));
+  const filled = matrix.rows.filter((r) => r.cells[ci]).length;
+  assert.ok(filled >= 300, `the partial run's column has ${filled} cells`);
+  assert.ok(matrix.columns[ci].benchmarks_from_older_runs >= filled - 2 * Number(m[1]), JSON.stringify(matrix.columns[ci]));
+  const c = await open('#/correctness');
+  const header = await c.page.$$eval('table.matrix thead th', (ths) => ths.map((t) => t.textContent));
+  assert.ok(header.some((t) => /from older runs/.test(t)), JSON.stringify(header));
+  await shot(c.page, '6b-correctness-partial');
+  assert.deepEqual(c.problems, []);
+  await c.page.close();
+
+  for (const [id, base] of [[PARTIAL_RUN, `syn-h200-${HISTORY - 1}`], [`syn-h200-${HISTORY - 1}`, `syn-h200-${HISTORY - 2}`]]) {
+    const r = await open(`#/runs/${id}`);
+    assert.equal(await r.page.$eval('select[aria-label="compare with"]', (s) => s.value), base, id);
+    assert.deepEqual(r.problems, []);
+    await r.page.close();
+  }
 });
 
 test('series: every run a point, one marker per driver change, change points, failures in red', async () => {

@@ -14,7 +14,8 @@ export const STEPPED = 'lum/interleaved_256/1920x1080/hot';  // +8% from synthet
 export const BROKEN_KERNEL = 'lum/sequential_256';              // wrong answers at every size in the last run
 export const FAILING = `${BROKEN_KERNEL}/1280x720/hot`;
 export const ROOFLINE_COMMIT = '1a5ab89';                     // the real runs with % of roofline
-export const HISTORY = 30;                                     // synthetic H200 runs
+export const HISTORY = 30;
+export const PARTIAL_RUN = 'partial-h200-16k';                 // the H200's latest run, 16K only                                     // synthetic H200 runs
 export const DRIVER_CHANGE_AT = 12, STEP_AT = 18, RUNNER_CHANGE_AT = 24;
 // NVIDIA's own spelling, with the raw driverVersion the server spells it from (10.8.8.6 bits).
 export const NEW_DRIVER = '590.10.01';
@@ -102,5 +103,7 @@ export async function seed(url, token, dataDir) {
     await post(url, token, run(`syn-h200-${i}`, commit, startedAt, i >= RUNNER_CHANGE_AT ? 'gpu-box-2' : 'gpu-box-1'),
       syntheticRun(h200a, i, next));
   }
+  // Last: a partial run (the luminance reductions at 16K only) becomes the H200's latest.
+  await post(url, token, run(PARTIAL_RUN, 'd4e5f6a7b8c9', '2026-11-04T00:00:00Z'), load('h200-50e20fd-lum16k.json.gz'));
   return {gpus: [h200a.context.sw_device_name, h100.context.sw_device_name], h200Points: 3 + HISTORY};
 }

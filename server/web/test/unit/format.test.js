@@ -1,7 +1,7 @@
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
 import {formatNs, formatDeltaPct, formatPct, formatP, formatTime, shortCommit, spreadPct, outcomeLabel,
-  otherMode, geomeanDeltaPct, countOf} from '../../js/format.js';
+  otherMode, geomeanDeltaPct, countOf, coverageText} from '../../js/format.js';
 
 test('times pick the unit a person reads', () => {
   assert.equal(formatNs(512), '512.0 ns');
@@ -63,4 +63,11 @@ test('a count agrees with its noun', () => {
   assert.equal(countOf(1, 'run'), '1 run');
   assert.equal(countOf(0, 'run'), '0 runs');
   assert.equal(countOf(34, 'benchmark'), '34 benchmarks');
+});
+
+test('a run says how much of its GPU\'s set it covers', () => {
+  assert.equal(coverageText({benchmarks: 34, gpu_benchmarks: 348}), '34 of 348 benchmarks');
+  assert.equal(coverageText({benchmarks: 348, gpu_benchmarks: 348}), '348 benchmarks');
+  assert.equal(coverageText({benchmarks: 1, gpu_benchmarks: 1}), '1 benchmark');
+  assert.equal(coverageText({}), '');
 });

@@ -3,7 +3,7 @@ import {test} from 'node:test';
 import assert from 'node:assert/strict';
 import {changeMarkers} from '../../js/pages/series.js';
 import {commitsByCoverage} from '../../js/pages/gpus.js';
-import {memoryColumnLabel, runRows} from '../../js/pages/run.js';
+import {defaultBase, memoryColumnLabel, runRows} from '../../js/pages/run.js';
 
 test('a driver update is one marker however many of its fields changed; runner changes are their own', () => {
   const at = (i) => `2026-01-0${i + 1}T00:00:00Z`;
@@ -46,4 +46,14 @@ test('a run page lists measured benchmarks and the ones with no time', () => {
 test('a run names its memory figure: % of roofline, or % of copy peak for runs from before it', () => {
   assert.equal(memoryColumnLabel([{pct_of_roofline: 97.7, pct_of_copy_peak: null}]), '% of roofline');
   assert.equal(memoryColumnLabel([{pct_of_roofline: null, pct_of_copy_peak: 112}]), '% of copy peak');
+});
+
+test('"Compare with" proposes the newest earlier run that covers as much, not a partial one', () => {
+  const run = (id, started_at, benchmarks) => ({id, started_at, benchmarks});
+  const full = run('full', '2026-11-03T00:00:00Z', 348);
+  const siblings = [run('later', '2026-11-04T00:00:00Z', 348), full, run('partial', '2026-11-02T00:00:00Z', 34),
+    run('older-full', '2026-11-01T00:00:00Z', 348)];
+  assert.equal(defaultBase(full, siblings), 'older-full');
+  assert.equal(defaultBase(siblings[2], siblings), 'older-full');  // a partial run: the full one before it covers it
+  assert.equal(defaultBase(run('first', '2026-10-01T00:00:00Z', 348), siblings), 'later');  // nothing earlier
 });
