@@ -1,6 +1,8 @@
-// uPlot, set up for the dashboard: colours from the page's CSS (light or dark), a time axis, times in
-// ns on the y axis, and a plugin that draws labelled vertical markers and horizontal level segments.
-import {formatNs} from './format.js';
+// uPlot, set up for the dashboard: colours from the page's CSS (light or dark), x by time or by run
+// order, times in ns on the y axis in one unit, ranges that keep every point in view
+// (series_axes.js), and a plugin that draws labelled vertical markers and horizontal level segments.
+import {formatNs, formatTime} from './format.js';
+import {axisLabels, nsUnit, xRange, yRange} from './series_axes.js';
 
 export function cssVar(name) {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
@@ -30,6 +32,7 @@ function annotations(markers, levels) {
           ctx.stroke();
         }
         ctx.font = `${11 * dpr}px system-ui, sans-serif`;
+        ctx.textAlign = 'left';  // uPlot's y axis leaves it 'right': labels ran left of their line, clipped
         markers.forEach((m, i) => {
           const x = u.valToPos(m.x, 'x', true);
           ctx.strokeStyle = m.color;
@@ -48,23 +51,34 @@ function annotations(markers, levels) {
   };
 }
 
-// A time-series chart. series: [{label, color, values, points, band: [lowerIdx, upperIdx]}, ...];
-// data[0] is x (Unix seconds). onDraw(ms) is called once, after the first draw, with the time since
-// `startedAt` (performance.now() when the data arrived).
+// A series chart. series: [{label, color, values, points, band: [lowerIdx, upperIdx]}, ...]; data[0] is
+// x: Unix seconds (byTime) or run indices (xLabel(i) names run i). onDraw(ms) is called once, after the
+// first draw, with the time since `startedAt` (performance.now() when the data arrived).
 export function timeChart(container, {data, series, bands = [], markers = [], levels = [], height = 320,
-  onCursor = null, startedAt = performance.now(), onDraw = null}) {
+  onCursor = null, startedAt = performance.now(), onDraw = null, byTime = true, xLabel = (i) => `run ${i + 1}`}) {
   const fg = cssVar('--fg'), line = cssVar('--line');
   let drawn = false;
+  const xs = data[0].filter(Number.isFinite);
+  const dataLo = Math.min(...xs), dataHi = Math.max(...xs);
   const opts = {
     width: Math.max(320, container.clientWidth || 1000),
     height,
-    scales: {x: {time: true}},
+    scales: {
+      // The whole series padded (one point once spread over two years); a drag-zoom as asked.
+      x: {time: byTime, range: (u, min, max) => (min <= dataLo && max >= dataHi ? xRange([dataLo, dataHi], byTime) : [min, max])},
+      y: {range: (u, min, max) => yRange([min, max])},
+    },
     axes: [
-      {stroke: fg, grid: {stroke: line, width: 1}, ticks: {stroke: line}},
-      {stroke: fg, grid: {stroke: line, width: 1}, ticks: {stroke: line}, size: 72,
-        values: (u, vals) => vals.map((v) => formatNs(v))},
+      byTime ? {stroke: fg, grid: {stroke: line, width: 1}, ticks: {stroke: line}}
+        : {stroke: fg, grid: {stroke: line, width: 1}, ticks: {stroke: line}, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000],
+          values: (u, vals) => vals.map((v) => (Number.isInteger(v) && v >= dataLo && v <= dataHi ? xLabel(v) : ''))},
+      {stroke: fg, grid: {stroke: line, width: 1}, ticks: {stroke: line}, size: 80,
+        values: (u, vals) => {
+          const unit = nsUnit(Math.max(...vals.map(Math.abs)));
+          return axisLabels(vals, unit).map((v) => `${v} ${unit.suffix}`);
+        }},
     ],
-    series: [{label: 'time', value: (u, v) => (v === null ? '–' : new Date(v * 1000).toISOString().slice(0, 16).replace('T', ' '))},
+    series: [{label: byTime ? 'time' : 'run', value: (u, v) => (v === null ? '–' : byTime ? formatTime(new Date(v * 1000).toISOString()) : xLabel(v))},
       ...series.map((s) => ({
         label: s.label,
         stroke: s.color,
@@ -80,7 +94,9 @@ export function timeChart(container, {data, series, bands = [], markers = [], le
     legend: {live: true},
     plugins: [annotations(markers, levels)],
     hooks: {
-      draw: [() => {
+      draw: [(u) => {
+        // The scales drawn, for tests and for people reading the DOM: what range each axis shows.
+        Object.assign(container.dataset, {xMin: u.scales.x.min, xMax: u.scales.x.max, yMin: u.scales.y.min, yMax: u.scales.y.max});
         if (drawn) return;
         drawn = true;
         const ms = performance.now() - startedAt;

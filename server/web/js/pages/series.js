@@ -1,12 +1,14 @@
-// Series: one benchmark on one GPU over runs: median with its p25-p75 band, driver and runner changes as
-// labelled markers, change points as before/after levels, correctness failures as red marks, commit and
-// driver on hover, drag to zoom (double-click to reset); other GPUs overlaid; hot and cold side by side.
+// Series: one benchmark on one GPU over runs (x by run order, or by time with ?x=time): median with its
+// p25-p75 band, driver and runner changes as labelled markers, change points as before/after levels,
+// correctness failures as red marks, commit and driver on hover, drag to zoom (double-click to reset);
+// other GPUs overlaid with their bands; hot and cold side by side.
 import {el, clear, badge} from '../dom.js';
 import {get} from '../api.js';
 import {buildHash} from '../route.js';
-import {formatNs, formatDeltaPct, formatTime, shortCommit, otherMode} from '../format.js';
+import {countOf, formatNs, formatDeltaPct, formatTime, shortCommit, otherMode} from '../format.js';
 import {minMaxIndices, pick} from '../downsample.js';
 import {timeChart, cssVar, GPU_COLORS} from '../chart.js';
+import {fillGaps, runOrderXs} from '../series_axes.js';
 
 // A driver is its build: its label (name, version, driver_info) and its UUID.
 const DRIVER_FIELDS = new Set(['driver', 'driver_uuid', 'api_version']);
@@ -17,7 +19,7 @@ const seconds = (iso) => Date.parse(iso) / 1000;
 
 // Covariate changes grouped per run: one driver marker for a driver update, however many of its fields
 // changed; one runner marker for a machine change.
-export function changeMarkers(s) {
+export function changeMarkers(s, toX = (t) => t) {
   const byIndex = new Map();
   for (const c of s.covariate_changes) {
     const kind = DRIVER_FIELDS.has(c.field) ? 'driver' : c.field === 'runner' ? 'runner' : null;
@@ -31,15 +33,15 @@ export function changeMarkers(s) {
     const shown = m.kind === 'driver'
       ? m.changes.find((c) => c.field === 'driver') || m.changes[0] : m.changes[0];
     const what = shown.field === 'driver_uuid' ? 'driver build' : m.kind;
-    return {...m, x: seconds(s.points[m.index].started_at), label: `${what} ${shown.before || 'unknown'} → ${shown.after || 'unknown'}`};
+    return {...m, x: toX(seconds(s.points[m.index].started_at)), label: `${what} ${shown.before || 'unknown'} → ${shown.after || 'unknown'}`};
   });
 }
 
 // Before/after levels of each performance change point, each level running to the neighbouring one.
-function changeLevels(s, colors) {
+function changeLevels(s, colors, toX) {
   const cps = s.change_points.filter((a) => LEVEL_KINDS.has(a.kind) && a.before_ns !== null && a.after_ns !== null);
-  const xOf = new Map(s.points.map((p) => [p.run_id, seconds(p.started_at)]));
-  const first = seconds(s.points[0].started_at), last = seconds(s.points[s.points.length - 1].started_at);
+  const xOf = new Map(s.points.map((p) => [p.run_id, toX(seconds(p.started_at))]));
+  const first = toX(seconds(s.points[0].started_at)), last = toX(seconds(s.points[s.points.length - 1].started_at));
   const levels = [];
   cps.forEach((a, i) => {
     const x = xOf.get(a.run_id);
@@ -53,8 +55,8 @@ function changeLevels(s, colors) {
   return levels;
 }
 
-function seriesData(s, maxPoints) {
-  const xs = s.points.map((p) => seconds(p.started_at));
+function seriesData(s, maxPoints, toX) {
+  const xs = s.points.map((p) => toX(seconds(p.started_at)));
   const med = s.points.map((p) => p.value_ns);
   const keep = minMaxIndices(xs, med, Math.max(1, Math.floor(maxPoints / 4)));
   // A failed run's mark sits at its own time, or where the series was when it has none.
@@ -75,10 +77,10 @@ function hoverText(p) {
     (p.errors > 0 ? ` · FAILED: ${p.error_message}` : '');
 }
 
-// One chart: this series (band, failures, markers, levels) and any overlaid GPUs' medians.
-function drawSeries(box, s, overlays, startedAt) {
+// One chart: this series (band, failures, markers, levels) and any overlaid GPUs' medians and bands.
+function drawSeries(box, s, overlays, startedAt, byTime) {
   const colors = {regression: cssVar('--fail'), improvement: cssVar('--pass'), ambiguous: cssVar('--warn')};
-  const chartBox = el('div', {class: 'chart', 'data-series': s.id});
+  const chartBox = el('div', {class: 'chart', 'data-series': s.id, 'data-x': byTime ? 'time' : 'run'});
   const hover = el('div', {class: 'hover muted'}, ' ');
   const markerList = el('ul', {class: 'plain markers'});
   box.append(chartBox, hover, markerList);
@@ -86,32 +88,45 @@ function drawSeries(box, s, overlays, startedAt) {
     chartBox.append(el('p', {class: 'muted'}, 'No points yet.'));
     return null;
   }
+  // x: Unix seconds, or each run's place among every shown run in time order.
+  const shown = [s, ...overlays];
+  const times = shown.map((x) => x.points.map((p) => seconds(p.started_at)));
+  const order = runOrderXs(times).flat();
+  const ranks = new Map(times.flat().map((t, i) => [t, order[i]]));
+  const toX = byTime ? (t) => t : (t) => ranks.get(t);
   const width = Math.max(320, box.clientWidth || 1000);
-  const main = seriesData(s, 4 * width);
-  const markers = changeMarkers(s).map((m) => ({...m, color: m.kind === 'driver' ? cssVar('--expected') : cssVar('--warn')}));
+  const main = seriesData(s, 4 * width, toX);
+  const markers = changeMarkers(s, toX).map((m) => ({...m, color: m.kind === 'driver' ? cssVar('--expected') : cssVar('--warn')}));
   for (const m of markers)
     markerList.append(el('li', {'data-marker': m.kind},
       `${m.label} at ${formatTime(s.points[m.index].started_at)} (run ${m.run_id})`));
   const tables = [[main.xs, main.med, main.p25, main.p75, main.fails]];
   for (const o of overlays) {
-    const d = seriesData(o, 4 * width);
-    tables.push([d.xs, d.med]);
+    const d = seriesData(o, 4 * width, toX);
+    tables.push([d.xs, d.med, d.p25, d.p75]);
   }
   const data = tables.length > 1 ? window.uPlot.join(tables) : tables[0];
+  // The bands' edges bridged over the other series' x, or each band breaks at every one of them.
+  const bandEdges = [2, 3, ...overlays.flatMap((o, i) => [6 + 3 * i, 7 + 3 * i])];
+  for (const k of bandEdges) data[k] = fillGaps(data[k]);
   const pointAt = new Map(main.xs.map((x, i) => [x, main.points[i]]));
-  const gpuColor = GPU_COLORS[0];
+  const runAt = new Map(shown.flatMap((x) => x.points.map((p) => [toX(seconds(p.started_at)), p])));
+  const edge = {color: 'transparent', points: {show: false}, width: 0};
   const series = [
-    {label: `${s.gpu.name} median`, color: gpuColor},
-    {label: 'p25', color: 'transparent', points: {show: false}, width: 0},
-    {label: 'p75', color: 'transparent', points: {show: false}, width: 0},
+    {label: `${s.gpu.name} median`, color: GPU_COLORS[0]},
+    {label: 'p25', ...edge},
+    {label: 'p75', ...edge},
     {label: 'correctness failure', color: cssVar('--fail'), paths: () => null,
       points: {show: true, size: 10, fill: cssVar('--fail'), stroke: cssVar('--fail')}},
-    ...overlays.map((o, i) => ({label: `${o.gpu.name} median`, color: GPU_COLORS[(i + 1) % GPU_COLORS.length]})),
+    ...overlays.flatMap((o, i) => [{label: `${o.gpu.name} median`, color: GPU_COLORS[(i + 1) % GPU_COLORS.length]},
+      {label: `${o.gpu.name} p25`, ...edge}, {label: `${o.gpu.name} p75`, ...edge}]),
   ];
+  const bands = [{series: [3, 2], fill: cssVar('--band')},
+    ...overlays.map((o, i) => ({series: [7 + 3 * i, 6 + 3 * i], fill: `${GPU_COLORS[(i + 1) % GPU_COLORS.length]}22`}))];
   const chart = timeChart(chartBox, {
-    data, series, startedAt,
-    bands: [{series: [3, 2], fill: cssVar('--band')}],
-    markers, levels: changeLevels(s, colors),
+    data, series, startedAt, bands, byTime,
+    xLabel: (x) => { const p = runAt.get(x); return p ? shortCommit(p.commit).slice(0, 8) : ''; },
+    markers, levels: changeLevels(s, colors, toX),
     onCursor: (idx) => { hover.textContent = idx === null || idx === undefined ? ' ' : hoverText(pointAt.get(data[0][idx])); },
   });
   chartBox.dataset.points = String(main.xs.length);
@@ -135,6 +150,7 @@ export async function render(main, route, stale) {
   const id = Number(route.args[0]);
   if (!Number.isInteger(id) || id < 0) throw new Error(`"${route.args[0]}" is not a series id`);
   const overlayIds = (route.query.overlay || '').split(',').filter((x) => /^\d+$/.test(x)).map(Number);
+  const byTime = route.query.x === 'time';
   const s = await get(`series/${id}`, {limit: POINT_LIMIT});
   const startedAt = performance.now();
   const [siblings, overlays, other] = await Promise.all([
@@ -147,13 +163,15 @@ export async function render(main, route, stale) {
   const toggles = siblings.series.filter((x) => x.id !== id).map((x) => {
     const on = overlayIds.includes(x.id);
     const next = on ? overlayIds.filter((o) => o !== x.id) : [...overlayIds, x.id];
-    return el('a', {href: buildHash('series', [id], {overlay: next.join(',')}), class: on ? 'active' : null},
+    return el('a', {href: buildHash('series', [id], {overlay: next.join(','), x: route.query.x}), class: on ? 'active' : null},
       on ? `✓ ${x.gpu.name}` : `+ ${x.gpu.name}`);
   });
   main.append(el('h1', {}, s.benchmark),
-    el('p', {}, badge(s.gpu.name, 'muted'), ' ', el('span', {class: 'muted'}, `${s.points.length} runs`), ' · ',
+    el('p', {}, badge(s.gpu.name, 'muted'), ' ', el('span', {class: 'muted'}, countOf(s.points.length, 'run')), ' · ',
       el('a', {href: buildHash('alerts', [], {benchmark: s.benchmark, gpu_id: s.gpu.id})}, 'alerts'),
-      toggles.length ? [' · overlay: ', toggles.map((t, i) => [i ? ', ' : '', t])] : ''));
+      toggles.length ? [' · overlay: ', toggles.map((t, i) => [i ? ', ' : '', t])] : '', ' · x: ',
+      el('a', {id: 'x-axis', href: buildHash('series', [id], {overlay: route.query.overlay, x: byTime ? undefined : 'time'})},
+        byTime ? 'by time (show by run)' : 'by run (show by time)')));
   const counterpart = other?.series?.[0];
   const charts = [];
   if (counterpart) {
@@ -164,11 +182,11 @@ export async function render(main, route, stale) {
     const right = el('div', {}, el('h2', {}, el('a', {href: buildHash('series', [counterpart.id])}, otherSeries.benchmark.split('/').pop())));
     grid.append(left, right);
     main.append(grid);
-    charts.push(drawSeries(left, s, overlays, startedAt), drawSeries(right, otherSeries, [], performance.now()));
+    charts.push(drawSeries(left, s, overlays, startedAt, byTime), drawSeries(right, otherSeries, [], performance.now(), byTime));
   } else {
     const box = el('div');
     main.append(box);
-    charts.push(drawSeries(box, s, overlays, startedAt));
+    charts.push(drawSeries(box, s, overlays, startedAt, byTime));
   }
   main.append(el('h2', {}, 'Change points and alerts'), changePointTable(s));
   return () => charts.forEach((c) => c && c.destroy());

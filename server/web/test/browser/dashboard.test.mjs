@@ -145,6 +145,37 @@ test('series: every run a point, one marker per driver change, change points, fa
   await f.page.close();
 });
 
+test('series with one point: sane axes by run and by time; an overlay keeps its band and every point in view', async () => {
+  const id = await seriesId('lum/grid_stride_vec4/15360x8640/hot', expected.gpus[0]);
+  const points = await (await fetch(`${server.url}/api/v1/series/${id}`)).json();
+  assert.equal(points.points.length, 1);
+  const value = points.points[0].value_ns;
+  for (const x of ['run', 'time']) {
+    const {page, problems} = await open(`#/series/${id}${x === 'time' ? '?x=time' : ''}`);
+    const c = await page.$eval(`.chart[data-series="${id}"]`, (e) => ({...e.dataset}));
+    assert.equal(c.x, x);
+    const span = Number(c.xMax) - Number(c.xMin);
+    if (x === 'run') assert.equal(span, 1, JSON.stringify(c));
+    else assert.ok(span > 0 && span <= 4 * 3600, `a one-point time axis spans ${span} s`);  // it spanned 2027-2029
+    assert.ok(Number(c.yMin) < value && Number(c.yMax) > value && Number(c.yMax) - Number(c.yMin) < value, JSON.stringify(c));
+    if (x === 'run') await shot(page, '2c-series-one-point');
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
+  // The H200's stepped series with the H100 overlaid: both GPUs' points, and both bands' edges, inside the y range.
+  const h200 = await seriesId(STEPPED, expected.gpus[0]), h100 = await seriesId(STEPPED, expected.gpus[1]);
+  const {page, problems} = await open(`#/series/${h200}?overlay=${h100}`);
+  const c = await page.$eval(`.chart[data-series="${h200}"]`, (e) => ({...e.dataset}));
+  const all = [];
+  for (const sid of [h200, h100])
+    for (const p of (await (await fetch(`${server.url}/api/v1/series/${sid}`)).json()).points)
+      all.push(p.value_ns, p.p25_ns ?? p.value_ns, p.p75_ns ?? p.value_ns);
+  assert.ok(Number(c.yMin) <= Math.min(...all) && Number(c.yMax) >= Math.max(...all), `${JSON.stringify(c)} vs ${Math.min(...all)}..${Math.max(...all)}`);
+  await shot(page, '2d-series-overlay');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('alerts: a kernel broken at every size and mode is one card with the wrong answer and the commit it began at', async () => {
   const {page, problems} = await open('#/alerts?family=lum&state=new');
   const cards = await page.$$eval('article.alert', (as) => as.map((a) => ({ids: a.dataset.alerts.split(','),
