@@ -231,10 +231,11 @@ void print_closing_summary(std::ostream& out, const std::vector<BenchmarkResult>
   if (!fastest.empty()) out << "fastest hot variant per family and size:\n";
   for (const auto& [key, r] : fastest) {
     const double pct = pct_of_roofline(r->traffic, r->bandwidths, r->measurement.stats.median);
-    std::snprintf(line, sizeof line, "  %-15s %-9s %-30s %-27s %10s  %s", family_label(key.family).c_str(), key.size.c_str(),
-                  group_operation[key].c_str(), variant_of(*r).c_str(), duration_text(r->measurement.stats.median).c_str(),
-                  pct > 0 ? (pct_text(pct) + " of roofline").c_str() : "");
-    out << line << "\n";
+    std::snprintf(line, sizeof line, "  %-15s %-9s %-30s %-27s %10s", family_label(key.family).c_str(), key.size.c_str(),
+                  group_operation[key].c_str(), variant_of(*r).c_str(), duration_text(r->measurement.stats.median).c_str());
+    out << line;
+    if (pct > 0) out << "  " << pct_text(pct) << " of roofline";
+    out << "\n";
   }
   if (std::any_of(results.begin(), results.end(), [](const auto& r) { return measured(r) && r.bandwidths.copy() <= 0; }))
     out << "roofline: none on a CPU device (its caches hold the inputs, which the bandwidth probes overflow)\n";

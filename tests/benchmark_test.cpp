@@ -37,6 +37,7 @@ void expect_report_for_people(const std::string& output, const std::string& json
   while (std::getline(lines, line)) {
     ++lines_seen;
     EXPECT_LE(line.size(), 120u) << line;
+    EXPECT_TRUE(line.empty() || line.back() != ' ') << "trailing blanks: '" << line << "'";
     if (line.rfind("  ", 0) == 0 && (line.find(" hot ") != std::string::npos || line.find(" cold ") != std::string::npos) &&
         line.find("  PASS") != std::string::npos)
       ++rows;
