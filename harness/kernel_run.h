@@ -1,7 +1,8 @@
 #pragma once
 // One catalog kernel set up on one device for one input: buffers, pipelines and dispatch shape. The
 // correctness check and the benchmark both drive it: record() is the kernel's whole work and nothing
-// else, poison() readies the outputs, check() reads them back and compares with the reference.
+// else, record_poison() fills the outputs with NaN first, check() reads them back and compares with the
+// reference.
 #include <cstring>
 #include <memory>
 #include <optional>

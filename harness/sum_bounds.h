@@ -1,5 +1,5 @@
 #pragma once
-// The bound of a float sum whose inputs each pass through h roundings, scaled by sum|x| (kernels.md): the
+// The bound of a float sum whose inputs each pass through h roundings, scaled by sum|x| (Higham's gamma_h): the
 // worst case, and the probabilistic one no looser than it (reference/summation.h has both gammas).
 #include <algorithm>
 

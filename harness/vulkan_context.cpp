@@ -165,7 +165,6 @@ DeviceInfo describe(VkPhysicalDevice pd, uint32_t index) {
   if (has_sm) d.sm_count = sm.shaderSMCount;
   d.timestamp_period = props.properties.limits.timestampPeriod;
   d.max_workgroup_invocations = props.properties.limits.maxComputeWorkGroupInvocations;
-  d.max_shared_memory_bytes = props.properties.limits.maxComputeSharedMemorySize;
   d.max_storage_buffer_range = props.properties.limits.maxStorageBufferRange;
   d.max_workgroup_count_x = props.properties.limits.maxComputeWorkGroupCount[0];
   return d;

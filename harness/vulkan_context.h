@@ -30,7 +30,6 @@ struct DeviceInfo {
   uint32_t max_compute_workgroup_subgroups = 0;
   float timestamp_period = 0;
   uint32_t max_workgroup_invocations = 0;
-  uint32_t max_shared_memory_bytes = 0;
   uint32_t max_storage_buffer_range = 0;
   uint32_t max_workgroup_count_x = 0;
   uint32_t sm_count = 0;  // from VK_NV_shader_sm_builtins where present, else 0
@@ -69,7 +68,6 @@ class Instance {
   VkPhysicalDevice physical_device(uint32_t index) const { return physical_devices_.at(index); }
   VkInstance handle() const { return instance_; }
   ValidationLog& validation_log() { return validation_log_; }
-  bool validation_enabled() const { return messenger_ != VK_NULL_HANDLE; }
 
   // "N" (index) or a case-insensitive substring of the name; empty: first discrete GPU, else integrated,
   // else virtual, else the CPU device. Throws std::invalid_argument naming the choices when nothing matches.
@@ -94,9 +92,7 @@ class Device {
   Device& operator=(const Device&) = delete;
 
   VkDevice handle() const { return device_; }
-  VkPhysicalDevice physical() const { return physical_; }
   VkQueue queue() const { return queue_; }
-  uint32_t queue_family() const { return queue_family_; }
   uint32_t timestamp_valid_bits() const { return timestamp_valid_bits_; }
   const DeviceInfo& info() const { return info_; }
   Instance& instance() const { return instance_; }

@@ -1,5 +1,5 @@
 #pragma once
-// Post-processing formulas (seed 000, "Call for a new Post-Processing Pipeline"; ../shared/kernels.md), each
+// Post-processing formulas (seed 000, "Call for a new Post-Processing Pipeline"), each
 // written once as a template: with double it is plain arithmetic, with Tracked it carries the reference
 // value and the per-pixel error bound of a float32 GPU evaluation. The shaders in kernels/postfx_*.comp
 // evaluate the same expressions in the same order.

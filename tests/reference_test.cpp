@@ -1,5 +1,5 @@
 // The CPU references and the catalog's error model, tested on their own: known sums, data where naive
-// float summation fails, and the bounds kernels.md derives.
+// float summation fails, and Higham's bounds for it.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -40,7 +40,7 @@ TEST(Gamma, MatchesHighamDefinitionAndSaturates) {
   EXPECT_DOUBLE_EQ(error_gamma(1), u / (1 - u));
   EXPECT_DOUBLE_EQ(error_gamma(26), 26 * u / (1 - 26 * u));
   EXPECT_TRUE(std::isinf(error_gamma(8388608.0)));  // h u = 1: the bound says nothing
-  // kernels.md's example: h ~ 26 gives a relative bound of ~7e-6 (2 gamma_h ~ 6.2e-6).
+  // The error analysis' example: h ~ 26 gives a relative bound of ~7e-6 (2 gamma_h ~ 6.2e-6).
   EXPECT_NEAR(2 * error_gamma(26), 6.2e-6, 0.1e-6);
 }
 

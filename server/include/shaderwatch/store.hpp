@@ -50,7 +50,7 @@ using Params = std::map<std::string, std::string>;  // query-string parameters
 struct StoreOptions {
   // An SQLite file (a path, or sqlite:PATH) or a PostgreSQL database (postgresql://..., libpq's URI).
   std::string db = "shaderwatch.db";
-  std::size_t readers = 4;  // pooled read-only connections (WAL lets them run beside the writer)
+  std::size_t readers = 4;  // pooled read-only connections (SQLite: WAL lets them read beside the writer)
   detect::Params detect;
   bool detect_on_ingest = true;
   // Runs on this branch (or naming none) form the series' levels, change points and alerts; runs on
@@ -157,7 +157,7 @@ class Store {
 
   StoreOptions opts_;
   std::string location_;
-  std::mutex write_mu_;  // one writer: SQLite serialises writers anyway, this avoids busy waits
+  std::mutex write_mu_;  // one writer per process (SQLite serialises writers anyway: this avoids busy waits)
   std::unique_ptr<sql::Conn> writer_;
   // Detection runs after the ingest transaction, outside write_mu_, so the next run's
   // transaction overlaps this run's analysis. detect_mu_ serialises detection and guards
