@@ -18,6 +18,18 @@ bool is_measurement_decoration(std::string_view segment) {
 
 }  // namespace
 
+NameParts split_name(std::string_view name) {
+  NameParts n;
+  const auto a = name.find('/');
+  n.family = std::string(name.substr(0, a));
+  if (a == std::string_view::npos) return n;
+  const auto b = name.find('/', a + 1);
+  n.variant = std::string(name.substr(a + 1, b == std::string_view::npos ? std::string_view::npos : b - a - 1));
+  n.has_config = b != std::string_view::npos;
+  if (n.has_config) n.config = std::string(name.substr(b + 1));
+  return n;
+}
+
 std::string series_key(std::string_view run_name) {
   std::string key;
   size_t start = 0;

@@ -87,9 +87,12 @@ json Store::alert_json(sql::Conn& c, std::int64_t id) {
   st.bind(1, id);
   if (!st.step()) throw ClientError(404, "no alert with id " + std::to_string(id));
   json attribution = json::parse(st.text(25), nullptr, false);
+  const NameParts name = split_name(st.text(2));
   json out = {{"id", st.i64(0)},
           {"series_id", st.i64(1)},
           {"benchmark", st.text(2)},
+          {"kernel", name.kernel()},   // family/variant: the dashboard groups a kernel's alerts by it
+          {"config", name.config},     // size/mode[/devN]
           {"gpu", gpu_obj(st.i64(3), st.text(4), st.text(5), st.text(6), st.text(7))},
           {"run_id", st.text(8)},
           {"started_at", st.text(31)},

@@ -1,5 +1,7 @@
 #include "run_report.hpp"
 
+#include "shaderwatch/benchmark_name.hpp"
+
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -69,13 +71,12 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
-// family/variant and the rest (size/mode[/devN]) of a benchmark name; a name with fewer parts keeps it
-// whole as the classname.
-std::pair<std::string, std::string> split_name(const std::string& name) {
-  const auto first = name.find('/');
-  const auto second = first == std::string::npos ? first : name.find('/', first + 1);
-  if (second == std::string::npos) return {name, name};
-  return {name.substr(0, second), name.substr(second + 1)};
+// JUnit's classname and name: family/variant and the rest (size/mode[/devN]) of a benchmark name; a name
+// with fewer parts keeps it whole as both.
+std::pair<std::string, std::string> junit_names(const std::string& name) {
+  const auto parts = shaderwatch::split_name(name);
+  if (!parts.has_config) return {name, name};
+  return {parts.kernel(), parts.config};
 }
 
 std::string upper(std::string s) {
@@ -162,7 +163,7 @@ std::string junit_xml(const RunReportInput& in) {
   int failures = 0, skipped = 0;
   double total_s = 0;
   for (const Row& r : rows) {
-    const auto [classname, name] = split_name(r.name);
+    const auto [classname, name] = junit_names(r.name);
     const double seconds = std::isfinite(r.median_ns) ? r.median_ns / 1e9 : 0.0;
     total_s += seconds;
     cases << "    <testcase classname=\"" << xml_escape(classname) << "\" name=\"" << xml_escape(name)

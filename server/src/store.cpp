@@ -154,17 +154,6 @@ std::string now_iso() { return format_iso8601_ms(now_ms()); }
 
 }  // namespace
 
-NameParts split_name(const std::string& name) {
-  NameParts n;
-  const auto a = name.find('/');
-  n.family = name.substr(0, a);
-  if (a == std::string::npos) return n;
-  const auto b = name.find('/', a + 1);
-  n.variant = name.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
-  if (b != std::string::npos) n.config = name.substr(b + 1);
-  return n;
-}
-
 Store::Store(StoreOptions opts) : opts_(std::move(opts)) {
   const auto where = sql::Location::parse(opts_.db);
   location_ = where.describe();

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "shaderwatch/store.hpp"
+#include "shaderwatch/benchmark_name.hpp"
 #include "sql.hpp"
 
 namespace sw {
@@ -86,10 +87,8 @@ class Sha256 {
   void* ctx_;
 };
 
-// Kernel family / variant / configuration from a name like "lum/sequential_256/1920x1080/cold".
-struct NameParts {
-  std::string family, variant, config;
-};
-NameParts split_name(const std::string& name);
+// Kernel family / variant / configuration of a name: shaderwatch/benchmark_name.hpp.
+using shaderwatch::NameParts;
+using shaderwatch::split_name;
 
 }  // namespace sw

@@ -21,3 +21,23 @@ TEST(SeriesKey, KeepsWhatWasMeasured) {
   EXPECT_EQ(series_key("a//b"), "a//b");
   EXPECT_EQ(series_key(""), "");
 }
+
+// The name's grammar, read in one place for the store (family, variant, config), the JUnit report
+// (classname, name) and the alerts (kernel, config).
+TEST(BenchmarkName, SplitsIntoFamilyVariantAndConfig) {
+  const auto full = shaderwatch::split_name("lum/sequential_256/1920x1080/cold/dev1");
+  EXPECT_EQ(full.family, "lum");
+  EXPECT_EQ(full.variant, "sequential_256");
+  EXPECT_EQ(full.config, "1920x1080/cold/dev1");
+  EXPECT_EQ(full.kernel(), "lum/sequential_256");
+  EXPECT_TRUE(full.has_config);
+  const auto two = shaderwatch::split_name("BM_Sum/64");
+  EXPECT_EQ(two.kernel(), "BM_Sum/64");
+  EXPECT_FALSE(two.has_config);
+  const auto one = shaderwatch::split_name("BM_Plain");
+  EXPECT_EQ(one.kernel(), "BM_Plain");
+  EXPECT_EQ(one.variant, "");
+  const auto trailing = shaderwatch::split_name("a/b/");
+  EXPECT_TRUE(trailing.has_config);
+  EXPECT_EQ(trailing.config, "");
+}

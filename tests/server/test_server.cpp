@@ -111,6 +111,8 @@ TEST(ServerIngest, ErrorsAreCorrectnessFailuresAndRegressions) {
   ASSERT_EQ(body["alerts"].size(), 1u) << body.dump(1);
   EXPECT_EQ(body["alerts"][0]["kind"], "correctness_regression");
   EXPECT_EQ(body["alerts"][0]["benchmark"], "lum/tiled_16/4096/cold");
+  EXPECT_EQ(body["alerts"][0]["kernel"], "lum/tiled_16");
+  EXPECT_EQ(body["alerts"][0]["config"], "4096/cold");
   EXPECT_EQ(body["alerts"][0]["attribution"]["cause"], "commit");
   auto v = s.get("/api/v1/runs/bad-1/verdict");
   EXPECT_EQ(v["verdict"], "fail");

@@ -11,4 +11,13 @@ namespace shaderwatch {
 
 std::string series_key(std::string_view run_name);
 
+// A benchmark name's parts, the one place that reads its grammar: family/variant/config, the config being
+// the rest (size/mode[/devN]). "a/b" has no config; "a" no variant either.
+struct NameParts {
+  std::string family, variant, config;
+  bool has_config = false;  // a second '/' (even with nothing after it)
+  std::string kernel() const { return variant.empty() ? family : family + "/" + variant; }
+};
+NameParts split_name(std::string_view name);
+
 }  // namespace shaderwatch

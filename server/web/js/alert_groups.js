@@ -5,18 +5,11 @@
 const CORRECTNESS = new Set(['correctness_failure', 'correctness_regression']);
 export const isCorrectness = (kind) => CORRECTNESS.has(kind);
 
-// "lum/sequential_256/1920x1080/hot" -> kernel "lum/sequential_256", rest "1920x1080/hot".
-export function splitBenchmark(name) {
-  const parts = String(name).split('/');
-  if (parts.length < 3) return {kernel: String(name), rest: ''};
-  return {kernel: parts.slice(0, 2).join('/'), rest: parts.slice(2).join('/')};
-}
-
 // Groups in the order of their first alert (the API's order: newest first).
 export function groupAlerts(alerts) {
   const groups = new Map();
   for (const a of alerts) {
-    const {kernel, rest} = splitBenchmark(a.benchmark);
+    const kernel = a.kernel, rest = a.config;  // the server reads the name's grammar (benchmark_name.hpp)
     const key = JSON.stringify([kernel, a.gpu.id, a.kind, a.commit]);
     if (!groups.has(key)) groups.set(key, {kernel, gpu: a.gpu, kind: a.kind, commit: a.commit, alerts: []});
     groups.get(key).alerts.push({...a, rest});

@@ -1,14 +1,11 @@
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
-import {groupAlerts, splitBenchmark, isCorrectness} from '../../js/alert_groups.js';
+import {groupAlerts, isCorrectness} from '../../js/alert_groups.js';
 
-const alert = (id, benchmark, extra = {}) => ({id, benchmark, gpu: {id: 1, name: 'H200'}, kind: 'correctness_failure',
+// The server sends each alert's kernel (family/variant) and config (size/mode) beside its name.
+const alert = (id, benchmark, extra = {}) => ({id, benchmark, kernel: benchmark.split('/').slice(0, 2).join('/'),
+  config: benchmark.split('/').slice(2).join('/'), gpu: {id: 1, name: 'H200'}, kind: 'correctness_failure',
   commit: 'c9', state: 'new', error_message: null, ...extra});
-
-test('a benchmark name splits into its kernel and its size and mode', () => {
-  assert.deepEqual(splitBenchmark('lum/sequential_256/1920x1080/hot'), {kernel: 'lum/sequential_256', rest: '1920x1080/hot'});
-  assert.deepEqual(splitBenchmark('odd'), {kernel: 'odd', rest: ''});
-});
 
 test('one broken kernel at every size and mode is one group, with the wrong answer\'s message', () => {
   const sizes = ['7680x4320', '1280x720', '3840x2160', '1920x1080'];
