@@ -26,6 +26,10 @@ struct Where {
     sql += frag;
     args.push_back(std::move(v));
   }
+  void add_fixed(std::string_view frag) {  // a fragment with no value to bind (built from constants)
+    sql += sql.empty() ? " WHERE " : " AND ";
+    sql += frag;
+  }
   int bind(sql::Stmt& st, int from = 1) const {
     int i = from;
     for (const auto& a : args) {
@@ -375,7 +379,7 @@ json Store::alerts(const Params& q) {
   Where wh;
   if (auto v = opt(q, "state")) {
     // "open": the states that still gate (new, acknowledged).
-    if (*v == "open") wh.add("(a.state=? OR a.state='acknowledged')", std::string("new"));
+    if (*v == "open") wh.add_fixed("a.state IN " + open_alert_states_sql());
     else if (!kAlertStates.count(*v))
       throw ClientError(400, "must be open or one of new, acknowledged, expected, fixed, invalid", "state");
     else wh.add("a.state=?", *v);
@@ -624,7 +628,7 @@ json Store::verdict(const std::string& key) {
       rs.bind(1, p.series_id).bind(2, ms).bind(3, pk).bind(4, static_cast<std::int64_t>(opts_.detect.present_points));
       while (rs.step()) b.recent.push_back(rs.f64(0));
       auto& st = c->q("SELECT id, state, before_ns, after_ns, floor_pct, noise_pct, n_before, started_ms, run_id FROM alerts"
-                      " WHERE series_id=? AND kind='regression' AND state IN ('new','acknowledged') AND (started_ms, run_id) <= (?, ?)");
+                      " WHERE series_id=? AND kind='regression' AND state IN " + open_alert_states_sql() + " AND (started_ms, run_id) <= (?, ?)");
       st.bind(1, p.series_id).bind(2, ms).bind(3, pk);
       std::vector<std::pair<std::int64_t, std::int64_t>> steps;  // each alert's first run of the new level
       while (st.step()) {

@@ -58,7 +58,7 @@ json Store::summary(const Params& q) {
     }
     {
       auto& st = c->q("SELECT s.gpu_id, a.kind, COUNT(*) FROM alerts a JOIN series s ON s.id=a.series_id"
-                      " WHERE a.state IN ('new','acknowledged') GROUP BY s.gpu_id, a.kind");
+                      " WHERE a.state IN " + open_alert_states_sql() + " GROUP BY s.gpu_id, a.kind");
       while (st.step()) open_alerts[st.i64(0)][st.text(1)] = st.i64(2);
     }
     std::vector<std::int64_t> last_pk;
@@ -105,8 +105,19 @@ json Store::vocabulary() {
   for (auto o : {Outcome::pass, Outcome::flake, Outcome::fail, Outcome::xfail, Outcome::xpass, Outcome::skip,
                  Outcome::unsupported})
     outcomes.push_back(outcome_name(o));
-  return {{"alert_states", states}, {"alert_kinds", kinds}, {"causes", causes}, {"outcomes", outcomes},
-          {"main_branch", opts_.main_branch}};
+  // What the dashboard needs to know of the words, so it spells none by hand: the open states, the
+  // correctness kinds (a wrong answer, no cause), the performance kinds drawn as before/after levels.
+  json correctness_kinds = json::array(), level_kinds = json::array(), tones = json::object();
+  for (auto k : detect::kAlertKinds)
+    tones[detect::to_string(k)] = k == detect::AlertKind::improvement ? "better" : k == detect::AlertKind::ambiguous ? "unclear" : "worse";
+  for (auto k : detect::kAlertKinds)
+    (k == detect::AlertKind::correctness_regression || k == detect::AlertKind::correctness_failure ? correctness_kinds
+                                                                                                  : level_kinds)
+        .push_back(detect::to_string(k));
+  return {{"alert_states", states},       {"open_alert_states", kOpenAlertStates},
+          {"alert_kinds", kinds},         {"correctness_alert_kinds", correctness_kinds},
+          {"level_alert_kinds", level_kinds}, {"alert_kind_tones", tones}, {"causes", causes},
+          {"outcomes", outcomes},         {"main_branch", opts_.main_branch}};
 }
 
 json Store::correctness(const Params& q) {

@@ -58,4 +58,10 @@ std::int64_t run_pk(sql::Conn& c, const std::string& key, const char* field) {
   return st.i64(0);
 }
 
+std::string open_alert_states_sql() {
+  std::string list;
+  for (const auto& s : kOpenAlertStates) list += (list.empty() ? "('" : ",'") + s + "'";
+  return list + ")";
+}
+
 }  // namespace sw

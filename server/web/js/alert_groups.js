@@ -2,8 +2,8 @@
 // not one per size and mode. A group: one kernel (family/variant) on one GPU, one kind, the same first
 // commit; the alerts stay whole inside it (each its size and mode, its own numbers and id for triage).
 
-const CORRECTNESS = new Set(['correctness_failure', 'correctness_regression']);
-export const isCorrectness = (kind) => CORRECTNESS.has(kind);
+// vocab: the API's /vocabulary answer, which names the correctness kinds.
+export const isCorrectness = (kind, vocab) => vocab.correctness_alert_kinds.includes(kind);
 
 // Groups in the order of their first alert (the API's order: newest first).
 export function groupAlerts(alerts) {

@@ -42,6 +42,13 @@ export function get(path, query = {}) {
   return request('GET', `/api/v1/${path}${qs ? `?${qs}` : ''}`);
 }
 
+// The API's words (alert states and kinds, which are open, which are correctness, ...): fetched once.
+let words = null;
+export function vocabulary() {
+  words ??= get('vocabulary').catch((err) => { words = null; throw err; });
+  return words;
+}
+
 export function patchAlert(id, state, note) {
   return request('PATCH', `/api/v1/alerts/${encodeURIComponent(id)}`, note ? {state, note} : {state});
 }

@@ -3,7 +3,7 @@
 // it began at, or a performance change's cause and evidence; triage (state + note) of the card's alerts
 // with the pasted token, the server's refusal shown as is.
 import {el, clear, badge, select} from '../dom.js';
-import {get, patchAlert, token} from '../api.js';
+import {get, patchAlert, token, vocabulary} from '../api.js';
 import {buildHash} from '../route.js';
 import {countOf, formatNs, formatDeltaPct, formatP, formatTime, shortCommit} from '../format.js';
 import {groupAlerts, isCorrectness} from '../alert_groups.js';
@@ -11,8 +11,8 @@ import {groupAlerts, isCorrectness} from '../alert_groups.js';
 const FILTERS = ['state', 'kind', 'cause', 'gpu_id', 'family', 'benchmark'];
 const PAGE = 200;  // alerts per page, grouped into cards on the page
 
-const KIND_BADGE = {regression: 'fail', correctness_failure: 'fail', correctness_regression: 'fail',
-  improvement: 'pass', ambiguous: 'warn'};
+// A kind's badge from its tone in the API's vocabulary.
+const TONE_BADGE = {worse: 'fail', better: 'pass', unclear: 'warn'};
 
 // The attribution evidence, whatever its shape, as text: objects as definition lists, lists of objects
 // as one line each.
@@ -68,17 +68,18 @@ function memberLine(a) {
     change ? ` ${change}` : '', el('span', {class: 'muted'}, ` #${a.id}`));
 }
 
-function alertCard(g, states) {
+function alertCard(g, vocab) {
+  const states = vocab.alert_states;
   const box = el('article', {class: 'alert', 'data-alert': g.alerts[0].id, 'data-alerts': g.alerts.map((a) => a.id).join(',')});
   const first = g.alerts[0];
   const fill = (status) => {
     clear(box);
     box.dataset.state = g.state;
-    const correctness = isCorrectness(g.kind);
+    const correctness = isCorrectness(g.kind, vocab);
     box.append(
       el('header', {},
-        el('strong', {class: 'kernel'}, g.kernel), badge(g.kind.replaceAll('_', ' '), KIND_BADGE[g.kind] || 'muted'),
-        badge(g.state, ['new', 'acknowledged', 'mixed'].includes(g.state) ? 'warn' : 'muted'),
+        el('strong', {class: 'kernel'}, g.kernel), badge(g.kind.replaceAll('_', ' '), TONE_BADGE[vocab.alert_kind_tones[g.kind]] || 'muted'),
+        badge(g.state, [...vocab.open_alert_states, 'mixed'].includes(g.state) ? 'warn' : 'muted'),
         el('span', {class: 'muted'}, `on ${g.gpu.name} · ${countOf(g.alerts.length, 'size and mode').replace('size and modes', 'sizes and modes')}`)),
       el('dl', {},
         correctness
@@ -102,7 +103,7 @@ function alertCard(g, states) {
 
 export async function render(main, route, stale) {
   const q = route.query;
-  const [vocab, gpus] = await Promise.all([get('vocabulary'), get('gpus')]);
+  const [vocab, gpus] = await Promise.all([vocabulary(), get('gpus')]);
   const offset = Number(q.offset) || 0;
   const answer = q.id
     ? {alerts: [await get(`alerts/${encodeURIComponent(q.id)}`)], total: 1, next_offset: null}
@@ -113,7 +114,7 @@ export async function render(main, route, stale) {
   const any = ['', 'any'];
   main.append(el('h1', {}, 'Alerts'),
     el('div', {class: 'filters'},
-      el('label', {}, 'state', select([any, ['open', 'open (new, acknowledged)'], ...vocab.alert_states], q.state, (v) => go({state: v}))),
+      el('label', {}, 'state', select([any, ['open', `open (${vocab.open_alert_states.join(', ')})`], ...vocab.alert_states], q.state, (v) => go({state: v}))),
       el('label', {}, 'kind', select([any, ...vocab.alert_kinds], q.kind, (v) => go({kind: v}))),
       el('label', {}, 'cause', select([any, ...vocab.causes], q.cause, (v) => go({cause: v}))),
       el('label', {}, 'GPU', select([any, ...gpus.gpus.map((g) => [g.id, g.name])], q.gpu_id, (v) => go({gpu_id: v}))),
@@ -124,8 +125,7 @@ export async function render(main, route, stale) {
   const groups = groupAlerts(answer.alerts);
   main.querySelector('#alert-count').textContent =
     `${countOf(answer.total, 'alert')}${answer.alerts.length ? `, ${countOf(groups.length, 'card')} on this page (one per kernel and change)` : ''}`;
-  const states = vocab.alert_states;
-  main.append(el('div', {id: 'alerts'}, groups.map((g) => alertCard(g, states))));
+  main.append(el('div', {id: 'alerts'}, groups.map((g) => alertCard(g, vocab))));
   if (!answer.alerts.length) main.append(el('p', {class: 'muted'}, 'No alerts match.'));
   const nav = el('p', {});
   if (offset > 0) nav.append(el('a', {href: buildHash('alerts', [], {...q, offset: Math.max(0, offset - PAGE)})}, '← newer'), ' ');

@@ -3,7 +3,7 @@
 // correctness failures as red marks, commit and driver on hover, drag to zoom (double-click to reset);
 // other GPUs overlaid with their bands; hot and cold side by side.
 import {el, clear, badge} from '../dom.js';
-import {get} from '../api.js';
+import {get, vocabulary} from '../api.js';
 import {buildHash} from '../route.js';
 import {countOf, formatNs, formatDeltaPct, formatTime, shortCommit, otherMode} from '../format.js';
 import {minMaxIndices, pick} from '../downsample.js';
@@ -12,7 +12,6 @@ import {fillGaps, runOrderXs} from '../series_axes.js';
 
 // A driver is its build: its label (name, version, driver_info) and its UUID.
 const DRIVER_FIELDS = new Set(['driver', 'driver_uuid', 'api_version']);
-const LEVEL_KINDS = new Set(['regression', 'improvement', 'ambiguous']);
 const POINT_LIMIT = 10000;  // the API's most points per series
 
 const seconds = (iso) => Date.parse(iso) / 1000;
@@ -38,8 +37,8 @@ export function changeMarkers(s, toX = (t) => t) {
 }
 
 // Before/after levels of each performance change point, each level running to the neighbouring one.
-function changeLevels(s, colors, toX) {
-  const cps = s.change_points.filter((a) => LEVEL_KINDS.has(a.kind) && a.before_ns !== null && a.after_ns !== null);
+function changeLevels(s, colors, toX, vocab) {
+  const cps = s.change_points.filter((a) => vocab.level_alert_kinds.includes(a.kind) && a.before_ns !== null && a.after_ns !== null);
   const xOf = new Map(s.points.map((p) => [p.run_id, toX(seconds(p.started_at))]));
   const first = toX(seconds(s.points[0].started_at)), last = toX(seconds(s.points[s.points.length - 1].started_at));
   const levels = [];
@@ -49,7 +48,7 @@ function changeLevels(s, colors, toX) {
     const prev = i > 0 ? xOf.get(cps[i - 1].run_id) ?? first : first;
     const next = i + 1 < cps.length ? xOf.get(cps[i + 1].run_id) ?? last : last;
     const color = colors[a.kind];
-    const dashed = !['new', 'acknowledged'].includes(a.state);
+    const dashed = !vocab.open_alert_states.includes(a.state);  // triaged: drawn dashed
     levels.push({x0: prev, x1: x, y: a.before_ns, color, dashed}, {x0: x, x1: next, y: a.after_ns, color, dashed});
   });
   return levels;
@@ -78,7 +77,7 @@ function hoverText(p) {
 }
 
 // One chart: this series (band, failures, markers, levels) and any overlaid GPUs' medians and bands.
-function drawSeries(box, s, overlays, startedAt, byTime) {
+function drawSeries(box, s, overlays, startedAt, byTime, vocab) {
   const colors = {regression: cssVar('--fail'), improvement: cssVar('--pass'), ambiguous: cssVar('--warn')};
   const chartBox = el('div', {class: 'chart', 'data-series': s.id, 'data-x': byTime ? 'time' : 'run'});
   const hover = el('div', {class: 'hover muted'}, ' ');
@@ -126,7 +125,7 @@ function drawSeries(box, s, overlays, startedAt, byTime) {
   const chart = timeChart(chartBox, {
     data, series, startedAt, bands, byTime,
     xLabel: (x) => { const p = runAt.get(x); return p ? shortCommit(p.commit).slice(0, 8) : ''; },
-    markers, levels: changeLevels(s, colors, toX),
+    markers, levels: changeLevels(s, colors, toX, vocab),
     onCursor: (idx) => { hover.textContent = idx === null || idx === undefined ? ' ' : hoverText(pointAt.get(data[0][idx])); },
   });
   chartBox.dataset.points = String(main.xs.length);
@@ -151,7 +150,7 @@ export async function render(main, route, stale) {
   if (!Number.isInteger(id) || id < 0) throw new Error(`"${route.args[0]}" is not a series id`);
   const overlayIds = (route.query.overlay || '').split(',').filter((x) => /^\d+$/.test(x)).map(Number);
   const byTime = route.query.x === 'time';
-  const s = await get(`series/${id}`, {limit: POINT_LIMIT});
+  const [s, vocab] = await Promise.all([get(`series/${id}`, {limit: POINT_LIMIT}), vocabulary()]);
   const startedAt = performance.now();
   const [siblings, overlays, other] = await Promise.all([
     get('series', {benchmark: s.benchmark}),
@@ -182,11 +181,12 @@ export async function render(main, route, stale) {
     const right = el('div', {}, el('h2', {}, el('a', {href: buildHash('series', [counterpart.id])}, otherSeries.benchmark.split('/').pop())));
     grid.append(left, right);
     main.append(grid);
-    charts.push(drawSeries(left, s, overlays, startedAt, byTime), drawSeries(right, otherSeries, [], performance.now(), byTime));
+    charts.push(drawSeries(left, s, overlays, startedAt, byTime, vocab),
+      drawSeries(right, otherSeries, [], performance.now(), byTime, vocab));
   } else {
     const box = el('div');
     main.append(box);
-    charts.push(drawSeries(box, s, overlays, startedAt, byTime));
+    charts.push(drawSeries(box, s, overlays, startedAt, byTime, vocab));
   }
   main.append(el('h2', {}, 'Change points and alerts'), changePointTable(s));
   return () => charts.forEach((c) => c && c.destroy());

@@ -22,7 +22,8 @@ test('one broken kernel at every size and mode is one group, with the wrong answ
     '3840x2160/cold', '3840x2160/hot', '7680x4320/cold', '7680x4320/hot']);
   assert.equal(groups[0].message, 'FAIL: sum off by 3.2e-3 (seed 7)');
   assert.equal(groups[0].state, 'new');
-  assert.ok(isCorrectness(groups[0].kind) && !isCorrectness('regression'));
+  const vocab = {correctness_alert_kinds: ['correctness_regression', 'correctness_failure']};
+  assert.ok(isCorrectness(groups[0].kind, vocab) && !isCorrectness('regression', vocab));
 });
 
 test('a group whose alerts were triaged apart says so', () => {
