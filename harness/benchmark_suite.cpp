@@ -148,10 +148,7 @@ class RunCache {
     const auto key = std::make_tuple(family, size.width, size.height, size.count);
     auto it = problems_.find(key);
     if (it == problems_.end()) {
-      Problem p = family == Family::Luminance ? make_luminance_problem(InputKind::Random, size.width, size.height, seed)
-                  : family == Family::Postfx  ? make_postfx_problem(InputKind::HdrTest, size.width, size.height, seed)
-                                              : make_boids_problem(InputKind::Random, size.count, seed);
-      it = problems_.emplace(key, std::move(p)).first;
+      it = problems_.emplace(key, make_problem(family, benchmark_input(family), size, seed)).first;
     }
     return it->second;
   }

@@ -47,9 +47,7 @@ CheckSummary run_check_suite(Device& device, ShaderCompiler& compiler, const std
   for (const auto& c : cases) {
     // Each case has its own seed derived from the run's, so one case reruns alone with the same data.
     const uint64_t case_seed = seed + summary.rows.size();
-    const Problem problem = c.family == Family::Luminance ? make_luminance_problem(c.kind, c.size.width, c.size.height, case_seed)
-                            : c.family == Family::Postfx  ? make_postfx_problem(c.kind, c.size.width, c.size.height, case_seed)
-                                                          : make_boids_problem(c.kind, c.size.count, case_seed);
+    const Problem problem = make_problem(c.family, c.kind, c.size, case_seed);
     for (const auto& spec : catalog()) {
       if (!std::regex_search(spec.name, filter) || !kernel_accepts(spec, problem)) continue;
       const Expectation* entry = policy.expectations.find(spec.name, device.info());

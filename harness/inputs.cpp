@@ -125,4 +125,15 @@ SizeSpec parse_size(Family family, const std::string& text) {
   return spec;
 }
 
+Problem make_problem(Family family, InputKind kind, const SizeSpec& size, uint64_t seed) {
+  switch (family) {
+    case Family::Luminance: return make_luminance_problem(kind, size.width, size.height, seed);
+    case Family::Postfx: return make_postfx_problem(kind, size.width, size.height, seed);
+    case Family::Boids: return make_boids_problem(kind, size.count, seed);
+  }
+  throw std::invalid_argument("make_problem: unknown kernel family");
+}
+
+InputKind benchmark_input(Family family) { return family == Family::Postfx ? InputKind::HdrTest : InputKind::Random; }
+
 }  // namespace shaderwatch

@@ -44,4 +44,9 @@ struct SizeSpec {
 };
 SizeSpec parse_size(Family family, const std::string& text);
 
+// The problem of a family at a size: the one place that picks the family's generator.
+Problem make_problem(Family family, InputKind kind, const SizeSpec& size, uint64_t seed);
+// What the benchmark times each family on: HDR-like luminance, the post-processing test image, random boids.
+InputKind benchmark_input(Family family);
+
 }  // namespace shaderwatch
