@@ -1,6 +1,6 @@
 # Writes a C++ file holding every kernels/ source as a string, so the binary carries its shaders.
 # Usage: cmake -DOUT=file.cpp -DSOURCES="a|b|c" -P embed_kernels.cmake
-set(body "#include \"embedded_kernels.h\"\nnamespace shaderwatch {\nconst std::vector<EmbeddedKernel>& embedded_kernels() {\n  static const std::vector<EmbeddedKernel> kernels = {\n")
+set(body "#include \"vulkan/embedded_kernels.h\"\nnamespace shaderwatch {\nconst std::vector<EmbeddedKernel>& embedded_kernels() {\n  static const std::vector<EmbeddedKernel> kernels = {\n")
 string(REPLACE "|" ";" SOURCES "${SOURCES}")
 foreach(src IN LISTS SOURCES)
   get_filename_component(name "${src}" NAME)

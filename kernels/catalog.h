@@ -87,7 +87,7 @@ struct KernelSpec {
 // The least memory traffic a kernel's operation needs per dispatch over `items` pixels or boids (16-byte
 // RGBA32F pixels, vec4 positions): every input read once per pass that must read it, every output pixel
 // written once per pass that writes it. Small results (tile sums, a total) count as nothing. The
-// roofline (harness/roofline.h) prices it at the measured bandwidths.
+// roofline (harness/run/roofline.h) prices it at the measured bandwidths.
 struct Traffic {
   uint64_t bytes_read = 0, bytes_written = 0;
 };

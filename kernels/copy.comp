@@ -1,5 +1,5 @@
 #version 460
-// Bandwidth probes for the roofline (harness/roofline.h). WRITE_ONLY 0 copies params.count vec4 from
+// Bandwidth probes for the roofline (harness/run/roofline.h). WRITE_ONLY 0 copies params.count vec4 from
 // src to dst (bytes read + written); WRITE_ONLY 1 writes them and reads nothing. TILED 0: a
 // device-sized grid loops over the buffer with UNROLL accesses in flight (lum_grid_stride.comp's
 // pattern); TILED 1: one vec4 per invocation in 16x16 tiles of an image params.total_groups vec4 wide

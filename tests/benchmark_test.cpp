@@ -13,10 +13,10 @@
 #include <set>
 #include <sstream>
 
-#include "benchmark_report.h"
-#include "expectations.h"
+#include "report/benchmark_report.h"
+#include "check/expectations.h"
 #include "catalog.h"
-#include "roofline.h"
+#include "run/roofline.h"
 #include "run_command.h"
 
 namespace {

@@ -1,13 +1,13 @@
 // The check layer without a device: readbacks built by hand from the references, right and wrong, through
-// AnswerCheck (harness/answer_check.h). No Vulkan object is created here.
+// AnswerCheck (harness/check/answer_check.h). No Vulkan object is created here.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 
-#include "answer_check.h"
+#include "check/answer_check.h"
 #include "boids.h"
-#include "postfx_check.h"
+#include "families/postfx/postfx_check.h"
 
 using namespace shaderwatch;
 
@@ -53,25 +53,25 @@ TEST(CheckLayer, LuminanceTilesRightWrongAndTheKernelsState) {
   const RunShape shape = tiled_shape(spec, p);
   const AnswerCheck check(spec, p, shape);
   auto words = right_tile_sums(spec, p, shape);
-  EXPECT_EQ(check.check(readback_of(words)).status, Status::Pass);
+  EXPECT_EQ(check.check(readback_of(words)).status, CheckStatus::Pass);
 
   auto wrong = words;
   wrong[shape.groups_x + 1] *= 1.01f;  // tile (1,1) one percent off
-  const Outcome o = check.check(readback_of(wrong));
-  EXPECT_EQ(o.status, Status::Fail);
+  const CheckResult o = check.check(readback_of(wrong));
+  EXPECT_EQ(o.status, CheckStatus::Fail);
   EXPECT_NE(o.first_failure.find("tile 1,1"), std::string::npos) << o.first_failure;
 
   Readback past_end = readback_of(words);
   const float stray = 1.0f;
   std::memcpy(past_end.bytes.data() + past_end.output_bytes + 8, &stray, 4);
-  const Outcome guard = check.check(past_end);
-  EXPECT_EQ(guard.status, Status::Fail);
+  const CheckResult guard = check.check(past_end);
+  EXPECT_EQ(guard.status, CheckStatus::Fail);
   EXPECT_NE(guard.message.find("guard byte 8"), std::string::npos) << guard.message;
 
   // A NaN where a sum belongs (the poison left in place: the kernel never wrote that tile).
   auto unwritten = words;
   std::memcpy(&unwritten.back(), &kNaNBits, 4);
-  EXPECT_EQ(check.check(readback_of(unwritten)).status, Status::Fail);
+  EXPECT_EQ(check.check(readback_of(unwritten)).status, CheckStatus::Fail);
 }
 
 TEST(CheckLayer, SinglePassCounterMustBeBackAtZero) {
@@ -85,10 +85,10 @@ TEST(CheckLayer, SinglePassCounterMustBeBackAtZero) {
   words.push_back(static_cast<float>(total));
   Readback r = readback_of(words);
   r.counter = 0;
-  EXPECT_EQ(check.check(r).status, Status::Pass);
+  EXPECT_EQ(check.check(r).status, CheckStatus::Pass);
   r.counter = static_cast<uint32_t>(shape.groups());  // never reset by the kernel
-  const Outcome o = check.check(r);
-  EXPECT_EQ(o.status, Status::Fail);
+  const CheckResult o = check.check(r);
+  EXPECT_EQ(o.status, CheckStatus::Fail);
   EXPECT_NE(o.message.find("atomic counter"), std::string::npos) << o.message;
 }
 
@@ -104,23 +104,23 @@ TEST(CheckLayer, BoidsSerialSumOneSkippedPositionIsImprobable) {
         if (static_cast<int>(i) != skip) s[c] += p.data[i * 4 + c];
     return std::vector<float>{s[0], s[1], s[2], 0.0f};
   };
-  const Outcome right = check.check(readback_of(serial(-1)));
-  EXPECT_EQ(right.status, Status::Pass);
+  const CheckResult right = check.check(readback_of(serial(-1)));
+  EXPECT_EQ(right.status, CheckStatus::Pass);
   EXPECT_LT(right.probable_ratio, 0.5);
   // Position 3000 left out: within the worst case bound (gamma_4098 sum|x|), beyond the probabilistic one,
   // unless all three of its components are small.
   const auto& x = p.data;
   ASSERT_GT(std::fabs(x[3000 * 4]) + std::fabs(x[3000 * 4 + 1]) + std::fabs(x[3000 * 4 + 2]), 100.0f);
-  const Outcome skipped = check.check(readback_of(serial(3000)));
-  EXPECT_EQ(skipped.status, Status::Improbable) << skipped.message;
+  const CheckResult skipped = check.check(readback_of(serial(3000)));
+  EXPECT_EQ(skipped.status, CheckStatus::Improbable) << skipped.message;
   EXPECT_LT(skipped.worst_ratio, 1.0) << "the worst case cannot see it";
   EXPECT_GT(skipped.probable_ratio, 1.0);
   // With a write past the end as well: a failure, and both diagnoses kept.
   Readback both = readback_of(serial(3000));
   const float stray = 2.0f;
   std::memcpy(both.bytes.data() + both.output_bytes, &stray, 4);
-  const Outcome o = check.check(both);
-  EXPECT_EQ(o.status, Status::Fail);
+  const CheckResult o = check.check(both);
+  EXPECT_EQ(o.status, CheckStatus::Fail);
   EXPECT_NE(o.message.find("probabilistic one"), std::string::npos) << o.message;
   EXPECT_NE(o.message.find("wrote past the end"), std::string::npos) << o.message;
 }
@@ -132,9 +132,9 @@ TEST(CheckLayer, BoidsMinMaxIsExact) {
   const auto ref = reference::boids_stats(p.data, p.count);
   std::vector<float> words{static_cast<float>(ref.min[0]), static_cast<float>(ref.min[1]), static_cast<float>(ref.min[2]), 0,
                            static_cast<float>(ref.max[0]), static_cast<float>(ref.max[1]), static_cast<float>(ref.max[2]), 0};
-  EXPECT_EQ(check.check(readback_of(words)).status, Status::Pass);
+  EXPECT_EQ(check.check(readback_of(words)).status, CheckStatus::Pass);
   words[4] = std::nextafter(words[4], 0.0f);  // max x one ulp off
-  EXPECT_EQ(check.check(readback_of(words)).status, Status::Fail);
+  EXPECT_EQ(check.check(readback_of(words)).status, CheckStatus::Fail);
 }
 
 TEST(CheckLayer, PostfxImageRightAndOnePixelWrong) {
@@ -147,9 +147,9 @@ TEST(CheckLayer, PostfxImageRightAndOnePixelWrong) {
   shape.groups_y = 2;
   const AnswerCheck check(spec, p, shape, std::move(input));
   std::vector<float> words(expected.value.begin(), expected.value.end());
-  EXPECT_EQ(check.check(readback_of(words)).status, Status::Pass);
+  EXPECT_EQ(check.check(readback_of(words)).status, CheckStatus::Pass);
   words[(5 * p.width + 7) * 4 + 1] += 0.25f;  // pixel (7,5), channel 1
-  const Outcome o = check.check(readback_of(words));
-  EXPECT_EQ(o.status, Status::Fail);
+  const CheckResult o = check.check(readback_of(words));
+  EXPECT_EQ(o.status, CheckStatus::Fail);
   EXPECT_NE(o.first_failure.find("(7,5)"), std::string::npos) << o.first_failure;
 }

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "catalog.h"
-#include "expectations.h"
+#include "check/expectations.h"
 
 using namespace shaderwatch;
 namespace contract = shaderwatch::contract;
@@ -23,10 +23,10 @@ DeviceInfo device(const std::string& name, const std::string& driver_name, const
   return d;
 }
 
-Outcome with(Status s) {
-  Outcome o;
+CheckResult with(CheckStatus s) {
+  CheckResult o;
   o.status = s;
-  if (s == Status::Fail) o.first_failure = "element 3: expected 1, got 2";
+  if (s == CheckStatus::Fail) o.first_failure = "element 3: expected 1, got 2";
   return o;
 }
 
@@ -118,20 +118,20 @@ TEST(Expectations, AnExpectedFailureIsXfailWhenItFailsAndXpassWhenItPasses) {
   e.id = "bug";
   e.reason = "driver bug 42";
   int reruns = 0;
-  const auto rerun = [&] { ++reruns; return with(Status::Pass); };
-  const Outcome xfail = apply_expectation(&e, with(Status::Fail), rerun);
-  EXPECT_EQ(xfail.status, Status::ExpectedFail);
+  const auto rerun = [&] { ++reruns; return with(CheckStatus::Pass); };
+  const CheckResult xfail = apply_expectation(&e, with(CheckStatus::Fail), rerun);
+  EXPECT_EQ(xfail.status, CheckStatus::ExpectedFail);
   EXPECT_FALSE(is_unexpected_failure(xfail.status));
   EXPECT_EQ(xfail.expectation, "bug");
   EXPECT_NE(xfail.message.find("driver bug 42"), std::string::npos);
-  const Outcome xpass = apply_expectation(&e, with(Status::Pass), rerun);
-  EXPECT_EQ(xpass.status, Status::UnexpectedPass);
+  const CheckResult xpass = apply_expectation(&e, with(CheckStatus::Pass), rerun);
+  EXPECT_EQ(xpass.status, CheckStatus::UnexpectedPass);
   EXPECT_EQ(status_name(xpass.status), "XPASS");
   // An error (a Vulkan failure) or an unsupported kernel is no wrong answer: the entry does not cover it.
-  EXPECT_EQ(apply_expectation(&e, with(Status::Error), rerun).status, Status::Error);
-  EXPECT_EQ(apply_expectation(&e, with(Status::Unsupported), rerun).status, Status::Unsupported);
-  EXPECT_EQ(apply_expectation(nullptr, with(Status::Fail), rerun).status, Status::Fail);
-  EXPECT_EQ(apply_expectation(&e, with(Status::Improbable), rerun).status, Status::ExpectedFail)
+  EXPECT_EQ(apply_expectation(&e, with(CheckStatus::Error), rerun).status, CheckStatus::Error);
+  EXPECT_EQ(apply_expectation(&e, with(CheckStatus::Unsupported), rerun).status, CheckStatus::Unsupported);
+  EXPECT_EQ(apply_expectation(nullptr, with(CheckStatus::Fail), rerun).status, CheckStatus::Fail);
+  EXPECT_EQ(apply_expectation(&e, with(CheckStatus::Improbable), rerun).status, CheckStatus::ExpectedFail)
       << "a sum beyond its probabilistic bound is a wrong answer an entry may expect";
   EXPECT_EQ(reruns, 0);
 }
@@ -144,24 +144,24 @@ TEST(Expectations, AFlakyKernelIsRerunUntilItPassesOrItsRerunsRunOut) {
   e.reason = "bug 7";
   int calls = 0;
   // Fails twice more, then passes: a flake after 3 failed checks in all.
-  const Outcome flake = apply_expectation(&e, with(Status::Fail), [&] { return with(++calls < 3 ? Status::Fail : Status::Pass); });
+  const CheckResult flake = apply_expectation(&e, with(CheckStatus::Fail), [&] { return with(++calls < 3 ? CheckStatus::Fail : CheckStatus::Pass); });
   EXPECT_EQ(calls, 3);
-  EXPECT_EQ(flake.status, Status::Flake);
+  EXPECT_EQ(flake.status, CheckStatus::Flake);
   EXPECT_EQ(flake.check_retries, 3);
   EXPECT_FALSE(is_unexpected_failure(flake.status));
   EXPECT_NE(flake.message.find("failed 3 of 4 checks"), std::string::npos) << flake.message;
   EXPECT_NE(flake.message.find("element 3"), std::string::npos) << "the first wrong element is kept: " << flake.message;
 
   calls = 0;
-  const Outcome real = apply_expectation(&e, with(Status::Fail), [&] { ++calls; return with(Status::Fail); });
+  const CheckResult real = apply_expectation(&e, with(CheckStatus::Fail), [&] { ++calls; return with(CheckStatus::Fail); });
   EXPECT_EQ(calls, 3) << "exactly `reruns` reruns";
-  EXPECT_EQ(real.status, Status::Fail);
+  EXPECT_EQ(real.status, CheckStatus::Fail);
   EXPECT_TRUE(is_unexpected_failure(real.status));
   EXPECT_NE(real.message.find("all 4 checks failed"), std::string::npos) << real.message;
 
   calls = 0;
-  const Outcome pass = apply_expectation(&e, with(Status::Pass), [&] { ++calls; return with(Status::Pass); });
-  EXPECT_EQ(pass.status, Status::Pass) << "a first check that passes is a plain pass";
+  const CheckResult pass = apply_expectation(&e, with(CheckStatus::Pass), [&] { ++calls; return with(CheckStatus::Pass); });
+  EXPECT_EQ(pass.status, CheckStatus::Pass) << "a first check that passes is a plain pass";
   EXPECT_EQ(pass.check_retries, 0);
   EXPECT_EQ(calls, 0);
 }
@@ -171,19 +171,19 @@ TEST(Expectations, TheRowTextNamesTheEntryAndTheServerReadsItsWord) {
   e.id = "skip on lavapipe";
   e.expect = Expect::Skip;
   e.reason = "too slow";
-  const Outcome skip = skipped_outcome(e);
-  EXPECT_EQ(skip.status, Status::Skipped);
+  const CheckResult skip = skipped_outcome(e);
+  EXPECT_EQ(skip.status, CheckStatus::Skipped);
   EXPECT_EQ(status_name(skip.status), "SKIP");
   const std::string text = contract::expected_outcome_message(e.id, contract::kSkip, skip.message);
   EXPECT_EQ(text.rfind("EXPECTED (skip on lavapipe): SKIP, ", 0), 0u) << text;
   EXPECT_EQ(contract::expected_outcome_word(text), contract::kSkip);
-  EXPECT_EQ(contract::row_kind(true, text), contract::RowKind::expected_outcome);
+  EXPECT_EQ(contract::row_kind(true, text), contract::RowKind::ExpectedOutcome);
   // The negative control's rows as earlier benches wrote them (../shared/data) keep their meaning.
   EXPECT_EQ(contract::expected_outcome_word("EXPECTED (negative control): XPASS, right this time"), contract::kXpass);
   EXPECT_EQ(contract::row_kind(true, "EXPECTED (negative control): XFAIL, race observed: tile 3"),
-            contract::RowKind::expected_outcome);
+            contract::RowKind::ExpectedOutcome);
   // Anything else that starts the same way is a failure, not an excuse.
-  EXPECT_EQ(contract::row_kind(true, "EXPECTED (x) XFAIL"), contract::RowKind::correctness_failure);
-  EXPECT_EQ(contract::row_kind(true, "EXPECTED (x): PASS, fine"), contract::RowKind::correctness_failure);
-  EXPECT_EQ(contract::row_kind(true, "FAIL: EXPECTED (x): XFAIL"), contract::RowKind::correctness_failure);
+  EXPECT_EQ(contract::row_kind(true, "EXPECTED (x) XFAIL"), contract::RowKind::CorrectnessFailure);
+  EXPECT_EQ(contract::row_kind(true, "EXPECTED (x): PASS, fine"), contract::RowKind::CorrectnessFailure);
+  EXPECT_EQ(contract::row_kind(true, "FAIL: EXPECTED (x): XFAIL"), contract::RowKind::CorrectnessFailure);
 }

@@ -13,11 +13,11 @@
 #include <memory>
 #include <regex>
 
-#include "bandwidth_probes.h"
-#include "check_suite.h"
-#include "kernel_sources.h"
+#include "run/bandwidth_probes.h"
+#include "check/check_suite.h"
+#include "vulkan/kernel_sources.h"
 #include "postfx.h"
-#include "postfx_check.h"
+#include "families/postfx/postfx_check.h"
 #include "run_command.h"
 
 using namespace shaderwatch;
@@ -66,9 +66,9 @@ TEST_P(EveryKernel, MatchesTheReferenceOnEveryTestInput) {
   ASSERT_GE(summary.rows.size(), 4u) << "the kernel ran on too few inputs";
   for (const auto& row : summary.rows) {
     SCOPED_TRACE(row.kernel + " " + row.size + " " + row.input + " seed " + std::to_string(row.seed));
-    const Outcome& o = row.outcome;
+    const CheckResult& o = row.outcome;
     if (negative_control) {
-      EXPECT_TRUE(o.status == Status::ExpectedFail || o.status == Status::UnexpectedPass) << status_name(o.status) << " " << o.message;
+      EXPECT_TRUE(o.status == CheckStatus::ExpectedFail || o.status == CheckStatus::UnexpectedPass) << status_name(o.status) << " " << o.message;
       EXPECT_EQ(o.expectation, "negative control");
     } else {
       EXPECT_EQ(status_name(o.status), "PASS") << o.message << "\n" << o.first_failure;
@@ -96,15 +96,15 @@ TEST(NegativeControl, RaceIsCaughtOnLavapipe) {
   Vulkan& v = vulkan();
   const auto problem = make_luminance_problem(InputKind::Random, 1920, 1080, 5);
   const KernelSpec& spec = find_kernel("lum/unrolled_literal_256");
-  const Outcome raw = run_and_check(*v.device, *v.compiler, spec, problem);
-  EXPECT_EQ(raw.status, Status::Fail) << "the race, seen as a wrong answer";
+  const CheckResult raw = run_and_check(*v.device, *v.compiler, spec, problem);
+  EXPECT_EQ(raw.status, CheckStatus::Fail) << "the race, seen as a wrong answer";
   EXPECT_NE(raw.first_failure.find("tile"), std::string::npos) << raw.first_failure;
   // kernels/expectations.json's entry turns it into the expected failure.
-  const Outcome o = apply_expectation(builtin_expectations().find(spec.name, v.device->info()), raw, [] {
+  const CheckResult o = apply_expectation(builtin_expectations().find(spec.name, v.device->info()), raw, [] {
     ADD_FAILURE() << "an expected failure is not rerun";
-    return Outcome{};
+    return CheckResult{};
   });
-  EXPECT_EQ(o.status, Status::ExpectedFail);
+  EXPECT_EQ(o.status, CheckStatus::ExpectedFail);
   EXPECT_EQ(o.expectation, "negative control");
   EXPECT_FALSE(is_unexpected_failure(o.status));
   expect_no_validation_messages();
@@ -135,25 +135,25 @@ TEST(Expectations, TheCheckSuiteAppliesSkipExpectedFailAndFlakyEntries) {
     return p;
   }(), nullptr);
   ASSERT_EQ(corrupted.rows.size(), 2u);
-  for (const auto& row : corrupted.rows) EXPECT_EQ(row.outcome.status, Status::Fail) << row.outcome.message;
+  for (const auto& row : corrupted.rows) EXPECT_EQ(row.outcome.status, CheckStatus::Fail) << row.outcome.message;
   EXPECT_EQ(corrupted.unexpected_failures(), 2u);
 
   const CheckSummary skipped = with_entry("skip", false);
   ASSERT_EQ(skipped.rows.size(), 2u);
   for (const auto& row : skipped.rows) {
-    EXPECT_EQ(row.outcome.status, Status::Skipped);
+    EXPECT_EQ(row.outcome.status, CheckStatus::Skipped);
     EXPECT_EQ(row.outcome.elements_checked, 0u) << "a skipped kernel is not run";
     EXPECT_NE(row.outcome.message.find("bug 123"), std::string::npos) << row.outcome.message;
   }
   const CheckSummary expected = with_entry("fail", true);
-  for (const auto& row : expected.rows) EXPECT_EQ(row.outcome.status, Status::ExpectedFail) << row.outcome.message;
+  for (const auto& row : expected.rows) EXPECT_EQ(row.outcome.status, CheckStatus::ExpectedFail) << row.outcome.message;
   EXPECT_EQ(expected.unexpected_failures(), 0u);
   const CheckSummary right = with_entry("fail", false);
-  for (const auto& row : right.rows) EXPECT_EQ(row.outcome.status, Status::UnexpectedPass);
+  for (const auto& row : right.rows) EXPECT_EQ(row.outcome.status, CheckStatus::UnexpectedPass);
   EXPECT_EQ(right.unexpected_failures(), 0u);
   const CheckSummary flaky = with_entry("flaky", true);
   for (const auto& row : flaky.rows) {
-    EXPECT_EQ(row.outcome.status, Status::Fail);
+    EXPECT_EQ(row.outcome.status, CheckStatus::Fail);
     EXPECT_NE(row.outcome.message.find("all 3 checks failed"), std::string::npos) << row.outcome.message;
   }
   EXPECT_EQ(flaky.unexpected_failures(), 2u);
@@ -210,20 +210,20 @@ TEST(KernelState, AWritePastAnOutputsEndFailsTheCheck) {
     KernelRun run(*v.device, *v.compiler, spec, problem);
     poison_and_run(v, run);
     const Readback clean = run.read_outputs();
-    ASSERT_EQ(run.check(clean).status, Status::Pass);
+    ASSERT_EQ(run.check(clean).status, CheckStatus::Pass);
     ASSERT_GE(clean.bytes.size(), 256u);
     Readback past_output = clean;  // one float written just past the end: the first guard word
     const float one = 1.0f;
     std::memcpy(past_output.bytes.data() + past_output.bytes.size() - 256, &one, 4);
-    const Outcome o = run.check(past_output);
-    EXPECT_EQ(o.status, Status::Fail);
+    const CheckResult o = run.check(past_output);
+    EXPECT_EQ(o.status, CheckStatus::Fail);
     EXPECT_NE(o.message.find("wrote past the end of its output: guard byte 0"), std::string::npos) << o.message;
     if (spec.family == Family::Postfx) {  // the blur's x pass writes an intermediate image
       ASSERT_EQ(clean.partials_guard.size(), 256u);
       Readback past_partials = clean;
       std::memcpy(past_partials.partials_guard.data() + 8, &one, 4);
-      const Outcome p = run.check(past_partials);
-      EXPECT_EQ(p.status, Status::Fail);
+      const CheckResult p = run.check(past_partials);
+      EXPECT_EQ(p.status, CheckStatus::Fail);
       EXPECT_NE(p.message.find("past the end of its intermediate buffer: guard byte 8"), std::string::npos) << p.message;
     }
   }
@@ -235,8 +235,8 @@ TEST(KernelState, AWritePastAnOutputsEndFailsTheCheck) {
 TEST(KernelState, RepeatedRunsMustGiveTheSameBits) {
   Vulkan& v = vulkan();
   const auto problem = make_luminance_problem(InputKind::Random, 333, 77, 9);
-  const Outcome o = run_and_check(*v.device, *v.compiler, find_kernel("lum/single_pass_atomic"), problem, false, 5);
-  EXPECT_EQ(o.status, Status::Pass) << o.message;
+  const CheckResult o = run_and_check(*v.device, *v.compiler, find_kernel("lum/single_pass_atomic"), problem, false, 5);
+  EXPECT_EQ(o.status, CheckStatus::Pass) << o.message;
   EXPECT_EQ(o.message, "5 runs, bit-identical");
   Readback a, b;
   a.bytes = {1, 2, 3, 4};
@@ -266,11 +266,11 @@ TEST(KernelState, TheAtomicCounterIsTheKernelsToReset) {
     const Readback got = run.read_outputs();
     ASSERT_TRUE(got.counter.has_value());
     EXPECT_EQ(*got.counter, 0u);
-    EXPECT_EQ(run.check(got).status, Status::Pass);
+    EXPECT_EQ(run.check(got).status, CheckStatus::Pass);
     Readback stale = got;  // a kernel that leaves its count behind
     stale.counter = 3;
-    const Outcome o = run.check(stale);
-    EXPECT_EQ(o.status, Status::Fail);
+    const CheckResult o = run.check(stale);
+    EXPECT_EQ(o.status, CheckStatus::Fail);
     EXPECT_NE(o.message.find("left its atomic counter at 3"), std::string::npos) << o.message;
   }
   expect_no_validation_messages();
@@ -282,13 +282,13 @@ TEST(Check, AWrongAnswerIsCaughtAndNamed) {
   Vulkan& v = vulkan();
   const KernelSpec& spec = find_kernel("lum/sequential_256");
   auto problem = make_luminance_problem(InputKind::Random, 64, 40, 11);
-  EXPECT_EQ(run_and_check(*v.device, *v.compiler, spec, problem).status, Status::Pass);
+  EXPECT_EQ(run_and_check(*v.device, *v.compiler, spec, problem).status, CheckStatus::Pass);
   KernelRun run(*v.device, *v.compiler, spec, problem);
   poison_and_run(v, run);
   const uint32_t x = 40, y = 20;  // tile (2, 1) of the 4x3 partial image
   problem.data[(y * 64 + x) * 4 + 1] += 0.01f;  // L changes by ~0.007; the tile bound is ~1e-4
-  const Outcome o = run.check();
-  EXPECT_EQ(o.status, Status::Fail);
+  const CheckResult o = run.check();
+  EXPECT_EQ(o.status, CheckStatus::Fail);
   EXPECT_NE(o.first_failure.find("tile 2,1"), std::string::npos) << o.first_failure;
   expect_no_validation_messages();
 }
@@ -300,7 +300,7 @@ TEST(Postfx, ColourRoundTripOnTheGpuStaysWithinItsBound) {
   const auto problem = make_postfx_problem(InputKind::HdrTest, 96, 64, 5);
   KernelRun forward(*v.device, *v.compiler, find_kernel("postfx/rgb_to_yxy"), problem);
   v.device->submit_and_wait([&](VkCommandBuffer cmd) { forward.record(cmd); });
-  ASSERT_EQ(forward.check().status, Status::Pass);
+  ASSERT_EQ(forward.check().status, CheckStatus::Pass);
 
   KernelSpec back = find_kernel("postfx/yxy_to_rgb");
   back.input_space = PixelSpace::Rgb;  // take the GPU's Yxy as it is
@@ -337,7 +337,7 @@ TEST(Postfx, DepthOfFieldKeepsFocusSharpBlursFarAndCoversNear) {
   const KernelSpec& spec = find_kernel("postfx/dof_composite");
   KernelRun run(*v.device, *v.compiler, spec, problem);
   poison_and_run(v, run);
-  ASSERT_EQ(run.check().status, Status::Pass);
+  ASSERT_EQ(run.check().status, CheckStatus::Pass);
   const auto out = run.output_pixels();
   const auto in = postfx_input(spec, problem);
   auto at = [&](const std::vector<float>& image, uint32_t x, uint32_t y, int c) { return image[(y * width + x) * 4 + c]; };
@@ -394,8 +394,8 @@ TEST(Check, UnwrittenOutputsArePoisonAndFail) {
   const auto problem = make_boids_problem(InputKind::Random, 100, 3);
   KernelRun run(*v.device, *v.compiler, find_kernel("boids/two_pass_rows"), problem);
   v.device->submit_and_wait([&](VkCommandBuffer cmd) { run.record_poison(cmd); });  // no dispatch
-  const Outcome o = run.check();
-  EXPECT_EQ(o.status, Status::Fail);
+  const CheckResult o = run.check();
+  EXPECT_EQ(o.status, CheckStatus::Fail);
   EXPECT_NE(o.first_failure.find("got nan"), std::string::npos) << o.first_failure;
   expect_no_validation_messages();
 }
@@ -427,8 +427,8 @@ TEST(DeviceLoss, ATimedOutSubmissionLosesTheDeviceAndTheRestIsReportedNotRun) {
   ASSERT_GE(lost_at, 0) << "five submissions of 100 dispatches each finished within 1 ns";
   EXPECT_NE(device->lost().find("did not finish within"), std::string::npos) << device->lost();
   EXPECT_THROW(device->submit_and_wait([](VkCommandBuffer) {}), DeviceLostError) << "nothing more runs on it";
-  const Outcome o = run_and_check(*device, compiler, spec, problem);
-  EXPECT_EQ(o.status, Status::Error);
+  const CheckResult o = run_and_check(*device, compiler, spec, problem);
+  EXPECT_EQ(o.status, CheckStatus::Error);
   EXPECT_NE(o.message.find("was lost earlier"), std::string::npos) << o.message;
 
   CheckPolicy policy;
@@ -436,13 +436,13 @@ TEST(DeviceLoss, ATimedOutSubmissionLosesTheDeviceAndTheRestIsReportedNotRun) {
   const auto summary = run_check_suite(*device, compiler, std::regex("^boids/groupshared$"), 1,
                                        {{Family::Boids, InputKind::Random, {0, 0, 1000}}}, policy, {});
   ASSERT_EQ(summary.rows.size(), 1u);
-  EXPECT_EQ(summary.rows[0].outcome.status, Status::Error);
+  EXPECT_EQ(summary.rows[0].outcome.status, CheckStatus::Error);
   EXPECT_NE(summary.rows[0].outcome.message.find("not run"), std::string::npos) << summary.rows[0].outcome.message;
   EXPECT_EQ(summary.unexpected_failures(), 1u);
 
   // The rest goes on: the shared device runs the same kernel and passes.
   Vulkan& v = vulkan();
-  EXPECT_EQ(run_and_check(*v.device, *v.compiler, spec, problem).status, Status::Pass);
+  EXPECT_EQ(run_and_check(*v.device, *v.compiler, spec, problem).status, CheckStatus::Pass);
 }
 
 TEST(SubgroupSize, RequirableSizesArePowersOfTwoThatFitTheWorkgroup) {
@@ -471,12 +471,12 @@ TEST(SubgroupSize, SubgroupKernelsRunAtEveryRequirableSize) {
   ASSERT_EQ(summary.rows.size(), sizes.size());
   for (size_t i = 0; i < sizes.size(); ++i) {
     EXPECT_EQ(summary.rows[i].input, "random/sg" + std::to_string(sizes[i]));
-    EXPECT_EQ(summary.rows[i].outcome.status, Status::Pass) << summary.rows[i].outcome.message;
+    EXPECT_EQ(summary.rows[i].outcome.status, CheckStatus::Pass) << summary.rows[i].outcome.message;
   }
   const Problem p = make_luminance_problem(InputKind::Random, 64, 64, 1);
   const uint32_t impossible = v.device->info().max_subgroup_size * 2;
-  const Outcome o = run_and_check(*v.device, *v.compiler, find_kernel("lum/subgroup_add_256"), p, false, 1, impossible);
-  EXPECT_EQ(o.status, Status::Unsupported);
+  const CheckResult o = run_and_check(*v.device, *v.compiler, find_kernel("lum/subgroup_add_256"), p, false, 1, impossible);
+  EXPECT_EQ(o.status, CheckStatus::Unsupported);
   EXPECT_NE(o.message.find("cannot be required"), std::string::npos) << o.message;
   expect_no_validation_messages();
 }
@@ -500,8 +500,8 @@ TEST(Check, BeyondTheProbabilisticBoundIsImprobableAndAFailureStillWins) {
   ElementChecker c;
   c.check("sum x", 100.0, 100.5, 1.0, 0.25);  // within the worst case, twice the probabilistic bound
   c.check("sum y", 100.0, 100.1, 1.0, 0.25);
-  Outcome o = c.outcome();
-  EXPECT_EQ(o.status, Status::Improbable);
+  CheckResult o = c.outcome();
+  EXPECT_EQ(o.status, CheckStatus::Improbable);
   EXPECT_TRUE(is_unexpected_failure(o.status)) << "CI gates on it";
   EXPECT_NEAR(o.probable_ratio, 2.0, 1e-9);
   EXPECT_NEAR(o.worst_ratio, 0.5, 1e-9);
@@ -510,10 +510,10 @@ TEST(Check, BeyondTheProbabilisticBoundIsImprobableAndAFailureStillWins) {
   ElementChecker later;
   later.check("sum z", 1.0, 3.0, 1.0, 1.0);  // beyond the worst case: a failure
   c.merge(later);
-  EXPECT_EQ(c.outcome().status, Status::Fail);
+  EXPECT_EQ(c.outcome().status, CheckStatus::Fail);
   ElementChecker fine;
   fine.check("sum", 100.0, 100.1, 1.0, 0.25);
-  EXPECT_EQ(fine.outcome().status, Status::Pass);
+  EXPECT_EQ(fine.outcome().status, CheckStatus::Pass);
   EXPECT_NEAR(fine.outcome().probable_ratio, 0.4, 1e-9);
 }
 

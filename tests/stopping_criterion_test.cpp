@@ -6,7 +6,7 @@
 #include <functional>
 #include <random>
 
-#include "stopping_criterion.h"
+#include "run/stopping_criterion.h"
 
 using namespace shaderwatch;
 
@@ -15,7 +15,7 @@ namespace {
 constexpr size_t kBatch = 50;
 constexpr double kBatchWall = 0.05;  // wall seconds per batch
 
-struct Outcome {
+struct CheckResult {
   StopReason reason;
   size_t batches;
   SampleStats stats;
@@ -23,7 +23,7 @@ struct Outcome {
 };
 
 // Feeds batches of kBatch samples from `sample(batch, index)` until the criterion stops.
-Outcome drive(const std::function<double(size_t, size_t)>& sample, StopOptions options = {}) {
+CheckResult drive(const std::function<double(size_t, size_t)>& sample, StopOptions options = {}) {
   StoppingCriterion criterion(options);
   for (size_t b = 0;; ++b) {
     std::vector<double> batch;

@@ -1,4 +1,4 @@
-#include "shaderwatch/upload.hpp"
+#include "shaderwatch/upload.h"
 
 #include <httplib.h>
 
@@ -16,7 +16,7 @@
 
 #include <shaderwatch/result_contract.h>
 
-namespace sw::upload {
+namespace shaderwatch::upload {
 
 using nlohmann::json;
 
@@ -236,4 +236,4 @@ std::vector<PostedRun> post_runs_per_device(const std::string& url, const std::s
   return posted;
 }
 
-}  // namespace sw::upload
+}  // namespace shaderwatch::upload

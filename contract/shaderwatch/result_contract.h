@@ -8,12 +8,12 @@ namespace shaderwatch::contract {
 
 // The kinds of row. Error rows say their kind with the start of their error message.
 enum class RowKind {
-  measured,             // a time: a point of its series
-  correctness_failure,  // any other error: a wrong answer or a failed run; fails the verdict
-  expected_outcome,     // what an expectations entry accounts for (XFAIL, XPASS, SKIP): kept, never a
-                        // failure, never a point
-  unsupported,          // the device cannot run the kernel: kept, never a failure, never a point;
-                        // the verdict lists it as skipped
+  Measured,            // a time: a point of its series
+  CorrectnessFailure,  // any other error: a wrong answer or a failed run; fails the verdict
+  ExpectedOutcome,     // what an expectations entry accounts for (XFAIL, XPASS, SKIP): kept, never a
+                       // failure, never a point
+  Unsupported,         // the device cannot run the kernel: kept, never a failure, never a point;
+                       // the verdict lists it as skipped
 };
 // An expected outcome's error message: "EXPECTED (<entry id>): <word>, <detail>", the entry being one of
 // kernels/expectations.json (the negative control's id is "negative control") or of a runner's own file.
@@ -42,10 +42,10 @@ inline std::string_view expected_outcome_word(std::string_view message) {
 }
 
 inline RowKind row_kind(bool error_occurred, std::string_view error_message) {
-  if (!error_occurred) return RowKind::measured;
-  if (!expected_outcome_word(error_message).empty()) return RowKind::expected_outcome;
-  if (error_message.starts_with(kUnsupportedPrefix)) return RowKind::unsupported;
-  return RowKind::correctness_failure;
+  if (!error_occurred) return RowKind::Measured;
+  if (!expected_outcome_word(error_message).empty()) return RowKind::ExpectedOutcome;
+  if (error_message.starts_with(kUnsupportedPrefix)) return RowKind::Unsupported;
+  return RowKind::CorrectnessFailure;
 }
 
 // Context keys the server reads to know the device, driver and harness of a run: each is kContextPrefix

@@ -18,8 +18,8 @@
 #include <thread>
 #include <vector>
 
-#include "shaderwatch/http_server.hpp"
-#include "shaderwatch/store.hpp"
+#include "http/http_server.h"
+#include "storage/store.h"
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -134,21 +134,21 @@ int main(int argc, char** argv) {
   if (temp_db) o.db = (std::filesystem::temp_directory_path() / ("swload-" + std::to_string(getpid()) + ".db")).string();
   if (!postgres) std::filesystem::remove(o.db);
 
-  sw::StoreOptions so;
+  shaderwatch::StoreOptions so;
   so.db = o.db;
   so.detect_on_ingest = o.detect;
-  std::vector<std::unique_ptr<sw::Store>> stores;
-  std::vector<std::unique_ptr<sw::HttpServer>> servers;
+  std::vector<std::unique_ptr<shaderwatch::Store>> stores;
+  std::vector<std::unique_ptr<shaderwatch::HttpServer>> servers;
   std::vector<int> ports;
   for (int i = 0; i < o.instances; ++i) {
-    stores.push_back(std::make_unique<sw::Store>(so));
-    sw::ServerOptions sopts;
+    stores.push_back(std::make_unique<shaderwatch::Store>(so));
+    shaderwatch::ServerOptions sopts;
     sopts.port = 0;
-    servers.push_back(std::make_unique<sw::HttpServer>(*stores.back(), sopts));
+    servers.push_back(std::make_unique<shaderwatch::HttpServer>(*stores.back(), sopts));
     ports.push_back(servers.back()->start());
   }
   const int port = ports[0];
-  const std::string token = stores[0]->create_token("load", sw::TokenScope::upload);
+  const std::string token = stores[0]->create_token("load", shaderwatch::TokenScope::Upload);
 
   const long per_run = static_cast<long>(o.benchmarks) * o.reps;
   const long runs = (o.results + per_run - 1) / per_run;
@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
       for (long i = 0; i < runs_per_poster; ++i) {
         const std::string body = "{\"run\":{\"id\":\"g" + std::to_string(g) + "-" + std::to_string(i) +
                                  "\",\"commit\":\"c" + std::to_string(i) + "\",\"runner\":\"load\",\"started_at\":\"" +
-                                 sw::format_iso8601_ms(1767225600000LL + i * 60000) + "\"},\"benchmark\":" +
+                                 shaderwatch::format_iso8601_ms(1767225600000LL + i * 60000) + "\"},\"benchmark\":" +
                                  make_doc(g, rng, o) + "}";
         auto r = c.Post("/api/v1/runs", body, "application/json");
         if (!r || r->status != 201) {
@@ -186,7 +186,7 @@ int main(int argc, char** argv) {
     });
   for (auto& t : ts) t.join();
   const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
-  sw::StoreStats st;
+  shaderwatch::StoreStats st;
   for (const auto& s : stores) {
     const auto one = s->stats();
     st.parse_ns += one.parse_ns;

@@ -1,5 +1,5 @@
 // Fleet simulation: scenarios (the truth), document generation, and scoring against the truth.
-#include "fleet_scenarios.hpp"
+#include "fleet_scenarios.h"
 
 #include <stdlib.h>
 
@@ -11,25 +11,25 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "shaderwatch/store.hpp"
+#include "storage/store.h"
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-namespace sw::fleet {
+namespace shaderwatch::fleet {
 
 const char* to_string(Noise n) {
   switch (n) {
-    case Noise::gauss: return "gauss";
-    case Noise::heavy: return "heavy";
-    case Noise::twomode: return "twomode";
-    case Noise::reps: return "reps";
+    case Noise::Gauss: return "gauss";
+    case Noise::Heavy: return "heavy";
+    case Noise::Twomode: return "twomode";
+    case Noise::Reps: return "reps";
   }
   return "?";
 }
 
 std::optional<Noise> parse_noise(std::string_view s) {
-  for (Noise n : {Noise::gauss, Noise::heavy, Noise::twomode, Noise::reps})
+  for (Noise n : {Noise::Gauss, Noise::Heavy, Noise::Twomode, Noise::Reps})
     if (s == to_string(n)) return n;
   return std::nullopt;
 }
@@ -151,17 +151,17 @@ struct NoiseGen {
 
   double run_factor() {
     switch (kind) {
-      case Noise::heavy: return std::exp(0.01 * t3(rng) / std::sqrt(3.0));  // t3 has variance 3
-      case Noise::twomode: {
+      case Noise::Heavy: return std::exp(0.01 * t3(rng) / std::sqrt(3.0));  // t3 has variance 3
+      case Noise::Twomode: {
         const double f = std::exp(run_sd(rng));
         return slow_mode(rng) ? f * slow_factor(rng) : f;
       }
-      case Noise::reps: return 1.0;
-      case Noise::gauss: break;
+      case Noise::Reps: return 1.0;
+      case Noise::Gauss: break;
     }
     return std::exp(run_sd(rng));
   }
-  double rep_factor() { return std::exp(rep_sd(rng) * (kind == Noise::reps ? 0.01 / 0.003 : 1.0)); }
+  double rep_factor() { return std::exp(rep_sd(rng) * (kind == Noise::Reps ? 0.01 / 0.003 : 1.0)); }
 };
 
 // One Google Benchmark document for GPU g's run r, formatted by hand like the load test.
@@ -549,4 +549,4 @@ json Summary::to_json() const {
           {"details", details}};
 }
 
-}  // namespace sw::fleet
+}  // namespace shaderwatch::fleet

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "fleet_scenarios.hpp"
+#include "fleet_scenarios.h"
 
 using nlohmann::json;
-namespace fl = sw::fleet;
+namespace fl = shaderwatch::fleet;
 
 namespace {
 

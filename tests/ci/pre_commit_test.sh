@@ -39,7 +39,7 @@ rm "$repo/kernels/unused_new.glsl"
 echo "// touched" >>"$repo/harness/check.cpp"
 out=$(plan)
 grep -q "checking every kernel" <<<"$out" || fail "a harness change: $out"
-git -C "$repo" checkout -q -- harness/check.cpp
+git -C "$repo" checkout -q -- harness/check/check.cpp
 
 # One changed shader, checked for real (the bench of BUILD_DIR runs the kernels the change selects).
 echo "// touched" >>"$repo/kernels/postfx_blur.comp"

@@ -9,7 +9,7 @@ export const isCorrectness = (kind, vocab) => vocab.correctness_alert_kinds.incl
 export function groupAlerts(alerts) {
   const groups = new Map();
   for (const a of alerts) {
-    const kernel = a.kernel, rest = a.config;  // the server reads the name's grammar (benchmark_name.hpp)
+    const kernel = a.kernel, rest = a.config;  // the server reads the name's grammar (server/src/ingest/benchmark_name.h)
     const key = JSON.stringify([kernel, a.gpu.id, a.kind, a.commit]);
     if (!groups.has(key)) groups.set(key, {kernel, gpu: a.gpu, kind: a.kind, commit: a.commit, alerts: []});
     groups.get(key).alerts.push({...a, rest});

@@ -1,0 +1,470 @@
+#include "run/benchmark_suite.h"
+
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdio>
+#include <future>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <optional>
+#include <semaphore>
+#include <sstream>
+#include <thread>
+
+#include "report/exit_status.h"
+#include "run/kernel_run.h"
+#include "run/nvml_monitor.h"
+#include "vulkan/pipelines.h"
+#include "run/progress.h"
+#include "run/bandwidth_probes.h"
+#include "run/roofline.h"
+#include "run/suite_timing.h"
+
+namespace shaderwatch {
+
+BenchmarkOptions default_benchmark_options() {
+  BenchmarkOptions o;
+  o.image_sizes = {{1280, 720, 0}, {1920, 1080, 0}, {3840, 2160, 0}, {7680, 4320, 0}};
+  o.boids_counts = {{0, 0, 4096}, {0, 0, 1048576}};
+  return o;
+}
+
+BenchmarkOptions quick_benchmark_options() {
+  BenchmarkOptions o;
+  o.image_sizes = {{320, 180, 0}, {1280, 720, 0}};
+  o.boids_counts = {{0, 0, 4096}, {0, 0, 65536}};
+  o.sampling.stop.min_samples = 10;
+  o.sampling.stop.min_gpu_seconds = 0.01;
+  o.sampling.stop.max_wall_seconds = 0.3;
+  o.sampling.warmup_seconds = 0.01;
+  o.sampling.max_warmup_seconds = 0.01;
+  o.sampling.flush_bytes = uint64_t{8} << 20;
+  o.peak_copy_bytes = uint64_t{32} << 20;
+  return o;
+}
+
+void apply_sizes(BenchmarkOptions& options, const std::string& list) {
+  options.image_sizes.clear();
+  options.boids_counts.clear();
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.find('x') != std::string::npos) {
+      options.image_sizes.push_back(parse_size(Family::Luminance, item));
+    } else {
+      options.boids_counts.push_back(parse_size(Family::Boids, item));
+    }
+    const auto& s = item.find('x') != std::string::npos ? options.image_sizes.back() : options.boids_counts.back();
+    if (s.items() == 0) throw std::invalid_argument("--sizes: empty size '" + item + "'");
+  }
+  if (options.image_sizes.empty() && options.boids_counts.empty()) throw std::invalid_argument("--sizes: no sizes given");
+}
+
+namespace {
+
+std::string hex(uint64_t v, int width = 4) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%0*llx", width, static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string uuid(const std::array<uint8_t, VK_UUID_SIZE>& u) {
+  std::string s;
+  char buf[4];
+  for (size_t i = 0; i < u.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%02x", u[i]);
+    s += buf;
+    if (i == 3 || i == 5 || i == 7 || i == 9) s += '-';
+  }
+  return s;
+}
+
+// One open device with what every benchmark on it shares.
+struct DeviceBench {
+  std::unique_ptr<Device> device;
+  std::unique_ptr<ShaderCompiler> compiler;
+  std::unique_ptr<GpuTimer> timer;
+  std::unique_ptr<NvmlMonitor> nvml;
+  Bandwidths bandwidth;
+  std::string suffix;  // "" with one device, "/dev<N>" with several
+};
+
+// The roofline's bandwidth probes over two large buffers, medians of cold samples.
+Bandwidths measure_bandwidth(DeviceBench& d, const BenchmarkOptions& options) {
+  const uint64_t bytes = std::min<uint64_t>(options.peak_copy_bytes, d.device->info().max_storage_buffer_range);
+  return measure_bandwidths(*d.device, *d.compiler, bytes, [&](const std::function<void(VkCommandBuffer)>& timed) {
+    return d.timer->sample([](VkCommandBuffer) {}, timed, true, options.sampling).stats.median;
+  });
+}
+
+void add_device_context(const DeviceBench& d, const std::string& prefix) {
+  const DeviceInfo& i = d.device->info();
+  auto add = [&](const std::string& key, const std::string& value) { benchmark::AddCustomContext(prefix + key, value); };
+  add(contract::kDeviceName, i.name);
+  add(contract::kVendorId, hex(i.vendor_id));
+  add(contract::kDeviceId, hex(i.device_id));
+  add(contract::kDeviceType, i.type_name());
+  add(contract::kDriverId, std::to_string(static_cast<int>(i.driver_id)));
+  add(contract::kDriverName, i.driver_name);
+  add(contract::kDriverInfo, i.driver_info);
+  add(contract::kDriverVersion, i.driver_version_string());
+  add(contract::kDriverVersionRaw, hex(i.driver_version, 8));
+  add(contract::kApiVersion, i.api_version_string());
+  add(contract::kDeviceUuid, uuid(i.device_uuid));
+  add(contract::kDriverUuid, uuid(i.driver_uuid));
+  add(contract::kSubgroupSize, std::to_string(i.subgroup_size));
+  if (i.max_subgroup_size) {
+    add("subgroup_size_min", std::to_string(i.min_subgroup_size));
+    add("subgroup_size_max", std::to_string(i.max_subgroup_size));
+  }
+  add("timestamp_period_ns", std::to_string(i.timestamp_period));
+  auto gbs = [](double bytes_per_second) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", bytes_per_second / 1e9);
+    return std::string(text);
+  };
+  add("peak_bandwidth_gbs", gbs(d.bandwidth.copy()));
+  add("peak_method", "max of copy.comp (grid-stride or tiled) and vkCmdCopyBuffer, " +
+                         std::to_string(d.bandwidth.bytes >> 20) + " MiB, median cold sample, bytes read + written");
+  add("copy_kernel_gbs", gbs(d.bandwidth.copy_kernel));
+  add("copy_buffer_gbs", gbs(d.bandwidth.copy_buffer));
+  add("read_only_gbs", gbs(d.bandwidth.read_only));
+  add("write_gbs", gbs(d.bandwidth.write));
+  add("roofline_method", "bytes read and written per dispatch (catalog) at these rates: pairs at the copy rate, "
+                         "the rest at the read-only or write rate (harness/run/roofline.h)");
+  add("nvml", d.nvml->available() ? "clocks per benchmark" : "unavailable: " + d.nvml->why_unavailable());
+}
+
+// Inputs are generated once per size and shared by every kernel and device; the last KernelRun is kept
+// so a kernel's hot and cold benchmarks reuse its buffers. Shared: a check still running on a worker
+// thread keeps the run's CPU side (inputs, reference) alive after its device side is released.
+class RunCache {
+ public:
+  const Problem& problem(Family family, const SizeSpec& size, uint64_t seed) {
+    const auto key = std::make_tuple(family, size.width, size.height, size.count);
+    auto it = problems_.find(key);
+    if (it == problems_.end()) {
+      it = problems_.emplace(key, make_problem(family, benchmark_input(family), size, seed)).first;
+    }
+    return it->second;
+  }
+  std::shared_ptr<KernelRun> run(DeviceBench& d, const KernelSpec& spec, const Problem& problem) {
+    if (!current_ || current_device_ != &d || current_spec_ != &spec || current_problem_ != &problem) {
+      // Free the previous kernel's device memory first, here, even while a worker still checks it.
+      if (current_) current_->release_device();
+      current_.reset();
+      current_ = std::make_shared<KernelRun>(*d.device, *d.compiler, spec, problem);
+      current_device_ = &d;
+      current_spec_ = &spec;
+      current_problem_ = &problem;
+    }
+    return current_;
+  }
+
+ private:
+  std::map<std::tuple<Family, uint32_t, uint32_t, uint64_t>, Problem> problems_;
+  std::shared_ptr<KernelRun> current_;
+  const DeviceBench* current_device_ = nullptr;
+  const KernelSpec* current_spec_ = nullptr;
+  const Problem* current_problem_ = nullptr;
+};
+
+// Runs checks on worker threads, at most `workers` at once: the next benchmark samples on the GPU while
+// the CPU compares the last ones with their references. submit() waits for a free worker, which also
+// bounds how many finished runs (and their device memory) checks keep alive.
+class CheckQueue {
+ public:
+  explicit CheckQueue(unsigned workers) : free_(workers) {}
+  std::shared_future<CheckResult> submit(std::function<CheckResult()> check) {
+    free_.acquire();
+    return std::async(std::launch::async, [this, check = std::move(check)]() mutable {
+             struct Release {
+               std::counting_semaphore<>& s;
+               ~Release() { s.release(); }
+             } release{free_};
+             // The future keeps this lambda until the suite ends: the check, with the run and readback it
+             // holds, is destroyed here, before the worker is released.
+             const auto owned = std::move(check);
+             return owned();
+           }).share();
+  }
+
+ private:
+  std::counting_semaphore<> free_;
+};
+
+// Readbacks whose check has finished, for the next readback to reuse their memory.
+class ReadbackPool {
+ public:
+  Readback take() {
+    const std::lock_guard lock(mutex_);
+    if (free_.empty()) return {};
+    Readback r = std::move(free_.back());
+    free_.pop_back();
+    return r;
+  }
+  void give(Readback r) {
+    const std::lock_guard lock(mutex_);
+    free_.push_back(std::move(r));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<Readback> free_;
+};
+
+struct BenchmarkCase {
+  DeviceBench* device;
+  const KernelSpec* spec;
+  SizeSpec size;
+  bool cold;
+  std::string size_text;
+  std::string name;
+  const Expectation* expectation;  // the entry for this kernel on this device, if any
+};
+
+// Google Benchmark's --benchmark_filter, on the clean names: a regular expression, '-' in front negates.
+std::function<bool(const std::string&)> benchmark_filter() {
+  std::string spec = benchmark::GetBenchmarkFilter();
+  if (spec.empty() || spec == "all") return [](const std::string&) { return true; };
+  const bool negate = spec.front() == '-';
+  if (negate) spec.erase(0, 1);
+  std::regex re;
+  try {
+    re = std::regex(spec);
+  } catch (const std::regex_error& e) {
+    throw UsageError("--benchmark_filter '" + benchmark::GetBenchmarkFilter() +
+                                "' is not a valid regular expression: " + e.what());
+  }
+  return [re, negate](const std::string& name) { return std::regex_search(name, re) != negate; };
+}
+
+// Why a benchmark reports no times: an expectations entry's outcome (XFAIL, XPASS, SKIP), a kernel the
+// device cannot run, a wrong answer, an error. Empty for a pass and a flake. The prefixes tell the
+// results server which (contract::row_kind).
+std::string error_message(const CheckResult& outcome, uint64_t seed) {
+  switch (outcome.status) {
+    case CheckStatus::Pass:
+    case CheckStatus::Flake: return "";
+    case CheckStatus::ExpectedFail:
+      return contract::expected_outcome_message(
+          outcome.expectation, contract::kXfail,
+          outcome.message + (outcome.first_failure.empty() ? "" : "; first wrong: " + outcome.first_failure));
+    case CheckStatus::UnexpectedPass: return contract::expected_outcome_message(outcome.expectation, contract::kXpass, outcome.message);
+    case CheckStatus::Skipped: return contract::expected_outcome_message(outcome.expectation, contract::kSkip, outcome.message);
+    case CheckStatus::Unsupported: return std::string(contract::kUnsupportedPrefix) + outcome.message;
+    case CheckStatus::Fail:
+    case CheckStatus::Improbable:
+    case CheckStatus::Error: break;
+  }
+  return status_name(outcome.status) + ": " + outcome.message +
+         (outcome.first_failure.empty() ? "" : "; first wrong: " + outcome.first_failure) + " (seed " +
+         std::to_string(seed) + ")";
+}
+
+// Google Benchmark needs a display reporter; when the terminal report is shown instead, this one.
+class NullReporter : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>&) override {}
+};
+
+}  // namespace
+
+std::vector<SelectedBenchmark> selected_benchmarks(const BenchmarkOptions& options, const std::string& device_suffix) {
+  const auto selected = benchmark_filter();
+  std::vector<SelectedBenchmark> out;
+  for (const auto& spec : catalog()) {
+    if (!std::regex_search(spec.name, options.filter)) continue;
+    const auto& sizes = spec.family == Family::Boids ? options.boids_counts : options.image_sizes;
+    for (const auto& size : sizes) {
+      const std::string size_text = spec.family != Family::Boids
+                                        ? std::to_string(size.width) + "x" + std::to_string(size.height)
+                                        : std::to_string(size.count);
+      for (bool cold : {false, true}) {
+        std::string name = spec.name + "/" + size_text + (cold ? "/cold" : "/hot") + device_suffix;
+        if (selected(name)) out.push_back({&spec, size, size_text, cold, std::move(name)});
+      }
+    }
+  }
+  return out;
+}
+
+BenchmarkRun measure_benchmarks(Instance& instance, const std::vector<uint32_t>& device_indices,
+                                                const BenchmarkOptions& options) {
+  std::vector<std::unique_ptr<DeviceBench>> devices;
+  for (uint32_t index : device_indices) {
+    auto d = std::make_unique<DeviceBench>();
+    d->device = std::make_unique<Device>(instance, index);
+    d->device->set_submit_timeout(options.policy.gpu_timeout_s);
+    d->compiler = std::make_unique<ShaderCompiler>();
+    d->timer = std::make_unique<GpuTimer>(*d->device, *d->compiler, options.sampling.flush_bytes);
+    d->nvml = std::make_unique<NvmlMonitor>(d->device->info().device_uuid);
+    if (device_indices.size() > 1) d->suffix = std::string(contract::kDeviceNameSuffix) + std::to_string(index);
+    std::cerr << "measuring the memory roofline (copy, read-only and write bandwidths) on " << d->device->info().name << " ..." << std::endl;
+    try {
+      d->bandwidth = measure_bandwidth(*d, options);
+      std::cerr << "  copy kernel " << d->bandwidth.copy_kernel / 1e9 << " GB/s, vkCmdCopyBuffer "
+                << d->bandwidth.copy_buffer / 1e9 << " GB/s, read-only " << d->bandwidth.read_only / 1e9
+                << " GB/s, write " << d->bandwidth.write / 1e9 << " GB/s" << std::endl;
+    } catch (const DeviceLostError& e) {  // its benchmarks are reported as not run; the other devices go on
+      std::cerr << "  " << e.what() << std::endl;
+    }
+    devices.push_back(std::move(d));
+  }
+  benchmark::AddCustomContext(contract::context_key(contract::kHarnessRevision), options.harness_revision);
+  benchmark::AddCustomContext("sw_seed", std::to_string(options.seed));
+  for (const auto& d : devices) {
+    add_device_context(*d, devices.size() > 1 ? contract::device_context_prefix(d->suffix.substr(contract::kDeviceNameSuffix.size()))
+                                              : std::string(contract::kContextPrefix));
+  }
+
+  std::vector<BenchmarkCase> cases;
+  for (auto& d : devices) {
+    for (auto& b : selected_benchmarks(options, d->suffix))
+      cases.push_back({d.get(), b.spec, b.size, b.cold, std::move(b.size_text), std::move(b.name),
+                       options.policy.expectations.find(b.spec->name, d->device->info())});
+  }
+
+  // Largest sizes first (reported in catalog order): their checks take longest and overlap the rest,
+  // and smaller readbacks reuse their memory.
+  std::vector<size_t> order(cases.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cases[a].size.items() > cases[b].size.items(); });
+
+  const auto start = SuiteTiming::Clock::now();
+  SuiteTiming timing;
+  RunCache cache;
+  CheckQueue checks(std::max(1u, std::thread::hardware_concurrency() - 1));
+  ReadbackPool readbacks;
+  std::vector<BenchmarkResult> results(cases.size());
+  std::optional<Progress> progress(std::in_place, cases.size());
+  std::vector<std::shared_future<CheckResult>> outcomes(cases.size());
+  for (size_t n = 0; n < order.size(); ++n) {
+    const size_t i = order[n];
+    const BenchmarkCase& c = cases[i];
+    BenchmarkResult& r = results[i];
+    r.name = c.name;
+    r.spec = c.spec;
+    r.device = c.device->device->info().name;
+    r.size = c.size_text;
+    r.size_items = c.size.items();
+    r.cold = c.cold;
+    // None on a CPU device (lavapipe): its caches hold the inputs the probes' large buffers do not fit,
+    // so kernels would read at "1000% of the memory roofline".
+    if (c.device->device->info().type != VK_PHYSICAL_DEVICE_TYPE_CPU) r.bandwidths = c.device->bandwidth;
+    progress->at(n, c.name + " on " + r.device);
+    if (c.expectation && c.expectation->expect == Expect::Skip) {
+      r.outcome = skipped_outcome(*c.expectation);
+      continue;
+    }
+    if (const std::string& lost = c.device->device->lost(); !lost.empty()) {  // the other devices go on
+      r.outcome.status = CheckStatus::Error;
+      r.outcome.message = "not run: " + c.device->device->info().name + " was lost earlier: " + lost;
+      continue;
+    }
+    const auto case_start = SuiteTiming::Clock::now();
+    auto t = case_start;
+    try {
+      const Problem& problem = cache.problem(c.spec->family, c.size, options.seed);
+      t = timing.add("inputs", t);
+      std::shared_ptr<KernelRun> run = cache.run(*c.device, *c.spec, problem);
+      t = timing.add("kernel setup and upload", t);
+      r.spirv_hash = run->spirv_hash();
+      r.traffic = kernel_traffic(*c.spec, problem.items());
+      r.items = problem.items();
+      c.device->nvml->start();
+      r.measurement = c.device->timer->sample([&](VkCommandBuffer cmd) { run->record_poison(cmd); },
+                                              [&](VkCommandBuffer cmd) { run->record(cmd); }, c.cold, options.sampling);
+      if (c.device->nvml->available()) r.clocks = c.device->nvml->stop();
+      const Measurement& m = r.measurement;
+      const double call = std::chrono::duration<double>(SuiteTiming::Clock::now() - t).count();
+      timing.add_seconds("warm-up", m.warmup_wall_seconds);
+      timing.add_seconds("sampling", m.sampling_wall_seconds);
+      timing.add_seconds("  of which timed on the GPU", m.stats.gpu_seconds);
+      timing.add_seconds("NVML and sampler overhead", call - m.warmup_wall_seconds - m.sampling_wall_seconds);
+      t = SuiteTiming::Clock::now();
+      // The output of the last timed dispatch, compared on a worker while the next benchmark samples.
+      auto got = run->read_outputs(readbacks.take());
+      if (options.policy.corrupts(c.spec->name)) corrupt_readback(got);
+      t = timing.add("readback", t);
+      outcomes[i] = checks.submit([run, got = std::move(got), &readbacks]() mutable {
+        const CheckResult outcome = run->check(got);
+        readbacks.give(std::move(got));
+        return outcome;
+      });
+      timing.add("waiting for a free checker", t);
+    } catch (const UnsupportedError& e) {
+      r.outcome.status = CheckStatus::Unsupported;
+      r.outcome.message = e.what();
+    } catch (const std::exception& e) {
+      r.outcome.status = CheckStatus::Error;
+      r.outcome.message = std::string(e.what()) + " (kernel " + c.spec->name + ", device " + c.device->device->info().name + ")";
+    }
+    timing.add_benchmark(c.name, std::chrono::duration<double>(SuiteTiming::Clock::now() - case_start).count());
+  }
+  progress.reset();
+  const auto sampled = SuiteTiming::Clock::now();
+  for (size_t i = 0; i < cases.size(); ++i) {
+    BenchmarkResult& r = results[i];
+    if (outcomes[i].valid()) {
+      try {
+        r.outcome = outcomes[i].get();
+      } catch (const std::exception& e) {
+        r.outcome.status = CheckStatus::Error;
+        r.outcome.message = std::string(e.what()) + " (checking " + r.name + ")";
+      }
+    }
+    const BenchmarkCase& c = cases[i];
+    r.outcome = apply_expectation(c.expectation, std::move(r.outcome), [&] {
+      std::cerr << r.name << ": its check failed; rerunning it (flaky entry '" << c.expectation->id << "')" << std::endl;
+      return run_and_check(*c.device->device, *c.device->compiler, *c.spec,
+                           cache.problem(c.spec->family, c.size, options.seed), options.policy.corrupts(c.spec->name));
+    });
+    r.error_message = error_message(r.outcome, options.seed);
+  }
+  timing.add("checks left after sampling", sampled);
+  BenchmarkRun run;
+  run.results = std::move(results);
+  run.timing = std::move(timing);
+  run.seconds = std::chrono::duration<double>(SuiteTiming::Clock::now() - start).count();
+  for (const auto& d : devices)
+    run.devices.push_back(d->device->info().name + " (" + d->device->info().driver_name + " " +
+                          d->device->info().driver_version_string() + ")");
+  return run;
+}
+
+int report_benchmarks(const std::vector<BenchmarkResult>& results, const std::string& out_format, bool display) {
+  int unexpected_failures = 0;
+  for (const BenchmarkResult& r : results) {
+    if (contract::row_kind(!r.error_message.empty(), r.error_message) == contract::RowKind::CorrectnessFailure &&
+        is_unexpected_failure(r.outcome.status)) {
+      ++unexpected_failures;
+    }
+    auto next = std::make_shared<size_t>(0);  // Google Benchmark calls the function once per repetition, in order
+    auto* b = benchmark::RegisterBenchmark(r.name.c_str(), [&r, next](benchmark::State& state) {
+                report_repetition(state, r, (*next)++);
+              })
+                  ->UseManualTime()
+                  ->Iterations(1)  // one iteration per repetition: its time is that chunk's median
+                  ->Unit(benchmark::kMicrosecond);
+    const size_t repetitions = r.error_message.empty() ? repetition_seconds(r.measurement).size() : 1;
+    if (repetitions > 1) b->Repetitions(static_cast<int>(repetitions));
+  }
+  // --benchmark_format picks the display reporter; on the console only the aggregates, one line each.
+  // Without a display (the terminal report shows the results) a reporter that prints nothing.
+  NullReporter null;
+  benchmark::BenchmarkReporter* shown = display ? benchmark::CreateDefaultDisplayReporter() : &null;
+  CleanNameReporter shown_clean(shown, nullptr, dynamic_cast<benchmark::ConsoleReporter*>(shown) != nullptr);
+  // A file reporter only with --benchmark_out: Google Benchmark refuses one without a file.
+  std::unique_ptr<CleanNameReporter> file = out_format.empty() ? nullptr : make_file_reporter(out_format);
+  benchmark::RunSpecifiedBenchmarks(&shown_clean, file.get(), "all");
+  benchmark::ClearRegisteredBenchmarks();
+  return unexpected_failures;
+}
+
+}  // namespace shaderwatch

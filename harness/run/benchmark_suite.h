@@ -1,0 +1,66 @@
+#pragma once
+// The benchmark: every catalog kernel at every size, hot and cold, timed on the GPU through Google
+// Benchmark, its last timed output checked against the reference.
+#include <cstdint>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <shaderwatch/result_contract.h>
+
+#include "report/benchmark_report.h"
+#include "check/expectations.h"
+#include "run/gpu_timer.h"
+#include "run/inputs.h"
+#include "run/suite_timing.h"
+#include "vulkan/vulkan_context.h"
+
+namespace shaderwatch {
+
+
+struct BenchmarkOptions {
+  std::vector<SizeSpec> image_sizes;  // WxH
+  std::vector<SizeSpec> boids_counts;
+  std::regex filter{".*"};
+  uint64_t seed = 1;
+  SamplingOptions sampling;
+  uint64_t peak_copy_bytes = uint64_t{1} << 30;  // per buffer (read + written)
+  std::string harness_revision;
+  CheckPolicy policy;  // expectations per device and driver, --corrupt-output
+};
+
+BenchmarkOptions default_benchmark_options();
+BenchmarkOptions quick_benchmark_options();  // small sizes, few samples: every kernel on lavapipe in minutes
+// "1920x1080,4096,...": WxH entries are image sizes, plain counts boids. Throws std::invalid_argument.
+void apply_sizes(BenchmarkOptions& options, const std::string& list);
+
+// Measures the memory roofline on each device, writes the context, then samples every selected benchmark
+// (names family/variant/size/mode, plus /dev<N> with several devices; --filter on the kernel name,
+// --benchmark_filter on the whole name) and checks its last output, checks overlapping the sampling.
+// A benchmark the options select: --filter on the kernel name, --benchmark_filter (Google Benchmark's,
+// after benchmark::Initialize) on the whole name, family/variant/size/mode plus `device_suffix`.
+// Throws UsageError for a --benchmark_filter that is not a regular expression.
+struct SelectedBenchmark {
+  const KernelSpec* spec;
+  SizeSpec size;
+  std::string size_text;  // "1920x1080", "4096"
+  bool cold;
+  std::string name;
+};
+std::vector<SelectedBenchmark> selected_benchmarks(const BenchmarkOptions& options, const std::string& device_suffix = "");
+
+struct BenchmarkRun {
+  std::vector<BenchmarkResult> results;
+  SuiteTiming timing;                 // where the wall time went
+  double seconds = 0;                 // wall time of the whole suite
+  std::vector<std::string> devices;   // "NVIDIA H200 (NVIDIA 580.159.04)"
+};
+BenchmarkRun measure_benchmarks(Instance& instance, const std::vector<uint32_t>& devices, const BenchmarkOptions& options);
+
+// Reports the results through Google Benchmark: --benchmark_format's display on stdout when `display`
+// (else nothing there: the terminal report shows them), and --benchmark_out's file in `out_format` when
+// one is given (else ""). Returns the number of unexpected correctness failures (wrong answers or
+// errors, not the negative control's expected outcome).
+int report_benchmarks(const std::vector<BenchmarkResult>& results, const std::string& out_format, bool display);
+
+}  // namespace shaderwatch

@@ -1,0 +1,64 @@
+#pragma once
+// One runner per kernel family (luminance_runner.cpp, boids_runner.cpp, postfx_runner.cpp): it builds the
+// family's pipelines and outputs on a device and records the kernel's passes. KernelRun does what every
+// family shares: the input upload and its guard zone, poison, readback and the check (answer_check.h).
+// A new family is one runner, one check, one reference and its catalog entries.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "check/answer_check.h"
+#include "catalog.h"
+#include "run/inputs.h"
+#include "vulkan/pipelines.h"
+#include "vulkan/shader_compiler.h"
+#include "vulkan/vulkan_context.h"
+
+namespace shaderwatch {
+
+inline constexpr VkDeviceSize kVec4 = 16;
+
+// What a runner is built from; its helpers are the one way to make outputs and compile shaders.
+class RunContext {
+ public:
+  RunContext(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem,
+             const Buffer& input, const PostfxInput& postfx, uint32_t subgroup_size)
+      : device(device), compiler(compiler), spec(spec), problem(problem), input(input), postfx(postfx),
+        subgroup_size(subgroup_size) {}
+  Device& device;
+  ShaderCompiler& compiler;
+  const KernelSpec& spec;
+  const Problem& problem;
+  const Buffer& input;         // uploaded, with its NaN guard zone after it
+  const PostfxInput& postfx;   // post-processing: the input as uploaded and its parameters
+  uint32_t subgroup_size;      // required of every compute pass; 0: the device's choice
+  std::string spirv_hash;      // of every shader compiled through compile()
+
+  const std::vector<uint32_t>& compile(size_t shader);
+  // The compute pipeline of the spec's shader `shader` (compiled through compile()), at subgroup_size.
+  std::unique_ptr<ComputePipeline> pipeline(size_t shader, const std::vector<Resource>& resources,
+                                            const std::vector<uint32_t>& specialization = {});
+  std::unique_ptr<Buffer> buffer(VkDeviceSize bytes) const;
+  // An output or intermediate buffer: `bytes` for the kernel (recorded in `size`), then the guard zone.
+  std::unique_ptr<Buffer> guarded(VkDeviceSize& size, VkDeviceSize bytes) const;
+  static Resource storage(const Buffer& b) { return Resource{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, b.handle()}; }
+};
+
+class FamilyRunner {
+ public:
+  virtual ~FamilyRunner() = default;
+  virtual void record(VkCommandBuffer cmd) const = 0;  // every pass of the kernel, barriers between them
+  virtual bool writes_image() const { return false; }  // its output is an image the size of the input
+
+  // Set by the constructor: what KernelRun poisons, reads back and checks.
+  std::unique_ptr<Buffer> output, partials, counter;  // partials and counter where the kernel has them
+  VkDeviceSize output_bytes = 0, partials_bytes = 0;  // without their guard zones
+  uint32_t groups_x = 1, groups_y = 1;                // workgroups of the main dispatch
+  uint64_t problem_items = 0;
+};
+
+std::unique_ptr<FamilyRunner> make_luminance_runner(RunContext& context);
+std::unique_ptr<FamilyRunner> make_boids_runner(RunContext& context);
+std::unique_ptr<FamilyRunner> make_postfx_runner(RunContext& context);
+
+}  // namespace shaderwatch

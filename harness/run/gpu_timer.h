@@ -1,0 +1,82 @@
+#pragma once
+// GPU timing with timestamp queries, and an adaptive sampler after nvbench: batches of timed dispatches
+// until the estimate is precise enough, the noise stops improving, or time runs out.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "catalog.h"
+#include "vulkan/pipelines.h"
+#include "vulkan/shader_compiler.h"
+#include "run/stopping_criterion.h"
+#include "vulkan/vulkan_context.h"
+
+namespace shaderwatch {
+
+struct SamplingOptions {
+  StopOptions stop;
+  // Untimed work before sampling, so the clocks are up: at least warmup_seconds, and until two
+  // successive warm-up batches agree on the median within 1%. After the GPU sat idle for long_idle_seconds
+  // or more (host work: generating an 8K input), at least as long as it sat idle. Never past
+  // max_warmup_seconds. An H200 idle for a second or more ran its SM clock at 375-615 MHz into the next
+  // benchmark; after gaps under 0.5 s NVML saw it at 1980 MHz in 338 of 338 benchmarks (README).
+  double warmup_seconds = 0.02;
+  double long_idle_seconds = 0.5;
+  double max_warmup_seconds = 0.5;
+  // Cold runs read this many bytes (several times the last-level cache) before each timed dispatch.
+  uint64_t flush_bytes = uint64_t{256} << 20;
+};
+
+// What one benchmark's sampling produced.
+struct Measurement {
+  std::vector<double> seconds;  // every sample, in time order
+  SampleStats stats;
+  StopReason stop = StopReason::TimeLimit;
+  double idle_before_seconds = 0;  // since the GPU's previous sampling: host work in between
+  double warmup_wall_seconds = 0, sampling_wall_seconds = 0;  // host time of the two phases
+};
+
+// Reads a whole buffer with read_probe.comp: the cold-cache flush and the read-only bandwidth probe.
+class BufferReader {
+ public:
+  // tiled: read_probe.comp's tiled pattern (a bandwidth probe); the cold-cache flush uses the grid-stride one.
+  BufferReader(Device& device, ShaderCompiler& compiler, const Buffer& source, bool tiled = false);
+  void record(VkCommandBuffer cmd) const { pipeline_->dispatch(cmd, push_, groups_x_, groups_y_); }
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  Buffer sink_;
+  std::unique_ptr<ComputePipeline> pipeline_;
+  PushConstants push_;
+  uint32_t groups_x_ = 1, groups_y_ = 1;
+  uint64_t bytes_;
+};
+
+class GpuTimer {
+ public:
+  GpuTimer(Device& device, ShaderCompiler& compiler, uint64_t flush_bytes);
+  ~GpuTimer();
+  GpuTimer(const GpuTimer&) = delete;
+  GpuTimer& operator=(const GpuTimer&) = delete;
+
+  // Each sample: `prepare` (untimed: poison outputs), the cache flush when cold (untimed), then `timed`
+  // between two timestamps, with full barriers so nothing overlaps the span.
+  Measurement sample(const std::function<void(VkCommandBuffer)>& prepare,
+                     const std::function<void(VkCommandBuffer)>& timed, bool cold, const SamplingOptions& options);
+
+ private:
+  std::vector<double> run_batch(uint32_t count, const std::function<void(VkCommandBuffer)>& prepare,
+                                const std::function<void(VkCommandBuffer)>& timed, bool cold);
+  Device& device_;
+  std::chrono::steady_clock::time_point last_busy_ = std::chrono::steady_clock::now();
+  VkQueryPool pool_ = VK_NULL_HANDLE;
+  std::unique_ptr<Buffer> scratch_;
+  std::unique_ptr<BufferReader> flush_;
+  uint64_t mask_;
+  double period_ns_;
+};
+
+}  // namespace shaderwatch

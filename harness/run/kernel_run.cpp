@@ -1,0 +1,186 @@
+#include "run/kernel_run.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "check/answer_check.h"
+#include "run/family_runner.h"
+
+namespace shaderwatch {
+
+struct KernelRun::Impl {
+  const KernelSpec& spec;
+  const Problem& problem;
+  std::string hash;
+  std::unique_ptr<Buffer> input;
+  PostfxInput postfx_input;  // post-processing: the input as uploaded, its parameters (moved to the check)
+  std::unique_ptr<FamilyRunner> runner;
+  std::unique_ptr<AnswerCheck> answer;  // made last, when the run's shape is known
+
+  Impl(const KernelSpec& s, const Problem& p) : spec(s), problem(p) {}
+  uint64_t groups() const { return answer ? answer->shape().groups() : uint64_t{runner->groups_x} * runner->groups_y; }
+};
+
+bool kernel_accepts(const KernelSpec& spec, const Problem& problem) {
+  return spec.family == problem.family && !(spec.needs_nonnegative_input && problem.has_negative());
+}
+
+KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem,
+                     uint32_t subgroup_size)
+    : impl_(std::make_unique<Impl>(spec, problem)) {
+  Impl& r = *impl_;
+  const DeviceInfo& info = device.info();
+  if (!kernel_accepts(spec, problem)) {
+    throw std::invalid_argument("kernel " + spec.name + " does not take " + input_kind_name(problem.kind) + " input");
+  }
+  if (spec.subgroup_ops && !info.has_subgroup_ops(spec.subgroup_ops)) {
+    throw UnsupportedError("compute shaders on this device lack the subgroup operations the kernel needs");
+  }
+  if (spec.group_x * spec.group_y > info.max_workgroup_invocations) {
+    throw UnsupportedError("workgroup of " + std::to_string(spec.group_x * spec.group_y) + " invocations exceeds " +
+                           std::to_string(info.max_workgroup_invocations));
+  }
+  if (subgroup_size) {
+    const auto sizes = info.requirable_subgroup_sizes(spec.group_x * spec.group_y);
+    if (std::find(sizes.begin(), sizes.end(), subgroup_size) == sizes.end())
+      throw UnsupportedError("subgroup size " + std::to_string(subgroup_size) + " cannot be required of a " +
+                             std::to_string(spec.group_x * spec.group_y) + "-invocation workgroup on this device");
+  }
+  const uint64_t items = problem.items();
+  // The input and a guard zone of NaN after it: a kernel that reads past the end sums a NaN and fails.
+  const uint64_t guard_bytes = problem.family != Family::Boids
+                                   ? kVec4 * std::max<uint64_t>(4096, uint64_t{problem.width} * 128)
+                                   : kVec4 * 4096;
+  const uint64_t input_bytes = items * kVec4;
+  if (input_bytes + guard_bytes > info.max_storage_buffer_range) {
+    throw UnsupportedError("input of " + std::to_string(input_bytes) + " bytes (+ guard) exceeds maxStorageBufferRange " +
+                           std::to_string(info.max_storage_buffer_range));
+  }
+  if (problem.family == Family::Postfx) {
+    r.postfx_input = {postfx_input(spec, problem), postfx_params(problem)};
+  }
+  r.input = std::make_unique<Buffer>(device, input_bytes + guard_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  r.input->upload(problem.family == Family::Postfx ? r.postfx_input.pixels.data() : problem.data.data(), input_bytes);
+  device.submit_and_wait(
+      [&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, r.input->handle(), input_bytes, guard_bytes, kNaNBits); });
+
+  RunContext context(device, compiler, spec, problem, *r.input, r.postfx_input, subgroup_size);
+  switch (spec.family) {
+    case Family::Luminance: r.runner = make_luminance_runner(context); break;
+    case Family::Boids: r.runner = make_boids_runner(context); break;
+    case Family::Postfx: r.runner = make_postfx_runner(context); break;
+  }
+  r.hash = context.spirv_hash;
+  if (r.runner->groups_x > info.max_workgroup_count_x) {
+    throw UnsupportedError(std::to_string(r.runner->groups_x) + " workgroups in x exceed maxComputeWorkGroupCount " +
+                           std::to_string(info.max_workgroup_count_x));
+  }
+  // The counter zeroed once: the kernel itself must leave it at zero for the next dispatch. The output and
+  // intermediate buffers poisoned once here as well (record_poison does it again before each run), so a
+  // guard zone holds the poison even for a caller that runs the kernel unpoisoned.
+  device.submit_and_wait([&](VkCommandBuffer cmd) {
+    if (r.runner->counter) vkCmdFillBuffer(cmd, r.runner->counter->handle(), 0, VK_WHOLE_SIZE, 0);
+    record_poison(cmd);
+  });
+  r.answer = std::make_unique<AnswerCheck>(spec, problem,
+                                           RunShape{r.runner->groups_x, r.runner->groups_y,
+                                                    {subgroup_size ? subgroup_size : info.subgroup_size, items, r.groups()}},
+                                           std::move(r.postfx_input));
+}
+
+KernelRun::~KernelRun() = default;
+
+const std::string& KernelRun::spirv_hash() const { return impl_->hash; }
+std::vector<float> KernelRun::output_pixels() const {
+  if (!impl_->runner->writes_image()) throw std::logic_error(impl_->spec.name + " does not write an image");
+  return impl_->runner->output->download_as<float>(impl_->problem.items() * 4);
+}
+
+uint64_t KernelRun::groups() const { return impl_->groups(); }
+
+void KernelRun::record_poison(VkCommandBuffer cmd) const {
+  const FamilyRunner& k = *impl_->runner;
+  for (const auto* b : {k.output.get(), k.partials.get()}) {
+    if (b) vkCmdFillBuffer(cmd, b->handle(), 0, VK_WHOLE_SIZE, kNaNBits);
+  }
+  full_barrier(cmd);
+}
+
+void KernelRun::record(VkCommandBuffer cmd) const { impl_->runner->record(cmd); }
+
+void KernelRun::release_device() {
+  impl_->runner.reset();  // its pipelines, images and outputs; the check keeps what it needs
+  impl_->input.reset();
+}
+
+Readback KernelRun::read_outputs(Readback reuse) const {
+  const FamilyRunner& k = *impl_->runner;
+  Readback r = std::move(reuse);
+  r.bytes.resize(k.output->size());
+  r.output_bytes = k.output_bytes;
+  k.output->download(r.bytes.data(), r.bytes.size());
+  r.partials_guard.clear();
+  if (k.partials) {
+    r.partials_guard.resize(kOutputGuardBytes);
+    k.partials->download(r.partials_guard.data(), kOutputGuardBytes, k.partials_bytes);
+  }
+  r.counter.reset();
+  if (k.counter) {
+    uint32_t value = 0;
+    k.counter->download(&value, sizeof value);
+    r.counter = value;
+  }
+  return r;
+}
+
+CheckResult KernelRun::check(const Readback& got) const { return impl_->answer->check(got); }
+
+CheckResult run_and_check(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem,
+                      bool corrupt, unsigned repeat, uint32_t subgroup_size) {
+  CheckResult o;
+  try {
+    KernelRun run(device, compiler, spec, problem, subgroup_size);
+    Readback first;
+    for (unsigned i = 0; i < std::max(repeat, 1u); ++i) {
+      device.submit_and_wait([&](VkCommandBuffer cmd) {
+        run.record_poison(cmd);
+        run.record(cmd);
+      });
+      Readback got = run.read_outputs();
+      if (corrupt) corrupt_readback(got);
+      const CheckResult oi = run.check(got);
+      if (i == 0) o = oi;
+      const std::string which = "run " + std::to_string(i + 1) + " of " + std::to_string(repeat);
+      if (oi.status != CheckStatus::Pass) {
+        o = oi;
+        if (repeat > 1) o.message = which + ": " + o.message;
+        return o;
+      }
+      if (i == 0) {
+        first = std::move(got);
+        continue;
+      }
+      // Nothing in the catalog adds floats atomically: the same input must give the same bits every time.
+      if (const auto at = first_difference(first, got)) {
+        char text[200];
+        std::snprintf(text, sizeof text, "%s gave other bits than run 1 (output byte %zu: 0x%02x, then 0x%02x): a race or "
+                      "undefined behaviour, since the kernel's order is fixed", which.c_str(), *at,
+                      *at < first.bytes.size() ? first.bytes[*at] : 0, *at < got.bytes.size() ? got.bytes[*at] : 0);
+        o.status = CheckStatus::Fail;
+        o.message = text;
+        o.first_failure = text;
+        return o;
+      }
+    }
+    if (repeat > 1) o.message = std::to_string(repeat) + " runs, bit-identical";
+  } catch (const UnsupportedError& e) {
+    o.status = CheckStatus::Unsupported;
+    o.message = e.what();
+  } catch (const std::exception& e) {
+    o.status = CheckStatus::Error;
+    o.message = std::string(e.what()) + " (kernel " + spec.name + ", device " + device.info().name + ")";
+  }
+  return o;
+}
+
+}  // namespace shaderwatch

@@ -1,0 +1,78 @@
+#include "detection/alert_lifecycle.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace shaderwatch::lifecycle {
+
+std::optional<detect::AlertKind> correctness_alert(bool failing, std::optional<bool> previous_failed) {
+  if (!failing) return std::nullopt;
+  if (!previous_failed) return detect::AlertKind::CorrectnessFailure;
+  if (!*previous_failed) return detect::AlertKind::CorrectnessRegression;
+  return std::nullopt;
+}
+
+namespace {
+
+detect::AlertKind kind_of(detect::ChangeKind o) {
+  return detect::alert_kind(o).value_or(detect::AlertKind::Ambiguous);
+}
+
+// Whether change point cp is the change alert e was raised for.
+bool same_change(const detect::ChangePoint& cp, const ExistingAlert& e, std::size_t min_segment) {
+  const auto at = static_cast<std::ptrdiff_t>(cp.index), idx = static_cast<std::ptrdiff_t>(e.index);
+  const auto seg = static_cast<std::ptrdiff_t>(min_segment);
+  return cp.trend ? idx + seg >= at : std::abs(idx - at) < seg;
+}
+
+}  // namespace
+
+std::vector<AlertChange> plan_performance_alerts(const std::vector<detect::ChangePoint>& cps,
+                                                 const std::vector<ExistingAlert>& existing, std::size_t min_segment) {
+  std::vector<AlertChange> plan;
+  std::vector<ExistingAlert> known = existing;
+  for (std::size_t i = 0; i < cps.size(); ++i) {
+    const auto& cp = cps[i];
+    const bool slower = cp.delta_rel > 0;
+    const bool inside_drift = !cp.trend && std::any_of(existing.begin(), existing.end(), [&](const auto& e) {
+      return e.drift && !e.invalid && e.index <= cp.index && e.slower == slower;
+    });
+    if (inside_drift) continue;
+    bool matched = false;
+    for (const auto& e : known) {
+      if (!same_change(cp, e, min_segment)) continue;
+      matched = true;
+      if (e.id <= 0 || !e.untriaged) continue;  // raised by this call, or triaged
+      const auto found = kind_of(cp.outcome);
+      const auto kind = found == detect::AlertKind::Ambiguous ? e.kind : found;
+      if (e.index == cp.index && kind == e.kind) continue;
+      plan.push_back({Action::Update, i, e.id, kind});
+    }
+    if (matched) continue;
+    plan.push_back({Action::Insert, i, 0, kind_of(cp.outcome)});
+    known.push_back({0, cp.index, kind_of(cp.outcome), true, cp.trend, false, slower});
+  }
+  return plan;
+}
+
+std::vector<Closure> regressions_gone(const std::vector<OpenRegression>& open, const std::vector<RecentRun>& recent,
+                                      const detect::Params& p) {
+  std::vector<Closure> closed;
+  if (p.present_points == 0 || recent.size() < p.present_points) return closed;
+  const auto first = recent.end() - static_cast<std::ptrdiff_t>(p.present_points);
+  std::vector<double> values;
+  for (auto it = first; it != recent.end(); ++it) values.push_back(it->value);
+  for (const auto& r : open) {
+    if (first->started_ms < r.boundary_ms) continue;  // the recent runs must all follow the step
+    if (detect::still_present(r.before, r.after, r.floor_rel, values, p)) continue;
+    char note[256];
+    std::snprintf(note, sizeof note,
+                  "closed by the evidence: the last %zu runs (median %.0f ns) are back within %.1f%% of the old "
+                  "level %.0f ns (the step went to %.0f ns)",
+                  values.size(), detect::median(values), 100 * r.floor_rel, r.before, r.after);
+    closed.push_back({r.id, note});
+  }
+  return closed;
+}
+
+}  // namespace shaderwatch::lifecycle

@@ -1,0 +1,260 @@
+#include "detection/analysis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace shaderwatch::analysis {
+
+const char* to_string(CompareVerdict v) {
+  switch (v) {
+    case CompareVerdict::Same: return "same";
+    case CompareVerdict::Slower: return "slower";
+    case CompareVerdict::Faster: return "faster";
+    case CompareVerdict::Error: return "error";
+    case CompareVerdict::InsufficientRepetitions: return "insufficient_repetitions";
+  }
+  return "same";
+}
+
+CompareResult compare(const RunSide& base, const RunSide& contender, const CompareParams& p) {
+  CompareResult r;
+  if (base.error || contender.error || std::isnan(base.value) || std::isnan(contender.value)) {
+    r.verdict = CompareVerdict::Error;
+    return r;
+  }
+  // compare.py: time change (new - old) / |old|; the U test needs 2+ repetitions a side.
+  const double delta = base.value > 0 ? (contender.value - base.value) / base.value : 0;
+  r.delta_pct = 100 * delta;
+  if (base.reps.size() < 2 || contender.reps.size() < 2) {
+    r.verdict = CompareVerdict::InsufficientRepetitions;
+    return r;
+  }
+  r.p_value = detect::mann_whitney_u(base.reps, contender.reps).p;
+  r.reliable = base.reps.size() >= 9 && contender.reps.size() >= 9;
+  // Repetitions of one process share its conditions, so the U test alone calls a 0.2% offset between
+  // two processes significant: the change must also clear the floor.
+  for (const auto& s : {base.spread_pct, contender.spread_pct})
+    if (s) r.spread_pct = std::max(r.spread_pct.value_or(0.0), *s);
+  double floor = std::max(p.min_delta_pct, base.value > 0 ? 100 * p.min_delta_ns / base.value : 0.0);
+  if (p.noise_floor && r.spread_pct) floor = std::max(floor, *r.spread_pct);
+  r.floor_pct = floor;
+  const bool different = *r.p_value < p.alpha && std::abs(100 * delta) >= floor;
+  r.verdict = !different ? CompareVerdict::Same : delta > 0 ? CompareVerdict::Slower : CompareVerdict::Faster;
+  return r;
+}
+
+std::optional<Suspect> suspect(double value, const std::vector<double>& level_runs, const detect::Params& p) {
+  if (level_runs.size() < p.min_segment || value <= 0) return std::nullopt;
+  std::vector<double> logs;
+  for (double v : level_runs) logs.push_back(std::log(std::max(v, 1e-6)));
+  Suspect s;
+  s.level = detect::median(level_runs);
+  s.noise = std::max(detect::run_noise(logs), 1e-5);
+  s.floor = std::max(p.min_rel_effect, p.noise_k * s.noise);
+  s.delta = value / s.level - 1;
+  s.z = std::log(value / s.level) / s.noise;
+  // kSuspectZ's tail as a t quantile for the noise estimate from these runs (as the detector's tail test): a
+  // noise underestimated from a short level tripled the suspects on unchanged series.
+  if (s.delta > s.floor && s.z >= detect::tail_threshold(kSuspectZ, level_runs.size())) return s;
+  return std::nullopt;
+}
+
+const char* to_string(Baseline b) {
+  switch (b) {
+    case Baseline::None: return "none";
+    case Baseline::PreviousRuns: return "previous_runs";
+    case Baseline::Level: return "level";
+  }
+  return "none";
+}
+
+namespace {
+// A run's own spread, as a relative sigma: the interquartile range of its repetitions over kIqrSigmas,
+// relative to its value; 0 with fewer than 4 repetitions.
+double own_spread(std::vector<double> reps, double value) {
+  if (reps.size() < 4 || value <= 0) return 0;
+  std::sort(reps.begin(), reps.end());
+  const auto at = [&](double q) {
+    const double x = q * static_cast<double>(reps.size() - 1);
+    const auto i = static_cast<std::size_t>(x);
+    return i + 1 < reps.size() ? reps[i] + (x - static_cast<double>(i)) * (reps[i + 1] - reps[i]) : reps[i];
+  };
+  return (at(0.75) - at(0.25)) / kIqrSigmas / value;
+}
+}  // namespace
+
+double evidence_z(double before, const std::vector<double>& recent, double noise_rel, std::size_t n_before) {
+  if (recent.empty() || before <= 0 || noise_rel <= 0) return 0;
+  // Runs beyond kOutlierSigmas of the noise from the median of the rest are left out, as the detector leaves
+  // outlier runs out: a slow mode's runs (2.5x) among six otherwise pulled the median up to a score of 5.5.
+  constexpr double kOutlierSigmas = 4;
+  std::vector<double> logs;
+  for (double v : recent) logs.push_back(std::log(std::max(v, 1e-9)));
+  const double m = detect::median(logs);
+  std::vector<double> kept;
+  for (double y : logs)
+    if (std::fabs(y - m) <= kOutlierSigmas * noise_rel) kept.push_back(y);
+  if (kept.empty()) return 0;
+  // The median of k normal values has a variance pi/2 times the mean's.
+  const double k = static_cast<double>(kept.size()), nb = static_cast<double>(std::max<std::size_t>(n_before, 1));
+  const double se = noise_rel * std::sqrt(M_PI / 2 / k + 1 / nb);
+  return (detect::median(kept) - std::log(before)) / se;
+}
+
+std::size_t swing_series_runs(const RunEvidence& run, const GateParams& g) {
+  std::size_t n = 0;
+  for (const auto& b : run.benchmarks)
+    if (!b.failed && b.value > 0) n += std::min(b.swing_history.size(), g.swing_runs);
+  return n;
+}
+
+double lone_swing(const RunEvidence& run, const GateParams& g) {
+  double swing = 0;
+  for (const auto& b : run.benchmarks) {
+    if (b.failed || b.value <= 0 || b.swing_history.empty()) continue;
+    std::vector<double> seq(b.swing_history.end() - static_cast<std::ptrdiff_t>(std::min(b.swing_history.size(), g.swing_runs)),
+                            b.swing_history.end());
+    const bool from_first = b.history <= seq.size();  // seq starts at the series' first run
+    seq.push_back(b.value);
+    for (std::size_t i = 0; i + 1 < seq.size(); ++i) {
+      if (seq[i] <= 0 || seq[i + 1] <= 0) continue;
+      double height = std::log(seq[i] / seq[i + 1]);
+      if (i > 0 && seq[i - 1] > 0) height = std::min(height, std::log(seq[i] / seq[i - 1]));
+      else if (!from_first) continue;
+      swing = std::max(swing, height);
+    }
+  }
+  return swing;
+}
+
+std::optional<Slowdown> gate(const BenchmarkEvidence& b, double swing, const GateParams& g, const detect::Params& p) {
+  const auto& runs = b.level_runs;
+  if (runs.empty() || b.value <= 0) return std::nullopt;
+  Slowdown s;
+  s.against = runs.size() >= p.min_segment ? Baseline::Level : Baseline::PreviousRuns;
+  s.runs = runs.size();
+  s.baseline = detect::median(runs);
+  if (s.baseline <= 0) return std::nullopt;
+  double noise_floor = 0;  // log
+  if (s.against == Baseline::Level) {
+    std::vector<double> logs;
+    for (double v : runs) logs.push_back(std::log(std::max(v, 1e-6)));
+    s.noise = std::max(detect::run_noise(logs), 1e-5);
+    noise_floor = detect::tail_threshold(g.z, runs.size()) * s.noise;
+  } else {
+    // No run-to-run noise to estimate yet: the prior, widened by the spread each run carries.
+    const double prior = std::hypot(g.prior_noise_rel, g.prior_noise_ns / s.baseline);
+    double base_spread = 0;
+    for (std::size_t i = 0; i < runs.size() && i < b.level_reps.size(); ++i)
+      base_spread = std::max(base_spread, own_spread(b.level_reps[i], runs[i]));
+    const double own = own_spread(b.reps, b.value);
+    s.noise = std::sqrt(prior * prior + own * own + base_spread * base_spread);
+    noise_floor = g.z * s.noise;
+  }
+  const double floor = std::max({std::log1p(g.min_effect), noise_floor, g.swing_power * swing});
+  s.floor = std::expm1(floor);
+  s.delta = b.value / s.baseline - 1;
+  if (std::log(b.value / s.baseline) > floor) return s;
+  return std::nullopt;
+}
+
+RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GateParams& g) {
+  RunVerdict v;
+  Coverage& cov = v.coverage;
+  cov.swing = run.timings_gated ? lone_swing(run, g) : 0;
+  cov.series_runs = swing_series_runs(run, g);
+  cov.gated = run.timings_gated && cov.series_runs >= g.min_swing_series_runs;
+  bool any = false;
+  for (const auto& b : run.benchmarks) {
+    if (b.failed) {
+      v.correctness.push_back(
+          {&b, b.passed_before ? detect::AlertKind::CorrectnessRegression : detect::AlertKind::CorrectnessFailure});
+      ++cov.not_timed;
+      continue;
+    }
+    if (!run.timings_gated) {
+      ++cov.not_timed;
+      continue;
+    }
+    cov.history_min = any ? std::min(cov.history_min, b.history) : b.history;
+    cov.history_max = any ? std::max(cov.history_max, b.history) : b.history;
+    any = true;
+    if (b.level_runs.empty()) ++cov.first_runs;
+    else if (b.level_runs.size() < p.min_segment) ++cov.previous_runs;
+    else ++cov.level;
+    if (b.history >= p.min_history) ++cov.change_points;
+    if (run.on_main) {
+      for (const auto& r : b.open) {
+        if (r.before && r.after && !detect::still_present(*r.before, *r.after, r.floor_rel, b.recent, p)) continue;
+        if (r.acknowledged) {
+          v.acknowledged.push_back(r.alert_id);
+          continue;
+        }
+        // Present, but not yet beyond the gate's score: listed as a suspect of this run until it is.
+        // The alert's noise was estimated from the runs either side of its step: as a t quantile for them.
+        if (r.before && r.noise_rel > 0 && !r.since.empty() &&
+            evidence_z(*r.before, r.since, r.noise_rel, r.n_before) <
+                detect::tail_threshold(g.alert_z, r.n_before + r.since.size())) {
+          v.unconfirmed.push_back(r.alert_id);
+          continue;
+        }
+        v.regressions.push_back(r.alert_id);
+      }
+    }
+    if (const auto s = cov.gated ? gate(b, cov.swing, g, p) : std::nullopt) {
+      v.slowdowns.push_back({&b, *s});
+      continue;
+    }
+    if (const auto s = suspect(b.value, b.level_runs, p)) v.suspects.push_back({&b, *s});
+  }
+  v.fail = !v.correctness.empty() || !v.regressions.empty() || !v.slowdowns.empty();
+  return v;
+}
+
+std::string coverage_line(const Coverage& c, const detect::Params& p, const GateParams& g) {
+  const auto runs = [](std::size_t n) { return std::to_string(n) + (n == 1 ? " run" : " runs"); };
+  std::string line = "history: ";
+  const int timed = c.first_runs + c.previous_runs + c.level;
+  if (timed == 0) return c.not_timed ? "history: timings not judged (correctness only)" : "history: no benchmarks";
+  line += c.history_min == c.history_max ? runs(c.history_min) : std::to_string(c.history_min) + "-" + runs(c.history_max);
+  std::vector<std::string> parts;
+  const auto count = [&](int n, int of) { return n == of ? std::string() : std::to_string(n) + " "; };
+  if (c.first_runs) parts.push_back(count(c.first_runs, timed) + "first run" + (c.first_runs == 1 ? "" : "s") + ", not judged");
+  if (c.previous_runs)
+    parts.push_back(count(c.previous_runs, timed) + "judged against the previous run" + (c.history_max == 1 ? "" : "s"));
+  if (c.level) parts.push_back(count(c.level, timed) + "judged against the level");
+  for (const auto& s : parts) line += "; " + s;
+  if (!c.gated && c.previous_runs + c.level > 0)
+    line += "; single-run gate waits for " + std::to_string(g.min_swing_series_runs) + " earlier series-runs (" + std::to_string(c.series_runs) + " so far)";
+  line += "; change points " + (c.change_points == 0 ? "from " + runs(p.min_history)
+                                                      : (c.change_points == timed ? "on all" : "on " + std::to_string(c.change_points)) +
+                                                            " (from " + runs(p.min_history) + ")");
+  if (c.not_timed) line += "; " + std::to_string(c.not_timed) + " failed (no time to judge)";
+  return line;
+}
+
+bool clear_gap(double vx, double vy, double nx, double ny) {
+  return std::fabs(std::log(vx / vy)) >= std::max(kMinFlipRel, 2 * std::sqrt(nx * nx + ny * ny));
+}
+
+std::vector<Flip> flips(const std::map<std::size_t, GpuVariants>& per_gpu) {
+  std::vector<Flip> out;
+  for (auto a = per_gpu.begin(); a != per_gpu.end(); ++a)
+    for (auto b = std::next(a); b != per_gpu.end(); ++b)
+      for (auto x = a->second.begin(); x != a->second.end(); ++x)
+        for (auto y = std::next(x); y != a->second.end(); ++y) {
+          const auto bx = b->second.find(x->first), by = b->second.find(y->first);
+          if (bx == b->second.end() || by == b->second.end()) continue;
+          const VariantTime &xa = x->second, &ya = y->second, &xb = bx->second, &yb = by->second;
+          const bool x_first_a = xa.value < ya.value, x_first_b = xb.value < yb.value;
+          if (x_first_a == x_first_b) continue;
+          if (!clear_gap(xa.value, ya.value, xa.noise, ya.noise) || !clear_gap(xb.value, yb.value, xb.noise, yb.noise))
+            continue;
+          out.push_back({a->first, b->first, x_first_a ? x->first : y->first, x_first_b ? x->first : y->first,
+                         std::fabs(xa.value / ya.value - 1), std::fabs(xb.value / yb.value - 1)});
+        }
+  return out;
+}
+
+}  // namespace shaderwatch::analysis

@@ -1,0 +1,164 @@
+// Regression detection for shaderwatch: pure statistics, no I/O, no HTTP, so the tests can
+// drive it directly with synthetic series. The design and its thresholds are explained in
+// server/README.md ("Detector").
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shaderwatch::detect {
+
+struct Params {
+  // A segment must hold at least this many points (runs) on each side of a change point, so a
+  // lone outlier (or two) can never form a segment of its own.
+  std::size_t min_segment = 6;
+  // No detection on series shorter than this (noise estimates need the points).
+  std::size_t min_history = 18;
+  // Stage 1: robust split score (difference of the segments' 20% trimmed means in units of
+  // the standard error of that difference), roughly N(0,1) under no change. 5.0 gave no alert
+  // in 150,000 simulated A/A runs while finding 3% steps in 1% noise ~7 runs after them.
+  double cp_threshold = 5.0;
+  // Stage 1b: the one split new at each run (exactly min_segment runs after it) is also tested alone, at a
+  // threshold for one test rather than a search over the window: a normal tail, turned into the Student-t quantile
+  // of the same tail for the noise estimate's degrees of freedom. 4.5: 0.0-0.3 failed verdicts per 1000 runs in 40
+  // A/A fleet trials per noise model; 4.3 failed 2.2 per 1000 (gauss, 10 trials), over the target.
+  double tail_threshold = 4.5;
+  // Stage 1's threshold is raised for the uncertainty of the series' noise estimate: divided by
+  // (1 - noise_sd_margin * relative s.e. of that estimate): 5.7 at 96 points, 7.0 at 18.
+  double noise_sd_margin = 1.5;
+  // Stage 2: the shift must exceed noise_k times the series' own robust noise (the larger of
+  // 1.4826 * MAD of residuals around segment levels and the stage-1 sigma), and never less
+  // than min_rel_effect.
+  double noise_k = 1.5;
+  double min_rel_effect = 0.005;
+  // Stage 2: Mann-Whitney U on the runs either side (one value per run: the run is the unit of
+  // evidence, as repetitions of one run share its conditions) must reach this p-value, otherwise the
+  // change is reported as ambiguous instead of guessed. 6 runs against 12 can reach 1.1e-4.
+  double alpha = 0.001;
+  // Most points segmented per series (the latest ones).
+  std::size_t window = 48;
+  // Most points the noise is estimated from (detect() segments only the last `window` of the
+  // points it is given and estimates the noise from all of them).
+  std::size_t noise_window = 96;
+  // Most points per side fed to the U test (the ones nearest the boundary).
+  std::size_t utest_points = 24;
+  // Runs whose median says whether a regression is still present at the current level.
+  std::size_t present_points = 6;
+};
+
+enum class ChangeKind { None, Regression, Improvement, Ambiguous };
+const char* to_string(ChangeKind o);
+
+// Every kind of alert, most severe first: the one vocabulary of the store, the API and the verdict.
+enum class AlertKind { CorrectnessRegression, CorrectnessFailure, Regression, Ambiguous, Improvement };
+inline constexpr AlertKind kAlertKinds[] = {AlertKind::CorrectnessRegression, AlertKind::CorrectnessFailure,
+                                            AlertKind::Regression, AlertKind::Ambiguous, AlertKind::Improvement};
+const char* to_string(AlertKind k);
+std::optional<AlertKind> parse_alert_kind(std::string_view text);
+int severity(AlertKind k);  // 4 (correctness regression) .. 0 (improvement)
+// The alert kind of a change point's outcome (none has none).
+std::optional<AlertKind> alert_kind(ChangeKind o);
+
+// One run of a series: its value (median of repetitions, in ns) and the raw repetitions.
+struct Point {
+  double value = 0;
+  std::vector<double> reps;
+};
+
+struct ChangePoint {
+  std::size_t index = 0;  // first point of the new segment
+  std::size_t n_before = 0, n_after = 0;
+  double before = 0, after = 0;  // segment levels, 20% trimmed means (ns)
+  double delta_rel = 0;          // after/before - 1 (positive = slower)
+  double noise_rel = 0;          // robust relative noise of the series (residual MAD)
+  double floor_rel = 0;          // effect floor applied: max(min_rel_effect, noise_k*noise_rel)
+  double score = 0;              // stage-1 split score
+  double p_value = 1;            // stage-2 U test p-value, on run values
+  ChangeKind outcome = ChangeKind::None;
+  // A drift: the series moves steadily from `index` on (before: the level there, after: the level now),
+  // reported as this one change point instead of a staircase of steps.
+  bool trend = false;
+  double rate_rel = 0;  // per run
+};
+
+// The tail test's threshold for a series of n_points runs: the Student-t quantile at the normal tail of z, for
+// the degrees of freedom of the noise estimate from those points, 0.8 (n_points - 1), at least 10.
+double tail_threshold(double z, std::size_t n_points);
+
+double median(std::vector<double> v);
+// Median absolute deviation scaled by 1.4826 (consistent with sigma for normal data).
+double mad_sigma(const std::vector<double>& v);
+// Run-to-run noise of a stretch of values in time order (log values give relative noise): the larger
+// of the MAD estimate and the first-difference estimate the detector uses (which is nearly as efficient
+// as the SD), so an unlucky MAD never makes noise look like a change.
+double run_noise(const std::vector<double>& values);
+
+struct UTest {
+  double u = 0;   // U statistic of the first sample
+  double p = 1;   // two-sided p-value
+  bool exact = false;
+};
+// Two-sided Mann-Whitney U test. Exact distribution for small samples without ties (what
+// scipy.stats.mannwhitneyu does, as used by Google Benchmark's compare.py), otherwise the
+// normal approximation with tie and continuity correction.
+UTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b);
+
+// Whether a step from `before` to `after` (levels, ns) still holds at the current level: the median of
+// `recent` (the latest run values, at most Params::present_points of them) is still beyond `before`, in
+// the step's direction, by the smaller of the step's effect floor `floor_rel` and half the step. A
+// partial fix leaves it present; a series back near its old level does not; a real step whose floor
+// is close to its size is not closed by the noise of six runs.
+bool still_present(double before, double after, double floor_rel, const std::vector<double>& recent,
+                   const Params& p = {});
+
+// Two-stage detection over a series in time order: the noise is estimated from all the points
+// given, change points are looked for in the last Params::window of them. Returns every change point that passed
+// stage 1 and whose shift reached the effect floor, each classified by stage 2 (regression,
+// improvement or ambiguous). Shifts below the floor are dropped (outcome none is never
+// returned).
+std::vector<ChangePoint> detect(const std::vector<Point>& series, const Params& p = {});
+
+// Relative step between two stretches of a sibling series (medians, in log space), and whether
+// it is a real step in the same direction as own_delta_rel and at least half its size.
+struct SiblingStep {
+  bool present = false;  // enough points on both sides to judge
+  bool stepped = false;
+  double delta_rel = 0;
+  double score = 0;
+};
+SiblingStep sibling_step(const std::vector<double>& before, const std::vector<double>& after,
+                         double own_delta_rel, const Params& p = {});
+
+enum class Cause { Driver, Commit, Both, Machine, Neither };
+const char* to_string(Cause c);
+
+struct SiblingEvidence {
+  std::string name;  // GPU name or benchmark name
+  SiblingStep step;
+};
+
+struct AttributionInput {
+  bool driver_changed = false;
+  bool commit_changed = false;
+  bool runner_changed = false;
+  std::string driver_before, driver_after, commit_before, commit_after, runner_before,
+      runner_after;
+  // Same benchmark on other GPUs, split where the commit after the boundary first appears.
+  std::vector<SiblingEvidence> gpu_siblings;
+  // Other benchmarks on the same GPU, split at the same run.
+  std::vector<SiblingEvidence> kernel_siblings;
+};
+
+struct Attribution {
+  Cause cause = Cause::Neither;
+  std::string summary;                // one sentence
+  std::vector<std::string> evidence;  // the facts the verdict rests on
+  int gpu_siblings_stepped = 0, gpu_siblings_checked = 0;
+  int kernel_siblings_stepped = 0, kernel_siblings_checked = 0;
+};
+Attribution attribute(const AttributionInput& in);
+
+}  // namespace shaderwatch::detect

@@ -1,0 +1,36 @@
+// The ingest adapter: a POST body (the run wrapper around a Google Benchmark JSON document) into the
+// rows and run metadata the store keeps, every field validated (ClientError names what is wrong).
+// Pure parsing, no storage: tests/server/ingest_parse_test.cpp runs it on fixture documents.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shaderwatch {
+
+struct Row {
+  std::size_t idx = 0;
+  std::string series_name, run_type, aggregate_name, aggregate_unit, label, error_message,
+      time_unit, counters;
+  std::int64_t repetition_index = 0, repetitions = 0, threads = 1, iterations = 0;
+  std::optional<double> real_ns, cpu_ns;
+  bool error = false;
+};
+
+struct Parsed {
+  std::string run_key, commit, branch, merge_base, runner, job_url, started_at;
+  std::int64_t started_ms = 0;
+  std::string vendor_id, device_id, device_name, device_type, driver_id, driver_name, driver_info,
+      driver_version, api_version, harness_revision, device_uuid, driver_uuid, subgroup_size,
+      host_name, context;
+  std::vector<Row> rows;
+  std::string sha;
+};
+
+// Parses and validates a body; `sha` identifies its content (idempotent reposts). Throws ClientError.
+Parsed parse_body(std::string_view body, std::size_t max_nesting);
+
+}  // namespace shaderwatch

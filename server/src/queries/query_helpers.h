@@ -1,0 +1,37 @@
+// Query-string parameters and row pieces shared by the read-side queries (queries*.cpp).
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "storage/store.h"
+#include "storage/sql.h"
+
+namespace shaderwatch {
+
+// An alert's triage states (the alerts table's CHECK says the same).
+inline const std::set<std::string> kAlertStates = {"new", "acknowledged", "expected", "fixed", "invalid"};
+// The states that are still open: they gate, count on the overview, match the filter "open".
+inline const std::vector<std::string> kOpenAlertStates = {"new", "acknowledged"};
+// The same as an SQL list: "('new','acknowledged')".
+std::string open_alert_states_sql();
+
+// ClientError 400 for any parameter not in `allowed` or longer than 1024 characters.
+void allow_only(const Params& q, std::initializer_list<const char*> allowed);
+std::optional<std::string> opt(const Params& q, const char* k);
+// A non-negative integer in [lo, hi], or dflt where absent; ClientError 400 otherwise.
+std::int64_t int_param(const Params& q, const char* k, std::int64_t dflt, std::int64_t lo, std::int64_t hi);
+// ISO 8601 with a zone to Unix ms, or dflt where absent; ClientError 400 otherwise.
+std::int64_t time_param(const Params& q, const char* k, std::int64_t dflt);
+nlohmann::json num_or_null(const sql::Stmt& st, int c);
+nlohmann::json gpu_obj(std::int64_t id, const std::string& vendor, const std::string& device,
+                       const std::string& name, const std::string& type);
+// The primary key of a run id; ClientError 404 naming `field` when there is none.
+std::int64_t run_pk(sql::Conn& c, const std::string& key, const char* field);
+
+}  // namespace shaderwatch

@@ -1,0 +1,370 @@
+#include "queries/run_report.h"
+
+#include "ingest/benchmark_name.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+using nlohmann::json;
+
+namespace shaderwatch::report {
+namespace {
+
+std::string str(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+double num(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : NAN;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// XML 1.0 text and attribute values: the five entities, and characters XML cannot hold (C0 controls
+// but tab and newline) dropped, so a driver's error message can never make the file unparsable.
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const unsigned char ch : s) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        if (ch < 0x20 && ch != '\t' && ch != '\n') break;
+        out += static_cast<char>(ch);
+    }
+  }
+  return out;
+}
+
+// A markdown table cell: one line, no column breaks, no HTML.
+std::string md_cell(const std::string& s) {
+  std::string out;
+  for (const char ch : s) {
+    if (ch == '|') out += "\\|";
+    else if (ch == '\n' || ch == '\r') out += ' ';
+    else if (ch == '<') out += "&lt;";
+    else if (ch == '>') out += "&gt;";
+    else out += ch;
+  }
+  return out;
+}
+// Appends rather than `"literal" + std::string`, which trips GCC 12's bogus -Wrestrict under -O2.
+std::string md_code(const std::string& s) { return std::string("`").append(md_cell(s)).append("`"); }
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (const char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
+// JUnit's classname and name: family/variant and the rest (size/mode[/devN]) of a benchmark name; a name
+// with fewer parts keeps it whole as both.
+std::pair<std::string, std::string> junit_names(const std::string& name) {
+  const auto parts = shaderwatch::split_name(name);
+  if (!parts.has_config) return {name, name};
+  return {parts.kernel(), parts.config};
+}
+
+std::string upper(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+std::string time_text(double ns) {
+  if (!std::isfinite(ns)) return "-";
+  if (ns >= 1e9) return fmt("%.3g s", ns / 1e9);
+  if (ns >= 1e6) return fmt("%.3g ms", ns / 1e6);
+  if (ns >= 1e3) return fmt("%.3g us", ns / 1e3);
+  return fmt("%.3g ns", ns);
+}
+std::string pct_text(double pct) { return std::isfinite(pct) ? fmt("%+.1f%%", pct) : "-"; }
+
+// Every benchmark of the run once, in the run's order: measured points first, then those with no time.
+struct Row {
+  std::string name, outcome, error_message, label;
+  double median_ns = NAN, err_bound_ratio = NAN;
+};
+std::vector<Row> rows_of(const json& run) {
+  std::vector<Row> rows;
+  std::set<std::string> seen;
+  for (const char* key : {"points", "not_measured"}) {
+    const auto it = run.find(key);
+    if (it == run.end() || !it->is_array()) continue;
+    for (const auto& p : *it) {
+      Row r{str(p, "benchmark"), str(p, "outcome"), str(p, "error_message"), str(p, "label"),
+            num(p, "value_ns"), num(p, "err_bound_ratio")};
+      if (r.outcome.empty()) r.outcome = "pass";
+      if (seen.insert(r.name).second) rows.push_back(std::move(r));
+    }
+  }
+  return rows;
+}
+
+// Benchmark name -> the verdict's entry of that list.
+std::map<std::string, json> by_benchmark(const json& verdict, const char* list) {
+  std::map<std::string, json> m;
+  const auto it = verdict.find(list);
+  if (it == verdict.end() || !it->is_array()) return m;
+  for (const auto& e : *it) m.emplace(str(e, "benchmark"), e);
+  return m;
+}
+
+std::string alert_line(const json& a) {
+  return "regression " + pct_text(num(a, "delta_pct")) + " (" + time_text(num(a, "before_ns")) + " -> " +
+         time_text(num(a, "after_ns")) + ", noise " + fmt("%.2f%%", num(a, "noise_pct")) + ", p " +
+         fmt("%.2g", num(a, "p_value")) + ") from run " + str(a, "run_id") + ", cause " + str(a, "cause") +
+         ": " + str(a.value("attribution", json::object()), "summary");
+}
+
+std::string link(const std::string& base, const std::string& hash) { return base + "/#/" + hash; }
+
+std::string baseline_text(const json& s) {
+  const auto runs = s.value("baseline_runs", 0);
+  return str(s, "against") == "level" ? "its level (median of " + std::to_string(runs) + " runs)"
+         : runs == 1                  ? "the previous run"
+                                      : "the previous " + std::to_string(runs) + " runs (median)";
+}
+
+std::string slowdown_line(const json& s) {
+  return "slowdown " + fmt("%.2fx", num(s, "value_ns") / num(s, "baseline_ns")) + " (" + time_text(num(s, "baseline_ns")) +
+         " -> " + time_text(num(s, "value_ns")) + ") against " + baseline_text(s) + ", beyond any noise: the gate's floor is " +
+         pct_text(num(s, "floor_pct")) + " (run-to-run noise " + fmt("%.2f%%", num(s, "noise_pct")) + ")";
+}
+
+}  // namespace
+
+std::string summary_marker(const std::string& run_id) { return "<!-- shaderwatch-run: " + run_id + " -->"; }
+
+std::string junit_xml(const RunReportInput& in) {
+  const json& meta = in.run.value("run", json::object());
+  const auto correctness = by_benchmark(in.verdict, "correctness");
+  const auto regressions = by_benchmark(in.verdict, "regressions");
+  const auto slowdowns = by_benchmark(in.verdict, "slowdowns");
+  const auto acknowledged = by_benchmark(in.verdict, "acknowledged_regressions");
+  const auto unconfirmed = by_benchmark(in.verdict, "unconfirmed_regressions");
+  const auto suspects = by_benchmark(in.verdict, "suspects");
+  const std::vector<Row> rows = rows_of(in.run);
+
+  std::ostringstream cases;
+  int failures = 0, skipped = 0;
+  double total_s = 0;
+  for (const Row& r : rows) {
+    const auto [classname, name] = junit_names(r.name);
+    const double seconds = std::isfinite(r.median_ns) ? r.median_ns / 1e9 : 0.0;
+    total_s += seconds;
+    cases << "    <testcase classname=\"" << xml_escape(classname) << "\" name=\"" << xml_escape(name)
+          << "\" time=\"" << fmt("%.9f", seconds) << "\"";
+    std::vector<std::string> out_lines;
+    std::string failure, failure_type;
+    bool skip = false;
+    if (const auto c = correctness.find(r.name); c != correctness.end()) {
+      failure_type = str(c->second, "kind");
+      failure = failure_type + ": " + str(c->second, "error_message");
+    } else if (r.outcome == "fail") {
+      failure_type = "correctness_failure";
+      failure = r.error_message;
+    }
+    if (const auto g = regressions.find(r.name); g != regressions.end()) {
+      if (!failure.empty()) failure += "\n";
+      else failure_type = "regression";
+      failure += alert_line(g->second) + "\n" + link(in.dashboard, "alerts?id=" + std::to_string(g->second.value("id", 0)));
+    }
+    if (const auto d = slowdowns.find(r.name); d != slowdowns.end()) {
+      if (!failure.empty()) failure += "\n";
+      else failure_type = "slowdown";
+      failure += slowdown_line(d->second);
+    }
+    if (r.outcome == "unsupported" || r.outcome == "skip") skip = true;
+    if (r.outcome == "flake") out_lines.push_back(r.error_message);
+    if (r.outcome == "xfail") out_lines.push_back("expected failure (XFAIL): " + r.error_message);
+    // An unexpected pass of an expected failure passes: the negative control's race shows only on some
+    // runs, and a driver bug may hide on one run; "not observed this time" is no defect. The line keeps
+    // it visible, and the entry stays until someone removes it.
+    if (r.outcome == "xpass") out_lines.push_back("expected failure did not fail this time (XPASS): " + r.error_message);
+    if (const auto a = acknowledged.find(r.name); a != acknowledged.end())
+      out_lines.push_back("acknowledged " + alert_line(a->second));
+    if (const auto a = unconfirmed.find(r.name); a != unconfirmed.end())
+      out_lines.push_back("not failing until more runs confirm it: " + alert_line(a->second));
+    if (const auto s = suspects.find(r.name); s != suspects.end())
+      out_lines.push_back("suspect: " + pct_text(num(s->second, "delta_pct")) + " against its level (" +
+                          time_text(num(s->second, "level_ns")) + " -> " + time_text(num(s->second, "value_ns")) +
+                          ", z " + fmt("%.1f", num(s->second, "z")) + "); not a failure until later runs confirm it");
+    if (failure.empty() && !skip && out_lines.empty()) {
+      cases << "/>\n";
+      continue;
+    }
+    cases << ">\n";
+    if (!failure.empty()) {
+      ++failures;
+      cases << "      <failure type=\"" << xml_escape(failure_type) << "\">" << xml_escape(failure) << "</failure>\n";
+    } else if (skip) {
+      ++skipped;
+      cases << "      <skipped message=\"" << xml_escape(r.error_message) << "\">" << xml_escape(r.error_message)
+            << "</skipped>\n";
+    }
+    if (!out_lines.empty()) {
+      std::string text;
+      for (const auto& l : out_lines) text += l + "\n";
+      cases << "      <system-out>" << xml_escape(text) << "</system-out>\n";
+    }
+    cases << "    </testcase>\n";
+  }
+
+  const json gpu = meta.value("gpu", json::object()), driver = meta.value("driver", json::object());
+  const std::string suite = str(gpu, "name") + " / " + str(driver, "name") + " " + str(driver, "info");
+  const std::string run_id = str(meta, "id");
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  x << "<testsuites name=\"shaderwatch\" tests=\"" << rows.size() << "\" failures=\"" << failures
+    << "\" errors=\"0\" skipped=\"" << skipped << "\" time=\"" << fmt("%.6f", total_s) << "\">\n";
+  x << "  <testsuite name=\"" << xml_escape(suite) << "\" tests=\"" << rows.size() << "\" failures=\"" << failures
+    << "\" errors=\"0\" skipped=\"" << skipped << "\" time=\"" << fmt("%.6f", total_s) << "\" timestamp=\""
+    << xml_escape(str(meta, "started_at")) << "\" hostname=\"" << xml_escape(str(meta, "runner")) << "\">\n";
+  x << "    <properties>\n";
+  const std::pair<const char*, std::string> props[] = {
+      {"run_id", run_id},
+      {"verdict", str(in.verdict, "verdict")},
+      {"history", str(in.verdict.value("coverage", json::object()), "line")},
+      {"commit", str(meta, "commit")},
+      {"branch", str(meta, "branch")},
+      {"runner", str(meta, "runner")},
+      {"gpu", str(gpu, "name")},
+      {"driver", str(driver, "name") + " " + str(driver, "info")},
+      {"run_url", link(in.dashboard, "runs/" + run_id)},
+      {"job_url", str(meta, "job_url")}};
+  for (const auto& [k, v] : props)
+    if (!v.empty()) x << "      <property name=\"" << k << "\" value=\"" << xml_escape(v) << "\"/>\n";
+  x << "    </properties>\n" << cases.str() << "  </testsuite>\n</testsuites>\n";
+  return x.str();
+}
+
+std::string summary_markdown(const RunReportInput& in, std::size_t max_bytes) {
+  const json& meta = in.run.value("run", json::object());
+  const json gpu = meta.value("gpu", json::object()), driver = meta.value("driver", json::object());
+  const std::string run_id = str(meta, "id");
+  const json empty = json::array();
+  const json& regressions = in.verdict.contains("regressions") ? in.verdict["regressions"] : empty;
+  const json& slowdowns = in.verdict.contains("slowdowns") ? in.verdict["slowdowns"] : empty;
+  const json& correctness = in.verdict.contains("correctness") ? in.verdict["correctness"] : empty;
+  const json& suspects = in.verdict.contains("suspects") ? in.verdict["suspects"] : empty;
+  const json& skipped = in.verdict.contains("skipped") ? in.verdict["skipped"] : empty;
+  const bool pass = str(in.verdict, "verdict") == "pass";
+
+  std::string head = summary_marker(run_id) + "\n";
+  std::string problems;
+  if (!correctness.empty()) problems += std::to_string(correctness.size()) + " correctness failure" + (correctness.size() == 1 ? "" : "s");
+  if (!regressions.empty())
+    problems += (problems.empty() ? "" : ", ") + std::to_string(regressions.size()) + " regression" + (regressions.size() == 1 ? "" : "s");
+  if (!slowdowns.empty())
+    problems += (problems.empty() ? "" : ", ") + std::to_string(slowdowns.size()) + " slowdown" + (slowdowns.size() == 1 ? "" : "s") +
+                " in this run";
+  head += "### " + std::string(pass ? "✅ shaderwatch: pass" : "❌ shaderwatch: fail") + (problems.empty() ? "" : " (" + problems + ")") +
+          " · " + md_cell(str(gpu, "name")) + " · " + md_cell(str(driver, "name") + " " + str(driver, "info")) + " · commit " +
+          md_code(str(meta, "commit")) + (str(meta, "branch").empty() ? "" : " on " + md_code(str(meta, "branch"))) + " · [run " +
+          md_cell(run_id) + "](" + link(in.dashboard, "runs/" + run_id) + ")\n";
+  const std::size_t n_bench = rows_of(in.run).size();
+  head += "\n" + std::to_string(n_bench) + " benchmarks, " + std::to_string(suspects.size()) + " suspect" +
+          (suspects.size() == 1 ? "" : "s") + ", " + std::to_string(skipped.size()) + " skipped (unsupported or an expectations entry).\n";
+  if (const std::string line = str(in.verdict.value("coverage", json::object()), "line"); !line.empty())
+    head += "\n" + md_cell(line) + "\n";
+
+  // Sections in order of importance; each row is added only while the text stays under max_bytes.
+  std::string body;
+  bool cut = false;
+  const std::string cut_line = "\n_Cut to fit a comment: the whole run is at [the dashboard](" +
+                               link(in.dashboard, "runs/" + run_id) + ")._\n";
+  const std::size_t budget = max_bytes > head.size() + cut_line.size() + 200 ? max_bytes - head.size() - cut_line.size() - 200 : 0;
+  auto table = [&](const std::string& title, const std::string& header, const std::vector<std::string>& rows,
+                   bool folded) {
+    if (rows.empty() || cut) return;
+    std::string t = folded ? "\n<details><summary>" + title + "</summary>\n\n" : "\n#### " + title + "\n\n";
+    t += header;
+    std::size_t added = 0;
+    for (const auto& r : rows) {
+      if (body.size() + t.size() + r.size() > budget) {
+        cut = true;
+        break;
+      }
+      t += r;
+      ++added;
+    }
+    if (added == 0) return;
+    if (folded) t += "\n</details>\n";
+    body += t;
+  };
+
+  std::vector<std::string> rows;
+  for (const auto& d : slowdowns)
+    rows.push_back("| " + md_code(str(d, "benchmark")) + " | " + time_text(num(d, "baseline_ns")) + " → " +
+                   time_text(num(d, "value_ns")) + " | " + fmt("%.2fx", num(d, "value_ns") / num(d, "baseline_ns")) + " | " +
+                   md_cell(baseline_text(d)) + " | " + pct_text(num(d, "floor_pct")) + " |\n");
+  table("Slowdowns in this run (" + std::to_string(slowdowns.size()) + ", beyond any noise: the single-run gate)",
+        "| benchmark | before → this run | ratio | against | gate floor |\n|---|---|---|---|---|\n", rows, false);
+  rows.clear();
+  for (const auto& a : regressions)
+    rows.push_back("| " + md_code(str(a, "benchmark")) + " | " + time_text(num(a, "before_ns")) + " → " +
+                   time_text(num(a, "after_ns")) + " | " + pct_text(num(a, "delta_pct")) + " | " +
+                   fmt("%.2f%%", num(a, "noise_pct")) + " | " + fmt("%.2g", num(a, "p_value")) + " | " +
+                   md_cell(str(a, "cause")) + " | [alert " + std::to_string(a.value("id", 0)) + "](" +
+                   link(in.dashboard, "alerts?id=" + std::to_string(a.value("id", 0))) + ") |\n");
+  table("Regressions (" + std::to_string(regressions.size()) + ")",
+        "| benchmark | before → after | delta | noise | p | cause | alert |\n|---|---|---|---|---|---|---|\n", rows, false);
+  rows.clear();
+  for (const auto& c : correctness)
+    rows.push_back("| " + md_code(str(c, "benchmark")) + " | " + md_cell(str(c, "kind")) + " | " +
+                   md_cell(str(c, "error_message")) + " |\n");
+  table("Correctness failures (" + std::to_string(correctness.size()) + ")", "| benchmark | kind | message |\n|---|---|---|\n",
+        rows, false);
+  rows.clear();
+  if (in.verdict.contains("unconfirmed_regressions"))
+    for (const auto& a : in.verdict["unconfirmed_regressions"])
+      rows.push_back("| " + md_code(str(a, "benchmark")) + " | " + time_text(num(a, "before_ns")) + " → " +
+                     time_text(num(a, "after_ns")) + " | " + pct_text(num(a, "delta_pct")) + " | alert " +
+                     std::to_string(a.value("id", 0)) + ", not yet beyond the gate's score |\n");
+  for (const auto& s : suspects)
+    rows.push_back("| " + md_code(str(s, "benchmark")) + " | " + time_text(num(s, "level_ns")) + " → " +
+                   time_text(num(s, "value_ns")) + " | " + pct_text(num(s, "delta_pct")) + " | " + fmt("%.1f", num(s, "z")) +
+                   " |\n");
+  table("Suspects (" + std::to_string(rows.size()) + ", not failures until later runs confirm them)",
+        "| benchmark | level → this run | delta | z |\n|---|---|---|---|\n", rows, false);
+  rows.clear();
+  if (in.improvements.is_array())
+    for (const auto& a : in.improvements)
+      rows.push_back("| " + md_code(str(a, "benchmark")) + " | " + time_text(num(a, "before_ns")) + " → " +
+                     time_text(num(a, "after_ns")) + " | " + pct_text(num(a, "delta_pct")) + " | " + md_cell(str(a, "cause")) +
+                     " |\n");
+  table("Improvements (" + std::to_string(rows.size()) + ")", "| benchmark | before → after | delta | cause |\n|---|---|---|---|\n",
+        rows, true);
+  rows.clear();
+  for (const auto& s : skipped) rows.push_back("| " + md_code(str(s, "benchmark")) + " | " + md_cell(str(s, "reason")) + " |\n");
+  table("Unsupported on this device (" + std::to_string(skipped.size()) + ")", "| benchmark | reason |\n|---|---|\n", rows, true);
+
+  return head + body + (cut ? cut_line : "");
+}
+
+std::string results_csv(const RunReportInput& in) {
+  const auto regressions = by_benchmark(in.verdict, "regressions"), slowdowns = by_benchmark(in.verdict, "slowdowns");
+  std::string out = "name,status,median_us,err_bound_ratio,label\n";
+  for (const Row& r : rows_of(in.run)) {
+    const std::string status = regressions.count(r.name) || slowdowns.count(r.name) ? "REGRESSION" : upper(r.outcome);
+    out += csv_field(r.name) + "," + status + "," + (std::isfinite(r.median_ns) ? fmt("%.3f", r.median_ns / 1e3) : "") + "," +
+           (std::isfinite(r.err_bound_ratio) ? fmt("%.3g", r.err_bound_ratio) : "") + "," + csv_field(r.label) + "\n";
+  }
+  return out;
+}
+
+}  // namespace shaderwatch::report

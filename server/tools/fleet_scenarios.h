@@ -1,0 +1,154 @@
+// Fleet simulation: synthetic GPUs post runs to an in-process Store, with a known truth (what
+// changed, where, why), so the server's verdicts, alerts and attributions can be scored.
+// Used by shaderwatch-fleet-sim (server/tools/fleet_sim.cpp) and tests/server/fleet_sim_test.cpp.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace shaderwatch::fleet {
+
+// Multiplicative noise per (series, run) and per repetition.
+//   gauss:   lognormal, 1% run to run, 0.3% between repetitions.
+//   heavy:   Student-t (3 dof) run to run, scaled to a 1% standard deviation; 0.3% repetitions.
+//   twomode: gauss, and with probability 5% a series' whole run is 1.5x-3.5x slower (all its
+//            repetitions together), the slow mode real GPUs show.
+//   reps:    1% between repetitions and none run to run: every repetition an independent draw (a
+//            model with no run-level component, under which a 3% step is far easier to see).
+enum class Noise { Gauss, Heavy, Twomode, Reps };
+const char* to_string(Noise n);
+std::optional<Noise> parse_noise(std::string_view s);
+
+struct TrialParams {
+  int gpus = 3;
+  int runs = 60;        // runs per GPU
+  int benchmarks = 24;  // per run
+  int reps = 3;         // repetitions per benchmark
+  Noise noise = Noise::Gauss;
+  std::uint64_t seed = 1;
+  std::string keep_db;  // when set, the trial's SQLite file goes here and is kept (for inspection)
+};
+
+// A real change the server should report: series (gpu, bench) from run `run` on.
+struct Change {
+  int gpu = 0, bench = 0, run = 0;
+  std::string kind;  // "regression", "improvement" or "correctness"
+};
+
+// The truth of one trial: per (gpu, run, bench) the level (x the base time) and whether the
+// benchmark fails; per (gpu, run) the driver and runner. The commit is always c<run>.
+struct Plan {
+  int gpus = 0, runs = 0, benchmarks = 0;
+  int step_run = 0;  // ingest time is split here (before / from)
+  std::vector<double> level;
+  std::vector<char> fails;
+  std::vector<std::string> driver, runner;
+  std::vector<Change> changes;
+
+  Plan(const TrialParams& p);
+  double& lvl(int g, int r, int b) { return level[idx(g, r, b)]; }
+  char& fail(int g, int r, int b) { return fails[idx(g, r, b)]; }
+  std::string& drv(int g, int r) { return driver[static_cast<std::size_t>(g * runs + r)]; }
+  std::string& rnr(int g, int r) { return runner[static_cast<std::size_t>(g * runs + r)]; }
+
+ private:
+  std::size_t idx(int g, int r, int b) const {
+    return static_cast<std::size_t>((g * runs + r) * benchmarks + b);
+  }
+};
+
+struct Scenario {
+  std::string name;
+  std::string expected_cause;  // the attribution a correct server gives ("" = none expected)
+  std::string what;            // one line for --help
+  Plan (*plan)(const TrialParams&, std::mt19937_64& rng);
+  // Branch probes: after every main run of every GPU, a run on branch "pr" forked from it (its merge base),
+  // with one benchmark (a new one each time) this many times slower; 1 is an A/A probe, 0 none. Probes have
+  // noise of their own, so main's runs see the same noise as in every other scenario.
+  double probe = 0;
+};
+
+// Verdicts by the history their benchmarks had (main runs before the run, or at the merge base): index h
+// is h runs of history, the last index h or more.
+inline constexpr int kHistoryBins = 21;
+struct ByHistory {
+  std::vector<int> runs = std::vector<int>(kHistoryBins), false_fails = std::vector<int>(kHistoryBins),
+                   slowed = std::vector<int>(kHistoryBins), caught = std::vector<int>(kHistoryBins);
+  void add(const ByHistory& o);
+};
+const std::vector<Scenario>& scenarios();
+const Scenario* find_scenario(std::string_view name);
+
+std::string bench_name(int k);        // lum/var<k>/1920x1080/cold
+double base_ns(int k, int n);         // log-spaced from 10 us to 5 ms
+std::string gpu_name(int g);          // "Fleet GPU <g>"
+
+// What the server did about one Change.
+struct ChangeOutcome {
+  Change change;
+  bool found = false;     // an alert of the change's kind on its series, raised at or after the change
+  int delay = -1;         // runs from the change to the run that raised that alert
+  bool placed = false;    // the alert's boundary (run_id) is exactly the change run
+  std::string cause;      // the cause the alert carries (after the server's later refinements)
+  std::string state;      // its state at the end (the sim triages nothing: any change is the server's)
+  int verdict_delay = -1; // runs from the change to the first failing verdict listing this series
+  // Runs of its GPU after that first failing verdict, and how many of their verdicts still listed it
+  // (a regression still there should keep failing until someone triages it).
+  int runs_after = 0, listed_after = 0;
+  bool suspect_at_once = false;  // a slowdown its first run's verdict listed (as a suspect or a failure)
+  bool failed_at_once = false;   // a slowdown whose first run's verdict failed, listing it
+};
+
+struct TrialResult {
+  int runs = 0;               // verdicts taken (one per posted run)
+  int false_fails = 0;        // fail verdicts on a GPU's run with no real regression present
+  int wrong_fails = 0;        // fail verdicts listing a series that has no real regression
+  int spurious_suspects = 0;  // suspect entries on series with no real regression
+  int false_alerts = 0;       // alerts (any kind) on series without a change
+  std::map<std::string, int> false_alert_kinds;
+  std::vector<ChangeOutcome> changes;
+  double ingest_ms_before = 0, ingest_ms_after = 0;  // mean wall ms of Store::ingest
+  double seconds = 0;
+  // Main runs (false fails; slowed: a real slowdown's first run, caught: its verdict failed listing it) and
+  // branch probes (false fails: a fail listing anything but the slowed benchmark; caught: listing it).
+  ByHistory main, probes;
+};
+
+// Posts the whole trial to a fresh Store in a temp dir (removed afterwards) and scores it.
+TrialResult run_trial(const Scenario& sc, const TrialParams& p);
+
+// Sums of trials of one scenario x noise model.
+struct Summary {
+  std::string scenario, noise, expected_cause;
+  int trials = 0, runs = 0, false_fails = 0, wrong_fails = 0, spurious_suspects = 0, false_alerts = 0;
+  int changes = 0, found = 0, placed = 0, verdict_found = 0, cause_ok = 0;
+  int closed = 0;  // found alerts no longer in state new at the end (closed by the server)
+  int runs_after = 0, listed_after = 0;
+  int slowdowns = 0, suspected_at_once = 0;  // slowdowns (not correctness), and those listed on their first run
+  int failed_at_once = 0;                     // slowdowns whose first run's verdict failed on them
+  ByHistory main, probes;
+  std::vector<int> delays, verdict_delays;
+  std::map<std::string, int> causes, false_alert_kinds;
+  nlohmann::json details = nlohmann::json::array();  // one object per change of every trial
+  double ingest_before_sum = 0, ingest_after_sum = 0;
+  double seconds = 0;
+
+  void add(const TrialResult& t);
+  double per_1000(int n) const { return runs ? 1000.0 * n / runs : 0; }
+  double mean_delay() const;
+  double mean_verdict_delay() const;
+  // Changes found by the time `runs` runs sat on the new level (the change run is the first of them).
+  int found_within(int runs) const;
+  double held_pct() const { return runs_after ? 100.0 * listed_after / runs_after : NAN; }
+  nlohmann::json to_json() const;
+};
+
+}  // namespace shaderwatch::fleet

@@ -1,0 +1,96 @@
+// shaderwatch-bench --post: the bench (on lavapipe) uploads its own results to a real server on
+// 127.0.0.1, and says so with its exit status when it cannot.
+#include "../run_command.h"
+#include "test_util.h"
+
+using namespace swt;
+
+namespace {
+std::string bench(const std::string& env, const std::string& args, const std::string& out) {
+  return env + " " + SHADERWATCH_BENCH + " --quick --filter '^lum/sequential_256$' --sizes 320x180 --seed 5" +
+         " --benchmark_out=" + out + " --benchmark_format=json " + args + " 2>&1";
+}
+}  // namespace
+
+TEST(BenchPost, TheBenchPostsItsOwnRun) {
+  TempDir dir;
+  TestServer s(dir.db("sw.db"));
+  const std::string url = "http://127.0.0.1:" + std::to_string(s.port);
+  const auto r = run_command(bench("SHADERWATCH_TOKEN=" + s.token + " SHADERWATCH_COMMIT=abc123",
+                                   "--post " + url + " --run-id bench-post-1 --runner lavapipe-box", dir.file("out.json")));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("post: run bench-post-1 stored (HTTP 201)"), std::string::npos) << r.output;
+  const auto run = s.get("/api/v1/runs/bench-post-1")["run"];
+  EXPECT_EQ(run["commit"], "abc123");
+  EXPECT_EQ(run["runner"], "lavapipe-box");
+  const auto v = s.get("/api/v1/runs/bench-post-1/verdict");
+  EXPECT_EQ(v["verdict"], "pass") << v.dump(1);
+  EXPECT_EQ(s.get("/api/v1/series")["series"].size(), 2u) << "hot and cold";
+}
+
+TEST(BenchPost, EditedKernelsAreNotPosted) {
+  // Times of a --kernels-dir copy (a shader under work, a mutant) would join the built-in kernels' series.
+  TempDir dir;
+  const auto r = run_command(bench("SHADERWATCH_TOKEN=t SHADERWATCH_COMMIT=abc123",
+                                   "--post http://127.0.0.1:1 --run-id edited --kernels-dir " SHADERWATCH_KERNELS_DIR,
+                                   dir.file("out.json")));
+  EXPECT_EQ(r.exit_code, 4) << r.output;
+  EXPECT_NE(r.output.find("--post does not go with --kernels-dir"), std::string::npos) << r.output;
+}
+
+// Found before the GPU work, not after it: the benchmarks do not run (no progress line).
+bool benchmarks_ran(const std::string& output) { return output.find("[1/") != std::string::npos; }
+
+TEST(BenchPost, AnUnreachableServerExits3BeforeAnyWork) {
+  TempDir dir;
+  const auto r = run_command(bench("SHADERWATCH_TOKEN=t SHADERWATCH_COMMIT=abc123",
+                                   "--post http://127.0.0.1:1 --run-id bench-post-2 --post-attempts 2", dir.file("out.json")));
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("--post http://127.0.0.1:1: the results server cannot be reached"), std::string::npos) << r.output;
+  EXPECT_FALSE(benchmarks_ran(r.output)) << r.output;
+}
+
+TEST(BenchPost, ATokenTheServerRefusesExits4BeforeAnyWork) {
+  TempDir dir;
+  TestServer s(dir.db("sw.db"));
+  const std::string url = "http://127.0.0.1:" + std::to_string(s.port);
+  auto r = run_command(bench("SHADERWATCH_TOKEN=not-a-token SHADERWATCH_COMMIT=abc123", "--post " + url + " --run-id refused",
+                             dir.file("out.json")));
+  EXPECT_EQ(r.exit_code, 4) << r.output;
+  EXPECT_NE(r.output.find("the server refuses the token in SHADERWATCH_TOKEN (HTTP 401: invalid or revoked token"),
+            std::string::npos) << r.output;
+  EXPECT_FALSE(benchmarks_ran(r.output)) << r.output;
+  // A token that may triage but not upload: 403, named.
+  const std::string triage = s.store->create_token("triager", shaderwatch::TokenScope::Triage);
+  r = run_command(bench("SHADERWATCH_TOKEN=" + triage + " SHADERWATCH_COMMIT=abc123", "--post " + url + " --run-id refused",
+                        dir.file("out.json")));
+  EXPECT_EQ(r.exit_code, 4) << r.output;
+  EXPECT_NE(r.output.find("posting a run needs scope upload or admin"), std::string::npos) << r.output;
+  EXPECT_EQ(s.get("/api/v1/runs")["runs"].size(), 0u) << "the check stores nothing";
+}
+
+TEST(BenchPost, EveryMissingOptionIsNamedAtOnce) {
+  TempDir dir;
+  const auto r = run_command(std::string("env -u SHADERWATCH_TOKEN -u SHADERWATCH_COMMIT -u SHADERWATCH_RUN_ID ") +
+                             SHADERWATCH_BENCH + " --quick --post http://127.0.0.1:1 2>&1");
+  EXPECT_EQ(r.exit_code, 4) << r.output;
+  for (const char* missing : {"--benchmark_out=FILE", "SHADERWATCH_TOKEN", "--commit", "--run-id"})
+    EXPECT_NE(r.output.find(missing), std::string::npos) << missing << " not named in: " << r.output;
+}
+
+// GET /api/v1/upload-check answers whether a token may post runs, and stores nothing.
+TEST(BenchPost, TheUploadCheckAnswersPerScope) {
+  TempDir dir;
+  TestServer s(dir.db("sw.db"));
+  auto status = [&](const std::string& token) {
+    auto c = s.client();
+    if (!token.empty()) c->set_bearer_token_auth(token);
+    auto r = c->Get("/api/v1/upload-check");
+    return r ? r->status : 0;
+  };
+  EXPECT_EQ(status(s.store->create_token("uploader", shaderwatch::TokenScope::Upload)), 200);
+  EXPECT_EQ(status(s.token), 200) << "admin";
+  EXPECT_EQ(status(s.store->create_token("triager", shaderwatch::TokenScope::Triage)), 403);
+  EXPECT_EQ(status("no-such-token"), 401);
+  EXPECT_EQ(status(""), 401);
+}

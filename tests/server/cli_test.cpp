@@ -1,0 +1,241 @@
+// The shaderwatch-server binary itself: --help, token management, post, serve and its shutdown.
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "shaderwatch/upload.h"
+#include "test_util.h"
+
+using namespace swt;
+
+namespace {
+
+struct Out {
+  int rc = -1;
+  std::string out, err;
+};
+
+Out run(const std::string& args, const TempDir& dir) {
+  const std::string errf = dir.file("stderr.txt");
+  const std::string cmd = cat(SW_SERVER_BIN, " ", args, " 2>", errf);
+  FILE* f = popen(cmd.c_str(), "r");
+  Out o;
+  if (!f) return o;
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) o.out.append(buf, n);
+  const int st = pclose(f);
+  o.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  std::ifstream e(errf);
+  o.err.assign(std::istreambuf_iterator<char>(e), {});
+  return o;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+TEST(Cli, HelpTellsTheSubcommandsAndOptions) {
+  TempDir dir;
+  auto h = run("--help", dir);
+  EXPECT_EQ(h.rc, 0);
+  for (const char* w : {"serve", "token", "post"}) EXPECT_NE(h.out.find(w), std::string::npos) << w;
+  auto s = run("serve --help", dir);
+  for (const char* w : {"--db", "--port", "--bind", "--max-body-bytes", "--read-token-required"})
+    EXPECT_NE(s.out.find(w), std::string::npos) << w;
+  auto p = run("post --help", dir);
+  for (const char* w : {"--url", "--token", "--run-id", "--commit", "--branch", "--runner", "--job-url", "--started-at", "FILE"})
+    EXPECT_NE(p.out.find(w), std::string::npos) << w;
+  EXPECT_NE(run("", dir).rc, 0) << "a subcommand is required";
+}
+
+// Issue 13, finding 7: --db was refused before the subcommand, and the database (token hashes) was
+// created readable by everyone.
+TEST(Cli, DbBeforeTheSubcommandAndAPrivateDatabaseFile) {
+  TempDir dir;
+  const std::string db = dir.db("first.db");
+  auto c = run(cat("--db ", db, " token create early"), dir);
+  ASSERT_EQ(c.rc, 0) << c.err;
+  auto l = run(cat("token list --db ", db), dir);
+  EXPECT_NE(l.out.find("early"), std::string::npos) << "the same file either way: " << l.out;
+  if (on_postgres()) return;  // the rest is about a file; PostgreSQL's own access rules apply there
+  struct stat st {};
+  ASSERT_EQ(stat(db.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST(Cli, TokenCreateListRevokeAndPost) {
+  TempDir dir;
+  const std::string db = dir.db("cli.db");
+  auto c = run(cat("token create ci-runner --db ", db), dir);
+  ASSERT_EQ(c.rc, 0) << c.err;
+  const std::string token = trim(c.out);
+  ASSERT_EQ(token.rfind("swt_", 0), 0u) << token;
+  EXPECT_EQ(token.size(), 4u + 64u);
+  EXPECT_NE(run(cat("token create ci-runner --db ", db), dir).rc, 0) << "names are unique";
+  auto l = run(cat("token list --db ", db), dir);
+  EXPECT_NE(l.out.find("ci-runner"), std::string::npos);
+  EXPECT_NE(l.out.find("active"), std::string::npos);
+  EXPECT_EQ(l.out.find(token), std::string::npos) << "the plaintext is never shown again";
+
+  const std::string file = dir.file("bench.json");
+  {
+    std::ofstream f(file);
+    f << run_sample_bench();
+  }
+  TestServer s(db, {}, false);
+  const std::string url = cat("http://127.0.0.1:", std::to_string(s.port));
+  auto ok = run(cat("post --url ", url, " --token ", token, " ", file,
+                    " --run-id cli-1 --commit abc123 --branch main --runner box1 --job-url https://ci/1"), dir);
+  EXPECT_EQ(ok.rc, 0) << ok.err;
+  EXPECT_EQ(json::parse(ok.out)["run"]["id"], "cli-1");
+  EXPECT_EQ(json::parse(ok.out)["run"]["runner"], "box1");
+  // Retrying the same post is harmless (start time from the file's context.date).
+  auto retry = run(cat("post --url ", url, " --token ", token, " ", file,
+                       " --run-id cli-1 --commit abc123 --branch main --runner box1 --job-url https://ci/1"), dir);
+  EXPECT_EQ(retry.rc, 0) << retry.err;
+  // Failures: exit non-zero with the server's error.
+  auto conflict = run(cat("post --url ", url, " --token ", token, " ", file, " --run-id cli-1 --commit other"), dir);
+  EXPECT_NE(conflict.rc, 0);
+  EXPECT_NE(conflict.err.find("409"), std::string::npos) << conflict.err;
+  EXPECT_NE(conflict.err.find("run.id"), std::string::npos) << conflict.err;
+  auto wrong = run(cat("post --url ", url, " --token nope ", file, " --run-id cli-2 --commit abc"), dir);
+  EXPECT_NE(wrong.rc, 0);
+  EXPECT_NE(wrong.err.find("401"), std::string::npos) << wrong.err;
+  const std::string junk = dir.file("junk.json");
+  {
+    std::ofstream f(junk);
+    f << "not json";
+  }
+  auto bad = run(cat("post --url ", url, " --token ", token, " ", junk, " --run-id cli-3 --commit abc"), dir);
+  EXPECT_NE(bad.rc, 0);
+  EXPECT_NE(bad.err.find("not valid JSON"), std::string::npos) << bad.err;
+  s.stop();
+  auto down = run(cat("post --url ", url, " --token ", token, " ", file, " --run-id cli-4 --commit abc"), dir);
+  EXPECT_NE(down.rc, 0) << "server gone";
+
+  auto r = run(cat("token revoke ci-runner --db ", db), dir);
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(run(cat("token list --db ", db), dir).out.find("revoked"), std::string::npos);
+  EXPECT_NE(run(cat("token revoke ci-runner --db ", db), dir).rc, 0);
+}
+
+TEST(Cli, TokenScopesAreChosenCheckedAndListed) {
+  TempDir dir;
+  const std::string db = dir.db("scopes.db");
+  auto bogus = run(cat("token create x --scope bogus --db ", db), dir);
+  EXPECT_NE(bogus.rc, 0);
+  EXPECT_NE(bogus.err.find("--scope 'bogus' is not one of upload, triage, admin"), std::string::npos) << bogus.err;
+  ASSERT_EQ(run(cat("token create ci --db ", db), dir).rc, 0) << "upload by default";
+  ASSERT_EQ(run(cat("token create alice --scope triage --db ", db), dir).rc, 0);
+  ASSERT_EQ(run(cat("token create ops --scope admin --db ", db), dir).rc, 0);
+  const auto l = run(cat("token list --db ", db), dir);
+  EXPECT_EQ(l.rc, 0) << l.err;
+  EXPECT_EQ(std::count(l.out.begin(), l.out.end(), '\n'), 3) << "nothing made by the refused create: " << l.out;
+  for (const char* line : {"alice\tscope triage\tcreated ", "ci\tscope upload\tcreated ", "ops\tscope admin\tcreated "})
+    EXPECT_NE(l.out.find(line), std::string::npos) << line << " in " << l.out;
+  const auto h = run("token create --help", dir);
+  for (const char* w : {"--scope", "upload", "triage", "admin"}) EXPECT_NE(h.out.find(w), std::string::npos) << w;
+}
+
+TEST(Cli, ServePrintsItsPortAndStopsOnSigterm) {
+  TempDir dir;
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  const std::string db = dir.db("serve.db");
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    dup2(pipefd[1], 1);
+    close(pipefd[0]);
+    execl(SW_SERVER_BIN, SW_SERVER_BIN, "serve", "--db", db.c_str(), "--port", "0", "--bind", "127.0.0.1",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(pipefd[1]);
+  std::string line;
+  char ch;
+  while (read(pipefd[0], &ch, 1) == 1 && ch != '\n') line += ch;
+  const auto colon = line.rfind(':', line.find(" (database"));
+  ASSERT_NE(colon, std::string::npos) << line;
+  const int port = std::stoi(line.substr(colon + 1));
+  httplib::Client c("127.0.0.1", port);
+  auto r = c.Get("/api/v1/health");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  // A second server on the same port is refused (issue 13: with SO_REUSEPORT it started and the kernel
+  // split the connections between the two databases).
+  const auto second = run(cat("serve --db ", dir.db("second.db"), " --port ", std::to_string(port)), dir);
+  EXPECT_EQ(second.rc, 1) << second.out;
+  EXPECT_NE(second.err.find("Address already in use (is another server on that port?)"), std::string::npos) << second.err;
+  kill(pid, SIGTERM);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  close(pipefd[0]);
+  EXPECT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 0);
+  if (!on_postgres()) {
+    EXPECT_TRUE(std::filesystem::exists(db));
+  }
+}
+
+TEST(UploadLibrary, PostRunWrapsAndReportsErrors) {
+  TempDir dir;
+  TestServer s(dir.db("up.db"));
+  const std::string doc = run_sample_bench();
+  shaderwatch::upload::RunMeta m;
+  m.run_id = "lib-1";
+  m.commit = "abc";
+  m.runner = "box";
+  // The body is the documented wrapper, with the start time left to the document's date.
+  const json body = json::parse(shaderwatch::upload::make_body(doc, m));
+  EXPECT_EQ(body["run"]["id"], "lib-1");
+  EXPECT_FALSE(body["run"].contains("started_at"));
+  EXPECT_EQ(body["benchmark"], json::parse(doc));
+  EXPECT_THROW(shaderwatch::upload::make_body("[1,2]", m), std::invalid_argument);
+
+  const std::string url = cat("http://127.0.0.1:", std::to_string(s.port), "/");
+  auto r = shaderwatch::upload::post_run(url, s.token, doc, m);
+  EXPECT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.status, 201);
+  r = shaderwatch::upload::post_run(url, s.token, doc, m);
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.status, 200);
+  r = shaderwatch::upload::post_run(url, "bad", doc, m);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.status, 401);
+  EXPECT_NE(r.error.find("invalid or revoked token"), std::string::npos) << r.error;
+  m.run_id = "has space";
+  r = shaderwatch::upload::post_run(url, s.token, doc, m);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.error.find("run.id"), std::string::npos) << r.error;
+  EXPECT_FALSE(shaderwatch::upload::post_run("127.0.0.1:1", s.token, doc, m).ok) << "no scheme";
+}
+
+TEST(Cli, MigrateCopiesIntoAnEmptyDatabaseAndRefusesAFullOne) {
+  TempDir dir;
+  const std::string from = dir.file("old.db"), to = dir.db("new.db");
+  {
+    TestServer s(from);
+    ASSERT_EQ(s.post(wrap(run_sample_bench(), "m-1", "c1"))->status, 201);
+  }
+  EXPECT_NE(run("--help", dir).out.find("migrate"), std::string::npos);
+  const auto m = run(cat("migrate --from sqlite:", from, " --to ", to), dir);
+  ASSERT_EQ(m.rc, 0) << m.err;
+  EXPECT_NE(m.out.find("runs\t1\n"), std::string::npos) << m.out;
+  EXPECT_NE(m.out.find("tokens\t1\n"), std::string::npos) << m.out;
+  EXPECT_NE(m.err.find("results: "), std::string::npos) << "progress on stderr: " << m.err;
+  const auto again = run(cat("migrate --from sqlite:", from, " --to ", to), dir);
+  EXPECT_EQ(again.rc, 1);
+  EXPECT_NE(again.err.find("already holds 1 runs"), std::string::npos) << again.err;
+  const auto same = run(cat("migrate --from ", from, " --to sqlite:", from), dir);
+  EXPECT_EQ(same.rc, 1);
+  EXPECT_NE(same.err.find("the same database"), std::string::npos) << same.err;
+}

@@ -1,0 +1,385 @@
+// The detector library on synthetic series, called directly (no server).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iostream>
+#include <random>
+
+#include "detection/detect.h"
+
+namespace d = shaderwatch::detect;
+
+namespace {
+
+// A series of n points around base with relative noise sigma (per point), each point with 3
+// repetitions that add a little within-run noise; step_rel applied from index step_at on.
+std::vector<d::Point> series(std::mt19937_64& rng, std::size_t n, double sigma, std::size_t step_at = SIZE_MAX,
+                             double step_rel = 0, double base = 1e5) {
+  std::normal_distribution<double> run_noise(0, sigma), rep_noise(0, sigma / 3);
+  std::vector<d::Point> s;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double level = base * (i >= step_at ? 1 + step_rel : 1) * std::exp(run_noise(rng));
+    d::Point p;
+    for (int r = 0; r < 3; ++r) p.reps.push_back(level * std::exp(rep_noise(rng)));
+    p.value = d::median(p.reps);
+    s.push_back(p);
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST(Detector, MedianAndMad) {
+  EXPECT_DOUBLE_EQ(d::median({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(d::median({4, 1, 3, 2}), 2.5);
+  EXPECT_NEAR(d::mad_sigma({1, 2, 3, 4, 100}), 1.4826, 1e-9);  // the outlier does not count
+}
+
+TEST(Detector, TailThresholdIsTheStudentTQuantileOfTheNormalTail) {
+  // Exact t quantiles at the one-sided normal tail of 4.5 (3.40e-6), by numerical inversion of the regularized
+  // incomplete beta function, for 0.8 (n - 1) degrees of freedom.
+  EXPECT_NEAR(d::tail_threshold(4.5, 18), 7.048, 0.01 * 7.048);
+  EXPECT_NEAR(d::tail_threshold(4.5, 36), 5.515, 0.002 * 5.515);
+  EXPECT_NEAR(d::tail_threshold(4.5, 96), 4.835, 0.002 * 4.835);
+  EXPECT_NEAR(d::tail_threshold(4.5, 100000), 4.5, 0.001) << "a noise known exactly: the normal quantile";
+  EXPECT_LT(d::tail_threshold(4.5, 36), 4.5 / (1 - 1.5 / std::sqrt(1.6 * 35))) << "laxer than the fixed margin";
+}
+
+TEST(Detector, MannWhitneyExactSmallSamples) {
+  // Complete separation of 3 vs 3: exact two-sided p = 2 / C(6,3) = 0.1 (scipy agrees).
+  auto u = d::mann_whitney_u({1, 2, 3}, {4, 5, 6});
+  EXPECT_TRUE(u.exact);
+  EXPECT_DOUBLE_EQ(u.u, 0);
+  EXPECT_NEAR(u.p, 0.1, 1e-12);
+  // 10 vs 10 separated: 2 / C(20,10).
+  std::vector<double> a, b;
+  for (int i = 0; i < 10; ++i) {
+    a.push_back(i);
+    b.push_back(100 + i);
+  }
+  EXPECT_NEAR(d::mann_whitney_u(a, b).p, 2.0 / 184756.0, 1e-12);
+  // Interleaved samples: no evidence.
+  EXPECT_GT(d::mann_whitney_u({1, 3, 5, 7}, {2, 4, 6, 8}).p, 0.5);
+}
+
+TEST(Detector, MannWhitneyTiesUseNormalApproximation) {
+  auto u = d::mann_whitney_u({1, 1, 2, 2, 3}, {2, 3, 3, 4, 4});
+  EXPECT_FALSE(u.exact);
+  EXPECT_GT(u.p, 0.05);
+  EXPECT_LT(u.p, 0.5);
+  EXPECT_DOUBLE_EQ(d::mann_whitney_u({5, 5, 5}, {5, 5, 5}).p, 1.0);
+}
+
+TEST(Detector, AANoiseRaisesNothing) {
+  std::mt19937_64 rng(1);
+  int found = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    auto s = series(rng, 48, 0.01);
+    found += static_cast<int>(d::detect(s).size());
+  }
+  EXPECT_EQ(found, 0);
+}
+
+TEST(Detector, AAHeavyTailedNoiseRaisesNothing) {
+  // Noise with occasional 10% spikes (a busy runner): still no change points.
+  std::mt19937_64 rng(2);
+  std::uniform_real_distribution<double> u(0, 1);
+  int found = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    auto s = series(rng, 48, 0.01);
+    for (auto& p : s)
+      if (u(rng) < 0.05) {
+        p.value *= 1.10;
+        for (auto& r : p.reps) r *= 1.10;
+      }
+    found += static_cast<int>(d::detect(s).size());
+  }
+  EXPECT_EQ(found, 0);
+}
+
+TEST(Detector, ThreePercentStepInOnePercentNoiseIsFound) {
+  std::mt19937_64 rng(3);
+  int hits = 0, exact_pos = 0;
+  const int trials = 100;
+  for (int t = 0; t < trials; ++t) {
+    // 24 runs before, 24 after: the detector's whole window (it runs again on every ingest, so
+    // a step is looked at with 6, 7, ... 24 runs after it).
+    auto s = series(rng, 48, 0.01, 24, 0.03);
+    auto cps = d::detect(s);
+    if (cps.size() == 1 && cps[0].outcome == d::ChangeKind::Regression) {
+      ++hits;
+      if (cps[0].index >= 23 && cps[0].index <= 25) ++exact_pos;
+      EXPECT_NEAR(cps[0].delta_rel, 0.03, 0.012);
+      EXPECT_LT(cps[0].p_value, 0.001);
+      EXPECT_GE(cps[0].floor_rel, 0.005);
+    }
+  }
+  EXPECT_GE(hits, 85) << "a 3% step in 1% noise must be found nearly always";
+  EXPECT_GE(exact_pos, 85) << "and placed at the step (+-1 run)";
+}
+
+// How often a 3% step in 1% noise is a regression placed within a run of the step when exactly six runs sit on
+// it, after `history` runs (the store gives the detector up to 96 points).
+namespace {
+int found_with_six_runs_on_it(std::mt19937_64& rng, std::size_t history, const d::Params& p, int trials) {
+  int hits = 0;
+  for (int t = 0; t < trials; ++t) {
+    const auto cps = d::detect(series(rng, history + 6, 0.01, history, 0.03), p);
+    hits += cps.size() == 1 && cps[0].outcome == d::ChangeKind::Regression && cps[0].index + 1 >= history &&
+            cps[0].index <= history + 1;
+  }
+  return hits;
+}
+}  // namespace
+
+TEST(Detector, TheTailTestFindsAStepOnceSixRunsSitOnIt) {
+  // With 90 runs of history, the tail test (the newest split alone) finds what segmentation (a search over
+  // the window) finds only runs later.
+  std::mt19937_64 rng(31), same(31);
+  d::Params without_tail;
+  without_tail.tail_threshold = 1e9;
+  const int with = found_with_six_runs_on_it(rng, 90, {}, 200);
+  const int without = found_with_six_runs_on_it(same, 90, without_tail, 200);
+  std::cout << "found with 6 runs on the step, 90 runs of history: " << with << "/200 (segmentation alone: "
+            << without << "/200)\n";
+  EXPECT_GE(with, 155);
+  EXPECT_GE(with, without + 20);
+}
+
+TEST(Detector, TheTailTestRaisesNothingOnNoise) {
+  // Online, as the store runs it: every run of 100 A/A series of 96 runs is looked at (7,900 looks).
+  std::mt19937_64 rng(32);
+  int found = 0;
+  for (int trial = 0; trial < 100; ++trial) {
+    const auto s = series(rng, 96, 0.01);
+    for (std::size_t n = 18; n <= s.size(); ++n)
+      found += static_cast<int>(d::detect(std::vector<d::Point>(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(n))).size());
+  }
+  EXPECT_EQ(found, 0);
+}
+
+TEST(Detector, ImprovementIsClassified) {
+  std::mt19937_64 rng(4);
+  auto cps = d::detect(series(rng, 30, 0.01, 15, -0.08));
+  ASSERT_EQ(cps.size(), 1u);
+  EXPECT_EQ(cps[0].outcome, d::ChangeKind::Improvement);
+  EXPECT_EQ(cps[0].index, 15u);
+}
+
+TEST(Detector, LoneOutlierIsIgnored) {
+  std::mt19937_64 rng(5);
+  for (std::size_t pos : {0u, 10u, 23u, 40u, 47u}) {
+    auto s = series(rng, 48, 0.01);
+    s[pos].value *= 1.5;
+    for (auto& r : s[pos].reps) r *= 1.5;
+    EXPECT_TRUE(d::detect(s).empty()) << "outlier at " << pos;
+  }
+}
+
+TEST(Detector, StepTooShortAfterIsNotYetAChangePoint) {
+  // Five runs at a new level are not a segment (min_segment 6): wait for more evidence.
+  std::mt19937_64 rng(6);
+  auto s = series(rng, 35, 0.005, 30, 0.10);
+  EXPECT_TRUE(d::detect(s).empty());
+  s = series(rng, 36, 0.005, 30, 0.10);
+  ASSERT_EQ(d::detect(s).size(), 1u);
+}
+
+TEST(Detector, EffectBelowNoiseFloorIsDropped) {
+  // A constant series with a 0.3% step: clearly a change, but below the 0.5% floor.
+  std::vector<d::Point> s;
+  for (int i = 0; i < 30; ++i) s.push_back({i < 15 ? 100.0 : 100.3, {}});
+  EXPECT_TRUE(d::detect(s).empty());
+  // 2% in the same perfectly quiet series is above the floor.
+  for (int i = 15; i < 30; ++i) s[static_cast<std::size_t>(i)].value = 102.0;
+  EXPECT_EQ(d::detect(s).size(), 1u);
+}
+
+TEST(Detector, UnconfirmedByUTestIsAmbiguous) {
+  std::mt19937_64 rng(7);
+  auto s = series(rng, 30, 0.01, 15, 0.06);
+  d::Params p;
+  p.alpha = 1e-30;  // impossible to reach: the U test cannot confirm
+  auto cps = d::detect(s, p);
+  ASSERT_EQ(cps.size(), 1u);
+  EXPECT_EQ(cps[0].outcome, d::ChangeKind::Ambiguous);
+}
+
+TEST(Detector, TwoStepsAreBothFound) {
+  std::mt19937_64 rng(8);
+  auto s = series(rng, 32, 0.01, 16, 0.05);
+  auto t = series(rng, 16, 0.01, SIZE_MAX, 0, 1e5 * 1.05 * 1.06);
+  s.insert(s.end(), t.begin(), t.end());
+  auto cps = d::detect(s);
+  ASSERT_EQ(cps.size(), 2u);
+  EXPECT_EQ(cps[0].index, 16u);
+  EXPECT_EQ(cps[1].index, 32u);
+}
+
+TEST(Attribution, SiblingStep) {
+  std::vector<double> before(8, 100.0), after(8, 103.0), same(8, 100.0);
+  before[3] = 101;
+  after[2] = 102.5;
+  EXPECT_TRUE(d::sibling_step(before, after, 0.03).stepped);
+  EXPECT_FALSE(d::sibling_step(before, same, 0.03).stepped);
+  EXPECT_FALSE(d::sibling_step(before, after, -0.03).stepped) << "opposite direction";
+  EXPECT_FALSE(d::sibling_step({1, 2}, after, 0.03).present) << "too few points";
+}
+
+TEST(Attribution, DriverUpdateOnOneGpuIsTheDriver) {
+  d::AttributionInput in;
+  in.driver_changed = in.commit_changed = true;
+  in.driver_before = "580.1";
+  in.driver_after = "580.2";
+  in.commit_before = "c11";
+  in.commit_after = "c12";
+  d::SiblingStep yes{true, true, 0.05, 9}, no{true, false, 0.001, 0.3};
+  in.kernel_siblings = {{"k1", yes}, {"k2", yes}, {"k3", yes}};
+  in.gpu_siblings = {{"GPU B", no}};
+  auto a = d::attribute(in);
+  EXPECT_EQ(a.cause, d::Cause::Driver);
+  EXPECT_EQ(a.kernel_siblings_stepped, 3);
+  EXPECT_FALSE(a.evidence.empty());
+}
+
+TEST(Attribution, SameStepOnOtherGpusIsTheCode) {
+  d::AttributionInput in;
+  in.driver_changed = in.commit_changed = true;
+  d::SiblingStep yes{true, true, 0.05, 9}, no{true, false, 0.001, 0.3};
+  in.gpu_siblings = {{"GPU B", yes}, {"GPU C", yes}};
+  in.kernel_siblings = {{"k1", no}, {"k2", no}};
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::Commit);
+  in.kernel_siblings = {{"k1", yes}, {"k2", yes}};
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::Both);
+}
+
+TEST(Attribution, NothingChangedIsNeitherAndOnlyTheRunnerIsTheMachine) {
+  d::AttributionInput in;
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::Neither);
+  in.runner_changed = true;
+  auto a = d::attribute(in);
+  EXPECT_EQ(a.cause, d::Cause::Machine);
+  EXPECT_NE(a.summary.find("machine"), std::string::npos);
+  in.runner_changed = false;
+  in.commit_changed = true;
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::Commit);
+  in.commit_changed = false;
+  in.driver_changed = true;
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::Driver);
+}
+
+TEST(Attribution, AnotherMachineIsTheMachineThoughTheCommitAdvanced) {
+  // CI advances the commit on every run: the runner changing, every kernel of this GPU stepping and
+  // no other GPU stepping at that commit is the machine.
+  d::AttributionInput in;
+  in.commit_changed = in.runner_changed = true;
+  d::SiblingStep yes{true, true, 0.04, 9}, no{true, false, 0.001, 0.3};
+  in.kernel_siblings = {{"k1", yes}, {"k2", yes}, {"k3", yes}, {"k4", yes}};
+  in.gpu_siblings = {{"GPU B", no}, {"GPU C", no}};
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::Machine);
+  // The same step on the other GPUs at that commit: the code, whatever the runner did.
+  in.gpu_siblings = {{"GPU B", yes}, {"GPU C", yes}};
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::Commit);
+  // One kernel alone stepping on a new runner: not the machine.
+  in.gpu_siblings = {{"GPU B", no}, {"GPU C", no}};
+  in.kernel_siblings = {{"k1", no}, {"k2", no}, {"k3", no}};
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::Commit);
+}
+
+TEST(Attribution, AFailureOnlyThisGpuShowsAtADriverUpdateIsTheDriver) {
+  // Correctness: the other GPUs pass at the same commit (the same SPIR-V), one kernel fails here.
+  d::AttributionInput in;
+  in.driver_changed = in.commit_changed = true;
+  d::SiblingStep fails{true, true, 1, 0}, passes{true, false, 0, 0};
+  in.gpu_siblings = {{"GPU B", passes}, {"GPU C", passes}};
+  in.kernel_siblings = {{"k1", passes}, {"k2", passes}, {"k3", passes}};
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::Driver);
+  // With no other GPU to compare, the two cannot be told apart.
+  in.gpu_siblings.clear();
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::Both);
+  in.gpu_siblings = {{"GPU B", fails}, {"GPU C", fails}};
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::Commit);
+}
+
+TEST(Detector, StillPresentAgainstTheOldLevelAndTheFloor) {
+  const std::vector<double> back(6, 100.2), partial(6, 103.7), full(6, 108.0);
+  EXPECT_FALSE(d::still_present(100, 108, 0.015, back));
+  EXPECT_TRUE(d::still_present(100, 108, 0.015, partial)) << "a partial fix is still a regression";
+  EXPECT_TRUE(d::still_present(100, 108, 0.015, full));
+  EXPECT_TRUE(d::still_present(100, 108, 0.015, {})) << "no evidence: keep it";
+  // Only the latest present_points runs count.
+  std::vector<double> mixed(10, 108.0);
+  mixed.insert(mixed.end(), 6, 100.0);
+  EXPECT_FALSE(d::still_present(100, 108, 0.015, mixed));
+}
+
+TEST(Detector, TwoSlowRunsAreNoRegression) {
+  // A heavy-tailed series: two runs of the last six land in a slow mode 2.5x slower, each with many
+  // repetitions agreeing with each other. The run is the unit of evidence: no regression.
+  std::mt19937_64 rng(21);
+  auto s = series(rng, 90, 0.01);  // history long enough that the slow runs do not inflate the noise estimate
+  for (std::size_t i : {85u, 88u}) {
+    for (double& r : s[i].reps) r *= 2.5;
+    s[i].value *= 2.5;
+  }
+  d::Params any;
+  any.alpha = 1;  // stage 2 passes everything: not even stage 1 sees a step, the slow runs are no level
+  EXPECT_TRUE(d::detect(s, any).empty());
+}
+
+TEST(Detector, SlowRunsCloseTogetherAreNoLevelButSixRunsAre) {
+  // Five runs of eleven in a slow mode (the most a window of 2 min_segment - 1 runs absorbs) in a
+  // 1% noise series: no change point. The same slowdown held by the last min_segment runs is a
+  // regression, placed at its first run: the outlier filter never eats a real level.
+  std::mt19937_64 rng(22);
+  auto s = series(rng, 60, 0.01);
+  auto slow = s;
+  for (std::size_t i : {40u, 42u, 43u, 46u, 49u}) {
+    for (double& r : slow[i].reps) r *= 2.0;
+    slow[i].value *= 2.0;
+  }
+  d::Params any;
+  any.alpha = 1;
+  EXPECT_TRUE(d::detect(slow, any).empty());
+  for (std::size_t i = 54; i < 60; ++i) {
+    for (double& r : s[i].reps) r *= 2.0;
+    s[i].value *= 2.0;
+  }
+  const auto cps = d::detect(s);
+  ASSERT_EQ(cps.size(), 1u);
+  EXPECT_EQ(cps[0].outcome, d::ChangeKind::Regression);
+  EXPECT_EQ(cps[0].index, 54u);
+  EXPECT_NEAR(cps[0].delta_rel, 1.0, 0.05);
+}
+
+TEST(Detector, ADriftIsOneChangePointWithItsRate) {
+  // +0.2% a run from run 30 of 72 (the 48-run window starts at 24), 1% noise: found as one trend, not
+  // a staircase of steps.
+  int trends = 0, seeds = 0;
+  for (std::uint64_t seed = 30; seed < 40; ++seed, ++seeds) {
+    std::mt19937_64 rng(seed);
+    auto s = series(rng, 72, 0.01);
+    for (std::size_t i = 30; i < s.size(); ++i) {
+      const double f = std::pow(1.002, static_cast<double>(i - 29));
+      s[i].value *= f;
+      for (double& r : s[i].reps) r *= f;
+    }
+    const auto cps = d::detect(s);
+    ASSERT_FALSE(cps.empty()) << "seed " << seed;
+    if (cps.size() == 1 && cps[0].trend) {
+      ++trends;
+      EXPECT_EQ(cps[0].outcome, d::ChangeKind::Regression);
+      EXPECT_NEAR(cps[0].rate_rel, 0.002, 0.0008) << "seed " << seed;
+      EXPECT_NEAR(static_cast<double>(cps[0].index), 30, 6) << "seed " << seed;
+    }
+  }
+  EXPECT_GE(trends, 8) << "of " << seeds;
+}
+
+TEST(Detector, AStepIsNoDrift) {
+  for (std::uint64_t seed = 50; seed < 60; ++seed) {
+    std::mt19937_64 rng(seed);
+    auto s = series(rng, 90, 0.01, 60, 0.04);
+    for (const auto& cp : d::detect(s)) EXPECT_FALSE(cp.trend) << "seed " << seed;
+  }
+}

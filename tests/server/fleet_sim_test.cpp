@@ -1,0 +1,104 @@
+// A short cut of shaderwatch-fleet-sim: one trial each of the negative control, a code step
+// and a correctness failure, small enough (3 GPUs x 60 runs x 8 benchmarks, ~1 s) for ctest.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "fleet_scenarios.h"
+
+namespace fl = shaderwatch::fleet;
+
+namespace {
+
+fl::TrialParams small(std::uint64_t seed) {
+  fl::TrialParams p;
+  p.runs = 60;  // the change at run 30: with 40 (change at 20) a 3% step took up to 19 runs
+  p.benchmarks = 8;
+  p.reps = 3;
+  p.noise = fl::Noise::Gauss;
+  p.seed = seed;
+  return p;
+}
+
+}  // namespace
+
+TEST(FleetSim, AaNeverFailsAVerdict) {
+  const auto r = fl::run_trial(*fl::find_scenario("aa"), small(1));
+  EXPECT_EQ(r.runs, 3 * 60);
+  EXPECT_TRUE(r.changes.empty());
+  EXPECT_EQ(r.false_fails, 0);
+  EXPECT_EQ(r.false_alerts, 0);
+}
+
+TEST(FleetSim, CodeStepFoundSoonAndBlamedOnTheCommit) {
+  const auto r = fl::run_trial(*fl::find_scenario("code_step"), small(2));
+  ASSERT_EQ(r.changes.size(), 3u);  // one benchmark on each of the 3 GPUs
+  EXPECT_EQ(r.false_fails, 0);
+  EXPECT_EQ(r.false_alerts, 0);
+  // The commit's regression is found once any GPU alerts on it: within 8 runs (one GPU alone
+  // does so in ~83% of trials, per the tool; any of three in ~99.5%). Every GPU finds it by the end.
+  int first = 1 << 30;
+  for (const auto& c : r.changes) {
+    SCOPED_TRACE(std::string("gpu ").append(std::to_string(c.change.gpu)));
+    EXPECT_EQ(c.change.run, 30);
+    ASSERT_TRUE(c.found);
+    EXPECT_EQ(c.cause, "commit");
+    EXPECT_GE(c.verdict_delay, 0);  // and a verdict failed on it
+    first = std::min(first, c.delay);
+  }
+  EXPECT_LE(first, 8);
+}
+
+TEST(FleetSim, CorrectnessFailsTheVerdictAtOnce) {
+  const auto r = fl::run_trial(*fl::find_scenario("correctness"), small(3));
+  ASSERT_EQ(r.changes.size(), 1u);
+  const auto& c = r.changes[0];
+  EXPECT_EQ(c.change.kind, "correctness");
+  EXPECT_EQ(c.verdict_delay, 0);  // the failing run's own verdict fails
+  ASSERT_TRUE(c.found);
+  EXPECT_EQ(c.delay, 0);
+  EXPECT_TRUE(c.placed);
+  EXPECT_EQ(r.false_fails, 0);
+}
+
+TEST(FleetSim, TwoModeNoiseFailsNoVerdict) {
+  // Slow-mode runs (5% of series-runs 1.5-3.5x slower) are no regression: the run is the unit.
+  auto p = small(4);
+  p.noise = fl::Noise::Twomode;
+  const auto r = fl::run_trial(*fl::find_scenario("aa"), p);
+  EXPECT_EQ(r.false_fails, 0);
+}
+
+TEST(FleetSim, AnotherMachineIsBlamedOnTheMachine) {
+  const auto r = fl::run_trial(*fl::find_scenario("machine_step"), small(5));
+  ASSERT_EQ(r.changes.size(), 8u);  // every benchmark of GPU 0
+  int machine = 0;
+  for (const auto& c : r.changes) machine += c.found && c.cause == "machine";
+  EXPECT_GE(machine, 7) << "of 8";
+  EXPECT_EQ(r.false_fails, 0);
+}
+
+// The single-run gate in the fleet: a pull request forked from every main run, one benchmark 3.6x slower, fails
+// its own run once the GPU's 40 series hold 240 earlier runs (from 6 runs of history on), naming that benchmark
+// and nothing else; the same probes with nothing slower never fail; a 3.6x step on main fails its own run.
+TEST(FleetSim, TheGateFailsA36xSlowdownOnItsOwnRun) {
+  auto p = small(4);
+  p.runs = 20;
+  p.benchmarks = 40;
+  const auto slow = fl::run_trial(*fl::find_scenario("branch_3.6x"), p);
+  int caught = 0, probes = 0;
+  for (int h = 6; h < fl::kHistoryBins; ++h) caught += slow.probes.caught[h], probes += slow.probes.slowed[h];
+  EXPECT_EQ(probes, 3 * 15);  // probes after main runs 5..19
+  EXPECT_EQ(caught, probes);
+  for (int h = 0; h < fl::kHistoryBins; ++h) EXPECT_EQ(slow.probes.false_fails[h], 0) << h;
+  const auto aa = fl::run_trial(*fl::find_scenario("branch_aa"), p);
+  int aa_fails = 0;
+  for (int h = 0; h < fl::kHistoryBins; ++h) aa_fails += aa.probes.false_fails[h] + aa.probes.caught[h];
+  EXPECT_EQ(aa_fails, 0);
+  p.runs = 24;  // the step at run 12
+  const auto step = fl::run_trial(*fl::find_scenario("step_3.6x"), p);
+  ASSERT_EQ(step.changes.size(), 3u);
+  for (const auto& c : step.changes) EXPECT_TRUE(c.failed_at_once) << "gpu " << c.change.gpu;
+  EXPECT_EQ(step.false_fails, 0);
+}

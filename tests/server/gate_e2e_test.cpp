@@ -1,0 +1,165 @@
+// The single-run gate through the server: real H200 runs, a CPU device, a new deployment's second run.
+#include "fixture_file.h"
+#include "test_util.h"
+
+using namespace swt;
+
+namespace {
+
+constexpr const char* kSlowed = "postfx/blur_shared_r16/7680x4320/cold";
+
+// The run's every repetition (and its aggregates) of one benchmark times `factor`, as a slower kernel would be.
+json slowed(json doc, const std::string& name, double factor) {
+  int n = 0;
+  for (auto& row : doc["benchmarks"]) {
+    if (row.value("run_name", std::string()) != name) continue;
+    if (row.value("aggregate_name", std::string()) == "cv") continue;  // a ratio, not a time
+    for (const char* key : {"real_time", "cpu_time"}) row[key] = row[key].get<double>() * factor;
+    ++n;
+  }
+  EXPECT_GE(n, 10) << name << " has its 10 repetitions in the fixture";
+  return doc;
+}
+
+std::string body(const json& doc, const std::string& id, const std::string& commit, const std::string& at,
+                 const std::string& branch = "main", const std::string& merge_base = "") {
+  json run = {{"id", id}, {"commit", commit}, {"branch", branch}, {"runner", "h200-box"}, {"started_at", at}};
+  if (!merge_base.empty()) run["merge_base"] = merge_base;
+  return json{{"run", run}, {"benchmark", doc}}.dump();
+}
+
+void post_ok(const TestServer& s, const std::string& b) {
+  auto r = s.post(b);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 201) << r->body.substr(0, 500);
+}
+
+std::vector<std::string> names(const json& list) {
+  std::vector<std::string> out;
+  for (const auto& e : list) out.push_back(e.at("benchmark").get<std::string>());
+  return out;
+}
+
+}  // namespace
+
+// Two processes of one binary on one H200 (every benchmark over 30 us within 0.44%, under 30 us within 3.8%),
+// posted as two commits: the second run is judged against the first and passes. The same pair with one
+// benchmark 3.6x slower fails on its second run, on main and on a branch, naming that benchmark alone.
+TEST(GateE2E, ARealH200PairPassesAndA36xSlowdownFailsTheSecondRun) {
+  const json a = read_fixture("real/h200-50e20fd-a.json.gz"), b = read_fixture("real/h200-50e20fd-b.json.gz");
+  TempDir dir;
+  {
+    TestServer s(dir.db("pair.db"));
+    post_ok(s, body(a, "a", "c1", "2026-11-24T10:00:00Z"));
+    post_ok(s, body(b, "b", "c2", "2026-11-24T10:05:00Z"));
+    const json v = s.get("/api/v1/runs/b/verdict");
+    EXPECT_EQ(v["verdict"], "pass") << v["slowdowns"].dump(1) << v["regressions"].dump(1);
+    EXPECT_TRUE(v["slowdowns"].empty());
+    const json& cov = v["coverage"];
+    EXPECT_EQ(cov["previous_runs"], s.get("/api/v1/runs/b")["run"]["benchmarks"]) << "every benchmark against the previous run";
+    EXPECT_EQ(cov["level"], 0);
+    EXPECT_TRUE(cov["single_run_gate"].get<bool>());
+    EXPECT_EQ(cov["line"], "history: 1 run; judged against the previous run; change points from 18 runs");
+
+    // A pull request forked from c1 that makes the blur 3.6x slower fails on its own run.
+    post_ok(s, body(slowed(b, kSlowed, 3.6), "pr", "p1", "2026-11-24T10:10:00Z", "topic", "c1"));
+    const json pr = s.get("/api/v1/runs/pr/verdict");
+    EXPECT_EQ(pr["verdict"], "fail");
+    EXPECT_EQ(names(pr["slowdowns"]), std::vector<std::string>{kSlowed});
+    EXPECT_EQ(pr["slowdowns"][0]["against"], "previous_runs");
+    EXPECT_NEAR(pr["slowdowns"][0]["delta_pct"].get<double>(), 260, 10);
+    EXPECT_TRUE(pr["regressions"].empty()) << "a branch raises no alert";
+    // The reports say it, and what the verdict could see.
+    auto c = s.client();
+    auto md = c->Get("/api/v1/runs/pr/summary.md");
+    ASSERT_TRUE(md);
+    EXPECT_NE(md->body.find("1 slowdown in this run"), std::string::npos) << md->body.substr(0, 600);
+    EXPECT_NE(md->body.find(kSlowed), std::string::npos);
+    EXPECT_NE(md->body.find("history: 1 run; judged against the previous run"), std::string::npos);
+    auto junit = c->Get("/api/v1/runs/pr/junit.xml");
+    ASSERT_TRUE(junit);
+    EXPECT_NE(junit->body.find("<failure type=\"slowdown\">slowdown 3.60x"), std::string::npos);
+    EXPECT_NE(junit->body.find("<property name=\"history\" value=\"history: 1 run;"), std::string::npos);
+  }
+  {
+    TestServer s(dir.db("main.db"));
+    post_ok(s, body(a, "a", "c1", "2026-11-24T10:00:00Z"));
+    post_ok(s, body(slowed(b, kSlowed, 3.6), "b", "c2", "2026-11-24T10:05:00Z"));
+    const json v = s.get("/api/v1/runs/b/verdict");
+    EXPECT_EQ(v["verdict"], "fail");
+    EXPECT_EQ(names(v["slowdowns"]), std::vector<std::string>{kSlowed});
+    const json summary = s.get("/api/v1/summary");
+    ASSERT_FALSE(summary["latest_runs"].empty());
+    EXPECT_EQ(summary["latest_runs"][0]["verdict"]["slowdowns"], 1);
+    EXPECT_EQ(summary["latest_runs"][0]["verdict"]["failing"][0], kSlowed);
+  }
+}
+
+namespace {
+// Runs of `kernels` benchmarks with 1% noise on one device; benchmark 0 is `factor` times slower in the last run.
+void post_series(const TestServer& s, const std::string& device_type, int runs, int kernels, double factor,
+                 std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> noise(0, 0.01);
+  for (int i = 0; i < runs; ++i) {
+    std::vector<std::pair<std::string, std::vector<double>>> benches;
+    for (int k = 0; k < kernels; ++k) {
+      const double level = 1e5 * (1 + k) * (k == 0 && i == runs - 1 ? factor : 1.0) * std::exp(noise(rng));
+      std::vector<double> reps;
+      for (int r = 0; r < 10; ++r) reps.push_back(level * std::exp(noise(rng) / 3));
+      benches.emplace_back(cat("lum/k", std::to_string(k), "/1080p/cold"), reps);
+    }
+    json doc = make_doc(Gpu{}, benches);
+    doc["context"]["sw_device_type"] = device_type;
+    post_ok(s, body(doc, cat("r", std::to_string(i)), cat("c", std::to_string(i)), iso_at(i)));
+  }
+}
+}  // namespace
+
+// lavapipe's times on a shared 2-core runner moved 6.6x between two runs: a device of type cpu is judged on
+// correctness unless the server is told to gate its timings too.
+TEST(GateE2E, ACpuDevicesTimingsGateOnlyWhenTheServerIsToldTo) {
+  TempDir dir;
+  // The third run's verdict, benchmark 0 6.6x slower there, on a device of that type.
+  const auto third_run = [&](const std::string& db, const std::string& device_type, bool gate_cpu) {
+    shaderwatch::StoreOptions so;
+    so.gate_cpu_timings = gate_cpu;
+    TestServer s(dir.db(db), {}, true, so);
+    post_series(s, device_type, 3, 130, 6.6, 5);
+    return s.get("/api/v1/runs/r2/verdict");
+  };
+  const json cpu = third_run("cpu.db", "cpu", false);
+  EXPECT_EQ(cpu["verdict"], "pass");
+  EXPECT_TRUE(cpu["slowdowns"].empty());
+  EXPECT_TRUE(cpu["suspects"].empty());
+  EXPECT_FALSE(cpu["coverage"]["timings_gated"].get<bool>());
+  EXPECT_EQ(cpu["coverage"]["line"], "history: timings not judged (correctness only)");
+  const json gated = third_run("cpu-gated.db", "cpu", true);
+  EXPECT_EQ(gated["verdict"], "fail");
+  EXPECT_EQ(names(gated["slowdowns"]), std::vector<std::string>{"lum/k0/1080p/cold"});
+  EXPECT_EQ(third_run("gpu.db", "discrete", false)["verdict"], "fail") << "a GPU's timings gate by default";
+}
+
+// A suite too small to show the GPU's swings in one run waits for 240 earlier series-runs: 10 benchmarks
+// are gated from their 25th run, and the verdict says so before.
+TEST(GateE2E, ASmallSuiteWaitsUntilItsSeriesHoldEnoughRuns) {
+  TempDir dir;
+  {
+    TestServer s(dir.db("early.db"));
+    post_series(s, "discrete", 5, 10, 3.6, 9);
+    const json v = s.get("/api/v1/runs/r4/verdict");
+    EXPECT_EQ(v["verdict"], "pass");
+    EXPECT_FALSE(v["coverage"]["single_run_gate"].get<bool>());
+    EXPECT_NE(v["coverage"]["line"].get<std::string>().find("single-run gate waits for 240 earlier series-runs (40 so far)"),
+              std::string::npos)
+        << v["coverage"]["line"];
+  }
+  {
+    TestServer s(dir.db("later.db"));
+    post_series(s, "discrete", 25, 10, 3.6, 9);
+    const json v = s.get("/api/v1/runs/r24/verdict");
+    EXPECT_EQ(v["verdict"], "fail");
+    EXPECT_EQ(names(v["slowdowns"]), std::vector<std::string>{"lum/k0/1080p/cold"});
+    EXPECT_EQ(v["slowdowns"][0]["against"], "level");
+  }
+}

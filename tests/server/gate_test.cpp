@@ -1,0 +1,211 @@
+// The single-run gate and what a verdict says it could see, as pure functions (shaderwatch/analysis.hpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "detection/analysis.h"
+
+namespace a = shaderwatch::analysis;
+
+namespace {
+
+// A benchmark at `value` ns whose level holds `runs` earlier runs around 100 us (0.5% apart), each with 10
+// repetitions 0.2% apart; its swing history is the same runs, oldest first.
+a::BenchmarkEvidence bench(const std::string& name, double value, int runs) {
+  a::BenchmarkEvidence b;
+  b.name = name;
+  b.value = value;
+  for (int i = 0; i < 10; ++i) b.reps.push_back(value * (1 + 0.002 * (i - 5)));
+  for (int r = 0; r < runs; ++r) {
+    const double v = 1e5 * (1 + 0.005 * ((r % 3) - 1));
+    b.level_runs.push_back(v);
+    std::vector<double> reps;
+    for (int i = 0; i < 10; ++i) reps.push_back(v * (1 + 0.002 * (i - 5)));
+    b.level_reps.push_back(reps);
+    b.swing_history.insert(b.swing_history.begin(), v);
+  }
+  b.history = static_cast<std::size_t>(runs);
+  return b;
+}
+
+// A run of `n` quiet benchmarks with `runs` runs of history each, plus `extra`.
+a::RunEvidence run_with(int n, int runs, std::vector<a::BenchmarkEvidence> extra = {}) {
+  a::RunEvidence run;
+  for (int k = 0; k < n; ++k) run.benchmarks.push_back(bench(std::string("lum/q").append(std::to_string(k)).append("/1080p/cold"), 1e5, runs));
+  for (auto& b : extra) run.benchmarks.push_back(std::move(b));
+  return run;
+}
+
+}  // namespace
+
+TEST(Gate, ASlowdownTwiceTheLevelFailsTheRunThatBringsIt) {
+  // Against a level of 20 runs: 3.6x fails, 1.5x (beyond noise, under the minimum effect) is a suspect.
+  const auto run = run_with(120, 20, {bench("lum/slow/1080p/cold", 3.6e5, 20), bench("lum/mid/1080p/cold", 1.5e5, 20)});
+  const auto v = a::judge(run);  // its findings point into the run
+  EXPECT_TRUE(v.fail);
+  ASSERT_EQ(v.slowdowns.size(), 1u);
+  EXPECT_EQ(v.slowdowns[0].benchmark->name, "lum/slow/1080p/cold");
+  EXPECT_EQ(v.slowdowns[0].slowdown.against, a::Baseline::Level);
+  EXPECT_NEAR(v.slowdowns[0].slowdown.delta, 2.6, 0.02);
+  EXPECT_NEAR(v.slowdowns[0].slowdown.floor, 1.0, 1e-9) << "the minimum effect decides for a quiet series";
+  ASSERT_EQ(v.suspects.size(), 1u);
+  EXPECT_EQ(v.suspects[0].benchmark->name, "lum/mid/1080p/cold");
+  // The same on a branch: the gate needs no alert.
+  auto branch = run_with(120, 20, {bench("lum/slow/1080p/cold", 3.6e5, 20)});
+  branch.on_main = false;
+  EXPECT_TRUE(a::judge(branch).fail);
+  // Faster is never a slowdown.
+  EXPECT_FALSE(a::judge(run_with(120, 20, {bench("lum/fast/1080p/cold", 0.2e5, 20)})).fail);
+}
+
+TEST(Gate, TheSecondRunIsJudgedAgainstTheFirst) {
+  const auto run = run_with(250, 1, {bench("lum/slow/1080p/cold", 3.6e5, 1)});
+  const auto v = a::judge(run);
+  EXPECT_TRUE(v.fail);
+  ASSERT_EQ(v.slowdowns.size(), 1u);
+  EXPECT_EQ(v.slowdowns[0].slowdown.against, a::Baseline::PreviousRuns);
+  EXPECT_EQ(v.slowdowns[0].slowdown.runs, 1u);
+  // The prior: 2% plus 300 ns at 100 us, and the runs' tiny spreads.
+  EXPECT_GT(v.slowdowns[0].slowdown.noise, std::hypot(0.02, 0.003));
+  EXPECT_LT(v.slowdowns[0].slowdown.noise, 0.025);
+  EXPECT_FALSE(a::judge(run_with(250, 1, {bench("lum/x/1080p/cold", 1.9e5, 1)})).fail) << "under twice as slow";
+  // A run that carries its doubt: repetitions spread over 2x have a sigma of ~0.4, and 3.6x is inside 5 of them.
+  auto noisy = bench("lum/noisy/1080p/cold", 3.6e5, 1);
+  for (std::size_t i = 0; i < noisy.reps.size(); ++i) noisy.reps[i] = 3.6e5 * (i % 2 ? 1.4 : 0.7);
+  EXPECT_FALSE(a::judge(run_with(250, 1, {noisy})).fail);
+  // Nothing to judge a first run against.
+  EXPECT_FALSE(a::judge(run_with(250, 1, {bench("lum/new/1080p/cold", 3.6e5, 0)})).fail);
+}
+
+TEST(Gate, ANoisySeriesNeedsALargerStep) {
+  // A level whose runs move by +-30%: its noise times the t quantile of 5 sigma is far beyond 3.6x's log.
+  auto b = bench("lum/noisy/1080p/cold", 3.6e5, 0);
+  for (int r = 0; r < 12; ++r) b.level_runs.push_back(1e5 * (r % 2 ? 1.3 : 0.75));
+  b.history = 12;
+  const auto s = a::gate(b, 0);
+  EXPECT_FALSE(s);
+  b.value = 1e9;  // 10,000x: beyond even that
+  ASSERT_TRUE(a::gate(b, 0));
+  EXPECT_GT(a::gate(b, 0)->floor, 3.0);
+}
+
+TEST(Gate, AGpusLoneSwingRaisesTheFloor) {
+  // One series went 3.5x slower for one run and came back (a slow mode): a 3.6x step elsewhere is within that
+  // (the floor is 3.5^1.4 = 5.8x).
+  auto spiky = bench("lum/spiky/1080p/cold", 1e5, 6);
+  spiky.swing_history[3] *= 3.5;
+  auto run = run_with(120, 6, {spiky, bench("lum/slow/1080p/cold", 3.6e5, 6)});
+  EXPECT_NEAR(a::lone_swing(run), std::log(3.5), 0.02);
+  auto v = a::judge(run);
+  EXPECT_FALSE(v.fail);
+  EXPECT_NEAR(v.coverage.swing, std::log(3.5), 0.02);
+  // A swing of 2x leaves a floor of 2.64x: the 3.6x step fails.
+  auto smaller = bench("lum/spiky/1080p/cold", 1e5, 6);
+  smaller.swing_history[3] *= 2.0;
+  const auto run2 = run_with(120, 6, {smaller, bench("lum/slow/1080p/cold", 3.6e5, 6)});
+  const auto v2 = a::judge(run2);
+  ASSERT_EQ(v2.slowdowns.size(), 1u);
+  EXPECT_NEAR(v2.slowdowns[0].slowdown.floor, std::pow(2.0, 1.4) - 1, 0.02);
+  // A lasting improvement is no swing: the series stays down.
+  auto improved = bench("lum/better/1080p/cold", 0.5e5, 6);
+  improved.swing_history[4] *= 0.5;
+  improved.swing_history[5] *= 0.5;
+  EXPECT_LT(a::lone_swing(run_with(120, 6, {improved})), 0.02);
+  // At the second run, the first run's slow mode shows as a fall to this run: a swing too.
+  auto fell = bench("lum/fell/1080p/cold", 1e5, 1);
+  fell.swing_history[0] = 3e5;
+  fell.level_runs[0] = 3e5;
+  EXPECT_NEAR(a::lone_swing(run_with(120, 1, {fell})), std::log(3.0), 0.02);
+}
+
+TEST(Gate, WaitsForEnoughEarlierSeriesRuns) {
+  auto v = a::judge(run_with(9, 4, {bench("lum/slow/1080p/cold", 3.6e5, 4)}));
+  EXPECT_FALSE(v.fail);
+  EXPECT_FALSE(v.coverage.gated);
+  EXPECT_EQ(v.coverage.series_runs, 40u);
+  EXPECT_EQ(a::coverage_line(v.coverage),
+            "history: 4 runs; judged against the previous runs; single-run gate waits for 240 earlier series-runs "
+            "(40 so far); change points from 18 runs");
+  EXPECT_FALSE(a::judge(run_with(9, 23, {bench("lum/slow/1080p/cold", 3.6e5, 23)})).fail) << "230 series-runs";
+  EXPECT_TRUE(a::judge(run_with(9, 24, {bench("lum/slow/1080p/cold", 3.6e5, 24)})).fail) << "240";
+}
+
+TEST(Gate, ACpuDevicesTimingsAreNotJudged) {
+  auto run = run_with(120, 20, {bench("lum/slow/1080p/cold", 6.6e5, 20)});
+  run.timings_gated = false;
+  const auto v = a::judge(run);
+  EXPECT_FALSE(v.fail);
+  EXPECT_TRUE(v.suspects.empty());
+  EXPECT_EQ(a::coverage_line(v.coverage), "history: timings not judged (correctness only)");
+}
+
+TEST(Gate, TheCoverageLineSaysWhatEachRuleSaw) {
+  a::Coverage c;
+  c.previous_runs = 348;
+  c.history_min = c.history_max = 1;
+  c.gated = true;
+  EXPECT_EQ(a::coverage_line(c), "history: 1 run; judged against the previous run; change points from 18 runs");
+  c = {};
+  c.level = 300;
+  c.previous_runs = 40;
+  c.first_runs = 8;
+  c.change_points = 300;
+  c.history_min = 0;
+  c.history_max = 40;
+  c.gated = true;
+  EXPECT_EQ(a::coverage_line(c),
+            "history: 0-40 runs; 8 first runs, not judged; 40 judged against the previous runs; 300 judged against the "
+            "level; change points on 300 (from 18 runs)");
+}
+
+TEST(Gate, AConfirmedRegressionFailsOnceItsEvidencePassesTheGatesScore) {
+  a::BenchmarkEvidence b;
+  b.name = "lum/x/1080p/cold";
+  b.value = 103.2;
+  b.recent = std::vector<double>(6, 103.2);
+  // A +3.2% step in 1% noise over 30 runs, 6 runs on it: z = ln(1.032) / (0.01 sqrt(pi/12 + 1/30)) = 5.8, under
+  // the t quantile of 5 for 36 runs (6.4): present, listed, not failing until more runs confirm it...
+  b.open.push_back({7, false, 100.0, 103.2, 0.015, 0.01, 30, b.recent});
+  EXPECT_NEAR(a::evidence_z(100, b.recent, 0.01, 30), 5.8, 0.05);
+  EXPECT_NEAR(shaderwatch::detect::tail_threshold(5.0, 36), 6.4, 0.1);
+  a::RunEvidence run;
+  run.benchmarks.push_back(b);
+  const auto v = a::judge(run);
+  EXPECT_FALSE(v.fail);
+  EXPECT_EQ(v.unconfirmed, std::vector<std::int64_t>{7});
+  // ...as 12 runs on it do (7.8 against 6.2).
+  run.benchmarks[0].open[0].since = std::vector<double>(12, 103.2);
+  EXPECT_TRUE(a::judge(run).fail);
+  // A slow mode's runs among them are left out, as the detector leaves outliers out: 6 runs of +2.5% and two
+  // of 2.5x score as the six alone.
+  std::vector<double> with_slow(6, 102.5);
+  with_slow.push_back(250);
+  with_slow.push_back(256);
+  EXPECT_NEAR(a::evidence_z(100, with_slow, 0.01, 30), a::evidence_z(100, std::vector<double>(6, 102.5), 0.01, 30), 1e-9);
+}
+
+// The single-run gate's false alarms at a real suite's size: 350 benchmarks with Gaussian 1% run-to-run noise,
+// 400 runs judged against a level of 24 runs and 400 against the previous run, fail none.
+TEST(Gate, GaussianNoiseFailsNoRunOf350Benchmarks) {
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> noise(0, 0.01);
+  int fails = 0;
+  for (int history : {24, 1})
+    for (int t = 0; t < 400; ++t) {
+      a::RunEvidence run;
+      for (int k = 0; k < 350; ++k) {
+        a::BenchmarkEvidence b;
+        b.name = std::string("k").append(std::to_string(k));
+        for (int r = 0; r < history; ++r) {
+          b.level_runs.push_back(1e5 * std::exp(noise(rng)));
+          b.swing_history.push_back(b.level_runs.back());
+        }
+        b.history = static_cast<std::size_t>(history);
+        b.value = 1e5 * std::exp(noise(rng));
+        run.benchmarks.push_back(b);
+      }
+      fails += a::judge(run).fail;
+    }
+  EXPECT_EQ(fails, 0);
+}

@@ -1,0 +1,137 @@
+// The ingest adapter (server/src/ingest_parse.*) on fixture documents: real shaderwatch-bench output
+// and plain Google Benchmark output with its measurement decoration. No database.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "fixture_file.h"
+#include "ingest/ingest_parse.h"
+#include "storage/store.h"
+
+using nlohmann::json;
+
+namespace {
+
+std::string wrapped(const json& doc, json run = {{"id", "r1"}, {"commit", "c1"}}) {
+  return json{{"run", run}, {"benchmark", doc}}.dump();
+}
+
+}  // namespace
+
+TEST(IngestParse, ShaderwatchBenchOutput) {
+  // A --quick run on lavapipe: a measured benchmark (10 repetitions and 4 aggregates), the negative
+  // control's expected outcome and an UNSUPPORTED kernel.
+  const auto p = shaderwatch::parse_body(wrapped(swt::read_fixture("shaderwatch_bench_quick.json")), 64);
+  ASSERT_EQ(p.rows.size(), 16u);
+  EXPECT_EQ(p.device_name.rfind("llvmpipe", 0), 0u) << p.device_name;
+  EXPECT_EQ(p.driver_name, "llvmpipe");
+  EXPECT_NE(p.harness_revision, "unknown");
+  int iterations = 0, errors = 0;
+  for (const auto& r : p.rows) {
+    if (r.error) {
+      ++errors;
+      const auto kind = shaderwatch::contract::row_kind(true, r.error_message);
+      EXPECT_TRUE(kind == shaderwatch::contract::RowKind::ExpectedOutcome ||
+                  kind == shaderwatch::contract::RowKind::Unsupported)
+          << r.error_message;
+      continue;
+    }
+    EXPECT_EQ(r.series_name, "lum/sequential_256/320x180/hot");
+    if (r.run_type != "iteration") continue;
+    ++iterations;
+    ASSERT_TRUE(r.real_ns);
+    EXPECT_GT(*r.real_ns, 1000) << "microseconds scaled to ns";
+    const json counters = json::parse(r.counters);
+    EXPECT_TRUE(counters.contains("p25_us") && counters.contains("p75_us") && counters.contains("median_us"));
+  }
+  EXPECT_EQ(iterations, 10);
+  EXPECT_EQ(errors, 2);
+  EXPECT_EQ(p.sha, shaderwatch::parse_body(wrapped(swt::read_fixture("shaderwatch_bench_quick.json")), 64).sha) << "content id is stable";
+}
+
+TEST(IngestParse, PlainGoogleBenchmarkWithDecoration) {
+  const auto p = shaderwatch::parse_body(wrapped(swt::read_fixture("decorated_plain.json")), 64);
+  ASSERT_EQ(p.rows.size(), 4u);
+  for (const auto& r : p.rows) EXPECT_EQ(r.series_name, "scan/dec/1m/cold") << "iterations:/manual_time dropped";
+  EXPECT_DOUBLE_EQ(*p.rows[0].real_ns, 12500);
+  EXPECT_EQ(p.rows[3].aggregate_name, "cv");
+  EXPECT_EQ(p.rows[3].aggregate_unit, "percentage");
+  EXPECT_EQ(p.device_name, "unknown") << "no sw_ context: still accepted";
+  EXPECT_EQ(p.started_at.rfind("2026-11-20T10:00:00", 0), 0u) << "started_at from the context's date";
+}
+
+TEST(IngestParse, BadInputNamesTheField) {
+  json doc = swt::read_fixture("decorated_plain.json");
+  doc["benchmarks"][1]["real_time"] = "fast";
+  try {
+    shaderwatch::parse_body(wrapped(doc), 64);
+    FAIL() << "accepted a string time";
+  } catch (const shaderwatch::ClientError& e) {
+    EXPECT_EQ(e.status, 400);
+    EXPECT_EQ(e.field, "benchmark.benchmarks[1].real_time");
+  }
+  try {
+    shaderwatch::parse_body(wrapped(swt::read_fixture("decorated_plain.json"), {{"id", "r1"}, {"commit", "c1"}, {"merge_base", "a b"}}), 64);
+    FAIL() << "accepted a merge base with a space";
+  } catch (const shaderwatch::ClientError& e) {
+    EXPECT_EQ(e.field, "run.merge_base");
+  }
+}
+
+namespace {
+
+// The field and message of the ClientError parse_body throws, or "accepted".
+std::string refusal(const std::string& body) {
+  try {
+    shaderwatch::parse_body(body, 64);
+  } catch (const shaderwatch::ClientError& e) {
+    return e.field + ": " + e.what();
+  }
+  return "accepted";
+}
+
+}  // namespace
+
+// Issue 13, finding 7: times that do not exist were moved (29 February 2026 read as 1 March, 23:59:60
+// rolled over) and a time before 1970 in UTC was stored as 1969-12-31T23:59:01.-500Z.
+TEST(IngestParse, TimesThatDoNotExistAreRefusedNotMoved) {
+  for (const char* t : {"2026-02-29T10:00:00Z", "2026-12-31T23:59:60Z", "1970-01-01T00:00:00.5+00:01",
+                        "2026-04-31T00:00:00Z", "2026-01-01T24:00:00Z"}) {
+    EXPECT_FALSE(shaderwatch::parse_iso8601_ms(t)) << t;
+    const json doc = swt::read_fixture("decorated_plain.json");
+    EXPECT_EQ(refusal(wrapped(doc, {{"id", "r1"}, {"commit", "c1"}, {"started_at", t}})).rfind("run.started_at: ", 0), 0u) << t;
+  }
+  EXPECT_EQ(shaderwatch::parse_iso8601_ms("2024-02-29T10:00:00Z"), 1709200800000) << "a leap year has it";
+  EXPECT_EQ(shaderwatch::parse_iso8601_ms("1970-01-01T00:01:00.5+00:01"), 500);
+  EXPECT_EQ(shaderwatch::format_iso8601_ms(*shaderwatch::parse_iso8601_ms("2026-11-21T09:30:00.250+05:30")), "2026-11-21T04:00:00.250Z");
+}
+
+// Finding 7: a byte order mark, a trailing NUL and a duplicate key were accepted (the last key winning),
+// and so were 100,000 counters in one row.
+TEST(IngestParse, BodiesThatMeanSomethingElseThanTheyShowAreRefused) {
+  const std::string good = wrapped(swt::read_fixture("decorated_plain.json"));
+  EXPECT_EQ(refusal(good), "accepted");
+  EXPECT_EQ(refusal(std::string("\xEF\xBB\xBF").append(good)), "$: a UTF-8 byte order mark before the JSON");
+  EXPECT_EQ(refusal(good + std::string(1, '\0')), "$: a NUL byte in the body");
+  std::string twice = good;
+  twice.insert(1, R"("run": {"id": "shadow", "commit": "c0"}, )");
+  EXPECT_EQ(refusal(twice), "run: duplicate key in a JSON object");
+  json doc = swt::read_fixture("decorated_plain.json");
+  for (int i = 0; i < 100000; ++i) doc["benchmarks"][0][std::string("c").append(std::to_string(i))] = i;
+  EXPECT_NE(refusal(wrapped(doc)).find("counters, more than 256"), std::string::npos);
+}
+
+// Finding 5: every answer about a run grows with its benchmarks; a run holds at most 10,000.
+TEST(IngestParse, ARunHoldsABoundedNumberOfBenchmarks) {
+  json doc = swt::read_fixture("decorated_plain.json");
+  const json row = doc["benchmarks"][0];
+  doc["benchmarks"] = json::array();
+  for (int i = 0; i <= 10000; ++i) {
+    json r = row;
+    r["name"] = r["run_name"] = std::string("fam/v").append(std::to_string(i)).append("/1/hot");
+    doc["benchmarks"].push_back(r);
+  }
+  EXPECT_EQ(refusal(wrapped(doc)), "benchmark.benchmarks: 10001 distinct benchmarks, more than 10000 in one run");
+  doc["benchmarks"].erase(doc["benchmarks"].size() - 1);
+  EXPECT_EQ(refusal(wrapped(doc)), "accepted");
+}

@@ -1,0 +1,217 @@
+// The run's CI report (JUnit XML, markdown summary, CSV): the pure renderers, then the endpoints on a real
+// server over a real SQLite file.
+#include <gtest/gtest.h>
+
+
+#include "queries/run_report.h"
+#include "test_util.h"
+
+namespace {
+
+using nlohmann::json;
+using shaderwatch::report::RunReportInput;
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
+  return n;
+}
+
+json point(const std::string& name, const std::string& outcome, double ns, const std::string& msg = "") {
+  return {{"benchmark", name}, {"outcome", outcome}, {"value_ns", ns > 0 ? json(ns) : json(nullptr)},
+          {"err_bound_ratio", 0.25}, {"label", "spirv:abc stop:stable-median"}, {"error_message", msg}};
+}
+
+json regression_alert(const std::string& name) {
+  return {{"id", 7}, {"benchmark", name}, {"state", "new"}, {"before_ns", 1000.0}, {"after_ns", 1100.0},
+          {"delta_pct", 10.0}, {"noise_pct", 0.8}, {"p_value", 1e-5}, {"cause", "commit"}, {"run_id", "r-9"},
+          {"attribution", {{"summary", "only the commit changed"}}}};
+}
+
+// Every kind of row a run can hold.
+RunReportInput every_outcome() {
+  RunReportInput in;
+  in.dashboard = "https://sw.example";
+  in.run = {{"run", {{"id", "r-10"}, {"commit", "abc"}, {"branch", "main"}, {"runner", "gpu-1"},
+                     {"gpu", {{"name", "NVIDIA H200"}}}, {"driver", {{"name", "NVIDIA"}, {"info", "580.1"}}}}},
+            {"points", json::array({point("lum/a_256/1920x1080/hot", "pass", 2e5),
+                                    point("lum/a_256/1920x1080/cold", "fail", 0, "FAIL: wrong <sum> & \x01 bound"),
+                                    point("lum/b_256/1920x1080/hot", "pass", 3e5),
+                                    point("lum/c_256/1920x1080/hot", "pass", 4e5)})},
+            {"not_measured", json::array({point("lum/neg_256/1920x1080/hot", "xfail", 0, "EXPECTED: XFAIL, race observed"),
+                                          point("lum/neg_256/1920x1080/cold", "xpass", 0, "EXPECTED: XPASS, no race"),
+                                          point("lum/a_256/7680x4320/hot", "unsupported", 0, "UNSUPPORTED: 8K over 128 MiB")})}};
+  in.verdict = {{"run_id", "r-10"}, {"verdict", "fail"},
+                {"correctness", json::array({{{"benchmark", "lum/a_256/1920x1080/cold"}, {"kind", "correctness_failure"},
+                                              {"error_message", "FAIL: wrong <sum> & \x01 bound"}}})},
+                {"regressions", json::array({regression_alert("lum/b_256/1920x1080/hot")})},
+                {"acknowledged_regressions", json::array()},
+                {"suspects", json::array({{{"benchmark", "lum/c_256/1920x1080/hot"}, {"level_ns", 3.6e5}, {"value_ns", 4e5},
+                                           {"delta_pct", 11.1}, {"z", 4.2}}})},
+                {"skipped", json::array({{{"benchmark", "lum/a_256/7680x4320/hot"}, {"reason", "8K over 128 MiB"}}})}};
+  in.improvements = json::array();
+  return in;
+}
+
+TEST(RunReport, JunitHasOneTestcasePerBenchmarkAndMarksEachOutcome) {
+  const std::string x = shaderwatch::report::junit_xml(every_outcome());
+  EXPECT_EQ(count(x, "<testcase "), 7u);
+  EXPECT_NE(x.find("<testsuites name=\"shaderwatch\" tests=\"7\" failures=\"2\" errors=\"0\" skipped=\"1\""),
+            std::string::npos)
+      << x;
+  EXPECT_NE(x.find("<testsuite name=\"NVIDIA H200 / NVIDIA 580.1\""), std::string::npos);
+  EXPECT_NE(x.find("<testcase classname=\"lum/a_256\" name=\"1920x1080/hot\" time=\"0.000200000\"/>"), std::string::npos);
+  // The failure's text is in the element body (GitLab ignores the message attribute), escaped, and a
+  // control character XML cannot hold is dropped.
+  EXPECT_NE(x.find("<failure type=\"correctness_failure\">correctness_failure: FAIL: wrong &lt;sum&gt; &amp;  bound"),
+            std::string::npos)
+      << x;
+  EXPECT_EQ(x.find('\x01'), std::string::npos);
+  EXPECT_NE(x.find("<failure type=\"regression\">regression +10.0%"), std::string::npos);
+  EXPECT_NE(x.find("https://sw.example/#/alerts?id=7"), std::string::npos);
+  EXPECT_NE(x.find("<skipped message=\"UNSUPPORTED: 8K over 128 MiB\">"), std::string::npos);
+  EXPECT_NE(x.find("expected failure (XFAIL)"), std::string::npos);
+  EXPECT_NE(x.find("expected failure did not fail this time (XPASS)"), std::string::npos);
+  EXPECT_NE(x.find("suspect: +11.1%"), std::string::npos);
+  EXPECT_NE(x.find("<property name=\"run_url\" value=\"https://sw.example/#/runs/r-10\"/>"), std::string::npos);
+  // Expected failures and suspects pass: only the two failures are <failure>.
+  EXPECT_EQ(count(x, "<failure "), 2u);
+}
+
+TEST(RunReport, SummaryHasTheVerdictLineTablesAndMarker) {
+  auto in = every_outcome();
+  in.improvements = json::array({{{"benchmark", "lum/d_256/1920x1080/hot"}, {"before_ns", 2e5}, {"after_ns", 1.8e5},
+                                  {"delta_pct", -10.0}, {"cause", "driver"}}});
+  const std::string md = shaderwatch::report::summary_markdown(in);
+  EXPECT_EQ(md.rfind(shaderwatch::report::summary_marker("r-10") + "\n", 0), 0u) << md;
+  EXPECT_NE(md.find("❌ shaderwatch: fail (1 correctness failure, 1 regression)"), std::string::npos) << md;
+  EXPECT_NE(md.find("#### Regressions (1)"), std::string::npos);
+  EXPECT_NE(md.find("[alert 7](https://sw.example/#/alerts?id=7)"), std::string::npos);
+  EXPECT_NE(md.find("#### Correctness failures (1)"), std::string::npos);
+  EXPECT_NE(md.find("#### Suspects (1"), std::string::npos);
+  EXPECT_NE(md.find("<details><summary>Improvements (1)</summary>"), std::string::npos);
+  EXPECT_NE(md.find("<details><summary>Unsupported on this device (1)</summary>"), std::string::npos);
+  // A message cannot break the table or inject HTML.
+  EXPECT_NE(md.find("FAIL: wrong &lt;sum&gt;"), std::string::npos);
+  EXPECT_EQ(md.find("Cut to fit"), std::string::npos);
+}
+
+TEST(RunReport, SummaryIsCutWithALinkPastItsLimit) {
+  auto in = every_outcome();
+  for (int i = 0; i < 2000; ++i)
+    in.verdict["correctness"].push_back({{"benchmark", "lum/x/" + std::to_string(i)}, {"kind", "correctness_failure"},
+                                         {"error_message", std::string(100, 'e')}});
+  const std::string md = shaderwatch::report::summary_markdown(in, 8000);
+  EXPECT_LE(md.size(), 8000u);
+  EXPECT_NE(md.find("_Cut to fit a comment: the whole run is at [the dashboard](https://sw.example/#/runs/r-10)._"),
+            std::string::npos);
+  EXPECT_NE(md.find("#### Regressions (1)"), std::string::npos);  // the most important table comes first
+}
+
+TEST(RunReport, CsvQuotesAndMarksRegressions) {
+  auto in = every_outcome();
+  in.run["points"][0]["label"] = "a,\"b\"";
+  const std::string csv = shaderwatch::report::results_csv(in);
+  EXPECT_EQ(csv.rfind("name,status,median_us,err_bound_ratio,label\n", 0), 0u);
+  EXPECT_EQ(count(csv, "\n"), 8u);
+  EXPECT_NE(csv.find("lum/a_256/1920x1080/hot,PASS,200.000,0.25,\"a,\"\"b\"\"\"\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("lum/b_256/1920x1080/hot,REGRESSION,300.000,"), std::string::npos);
+  EXPECT_NE(csv.find("lum/a_256/1920x1080/cold,FAIL,,"), std::string::npos);
+  EXPECT_NE(csv.find("lum/a_256/7680x4320/hot,UNSUPPORTED,,"), std::string::npos);
+}
+
+TEST(RunReport, EndpointsRenderAStoredRunWithAFailure) {
+  swt::TempDir dir;
+  swt::TestServer srv(dir.db("report.db"));
+  json doc = swt::make_doc({}, {{"fam/var/1/hot", {1000, 1010, 990}}, {"fam/var/1/cold", {2000, 2010, 1990}}}, false);
+  for (auto& row : doc["benchmarks"])
+    if (row["name"] == "fam/var/1/cold") {
+      for (const char* k : {"real_time", "cpu_time", "iterations", "time_unit", "items_per_second"}) row.erase(k);
+      row["error_occurred"] = true;
+      row["error_message"] = "FAIL: wrong sum";
+    }
+  ASSERT_EQ(srv.post(swt::wrap(doc.dump(), "run-f", "c1"))->status, 201);
+  auto c = srv.client();
+  auto junit = c->Get("/api/v1/runs/run-f/junit.xml?dashboard=https%3A%2F%2Fdash.example%2F");
+  ASSERT_TRUE(junit);
+  EXPECT_EQ(junit->status, 200);
+  EXPECT_EQ(junit->get_header_value("Content-Type"), "application/xml; charset=utf-8");
+  EXPECT_EQ(count(junit->body, "<testcase "), 2u);
+  EXPECT_NE(junit->body.find("<failure type=\"correctness_failure\">correctness_failure: FAIL: wrong sum"),
+            std::string::npos)
+      << junit->body;
+  EXPECT_NE(junit->body.find("https://dash.example/#/runs/run-f"), std::string::npos);
+  auto md = c->Get("/api/v1/runs/run-f/summary.md");
+  ASSERT_TRUE(md);
+  EXPECT_EQ(md->status, 200);
+  EXPECT_NE(md->body.find("❌ shaderwatch: fail (1 correctness failure)"), std::string::npos) << md->body;
+  // Without ?dashboard= the links lead back to this server as the client reached it.
+  EXPECT_NE(md->body.find("(http://127.0.0.1:" + std::to_string(srv.port) + "/#/runs/run-f)"), std::string::npos);
+  auto csv = c->Get("/api/v1/runs/run-f/results.csv");
+  ASSERT_TRUE(csv);
+  EXPECT_NE(csv->body.find("fam/var/1/cold,FAIL,"), std::string::npos);
+  EXPECT_NE(csv->body.find("fam/var/1/hot,PASS,1.000,"), std::string::npos) << csv->body;
+
+  auto bad = c->Get("/api/v1/runs/run-f/summary.md?dashboard=javascript:alert(1)");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_NE(bad->body.find("\"field\":\"dashboard\""), std::string::npos);
+  auto unknown = c->Get("/api/v1/runs/no-such-run/junit.xml");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+  auto extra = c->Get("/api/v1/runs/run-f/results.csv?x=1");
+  ASSERT_TRUE(extra);
+  EXPECT_EQ(extra->status, 400);
+}
+
+}  // namespace
+
+namespace {
+
+// Rows an expectations entry accounted for, as shaderwatch-bench writes them: a skip, an expected failure
+// of a runner's own entry, and a flake (measured, with the checks that failed before one passed).
+TEST(RunReport, ExpectationsEntriesAreSkippedExpectedOrFlakyNeverFailures) {
+  swt::TempDir dir;
+  swt::TestServer srv(dir.db("expect.db"));
+  json doc = swt::make_doc({}, {{"fam/var/1/hot", {1000, 1010, 990}}, {"fam/var/1/cold", {2000, 2010, 1990}},
+                                {"fam/other/1/hot", {500, 505, 495}}, {"fam/flaky/1/hot", {700, 705, 695}}},
+                           false);
+  const std::map<std::string, std::string> errors{
+      {"fam/var/1/cold", shaderwatch::contract::expected_outcome_message("lavapipe slow", "SKIP", "not run on this device: bug 9")},
+      {"fam/other/1/hot", shaderwatch::contract::expected_outcome_message("driver 580 bug", "XFAIL", "element 3: expected 1, got 2")}};
+  for (auto& row : doc["benchmarks"]) {
+    const std::string name = row["name"];
+    if (name == "fam/flaky/1/hot") row[shaderwatch::contract::kCheckRetriesCounter] = 2;
+    if (!errors.count(name)) continue;
+    for (const char* k : {"real_time", "cpu_time", "iterations", "time_unit", "items_per_second"}) row.erase(k);
+    row["error_occurred"] = true;
+    row["error_message"] = errors.at(name);
+  }
+  ASSERT_EQ(srv.post(swt::wrap(doc.dump(), "run-e", "c1"))->status, 201);
+  auto c = srv.client();
+  auto verdict = c->Get("/api/v1/runs/run-e/verdict");
+  ASSERT_TRUE(verdict);
+  const json v = json::parse(verdict->body);
+  EXPECT_EQ(v["verdict"], "pass") << v.dump();
+  EXPECT_TRUE(v["correctness"].empty()) << v.dump();
+  ASSERT_EQ(v["skipped"].size(), 1u) << v.dump();
+  EXPECT_EQ(v["skipped"][0]["benchmark"], "fam/var/1/cold");
+  EXPECT_NE(v["skipped"][0]["reason"].get<std::string>().find("bug 9"), std::string::npos);
+
+  auto junit = c->Get("/api/v1/runs/run-e/junit.xml");
+  ASSERT_TRUE(junit);
+  const std::string& x = junit->body;
+  EXPECT_EQ(count(x, "<testcase "), 4u) << x;
+  EXPECT_EQ(count(x, "<failure "), 0u) << x;
+  EXPECT_NE(x.find("<skipped message=\"EXPECTED (lavapipe slow): SKIP, not run on this device: bug 9\">"), std::string::npos) << x;
+  EXPECT_NE(x.find("expected failure (XFAIL): EXPECTED (driver 580 bug): XFAIL"), std::string::npos) << x;
+  EXPECT_NE(x.find("flaky: 2 failed checks, then one passed"), std::string::npos) << x;
+  auto csv = c->Get("/api/v1/runs/run-e/results.csv");
+  ASSERT_TRUE(csv);
+  EXPECT_NE(csv->body.find("fam/var/1/cold,SKIP,"), std::string::npos) << csv->body;
+  EXPECT_NE(csv->body.find("fam/other/1/hot,XFAIL,"), std::string::npos) << csv->body;
+  EXPECT_NE(csv->body.find("fam/flaky/1/hot,FLAKE,"), std::string::npos) << csv->body;
+  EXPECT_NE(csv->body.find("fam/var/1/hot,PASS,"), std::string::npos) << csv->body;
+}
+
+}  // namespace

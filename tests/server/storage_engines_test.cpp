@@ -1,0 +1,188 @@
+// What only the choice of database engine brings: several server processes on one PostgreSQL database,
+// and `migrate` from one database into another.
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "storage/copy_database.h"
+#include "test_util.h"
+
+using namespace swt;
+
+namespace {
+
+const std::vector<std::string> kBenches = {"lum/seq/1080p/cold", "lum/tiled/1080p/cold", "blur/sep/1080p/warm",
+                                           "scan/dec/1m/cold", "lum/seq/8k/cold", "blur/sep/8k/warm"};
+constexpr int kStepRun = 24, kRuns = 40;
+// Benchmarks 0-2 become 10% slower at run kStepRun; 3-5 stay.
+bool stepped(std::size_t bench) { return bench < 3; }
+
+// Run i of one GPU: three repetitions per benchmark around its level, with a small deterministic jitter.
+std::string run_body(int i) {
+  std::vector<std::pair<std::string, std::vector<double>>> benches;
+  for (std::size_t b = 0; b < kBenches.size(); ++b) {
+    const double level = 1e5 * static_cast<double>(b + 1) * (stepped(b) && i >= kStepRun ? 1.10 : 1.0);
+    const double jitter = 0.004 * static_cast<double>((i * 7 + static_cast<int>(b) * 3) % 5 - 2);
+    benches.push_back({kBenches[b], {level * (1 + jitter), level * (1 + jitter + 0.001), level * (1 + jitter - 0.001)}});
+  }
+  return wrap_doc(make_doc({}, benches), cat("run-", std::to_string(i)), cat("c", std::to_string(i)), iso_at(i));
+}
+
+}  // namespace
+
+// Two server processes' worth of Store and HTTP server on one database, four posters: each run is posted
+// to both at once. Every acknowledged run is stored once, and each change raises one alert.
+TEST(StorageEngines, TwoServersOnOnePostgresqlDatabase) {
+  if (!on_postgres()) GTEST_SKIP() << "needs a PostgreSQL cluster: runs in server.postgres.*";
+  TempDir dir;
+  const std::string db = dir.db("shared.db");
+  TestServer a(db), b(db);
+  std::atomic<int> created{0}, already{0};
+  std::mutex fail_mu;
+  std::vector<std::string> failures;
+  std::vector<std::thread> posters;
+  for (int p = 0; p < 4; ++p) {
+    posters.emplace_back([&, p] {
+      const TestServer& to = p % 2 ? b : a;
+      for (int i = p / 2; i < kRuns; i += 2) {  // posters 0 and 1 post the even runs, 2 and 3 the odd ones
+        auto r = to.post(run_body(i));
+        if (r && r->status == 201) ++created;
+        else if (r && r->status == 200) ++already;
+        else {
+          std::lock_guard lk(fail_mu);
+          failures.push_back(cat("run ", std::to_string(i), ": ", r ? cat(std::to_string(r->status), " ", r->body) : "no answer"));
+        }
+      }
+    });
+  }
+  for (auto& t : posters) t.join();
+  EXPECT_TRUE(failures.empty()) << failures.front();
+  EXPECT_EQ(created.load(), kRuns) << "each run created once";
+  EXPECT_EQ(already.load(), kRuns) << "and answered as already stored to the other poster";
+  for (const TestServer* s : {&a, &b}) {
+    const json runs = s->get("/api/v1/runs?limit=1000")["runs"];
+    EXPECT_EQ(runs.size(), static_cast<std::size_t>(kRuns));
+    std::set<std::string> ids;
+    for (const auto& r : runs) ids.insert(r["id"].get<std::string>());
+    EXPECT_EQ(ids.size(), static_cast<std::size_t>(kRuns)) << "no run twice";
+  }
+  // One regression per stepped benchmark, at the step, and nothing else: detection of a series ran on
+  // one server at a time.
+  const json alerts = a.get("/api/v1/alerts?limit=500")["alerts"];
+  std::map<std::string, std::vector<json>> by_bench;
+  for (const auto& al : alerts) by_bench[al["benchmark"].get<std::string>()].push_back(al);
+  for (std::size_t bi = 0; bi < kBenches.size(); ++bi) {
+    const auto& got = by_bench[kBenches[bi]];
+    if (!stepped(bi)) {
+      EXPECT_TRUE(got.empty()) << kBenches[bi] << ": " << json(got).dump(1);
+      continue;
+    }
+    ASSERT_EQ(got.size(), 1u) << kBenches[bi] << ": " << json(got).dump(1);
+    EXPECT_EQ(got[0]["kind"], "regression");
+    EXPECT_EQ(got[0]["run_id"], cat("run-", std::to_string(kStepRun))) << got[0].dump(1);
+  }
+  EXPECT_EQ(b.get("/api/v1/alerts?limit=500")["alerts"], alerts) << "both servers tell the same";
+}
+
+// migrate copies everything: the copy answers every query as the original did, its tokens still work,
+// and new runs get new ids. Into PostgreSQL in server.postgres.*, else into a second SQLite file.
+TEST(StorageEngines, MigrateCopiesEveryRunAlertAndToken) {
+  TempDir dir;
+  const std::string from = dir.file("from.db"), to = dir.db("to.db");
+  std::string token;
+  std::vector<std::string> paths = {"/api/v1/runs?limit=1000", "/api/v1/alerts?limit=500", "/api/v1/gpus",
+                                    "/api/v1/benchmarks", "/api/v1/series?limit=1000", "/api/v1/summary",
+                                    "/api/v1/correctness", "/api/v1/runs/run-30/verdict", "/api/v1/runs/run-24", "/api/v1/runs/run-24/results",
+                                    "/api/v1/compare?base=run-20&contender=run-30"};
+  std::map<std::string, json> before;
+  {
+    TestServer s(from);
+    token = s.token;
+    s.store->create_token("alice", shaderwatch::TokenScope::Triage);
+    for (int i = 0; i < kRuns; ++i) ASSERT_EQ(s.post(run_body(i))->status, 201);
+    const json series = s.get("/api/v1/series?limit=1000")["series"];
+    ASSERT_FALSE(series.empty());
+    paths.push_back(cat("/api/v1/series/", std::to_string(series[0]["id"].get<std::int64_t>())));
+    for (const auto& p : paths) before[p] = s.get(p);
+    ASSERT_EQ(before["/api/v1/alerts?limit=500"]["alerts"].size(), 3u) << "the history has its alerts";
+  }
+  std::vector<std::string> progress;
+  const auto copied = shaderwatch::copy_database(cat("sqlite:", from), to, [&](const std::string& l) { progress.push_back(l); });
+  std::map<std::string, std::uint64_t> rows;
+  for (const auto& t : copied) rows[t.table] = t.rows;
+  EXPECT_EQ(rows["runs"], static_cast<std::uint64_t>(kRuns));
+  EXPECT_EQ(rows["alerts"], 3u);
+  EXPECT_EQ(rows["tokens"], 2u);
+  EXPECT_FALSE(progress.empty());
+
+  TestServer s(to, {}, false);
+  std::map<std::string, shaderwatch::TokenScope> scopes;  // each token keeps its scope
+  for (const auto& t : s.store->list_tokens()) scopes[t.name] = t.scope;
+  ASSERT_EQ(scopes.size(), 2u);
+  EXPECT_EQ(scopes["alice"], shaderwatch::TokenScope::Triage);
+  scopes.erase("alice");
+  EXPECT_EQ(scopes.begin()->second, shaderwatch::TokenScope::Admin) << "the test server's token";
+  for (const auto& p : paths) EXPECT_EQ(s.get(p), before[p]) << p;
+  auto again = s.post(run_body(5), token);  // the token came along; the run is known
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 200) << again->body;
+  auto next = s.post(run_body(kRuns), token);
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->status, 201) << next->body;
+  EXPECT_EQ(s.get("/api/v1/runs?limit=1000")["runs"].size(), static_cast<std::size_t>(kRuns + 1));
+
+  // Into a database that already holds runs: refused by name, nothing written.
+  try {
+    shaderwatch::copy_database(cat("sqlite:", from), to, [](const std::string&) {});
+    ADD_FAILURE() << "copied into a database holding runs";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("already holds"), std::string::npos) << e.what();
+  }
+}
+
+// PostgreSQL restarted under a running server (every connection of its database ended): a request
+// that meets a broken connection fails with a 500, and the connection is made again for the next one.
+TEST(StorageEngines, AServerOutlivesItsPostgresqlConnections) {
+  if (!on_postgres()) GTEST_SKIP() << "needs a PostgreSQL cluster: runs in server.postgres.*";
+  TempDir dir;
+  const std::string db = dir.db("restart.db");
+  TestServer s(db);
+  ASSERT_EQ(s.post(run_body(0))->status, 201);
+  auto admin = shaderwatch::sql::connect(shaderwatch::sql::Location::parse(postgres_uri("postgres")), shaderwatch::sql::Role::Writer);
+  auto& kill = admin->q("SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname=?");
+  kill.bind(1, db.substr(db.rfind('/') + 1));
+  ASSERT_TRUE(kill.step());
+  EXPECT_EQ(kill.i64(0), 6) << "the writer, the detector and 4 readers";
+  kill.reset();
+
+  int failed_reads = 0;
+  for (int i = 0; i < 12; ++i) {
+    auto r = s.client()->Get("/api/v1/runs/run-0");
+    ASSERT_TRUE(r);
+    if (r->status == 500) ++failed_reads;
+    else EXPECT_EQ(r->status, 200) << r->body;
+  }
+  EXPECT_LE(failed_reads, 4) << "each reader fails once at most";
+  // Run 1 fails one benchmark: its correctness alert is raised though detection meets a broken connection.
+  json failing = json::parse(run_body(1));
+  for (auto& row : failing["benchmark"]["benchmarks"])
+    if (row["name"] == kBenches[0] && row["run_type"] == "iteration") {
+      row["error_occurred"] = true;
+      row["error_message"] = "FAIL: sum off by 3 ulp beyond its bound";
+    }
+  int attempts = 0, status = 0;
+  while (status != 201 && attempts < 3) {
+    ++attempts;
+    status = s.post(failing.dump())->status;
+  }
+  EXPECT_EQ(status, 201);
+  EXPECT_LE(attempts, 2) << "the writer fails once at most";
+  EXPECT_EQ(s.post(run_body(2))->status, 201);
+  EXPECT_EQ(s.get("/api/v1/runs?limit=10")["runs"].size(), 3u) << "nothing lost";
+  const json alerts = s.get("/api/v1/alerts")["alerts"];
+  ASSERT_EQ(alerts.size(), 1u) << alerts.dump(1);
+  EXPECT_EQ(alerts[0]["kind"], "correctness_regression");
+  EXPECT_EQ(alerts[0]["run_id"], "run-1");
+  EXPECT_EQ(s.get("/api/v1/runs/run-0/verdict")["run_id"], "run-0");
+}

@@ -1,0 +1,199 @@
+// Shared fixtures: temp dirs, an in-process server on 127.0.0.1 with a real SQLite file, an HTTP
+// client, and generators of Google Benchmark-shaped documents.
+#pragma once
+
+#include <httplib.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <functional>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "http/http_server.h"
+#include "storage/store.h"
+#include "storage/sql.h"
+
+namespace swt {
+
+using nlohmann::json;
+
+// Concatenation without `"literal" + std::string`, which trips GCC 12's bogus -Wrestrict
+// (PR105329) under -O2 -Werror.
+template <class... A>
+std::string cat(const A&... a) {
+  std::string out;
+  (out.append(a), ...);
+  return out;
+}
+
+// Set by tests/server/with_postgres.sh: the Unix-socket directory of a throwaway PostgreSQL cluster
+// whose superuser is `sw`. Then every test's database is a PostgreSQL database of that cluster.
+inline const char* postgres_socket_dir() { return std::getenv("SW_TEST_POSTGRES_SOCKET"); }
+inline bool on_postgres() { return postgres_socket_dir() != nullptr; }
+// libpq's URI of database `name` on that cluster (the socket directory percent-encoded as the host).
+inline std::string postgres_uri(const std::string& name) {
+  std::string host;
+  for (const char ch : std::string(postgres_socket_dir())) host += ch == '/' ? std::string("%2F") : std::string(1, ch);
+  return cat("postgresql://sw@", host, "/", name);
+}
+
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "swtest.XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    path = tmpl;
+  }
+  ~TempDir() {
+    for (const auto& name : databases_) {
+      try {
+        admin().exec(cat("DROP DATABASE IF EXISTS ", name, " WITH (FORCE)"));
+      } catch (...) {
+      }
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+  // A database for the Store, as --db takes it: an SQLite file here, or a new PostgreSQL database
+  // (dropped with this directory) when the tests run beside a cluster.
+  std::string db(const std::string& name) {
+    if (!on_postgres()) return file(name);
+    std::string db_name = "swt_";
+    for (const char ch : cat(path.filename().string().substr(7), "_", name))
+      db_name += std::isalnum(static_cast<unsigned char>(ch)) ? static_cast<char>(std::tolower(ch)) : '_';
+    admin().exec(cat("CREATE DATABASE ", db_name));
+    databases_.push_back(db_name);
+    return postgres_uri(db_name);
+  }
+
+ private:
+  static shaderwatch::sql::Conn& admin() {
+    static auto c = shaderwatch::sql::connect({shaderwatch::sql::Engine::Postgresql, postgres_uri("postgres")}, shaderwatch::sql::Role::Writer);
+    return *c;
+  }
+  std::vector<std::string> databases_;
+};
+
+struct TestServer {
+  std::unique_ptr<shaderwatch::Store> store;
+  std::unique_ptr<shaderwatch::HttpServer> http;
+  std::string token;
+  int port = 0;
+
+  explicit TestServer(const std::string& db, shaderwatch::ServerOptions o = {}, bool make_token = true, shaderwatch::StoreOptions so = {}) {
+    so.db = db;
+    store = std::make_unique<shaderwatch::Store>(so);
+    o.bind = "127.0.0.1";
+    o.port = 0;
+    http = std::make_unique<shaderwatch::HttpServer>(*store, o);
+    port = http->start();
+    // Admin: the tests post runs and triage alerts with it.
+    if (make_token) token = store->create_token("test-" + std::to_string(port), shaderwatch::TokenScope::Admin);
+  }
+  ~TestServer() { stop(); }
+  void stop() {
+    if (http) http->stop();
+    http.reset();
+    store.reset();
+  }
+  std::unique_ptr<httplib::Client> client() const {
+    auto c = std::make_unique<httplib::Client>("127.0.0.1", port);
+    c->set_read_timeout(60, 0);
+    return c;
+  }
+  httplib::Result post(const std::string& body, const std::string& tok) const {
+    auto c = client();
+    httplib::Headers h;
+    if (!tok.empty()) h.emplace("Authorization", "Bearer " + tok);
+    return c->Post("/api/v1/runs", h, body, "application/json");
+  }
+  httplib::Result post(const std::string& body) const { return post(body, token); }
+  json get(const std::string& path, int expect = 200) const {
+    auto c = client();
+    auto r = c->Get(path);
+    EXPECT_TRUE(r) << path;
+    if (!r) return nullptr;
+    EXPECT_EQ(r->status, expect) << path << ": " << r->body;
+    return json::parse(r->body);
+  }
+};
+
+// Runs the sample benchmark binary (a real Google Benchmark program) and returns its JSON.
+inline std::string run_sample_bench(const std::string& env = "", int reps = 3) {
+  const std::string cmd = env + " " + SW_SAMPLE_BENCH + " --benchmark_format=json --benchmark_repetitions=" +
+                          std::to_string(reps) + " --benchmark_min_time=0.005 2>/dev/null";
+  FILE* f = popen(cmd.c_str(), "r");
+  if (!f) throw std::runtime_error("popen failed");
+  std::string out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  if (pclose(f) != 0) throw std::runtime_error("sample bench failed");
+  return out;
+}
+
+inline std::string wrap(const std::string& doc, const std::string& run_id, const std::string& commit,
+                        const std::string& started_at = "2026-01-01T00:00:00Z") {
+  return json{{"run", {{"id", run_id}, {"commit", commit}, {"branch", "main"}, {"runner", "r1"},
+                       {"job_url", "https://ci.example/job/1"}, {"started_at", started_at}}},
+              {"benchmark", json::parse(doc)}}
+      .dump();
+}
+
+// A synthetic Google Benchmark document: per benchmark name, repetitions of real_time (ns).
+struct Gpu {
+  std::string name = "GPU A", vendor = "0x10de", device = "0x2684", driver = "580.1.0.0";
+};
+inline json make_doc(const Gpu& g, const std::vector<std::pair<std::string, std::vector<double>>>& benches,
+                     bool aggregates = true) {
+  json b = json::array();
+  int fam = 0;
+  for (const auto& [name, reps] : benches) {
+    for (std::size_t i = 0; i < reps.size(); ++i)
+      b.push_back({{"name", name}, {"family_index", fam}, {"per_family_instance_index", 0},
+                   {"run_name", name}, {"run_type", "iteration"}, {"repetitions", reps.size()},
+                   {"repetition_index", i}, {"threads", 1}, {"iterations", 1000},
+                   {"real_time", reps[i]}, {"cpu_time", reps[i] * 0.99}, {"time_unit", "ns"},
+                   {"items_per_second", 1e9 / reps[i]}});
+    if (aggregates) {
+      double mean = 0;
+      for (double r : reps) mean += r;
+      mean /= static_cast<double>(reps.size());
+      for (const char* agg : {"mean", "median", "stddev"})
+        b.push_back({{"name", name + "_" + agg}, {"family_index", fam}, {"per_family_instance_index", 0},
+                     {"run_name", name}, {"run_type", "aggregate"}, {"repetitions", reps.size()},
+                     {"threads", 1}, {"aggregate_name", agg}, {"aggregate_unit", "time"},
+                     {"iterations", reps.size()}, {"real_time", mean}, {"cpu_time", mean},
+                     {"time_unit", "ns"}});
+    }
+    ++fam;
+  }
+  return {{"context", {{"date", "2026-01-01T00:00:00+00:00"}, {"host_name", "runner"},
+                       {"sw_device_name", g.name}, {"sw_vendor_id", g.vendor}, {"sw_device_id", g.device},
+                       {"sw_driver_name", "NVIDIA"}, {"sw_driver_version", g.driver},
+                       {"sw_api_version", "1.4.312"}}},
+          {"benchmarks", b}};
+}
+
+inline std::string iso_at(int minute_index) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "2026-01-%02dT%02d:%02d:00Z", 1 + minute_index / 1440,
+                (minute_index / 60) % 24, minute_index % 60);
+  return buf;
+}
+
+inline std::string wrap_doc(const json& doc, const std::string& run_id, const std::string& commit,
+                            const std::string& started_at) {
+  return json{{"run", {{"id", run_id}, {"commit", commit}, {"runner", "runner-1"}, {"started_at", started_at}}},
+              {"benchmark", doc}}
+      .dump();
+}
+
+}  // namespace swt

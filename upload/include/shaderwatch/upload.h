@@ -1,0 +1,85 @@
+// Client side of POST /api/v1/runs: a small library the benchmark binary can link to post its
+// own results, and what `shaderwatch-server post` uses.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shaderwatch::upload {
+
+struct RunMeta {
+  std::string run_id;      // client-chosen, unique per run: re-posting it is a no-op
+  std::string commit;      // required
+  std::string branch;      // optional (empty: the server's main branch)
+  std::string merge_base;  // optional: the main-branch commit a branch run forked from
+  std::string runner;      // optional
+  std::string job_url;     // optional
+  std::string started_at;  // ISO 8601 with a zone; now when empty
+};
+
+// Where runs are posted, and where a client asks, before its work, whether its token may post them.
+inline constexpr std::string_view kRunsPath = "/api/v1/runs";
+inline constexpr std::string_view kUploadCheckPath = "/api/v1/upload-check";
+
+struct Result {
+  bool ok = false;      // 200 (already stored, same body) or 201 (stored)
+  int status = 0;       // HTTP status, 0 when no answer came
+  std::string body;     // the server's answer
+  std::string error;    // one line for humans when !ok
+};
+
+// The request body: {"run": {...meta...}, "benchmark": <the Google Benchmark JSON document>}.
+// Throws std::invalid_argument when benchmark_json is not a JSON object.
+std::string make_body(const std::string& benchmark_json, const RunMeta& meta);
+
+// Posts to <url>/api/v1/runs (url: http://host:port[/prefix], or https:// when the httplib in
+// use has OpenSSL support) with "Authorization: Bearer <token>".
+Result post_run(const std::string& url, const std::string& token, const std::string& benchmark_json,
+                const RunMeta& meta, int timeout_seconds = 60);
+
+// GET <url>/api/v1/upload-check: ok (200) when the server answers and the token may post runs; stores
+// nothing. status 0: no answer (the server is down or the URL wrong); 401: the token is unknown or
+// revoked; 403: its scope does not allow uploads. One try, for a client to find a mistake before its work.
+Result check_upload(const std::string& url, const std::string& token, int timeout_seconds = 10);
+
+// Retries when no answer came or the server answered 5xx or 429, waiting first_delay, then twice as
+// long each time (at most max_delay), up to `attempts` tries in all. The body is made once, so every
+// try sends the same run: the server stores it once (a repeat of a stored run answers 200). A 4xx other
+// than 429 is the request's fault and is not retried.
+struct RetryPolicy {
+  int attempts = 5;
+  double first_delay_seconds = 1;
+  double max_delay_seconds = 30;
+};
+Result post_run_with_retries(const std::string& url, const std::string& token, const std::string& benchmark_json,
+                             const RunMeta& meta, const RetryPolicy& policy,
+                             const std::function<void(const std::string&)>& on_retry = {}, int timeout_seconds = 60);
+
+// One device's part of a Google Benchmark document. shaderwatch-bench --device all writes every device
+// into one document (contract: context keys swdev<N>_<name>, names ending /dev<N>); the server stores
+// one run per device, so the client posts each part as its own run: context keys sw_<name> (the
+// device's own; keys of other devices dropped, shared ones kept), names without the suffix, the run id
+// with run_id_suffix ("-dev<N>") appended. A document of one device is one part with an empty suffix.
+struct DevicePart {
+  std::string run_id_suffix;
+  std::string benchmark_json;
+};
+// Throws std::invalid_argument when the text is not a JSON object, or a benchmark of a several-device
+// document names no device of its context.
+std::vector<DevicePart> split_by_device(const std::string& benchmark_json);
+
+// Every device's part of the document posted as its own run (post_run_with_retries each), in device
+// order; stops at the first that cannot be posted, so the last result says why.
+struct PostedRun {
+  std::string run_id;
+  Result result;
+};
+std::vector<PostedRun> post_runs_per_device(const std::string& url, const std::string& token,
+                                            const std::string& benchmark_json, const RunMeta& meta,
+                                            const RetryPolicy& policy,
+                                            const std::function<void(const std::string&)>& on_retry = {},
+                                            int timeout_seconds = 60);
+
+}  // namespace shaderwatch::upload
