@@ -36,7 +36,7 @@ echo "// new" >"$repo/kernels/unused_new.glsl"
 out=$(plan)
 grep -q "no kernel sources changed" <<<"$out" || fail "an unused new file selected kernels: $out"
 rm "$repo/kernels/unused_new.glsl"
-echo "// touched" >>"$repo/harness/check.cpp"
+echo "// touched" >>"$repo/harness/check/check.cpp"
 out=$(plan)
 grep -q "checking every kernel" <<<"$out" || fail "a harness change: $out"
 git -C "$repo" checkout -q -- harness/check/check.cpp
