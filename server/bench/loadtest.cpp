@@ -20,6 +20,7 @@
 
 #include "http/http_server.h"
 #include "storage/store.h"
+#include "common/iso8601.h"
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -148,7 +149,7 @@ int main(int argc, char** argv) {
     ports.push_back(servers.back()->start());
   }
   const int port = ports[0];
-  const std::string token = stores[0]->create_token("load", shaderwatch::TokenScope::Upload);
+  const std::string token = stores[0]->tokens().create("load", shaderwatch::TokenScope::Upload);
 
   const long per_run = static_cast<long>(o.benchmarks) * o.reps;
   const long runs = (o.results + per_run - 1) / per_run;

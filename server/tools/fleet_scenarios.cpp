@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "storage/store.h"
+#include "common/iso8601.h"
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -344,7 +345,7 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
       (r < pl.step_run ? ms_before : ms_after) += ms;
       ++(r < pl.step_run ? n_before : n_after);
 
-      const json v = store.verdict(id);
+      const json v = store.queries().verdict(id);
       ++res.runs;
       const bool fail = v.at("verdict") == "fail";
       const int bin = history_bin(r);
@@ -392,7 +393,7 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
         probe_body.append(make_doc(pl, g, r, p.reps, probe_noise)).append("}");
         pl.lvl(g, r, pb) = keep;
         store.ingest(probe_body, "fleet-sim");
-        const json pv = store.verdict(id + "-pr");
+        const json pv = store.queries().verdict(id + "-pr");
         const int pbin = history_bin(r + 1);  // the merge base's run is history too
         ++res.probes.runs[pbin];
         const bool slowed = sc.probe > 1;
@@ -410,7 +411,7 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
   // Every alert, as left at the end (boundaries and causes refined by later runs).
   std::vector<json> alerts;
   for (std::int64_t off = 0;;) {
-    const json page = store.alerts({{"limit", "500"}, {"offset", std::to_string(off)}});
+    const json page = store.queries().alerts({{"limit", "500"}, {"offset", std::to_string(off)}});
     for (const auto& a : page.at("alerts")) alerts.push_back(a);
     if (page.at("next_offset").is_null()) break;
     off = page.at("next_offset").get<std::int64_t>();

@@ -61,7 +61,7 @@ TEST(BenchPost, ATokenTheServerRefusesExits4BeforeAnyWork) {
             std::string::npos) << r.output;
   EXPECT_FALSE(benchmarks_ran(r.output)) << r.output;
   // A token that may triage but not upload: 403, named.
-  const std::string triage = s.store->create_token("triager", shaderwatch::TokenScope::Triage);
+  const std::string triage = s.store->tokens().create("triager", shaderwatch::TokenScope::Triage);
   r = run_command(bench("SHADERWATCH_TOKEN=" + triage + " SHADERWATCH_COMMIT=abc123", "--post " + url + " --run-id refused",
                         dir.file("out.json")));
   EXPECT_EQ(r.exit_code, 4) << r.output;
@@ -88,9 +88,9 @@ TEST(BenchPost, TheUploadCheckAnswersPerScope) {
     auto r = c->Get("/api/v1/upload-check");
     return r ? r->status : 0;
   };
-  EXPECT_EQ(status(s.store->create_token("uploader", shaderwatch::TokenScope::Upload)), 200);
+  EXPECT_EQ(status(s.store->tokens().create("uploader", shaderwatch::TokenScope::Upload)), 200);
   EXPECT_EQ(status(s.token), 200) << "admin";
-  EXPECT_EQ(status(s.store->create_token("triager", shaderwatch::TokenScope::Triage)), 403);
+  EXPECT_EQ(status(s.store->tokens().create("triager", shaderwatch::TokenScope::Triage)), 403);
   EXPECT_EQ(status("no-such-token"), 401);
   EXPECT_EQ(status(""), 401);
 }

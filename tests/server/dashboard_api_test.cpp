@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include <shaderwatch/result_contract.h>
+
 #include "fixture_file.h"
 #include "detection/analysis.h"
 #include "test_util.h"

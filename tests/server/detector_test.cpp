@@ -5,6 +5,7 @@
 #include <iostream>
 #include <random>
 
+#include "detection/attribution.h"
 #include "detection/detect.h"
 
 namespace d = shaderwatch::detect;

@@ -289,7 +289,7 @@ TEST(HttpHardening, AFullDatabaseIs507AndLosesNothingStored) {
   shaderwatch::Store store(so);
   shaderwatch::HttpServer http(store, {"127.0.0.1", 0});
   const int port = http.start();
-  const std::string token = store.create_token("filler", shaderwatch::TokenScope::Upload);
+  const std::string token = store.tokens().create("filler", shaderwatch::TokenScope::Upload);
   httplib::Client c("127.0.0.1", port);
   std::vector<std::pair<std::string, std::vector<double>>> benches;
   for (int i = 0; i < 200; ++i) benches.push_back({swt::cat("fam/v", std::to_string(i), "/1/hot"), {1000, 1010, 990}});

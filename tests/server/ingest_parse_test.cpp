@@ -4,9 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <shaderwatch/result_contract.h>
+
 #include "fixture_file.h"
 #include "ingest/ingest_parse.h"
 #include "storage/store.h"
+#include "common/iso8601.h"
 
 using nlohmann::json;
 

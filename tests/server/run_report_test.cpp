@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 
+#include <shaderwatch/result_contract.h>
+
 #include "queries/run_report.h"
 #include "test_util.h"
 

@@ -9,6 +9,8 @@
 #include <thread>
 
 
+#include <shaderwatch/result_contract.h>
+
 #include "test_util.h"
 
 using namespace swt;
@@ -222,17 +224,17 @@ TEST(ServerAuth, PostNeedsAValidUnrevokedToken) {
     ASSERT_GT(n, 0);
     EXPECT_EQ(std::string(buf).rfind("HTTP/1.1 401", 0), 0u) << buf;
   }
-  const std::string t = s.store->create_token("revokee", shaderwatch::TokenScope::Upload);
+  const std::string t = s.store->tokens().create("revokee", shaderwatch::TokenScope::Upload);
   auto created = s.post(wrap(doc, "a2", "c1"), t);
   EXPECT_EQ(created->status, 201);
   EXPECT_EQ(json::parse(created->body)["run"]["posted_by"], "revokee");
-  ASSERT_TRUE(s.store->revoke_token("revokee"));
+  ASSERT_TRUE(s.store->tokens().revoke("revokee"));
   EXPECT_EQ(s.post(wrap(doc, "a3", "c1"), t)->status, 401);
-  EXPECT_FALSE(s.store->revoke_token("revokee")) << "already revoked";
+  EXPECT_FALSE(s.store->tokens().revoke("revokee")) << "already revoked";
   EXPECT_EQ(count_runs(s), 1);
   // Token names are unique and the plaintext is not stored.
-  EXPECT_THROW(s.store->create_token("revokee", shaderwatch::TokenScope::Upload), shaderwatch::ClientError);
-  auto tokens = s.store->list_tokens();
+  EXPECT_THROW(s.store->tokens().create("revokee", shaderwatch::TokenScope::Upload), shaderwatch::ClientError);
+  auto tokens = s.store->tokens().list();
   ASSERT_EQ(tokens.size(), 2u);
   // Reads are open by default; alert triage needs a token.
   auto c = s.client();

@@ -99,7 +99,7 @@ TEST(StorageEngines, MigrateCopiesEveryRunAlertAndToken) {
   {
     TestServer s(from);
     token = s.token;
-    s.store->create_token("alice", shaderwatch::TokenScope::Triage);
+    s.store->tokens().create("alice", shaderwatch::TokenScope::Triage);
     for (int i = 0; i < kRuns; ++i) ASSERT_EQ(s.post(run_body(i))->status, 201);
     const json series = s.get("/api/v1/series?limit=1000")["series"];
     ASSERT_FALSE(series.empty());
@@ -118,7 +118,7 @@ TEST(StorageEngines, MigrateCopiesEveryRunAlertAndToken) {
 
   TestServer s(to, {}, false);
   std::map<std::string, shaderwatch::TokenScope> scopes;  // each token keeps its scope
-  for (const auto& t : s.store->list_tokens()) scopes[t.name] = t.scope;
+  for (const auto& t : s.store->tokens().list()) scopes[t.name] = t.scope;
   ASSERT_EQ(scopes.size(), 2u);
   EXPECT_EQ(scopes["alice"], shaderwatch::TokenScope::Triage);
   scopes.erase("alice");

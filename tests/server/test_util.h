@@ -95,7 +95,7 @@ struct TestServer {
     http = std::make_unique<shaderwatch::HttpServer>(*store, o);
     port = http->start();
     // Admin: the tests post runs and triage alerts with it.
-    if (make_token) token = store->create_token("test-" + std::to_string(port), shaderwatch::TokenScope::Admin);
+    if (make_token) token = store->tokens().create("test-" + std::to_string(port), shaderwatch::TokenScope::Admin);
   }
   ~TestServer() { stop(); }
   void stop() {

@@ -2,6 +2,7 @@
 // scopes existed (schema version 2) keep working as admin.
 #include "raw_connection.h"
 #include "test_util.h"
+#include "common/sha256.h"
 
 using namespace swt;
 
@@ -54,7 +55,7 @@ bool has(const json& message, const std::string& what) {
 TEST(TokenScopes, UploadPostsButCannotTriage) {
   TempDir dir;
   TestServer s(dir.db("sw.db"));
-  const std::string upload = s.store->create_token("ci-runner", shaderwatch::TokenScope::Upload);
+  const std::string upload = s.store->tokens().create("ci-runner", shaderwatch::TokenScope::Upload);
   EXPECT_EQ(s.post(run_body(0), upload)->status, 201);
   auto failing = s.post(run_body(1, true), upload);
   ASSERT_EQ(failing->status, 201) << failing->body;
@@ -91,7 +92,7 @@ TEST(TokenScopes, TriageChangesAlertsButCannotPost) {
   TempDir dir;
   TestServer s(dir.db("sw.db"));
   const std::string id = raise_alert(s);
-  const std::string triage = s.store->create_token("alice", shaderwatch::TokenScope::Triage);
+  const std::string triage = s.store->tokens().create("alice", shaderwatch::TokenScope::Triage);
   auto ok = patch(s, id, triage);
   ASSERT_TRUE(ok);
   ASSERT_EQ(ok->status, 200) << ok->body;
@@ -110,7 +111,7 @@ TEST(TokenScopes, TriageChangesAlertsButCannotPost) {
 TEST(TokenScopes, AdminPostsAndTriages) {
   TempDir dir;
   TestServer s(dir.db("sw.db"), {}, false);
-  s.token = s.store->create_token("ops", shaderwatch::TokenScope::Admin);
+  s.token = s.store->tokens().create("ops", shaderwatch::TokenScope::Admin);
   const std::string id = raise_alert(s);
   auto ok = patch(s, id, s.token, R"({"state":"acknowledged"})");
   ASSERT_TRUE(ok);
@@ -128,7 +129,7 @@ TEST(TokenScopes, AnyScopeReads) {
     const std::string name = cat("reader-", shaderwatch::to_string(scope));
     auto c = s.client();
     EXPECT_EQ(c->Get("/api/v1/gpus")->status, 401);
-    c->set_bearer_token_auth(s.store->create_token(name, scope));
+    c->set_bearer_token_auth(s.store->tokens().create(name, scope));
     auto r = c->Get("/api/v1/gpus");
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 200) << name << ": " << r->body;
@@ -161,7 +162,7 @@ CREATE TABLE tokens(
   }
   TestServer s(db, {}, false);
   EXPECT_EQ(s.store->schema_version(), shaderwatch::Store::kSchemaVersion);
-  const auto tokens = s.store->list_tokens();
+  const auto tokens = s.store->tokens().list();
   ASSERT_EQ(tokens.size(), 2u);
   for (const auto& t : tokens) EXPECT_EQ(t.scope, shaderwatch::TokenScope::Admin) << t.name;
   EXPECT_TRUE(tokens[1].revoked_at) << "still revoked";
@@ -175,7 +176,7 @@ CREATE TABLE tokens(
   EXPECT_EQ(s.post(run_body(2), "swt_gone")->status, 401);
 
   // Tokens made after the migration have the scope they were given.
-  const std::string upload = s.store->create_token("new-ci", shaderwatch::TokenScope::Upload);
+  const std::string upload = s.store->tokens().create("new-ci", shaderwatch::TokenScope::Upload);
   EXPECT_EQ(s.post(run_body(3), upload)->status, 201);
   EXPECT_EQ(patch(s, id, upload)->status, 403);
   // The schema admits only the three scopes.

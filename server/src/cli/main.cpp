@@ -152,14 +152,14 @@ int main(int argc, char** argv) {
       so.readers = 1;
       shaderwatch::Store store(so);
       if (tcreate->parsed()) {
-        std::cout << store.create_token(tname, *scope) << std::endl;
+        std::cout << store.tokens().create(tname, *scope) << std::endl;
         std::cerr << "token '" << tname << "' (scope " << tscope << ") created; it is shown only this once" << std::endl;
       } else if (tlist->parsed()) {
-        for (const auto& t : store.list_tokens())
+        for (const auto& t : store.tokens().list())
           std::cout << t.name << "\tscope " << shaderwatch::to_string(t.scope) << "\tcreated " << t.created_at << "\t"
                     << (t.revoked_at ? "revoked " + *t.revoked_at : std::string("active")) << "\n";
       } else {
-        if (!store.revoke_token(tname)) {
+        if (!store.tokens().revoke(tname)) {
           std::cerr << "error: no active token named '" << tname << "'" << std::endl;
           return 1;
         }

@@ -1,6 +1,6 @@
-// Regression detection for shaderwatch: pure statistics, no I/O, no HTTP, so the tests can
-// drive it directly with synthetic series. The design and its thresholds are explained in
-// server/README.md ("Detector").
+// Change points in a series: pure statistics, no I/O, no HTTP, so the tests can drive it directly with
+// synthetic series. The vocabulary is alert_kinds.h, the basic statistics statistics.h, the blame
+// attribution.h. The design and its thresholds are explained in server/README.md ("Detector").
 #pragma once
 
 #include <cstddef>
@@ -8,6 +8,9 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "detection/alert_kinds.h"
+#include "detection/statistics.h"
 
 namespace shaderwatch::detect {
 
@@ -49,19 +52,6 @@ struct Params {
   std::size_t present_points = 6;
 };
 
-enum class ChangeKind { None, Regression, Improvement, Ambiguous };
-const char* to_string(ChangeKind o);
-
-// Every kind of alert, most severe first: the one vocabulary of the store, the API and the verdict.
-enum class AlertKind { CorrectnessRegression, CorrectnessFailure, Regression, Ambiguous, Improvement };
-inline constexpr AlertKind kAlertKinds[] = {AlertKind::CorrectnessRegression, AlertKind::CorrectnessFailure,
-                                            AlertKind::Regression, AlertKind::Ambiguous, AlertKind::Improvement};
-const char* to_string(AlertKind k);
-std::optional<AlertKind> parse_alert_kind(std::string_view text);
-int severity(AlertKind k);  // 4 (correctness regression) .. 0 (improvement)
-// The alert kind of a change point's outcome (none has none).
-std::optional<AlertKind> alert_kind(ChangeKind o);
-
 // One run of a series: its value (median of repetitions, in ns) and the raw repetitions.
 struct Point {
   double value = 0;
@@ -84,27 +74,10 @@ struct ChangePoint {
   double rate_rel = 0;  // per run
 };
 
-// The tail test's threshold for a series of n_points runs: the Student-t quantile at the normal tail of z, for
-// the degrees of freedom of the noise estimate from those points, 0.8 (n_points - 1), at least 10.
-double tail_threshold(double z, std::size_t n_points);
-
-double median(std::vector<double> v);
-// Median absolute deviation scaled by 1.4826 (consistent with sigma for normal data).
-double mad_sigma(const std::vector<double>& v);
 // Run-to-run noise of a stretch of values in time order (log values give relative noise): the larger
 // of the MAD estimate and the first-difference estimate the detector uses (which is nearly as efficient
 // as the SD), so an unlucky MAD never makes noise look like a change.
 double run_noise(const std::vector<double>& values);
-
-struct UTest {
-  double u = 0;   // U statistic of the first sample
-  double p = 1;   // two-sided p-value
-  bool exact = false;
-};
-// Two-sided Mann-Whitney U test. Exact distribution for small samples without ties (what
-// scipy.stats.mannwhitneyu does, as used by Google Benchmark's compare.py), otherwise the
-// normal approximation with tie and continuity correction.
-UTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b);
 
 // Whether a step from `before` to `after` (levels, ns) still holds at the current level: the median of
 // `recent` (the latest run values, at most Params::present_points of them) is still beyond `before`, in
@@ -120,45 +93,5 @@ bool still_present(double before, double after, double floor_rel, const std::vec
 // improvement or ambiguous). Shifts below the floor are dropped (outcome none is never
 // returned).
 std::vector<ChangePoint> detect(const std::vector<Point>& series, const Params& p = {});
-
-// Relative step between two stretches of a sibling series (medians, in log space), and whether
-// it is a real step in the same direction as own_delta_rel and at least half its size.
-struct SiblingStep {
-  bool present = false;  // enough points on both sides to judge
-  bool stepped = false;
-  double delta_rel = 0;
-  double score = 0;
-};
-SiblingStep sibling_step(const std::vector<double>& before, const std::vector<double>& after,
-                         double own_delta_rel, const Params& p = {});
-
-enum class Cause { Driver, Commit, Both, Machine, Neither };
-const char* to_string(Cause c);
-
-struct SiblingEvidence {
-  std::string name;  // GPU name or benchmark name
-  SiblingStep step;
-};
-
-struct AttributionInput {
-  bool driver_changed = false;
-  bool commit_changed = false;
-  bool runner_changed = false;
-  std::string driver_before, driver_after, commit_before, commit_after, runner_before,
-      runner_after;
-  // Same benchmark on other GPUs, split where the commit after the boundary first appears.
-  std::vector<SiblingEvidence> gpu_siblings;
-  // Other benchmarks on the same GPU, split at the same run.
-  std::vector<SiblingEvidence> kernel_siblings;
-};
-
-struct Attribution {
-  Cause cause = Cause::Neither;
-  std::string summary;                // one sentence
-  std::vector<std::string> evidence;  // the facts the verdict rests on
-  int gpu_siblings_stepped = 0, gpu_siblings_checked = 0;
-  int kernel_siblings_stepped = 0, kernel_siblings_checked = 0;
-};
-Attribution attribute(const AttributionInput& in);
 
 }  // namespace shaderwatch::detect

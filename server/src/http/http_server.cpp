@@ -103,7 +103,7 @@ struct HttpServer::Impl {
       send_error(res, 401, "Authorization must be 'Bearer <token>'", "Authorization");
       return std::nullopt;
     }
-    auto t = store.check_token(std::string_view(h).substr(prefix.size()));
+    auto t = store.tokens().check(std::string_view(h).substr(prefix.size()));
     if (!t) {
       res.set_header("WWW-Authenticate", "Bearer error=\"invalid_token\"");
       send_error(res, 401, "invalid or revoked token", "Authorization");
@@ -142,9 +142,9 @@ struct HttpServer::Impl {
       in.dashboard = "http://" + (plain ? host : opts.bind + ":" + std::to_string(opts.port));
     }
     while (in.dashboard.ends_with('/')) in.dashboard.pop_back();
-    in.run = store.run(run_id);
-    in.verdict = store.verdict(run_id);
-    in.improvements = store.alerts({{"raised_by", run_id}, {"kind", "improvement"}, {"limit", "500"}}).at("alerts");
+    in.run = store.queries().run(run_id);
+    in.verdict = store.queries().verdict(run_id);
+    in.improvements = store.queries().alerts({{"raised_by", run_id}, {"kind", "improvement"}, {"limit", "500"}}).at("alerts");
     if (file == "junit.xml") return {"application/xml; charset=utf-8", report::junit_xml(in)};
     if (file == "summary.md") return {"text/markdown; charset=utf-8", report::summary_markdown(in)};
     return {"text/csv; charset=utf-8", report::results_csv(in)};
@@ -363,13 +363,13 @@ struct HttpServer::Impl {
     svr.Get("/api/v1/health", [](const httplib::Request&, httplib::Response& res) {
       send_json(res, 200, {{"status", "ok"}});
     });
-    svr.Get("/api/v1/gpus", read([this](const auto& req) { return store.gpus(params_of(req)); }));
-    svr.Get("/api/v1/drivers", read([this](const auto& req) { return store.drivers(params_of(req)); }));
-    svr.Get("/api/v1/benchmarks", read([this](const auto& req) { return store.benchmarks(params_of(req)); }));
-    svr.Get("/api/v1/runs", read([this](const auto& req) { return store.runs(params_of(req)); }));
+    svr.Get("/api/v1/gpus", read([this](const auto& req) { return store.queries().gpus(params_of(req)); }));
+    svr.Get("/api/v1/drivers", read([this](const auto& req) { return store.queries().drivers(params_of(req)); }));
+    svr.Get("/api/v1/benchmarks", read([this](const auto& req) { return store.queries().benchmarks(params_of(req)); }));
+    svr.Get("/api/v1/runs", read([this](const auto& req) { return store.queries().runs(params_of(req)); }));
     svr.Get(R"(/api/v1/runs/([A-Za-z0-9._:@+-]+)/verdict)", read([this](const auto& req) {
               if (!params_of(req).empty()) throw ClientError(400, "takes no query parameters");
-              return store.verdict(req.matches[1]);
+              return store.queries().verdict(req.matches[1]);
             }));
     // A run's report for CI (run_report.hpp): one rendering, the same text for every client.
     svr.Get(R"(/api/v1/runs/([A-Za-z0-9._:@+-]+)/(junit\.xml|summary\.md|results\.csv))",
@@ -382,19 +382,19 @@ struct HttpServer::Impl {
               });
             });
     svr.Get(R"(/api/v1/runs/([A-Za-z0-9._:@+-]+)/results)", read([this](const auto& req) {
-              return store.run_results(req.matches[1], params_of(req));
+              return store.queries().run_results(req.matches[1], params_of(req));
             }));
     svr.Get(R"(/api/v1/runs/([A-Za-z0-9._:@+-]+))", read([this](const auto& req) {
               if (!params_of(req).empty()) throw ClientError(400, "takes no query parameters");
-              return store.run(req.matches[1]);
+              return store.queries().run(req.matches[1]);
             }));
-    svr.Get("/api/v1/series", read([this](const auto& req) { return store.series_list(params_of(req)); }));
+    svr.Get("/api/v1/series", read([this](const auto& req) { return store.queries().series_list(params_of(req)); }));
     svr.Get(R"(/api/v1/series/(\d+))", read([this](const auto& req) {
-              return store.series(id_of(req.matches[1], "id"), params_of(req));
+              return store.queries().series(id_of(req.matches[1], "id"), params_of(req));
             }));
-    svr.Get("/api/v1/alerts", read([this](const auto& req) { return store.alerts(params_of(req)); }));
+    svr.Get("/api/v1/alerts", read([this](const auto& req) { return store.queries().alerts(params_of(req)); }));
     svr.Get(R"(/api/v1/alerts/(\d+))", read([this](const auto& req) {
-              return store.alert(id_of(req.matches[1], "id"));
+              return store.queries().alert(id_of(req.matches[1], "id"));
             }));
     svr.Patch(R"(/api/v1/alerts/(\d+))", [this](const httplib::Request& req, httplib::Response& res,
                                                 const httplib::ContentReader& reader) {
@@ -404,13 +404,13 @@ struct HttpServer::Impl {
       if (!body) return;
       guard(res, [&] { send_json(res, 200, store.set_alert_state(id_of(req.matches[1], "id"), *body, *who)); });
     });
-    svr.Get("/api/v1/compare", read([this](const auto& req) { return store.compare(params_of(req)); }));
-    svr.Get("/api/v1/rankings", read([this](const auto& req) { return store.rankings(params_of(req)); }));
-    svr.Get("/api/v1/summary", read([this](const auto& req) { return store.summary(params_of(req)); }));
-    svr.Get("/api/v1/correctness", read([this](const auto& req) { return store.correctness(params_of(req)); }));
+    svr.Get("/api/v1/compare", read([this](const auto& req) { return store.queries().compare(params_of(req)); }));
+    svr.Get("/api/v1/rankings", read([this](const auto& req) { return store.queries().rankings(params_of(req)); }));
+    svr.Get("/api/v1/summary", read([this](const auto& req) { return store.queries().summary(params_of(req)); }));
+    svr.Get("/api/v1/correctness", read([this](const auto& req) { return store.queries().correctness(params_of(req)); }));
     svr.Get("/api/v1/vocabulary", read([this](const auto& req) {
               if (!params_of(req).empty()) throw ClientError(400, "takes no query parameters");
-              return store.vocabulary();
+              return store.queries().vocabulary();
             }));
     serve_dashboard();
   }

@@ -6,7 +6,14 @@
 
 #include "ingest/driver_identity.h"
 #include "ingest/benchmark_name.h"
-#include "storage/store_internal.h"
+#include <shaderwatch/result_contract.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/client_error.h"
+#include "common/iso8601.h"
+#include "common/json_body.h"
+#include "common/sha256.h"
 
 using nlohmann::json;
 

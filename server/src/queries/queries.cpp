@@ -4,12 +4,18 @@
 #include <set>
 #include <variant>
 
+#include <shaderwatch/result_contract.h>
+
 #include "catalog.h"
 #include "detection/analysis.h"
 #include "ingest/driver_identity.h"
 #include "queries/query_helpers.h"
 #include "queries/run_counters.h"
-#include "storage/store_internal.h"
+#include "common/clock.h"
+#include "common/iso8601.h"
+#include "ingest/benchmark_name.h"
+#include "queries/queries.h"
+#include "storage/reps_blob.h"
 
 using nlohmann::json;
 
@@ -43,7 +49,7 @@ struct Where {
 
 }  // namespace
 
-json Store::run_json(sql::Conn& c, std::int64_t pk) {
+json Queries::run_json(sql::Conn& c, std::int64_t pk) {
   auto& st = c.q(
       "SELECT r.run_key, r.commit_id, r.branch, r.runner, r.job_url, r.started_at, r.received_at,"
       " r.driver_id, r.driver_name, r.driver_info, r.driver_version, r.api_version, r.harness_revision,"
@@ -78,7 +84,7 @@ json Store::run_json(sql::Conn& c, std::int64_t pk) {
           {"posted_by", st.text(25)}};
 }
 
-json Store::alert_json(sql::Conn& c, std::int64_t id) {
+json Queries::alert_json(sql::Conn& c, std::int64_t id) {
   auto& st = c.q(
       "SELECT a.id, a.series_id, bm.name, g.id, g.vendor_id, g.device_id, g.name, g.device_type,"
       " r.run_key, pr.run_key, r.commit_id, r.driver_version, a.kind, a.severity, a.state,"
@@ -133,9 +139,9 @@ json Store::alert_json(sql::Conn& c, std::int64_t id) {
   return out;
 }
 
-json Store::gpus(const Params& q) {
+json Queries::gpus(const Params& q) {
   allow_only(q, {});
-  auto c = reader();
+  auto c = db_.reader();
   auto& st = c->q(
       "SELECT g.id, g.vendor_id, g.device_id, g.name, g.device_type, COUNT(r.id), MIN(r.started_at),"
       " MAX(r.started_at) FROM gpus g LEFT JOIN runs r ON r.gpu_id=g.id GROUP BY g.id ORDER BY g.id");
@@ -150,11 +156,11 @@ json Store::gpus(const Params& q) {
   return {{"gpus", out}};
 }
 
-json Store::drivers(const Params& q) {
+json Queries::drivers(const Params& q) {
   allow_only(q, {"gpu_id"});
   Where wh;
   if (q.count("gpu_id")) wh.add("gpu_id=?", int_param(q, "gpu_id", 0, 0, INT64_MAX));
-  auto c = reader();
+  auto c = db_.reader();
   auto& st = c->q("SELECT gpu_id, driver_name, driver_version, driver_info, api_version, COUNT(*),"
                   " MIN(started_at), MAX(started_at) FROM runs" + wh.sql +
                   " GROUP BY gpu_id, driver_name, driver_version, driver_info, api_version"
@@ -168,11 +174,11 @@ json Store::drivers(const Params& q) {
   return {{"drivers", out}};
 }
 
-json Store::benchmarks(const Params& q) {
+json Queries::benchmarks(const Params& q) {
   allow_only(q, {"family", "name_contains", "limit", "offset"});
   Where wh;
   const auto limit = int_param(q, "limit", 1000, 1, 10000), offset = int_param(q, "offset", 0, 0, INT64_MAX);
-  auto c = reader();
+  auto c = db_.reader();
   if (auto f = opt(q, "family")) wh.add("family=?", *f);
   if (auto n = opt(q, "name_contains")) wh.add(c->contains_param("name"), *n);
   auto& st = c->q("SELECT id, name, family, variant, config FROM benchmarks" + wh.sql +
@@ -186,7 +192,7 @@ json Store::benchmarks(const Params& q) {
   return {{"benchmarks", out}, {"limit", limit}, {"offset", offset}};
 }
 
-json Store::runs(const Params& q) {
+json Queries::runs(const Params& q) {
   allow_only(q, {"gpu_id", "commit", "branch", "runner", "driver_version", "since", "until", "limit", "offset"});
   Where wh;
   if (q.count("gpu_id")) wh.add("gpu_id=?", int_param(q, "gpu_id", 0, 0, INT64_MAX));
@@ -197,7 +203,7 @@ json Store::runs(const Params& q) {
   if (q.count("since")) wh.add("started_ms>=?", time_param(q, "since", 0));
   if (q.count("until")) wh.add("started_ms<?", time_param(q, "until", 0));
   const auto limit = int_param(q, "limit", 100, 1, 1000), offset = int_param(q, "offset", 0, 0, INT64_MAX);
-  auto c = reader();
+  auto c = db_.reader();
   std::vector<std::int64_t> ids;
   {
     auto& st = c->q("SELECT id FROM runs" + wh.sql + " ORDER BY started_ms DESC, id DESC LIMIT ? OFFSET ?");
@@ -211,8 +217,8 @@ json Store::runs(const Params& q) {
           {"next_offset", static_cast<std::int64_t>(ids.size()) == limit ? json(offset + limit) : json(nullptr)}};
 }
 
-json Store::run(const std::string& key) {
-  auto c = reader();
+json Queries::run(const std::string& key) {
+  auto c = db_.reader();
   const auto pk = run_pk(*c, key, "run_id");
   json r = run_json(*c, pk);
   auto& st = c->q("SELECT p.series_id, bm.name, p.value_ns, p.min_ns, p.max_ns, p.n_reps, p.n_errors,"
@@ -247,11 +253,11 @@ json Store::run(const std::string& key) {
   return {{"run", r}, {"points", pts}, {"not_measured", others}};
 }
 
-json Store::run_results(const std::string& key, const Params& q) {
+json Queries::run_results(const std::string& key, const Params& q) {
   allow_only(q, {"benchmark", "run_type", "limit", "offset"});
   // Paged: a run may hold 200,000 rows (50 MB as one answer; 8 readers took the server to 5.9 GB).
   const auto limit = int_param(q, "limit", 1000, 1, 10000), offset = int_param(q, "offset", 0, 0, INT64_MAX);
-  auto c = reader();
+  auto c = db_.reader();
   const auto pk = run_pk(*c, key, "run_id");
   Where wh;
   wh.add("r.run_id=?", pk);
@@ -285,14 +291,14 @@ json Store::run_results(const std::string& key, const Params& q) {
           {"next_offset", more ? json(offset + limit) : json(nullptr)}};
 }
 
-json Store::series_list(const Params& q) {
+json Queries::series_list(const Params& q) {
   allow_only(q, {"benchmark", "family", "gpu_id", "limit", "offset"});
   Where wh;
   if (auto v = opt(q, "benchmark")) wh.add("bm.name=?", *v);
   if (auto v = opt(q, "family")) wh.add("bm.family=?", *v);
   if (q.count("gpu_id")) wh.add("s.gpu_id=?", int_param(q, "gpu_id", 0, 0, INT64_MAX));
   const auto limit = int_param(q, "limit", 1000, 1, 10000), offset = int_param(q, "offset", 0, 0, INT64_MAX);
-  auto c = reader();
+  auto c = db_.reader();
   auto& st = c->q("SELECT s.id, bm.name, g.id, g.vendor_id, g.device_id, g.name, g.device_type"
                   " FROM series s JOIN benchmarks bm ON bm.id=s.benchmark_id JOIN gpus g ON g.id=s.gpu_id" +
                   wh.sql + " ORDER BY s.id LIMIT ? OFFSET ?");
@@ -305,11 +311,11 @@ json Store::series_list(const Params& q) {
   return {{"series", out}, {"limit", limit}, {"offset", offset}};
 }
 
-json Store::series(std::int64_t id, const Params& q) {
+json Queries::series(std::int64_t id, const Params& q) {
   allow_only(q, {"limit", "until"});
   const auto limit = int_param(q, "limit", 1000, 1, 10000);
   const auto until = time_param(q, "until", INT64_MAX);
-  auto c = reader();
+  auto c = db_.reader();
   json head;
   std::int64_t benchmark_id = 0;
   {
@@ -374,7 +380,7 @@ json Store::series(std::int64_t id, const Params& q) {
   return head;
 }
 
-json Store::alerts(const Params& q) {
+json Queries::alerts(const Params& q) {
   allow_only(q, {"state", "kind", "gpu_id", "benchmark", "family", "cause", "run_id", "raised_by", "limit", "offset"});
   Where wh;
   if (auto v = opt(q, "state")) {
@@ -396,7 +402,7 @@ json Store::alerts(const Params& q) {
   if (auto v = opt(q, "raised_by")) wh.add("a.raised_by=(SELECT id FROM runs WHERE run_key=?)", *v);
   const auto limit = int_param(q, "limit", 50, 1, 500), offset = int_param(q, "offset", 0, 0, INT64_MAX);
   const std::string from = " FROM alerts a JOIN series s ON s.id=a.series_id JOIN benchmarks bm ON bm.id=s.benchmark_id";
-  auto c = reader();
+  auto c = db_.reader();
   std::int64_t total = 0;
   {
     auto& st = c->q("SELECT COUNT(*)" + from + wh.sql);
@@ -417,32 +423,16 @@ json Store::alerts(const Params& q) {
           {"next_offset", offset + limit < total ? json(offset + limit) : json(nullptr)}};
 }
 
-json Store::alert(std::int64_t id) {
-  auto c = reader();
-  return alert_json(*c, id);
+json Queries::ingest_answer(std::int64_t run_pk, const std::vector<std::int64_t>& alert_ids) {
+  auto c = db_.reader();
+  json alerts = json::array();
+  for (const auto id : alert_ids) alerts.push_back(alert_json(*c, id));
+  return {{"run", run_json(*c, run_pk)}, {"alerts", std::move(alerts)}};
 }
 
-json Store::set_alert_state(std::int64_t id, std::string_view body, const std::string& by) {
-  if (body.size() > 65536) throw ClientError(413, "body larger than 64 KiB");
-  const json j = parse_json_object(body, 8);
-  for (auto it = j.begin(); it != j.end(); ++it)
-    if (it.key() != "state" && it.key() != "note") throw ClientError(400, "unknown field", it.key());
-  if (!j.contains("state")) throw ClientError(400, "missing required field", "state");
-  if (!j["state"].is_string() || !kAlertStates.count(j["state"].get<std::string>()))
-    throw ClientError(400, "must be one of new, acknowledged, expected, fixed, invalid", "state");
-  std::optional<std::string> note;
-  if (j.contains("note")) {
-    if (!j["note"].is_string()) throw ClientError(400, "must be a string", "note");
-    note = j["note"].get<std::string>();
-    if (note->size() > 4096) throw ClientError(400, "longer than 4096 characters", "note");
-  }
-  WriteLock lk(write_mu_, *writer_);
-  auto& w = *writer_;
-  auto& st = w.q("UPDATE alerts SET state=?, note=COALESCE(?, note), state_by=?, updated_at=? WHERE id=?");
-  st.bind(1, j["state"].get<std::string>()).bind(2, note).bind(3, by)
-      .bind(4, format_iso8601_ms(now_ms())).bind(5, id).run();
-  if (st.changes() == 0) throw ClientError(404, "no alert with id " + std::to_string(id), "id");
-  return alert_json(w, id);
+json Queries::alert(std::int64_t id) {
+  auto c = db_.reader();
+  return alert_json(*c, id);
 }
 
 namespace {
@@ -497,7 +487,7 @@ double number_param(const Params& q, const char* name, double lo, double hi, dou
 }
 }  // namespace
 
-json Store::compare(const Params& q) {
+json Queries::compare(const Params& q) {
   allow_only(q, {"base", "contender", "alpha", "min_delta_pct", "min_delta_ns", "noise_floor"});
   auto base = opt(q, "base"), cont = opt(q, "contender");
   if (!base) throw ClientError(400, "missing required parameter", "base");
@@ -521,7 +511,7 @@ json Store::compare(const Params& q) {
   const auto noise_text = opt(q, "noise_floor");
   if (noise_text && *noise_text != "0" && *noise_text != "1") throw ClientError(400, "must be 0 or 1", "noise_floor");
   params.noise_floor = !noise_text || *noise_text == "1";
-  auto c = reader();
+  auto c = db_.reader();
   const auto bpk = run_pk(*c, *base, "base"), cpk = run_pk(*c, *cont, "contender");
   const auto bp = run_points(*c, bpk), cp = run_points(*c, cpk);
   const auto bs = run_spreads(*c, bpk), cs = run_spreads(*c, cpk);
@@ -569,8 +559,8 @@ json Store::compare(const Params& q) {
           {"geomean_delta_pct", n_geo ? json(100 * std::expm1(log_sum / n_geo)) : json(nullptr)}};
 }
 
-json Store::verdict(const std::string& key) {
-  auto c = reader();
+json Queries::verdict(const std::string& key) {
+  auto c = db_.reader();
   const auto pk = run_pk(*c, key, "run_id");
   auto& run_st = c->q("SELECT r.started_ms, r.branch, r.merge_base, r.gpu_id, g.device_type FROM runs r"
                        " JOIN gpus g ON g.id=r.gpu_id WHERE r.id=?");
@@ -750,11 +740,11 @@ std::string variant_operation(const std::string& family, const std::string& vari
 
 }  // namespace
 
-json Store::rankings(const Params& q) {
+json Queries::rankings(const Params& q) {
   allow_only(q, {"commit", "family"});
   auto commit = opt(q, "commit");
   if (!commit) throw ClientError(400, "missing required parameter", "commit");
-  auto c = reader();
+  auto c = db_.reader();
   // Every run at this commit on each GPU, newest first: a benchmark's figure is its latest at the commit,
   // so a partial run (one size, a filter) adds to the full one rather than hiding it.
   struct G {

@@ -8,7 +8,11 @@
 #include "ingest/driver_identity.h"
 #include "queries/query_helpers.h"
 #include "queries/run_counters.h"
-#include "storage/store_internal.h"
+#include "common/clock.h"
+#include "common/iso8601.h"
+#include "ingest/benchmark_name.h"
+#include "queries/queries.h"
+#include "storage/reps_blob.h"
 
 using nlohmann::json;
 
@@ -36,13 +40,13 @@ json verdict_brief(const json& v) {
 
 }  // namespace
 
-json Store::summary(const Params& q) {
+json Queries::summary(const Params& q) {
   allow_only(q, {"runs"});
   const auto n_runs = int_param(q, "runs", 20, 1, 200);
   json gpus = json::array(), latest = json::array();
   std::vector<std::string> last_of_gpu;
   {
-    auto c = reader();
+    auto c = db_.reader();
     std::map<std::int64_t, json> drivers, open_alerts;
     {
       // A driver is its build (driver_identity.hpp): runs that differ only in driver_info or UUID are two.
@@ -92,7 +96,7 @@ json Store::summary(const Params& q) {
   return {{"gpus", gpus}, {"latest_runs", latest}};
 }
 
-json Store::vocabulary() {
+json Queries::vocabulary() {
   json states = json::array(), kinds = json::array(), causes = json::array();
   for (const auto& s : kAlertStates) states.push_back(s);
   for (auto k : {detect::AlertKind::CorrectnessRegression, detect::AlertKind::CorrectnessFailure,
@@ -120,11 +124,11 @@ json Store::vocabulary() {
           {"outcomes", outcomes},         {"main_branch", opts_.main_branch}};
 }
 
-json Store::correctness(const Params& q) {
+json Queries::correctness(const Params& q) {
   allow_only(q, {"columns", "branch"});
   const auto n_columns = int_param(q, "columns", 12, 1, 50);
   const std::string branch = opt(q, "branch").value_or(opts_.main_branch);
-  auto c = reader();
+  auto c = db_.reader();
   // One column per (GPU, driver): its latest run on the branch; the newest columns, shown by GPU.
   struct Column {
     std::int64_t pk, gpu_id;

@@ -1,5 +1,7 @@
 #include "queries/query_helpers.h"
 
+#include "common/iso8601.h"
+
 #include <algorithm>
 
 using nlohmann::json;
@@ -58,10 +60,5 @@ std::int64_t run_pk(sql::Conn& c, const std::string& key, const char* field) {
   return st.i64(0);
 }
 
-std::string open_alert_states_sql() {
-  std::string list;
-  for (const auto& s : kOpenAlertStates) list += (list.empty() ? "('" : ",'") + s + "'";
-  return list + ")";
-}
 
 }  // namespace shaderwatch

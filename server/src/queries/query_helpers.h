@@ -9,17 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "storage/store.h"
+#include "common/client_error.h"
+#include "detection/alert_states.h"
 #include "storage/sql.h"
 
 namespace shaderwatch {
-
-// An alert's triage states (the alerts table's CHECK says the same).
-inline const std::set<std::string> kAlertStates = {"new", "acknowledged", "expected", "fixed", "invalid"};
-// The states that are still open: they gate, count on the overview, match the filter "open".
-inline const std::vector<std::string> kOpenAlertStates = {"new", "acknowledged"};
-// The same as an SQL list: "('new','acknowledged')".
-std::string open_alert_states_sql();
 
 // ClientError 400 for any parameter not in `allowed` or longer than 1024 characters.
 void allow_only(const Params& q, std::initializer_list<const char*> allowed);

@@ -3,7 +3,7 @@
 #include <chrono>
 
 #include "storage/bulk_insert.h"
-#include "storage/store.h"
+#include "storage/database.h"
 #include "storage/sql.h"
 
 namespace shaderwatch {
@@ -35,8 +35,8 @@ std::vector<CopiedTable> copy_database(const std::string& from, const std::strin
   if (src_at.engine == dst_at.engine && src_at.target == dst_at.target)
     throw std::runtime_error("--from and --to name the same database");
   // Each to this server's schema (creating the destination's tables).
-  { Store s({.db = from, .readers = 1}); }
-  { Store d({.db = to, .readers = 1}); }
+  { Database s({.db = from, .readers = 1}); }
+  { Database d({.db = to, .readers = 1}); }
   auto src = sql::connect(src_at, sql::Role::Reader);
   auto dst = sql::connect(dst_at, sql::Role::Writer);
   for (const char* t : {"runs", "tokens"})

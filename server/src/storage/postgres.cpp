@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "storage/store.h"
+#include "storage/storage_errors.h"
 #include "storage/sql.h"
 
 namespace shaderwatch::sql {

@@ -5,7 +5,7 @@
 
 #include <unordered_map>
 
-#include "storage/store.h"
+#include "storage/storage_errors.h"
 #include "storage/sql.h"
 
 namespace shaderwatch::sql {

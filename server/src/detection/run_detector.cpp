@@ -1,13 +1,21 @@
-// Detection on ingest: correctness alerts, change points with attribution.
+#include "detection/run_detector.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <iostream>
+#include <optional>
 #include <unordered_map>
 
-#include "ingest/driver_identity.h"
+#include <nlohmann/json.hpp>
+
+#include "common/clock.h"
+#include "common/iso8601.h"
 #include "detection/alert_lifecycle.h"
-#include "storage/store_internal.h"
+#include "detection/attribution.h"
+#include "ingest/driver_identity.h"
+#include "storage/reps_blob.h"
 
 using nlohmann::json;
 
@@ -182,11 +190,11 @@ json with_trend(json attribution, const detect::ChangePoint& cp, const std::stri
 
 }  // namespace
 
-Store::Window& Store::window_for(std::int64_t sid) {
+RunDetector::Window& RunDetector::window_for(std::int64_t sid) {
   if (auto it = windows_.find(sid); it != windows_.end()) return *it->second;
   if (windows_.size() > 50000) windows_.clear();  // bound memory; reloads are cheap
   auto win = std::make_unique<Window>();
-  auto& st = detector_->q("SELECT started_ms, run_id, value_ns, reps FROM points WHERE series_id=? AND on_main=1"
+  auto& st = db_.detector().q("SELECT started_ms, run_id, value_ns, reps FROM points WHERE series_id=? AND on_main=1"
                         " AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
   st.bind(1, sid).bind(2, static_cast<std::int64_t>(std::max(opts_.detect.window, opts_.detect.noise_window)));
   while (st.step())
@@ -199,13 +207,13 @@ Store::Window& Store::window_for(std::int64_t sid) {
 // (1.25 x window)th newest main run, of which each series keeps its newest `window`. A series too sparse
 // to fill its window there (it skipped runs) is read on its own. Measured on PostgreSQL at 300,000
 // results: detection 25-28 ms per run, against 28-32 ms reading each window on its own.
-void Store::load_windows(std::int64_t run_pk, std::int64_t gpu_id, const std::vector<std::int64_t>& series_ids) {
+void RunDetector::load_windows(std::int64_t run_pk, std::int64_t gpu_id, const std::vector<std::int64_t>& series_ids) {
   std::vector<std::int64_t> missing;
   for (const auto sid : series_ids)
     if (!windows_.count(sid)) missing.push_back(sid);
   if (missing.size() < 4) return;  // window_for reads them one by one
   if (windows_.size() > 50000) windows_.clear();  // bound memory; reloads are cheap
-  auto& w = *detector_;
+  auto& w = db_.detector();
   const auto n = std::max(opts_.detect.window, opts_.detect.noise_window);
   std::optional<std::int64_t> cutoff;
   {
@@ -237,24 +245,15 @@ void Store::load_windows(std::int64_t run_pk, std::int64_t gpu_id, const std::ve
   }
 }
 
-// Writes from detection go through the detector's connection under write_mu_, each statement its own
-// transaction. Every statement is reset first: an open read snapshot older than the last commit could
-// not be upgraded to a write (SQLITE_BUSY_SNAPSHOT).
-std::unique_lock<std::mutex> Store::detector_write_lock() {
-  std::unique_lock<std::mutex> l(write_mu_);
-  detector_->reset_all();
-  return l;
-}
-
 // An untriaged regression whose series is back on its old level is closed by the evidence (see
 // lifecycle::regressions_gone): it would otherwise fail every later verdict until someone triaged it.
-void Store::close_regressions_gone(const std::vector<lifecycle::OpenRegression>& open, const Window& win) {
+void RunDetector::close_regressions_gone(const std::vector<lifecycle::OpenRegression>& open, const Window& win) {
   if (open.empty()) return;
   std::vector<lifecycle::RecentRun> recent;
   for (const auto& p : win.pts) recent.push_back({p.started_ms, p.value});
   for (const auto& c : lifecycle::regressions_gone(open, recent, opts_.detect)) {
-    const auto l = detector_write_lock();
-    detector_->q("UPDATE alerts SET state='fixed', state_by='evidence', note=?, updated_at=? WHERE id=? AND state='new'")
+    const auto l = db_.detector_write_lock();
+    db_.detector().q("UPDATE alerts SET state='fixed', state_by='evidence', note=?, updated_at=? WHERE id=? AND state='new'")
         .bind(1, c.note).bind(2, format_iso8601_ms(now_ms())).bind(3, c.alert_id).run();
   }
 }
@@ -301,9 +300,9 @@ RunEvidence load_evidence(sql::Conn& c, const RunInfo& run) {
 
 }  // namespace
 
-json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int64_t>& series_ids) {
-  auto& w = *detector_;
-  json raised = json::array();
+std::vector<std::int64_t> RunDetector::detect_run(std::int64_t run_pk, const std::vector<std::int64_t>& series_ids) {
+  auto& w = db_.detector();
+  std::vector<std::int64_t> raised;
   const RunInfo run = load_run(w, run_pk);
   const auto& P = opts_.detect;
   // On a database other server processes share, a run's detection is one transaction under its GPU's
@@ -335,11 +334,11 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
     const std::string now = format_iso8601_ms(now_ms());
     ins.bind(16, attribution.value("cause", std::string("neither"))).bind(17, attribution.dump())
         .bind(18, run.id).bind(19, now).bind(20, now);
-    const auto l = detector_write_lock();
+    const auto l = db_.detector_write_lock();
     const bool inserted = ins.step();
     const std::int64_t id = inserted ? ins.i64(0) : 0;
     ins.reset();
-    if (inserted) raised.push_back(alert_json(w, id));
+    if (inserted) raised.push_back(id);
   };
 
   auto detect_series = [&](const std::int64_t sid) {
@@ -368,7 +367,7 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
     {
       for (const auto& [aid, asid, prev, at] : evidence.stale[sid]) {
         const json attribution = attribute_change(w, asid, load_run(w, prev), load_run(w, at), 1.0, true, P);
-        const auto l = detector_write_lock();
+        const auto l = db_.detector_write_lock();
         w.q("UPDATE alerts SET cause=?, attribution=?, updated_at=? WHERE id=? AND state='new'")
             .bind(1, attribution.value("cause", std::string("neither"))).bind(2, attribution.dump())
             .bind(3, format_iso8601_ms(now_ms())).bind(4, aid).run();
@@ -408,7 +407,7 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
         insert_alert(sid, b, &a, change.kind, &cp, attribution);
         continue;
       }
-      const auto l = detector_write_lock();
+      const auto l = db_.detector_write_lock();
       // Moving onto a boundary where the same kind of alert already stands would duplicate it: left as is.
       auto& up = w.q("UPDATE alerts SET run_id=?, prev_run_id=?, started_ms=?, kind=?, severity=?,"
           " before_ns=?, after_ns=?, delta_pct=?, noise_pct=?, floor_pct=?, score=?, p_value=?,"
@@ -422,11 +421,46 @@ json Store::detect_after_ingest(std::int64_t run_pk, const std::vector<std::int6
           .bind(15, attribution.value("cause", std::string("neither"))).bind(16, attribution.dump())
           .bind(17, format_iso8601_ms(now_ms())).bind(18, change.alert_id)
           .bind(19, b.id).bind(20, std::string(detect::to_string(change.kind))).run();
-      if (up.changes() > 0) raised.push_back(alert_json(w, change.alert_id));
+      if (up.changes() > 0) raised.push_back(change.alert_id);
     }
   };
   for (const std::int64_t sid : series_ids) detect_series(sid);
   if (tx) tx->commit();
+  return raised;
+}
+
+std::vector<std::int64_t> RunDetector::after_ingest(const WrittenRun& run) {
+  std::vector<std::int64_t> raised;
+  std::lock_guard dl(db_.detect_mutex());
+  const auto t0 = mono_ns();
+  // Keep the cached detection windows in step with what was committed. Another run may have
+  // been analysed in between and loaded this point already: insert each point once.
+  for (const auto& [sid, reps] : run.fresh) {
+    auto wit = windows_.find(sid);
+    if (wit == windows_.end()) continue;  // loaded from the database when first needed
+    auto& pts = wit->second->pts;
+    if (std::any_of(pts.begin(), pts.end(), [&](const auto& q) { return q.run_id == run.run_pk; })) continue;
+    Window::Pt pt{run.started_ms, run.run_pk, detect::median(reps), reps};
+    auto pos = std::upper_bound(pts.begin(), pts.end(), pt, [](const auto& l, const auto& r) {
+      return std::tie(l.started_ms, l.run_id) < std::tie(r.started_ms, r.run_id);
+    });
+    pts.insert(pos, std::move(pt));
+    if (pts.size() > std::max(opts_.detect.window, opts_.detect.noise_window)) pts.erase(pts.begin());
+  }
+  // The run is stored; a detector failure must not lose it. Logged for the operator, and tried once
+  // more: a broken database connection is made again by the first try's failure.
+  for (int attempt = 1; attempt <= 2; ++attempt) {
+    try {
+      raised = detect_run(run.run_pk, run.touched);
+      break;
+    } catch (const std::exception& e) {
+      std::cerr << "shaderwatch-server: detection failed for run " << run.run_key << " (try " << attempt
+                << " of 2): " << e.what() << "\n";
+      db_.detector().reset_all();
+    }
+  }
+  db_.detector().reset_all();
+  detect_ns_ += mono_ns() - t0;
   return raised;
 }
 

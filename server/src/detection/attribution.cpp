@@ -1,0 +1,111 @@
+#include "detection/attribution.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "detection/statistics.h"
+
+namespace shaderwatch::detect {
+
+SiblingStep sibling_step(const std::vector<double>& before, const std::vector<double>& after,
+                         double own_delta_rel, const Params& p) {
+  SiblingStep s;
+  constexpr std::size_t kMinSide = 3;
+  if (before.size() < kMinSide || after.size() < kMinSide) return s;
+  s.present = true;
+  std::vector<double> lb, la;
+  for (double v : before) lb.push_back(std::log(std::max(v, 1e-6)));
+  for (double v : after) la.push_back(std::log(std::max(v, 1e-6)));
+  const double mb = median(lb), ma = median(la);
+  std::vector<double> resid;
+  for (double v : lb) resid.push_back(v - mb);
+  for (double v : la) resid.push_back(v - ma);
+  const double sigma = std::max(kMinSigma, mad_sigma(resid));
+  const double d = ma - mb;
+  s.delta_rel = std::expm1(d);
+  s.score = std::fabs(d) / (sigma * kMedianSe *
+                            std::sqrt(1.0 / static_cast<double>(lb.size()) +
+                                      1.0 / static_cast<double>(la.size())));
+  // Same direction, at least half the size (and above the global floor), clearly not noise.
+  s.stepped = (d > 0) == (own_delta_rel > 0) &&
+              std::fabs(s.delta_rel) >= std::max(p.min_rel_effect, 0.5 * std::fabs(own_delta_rel)) &&
+              s.score >= 3.0;
+  return s;
+}
+
+Attribution attribute(const AttributionInput& in) {
+  Attribution a;
+  for (const auto& s : in.gpu_siblings) {
+    if (!s.step.present) continue;
+    ++a.gpu_siblings_checked;
+    if (s.step.stepped) ++a.gpu_siblings_stepped;
+  }
+  for (const auto& s : in.kernel_siblings) {
+    if (!s.step.present) continue;
+    ++a.kernel_siblings_checked;
+    if (s.step.stepped) ++a.kernel_siblings_stepped;
+  }
+  if (in.driver_changed)
+    a.evidence.push_back("driver changed: " + in.driver_before + " -> " + in.driver_after);
+  else
+    a.evidence.push_back("driver unchanged: " + in.driver_after);
+  if (in.commit_changed)
+    a.evidence.push_back("commit changed: " + in.commit_before + " -> " + in.commit_after);
+  else
+    a.evidence.push_back("commit unchanged: " + in.commit_after);
+  if (in.runner_changed)
+    a.evidence.push_back("runner changed: " + in.runner_before + " -> " + in.runner_after);
+  a.evidence.push_back("same benchmark on other GPUs at commit " + in.commit_after + ": " +
+                       std::to_string(a.gpu_siblings_stepped) + " of " +
+                       std::to_string(a.gpu_siblings_checked) + " stepped the same way");
+  a.evidence.push_back("other benchmarks on this GPU at this run: " +
+                       std::to_string(a.kernel_siblings_stepped) + " of " +
+                       std::to_string(a.kernel_siblings_checked) + " stepped the same way");
+
+  // Every piece of evidence, every time. The same SPIR-V runs on every GPU, so a code change shows on
+  // the other GPUs at the same commit (code_sign) and, where they were checked and none stepped, the
+  // code is cleared (code_cleared). The driver and the machine are shared by every kernel on this GPU:
+  // most of them stepping together (gpu_wide) points at one of those.
+  const bool code_sign = a.gpu_siblings_checked > 0 && 2 * a.gpu_siblings_stepped >= a.gpu_siblings_checked &&
+                         a.gpu_siblings_stepped > 0;
+  const bool code_cleared = a.gpu_siblings_checked > 0 && a.gpu_siblings_stepped == 0;
+  const bool gpu_wide = a.kernel_siblings_checked > 0 && 2 * a.kernel_siblings_stepped >= a.kernel_siblings_checked &&
+                        a.kernel_siblings_stepped > 0;
+
+  if (in.runner_changed && !code_sign && (gpu_wide || (!in.driver_changed && !in.commit_changed))) {
+    a.cause = Cause::Machine;
+    a.summary = gpu_wide ? "the runner changed and most kernels on this GPU stepped together, other GPUs did not: "
+                           "the machine"
+                         : "neither commit nor driver changed; the runner did: the machine";
+    if (in.driver_changed) a.summary += " (the driver changed too)";
+  } else if (!in.driver_changed && !in.commit_changed) {
+    a.cause = Cause::Neither;
+    a.summary = "neither commit, driver nor runner changed: noise or an unrecorded change of the machine";
+  } else if (in.driver_changed && !in.commit_changed) {
+    a.cause = Cause::Driver;
+    a.summary = "only the driver changed at the boundary";
+  } else if (!in.driver_changed && in.commit_changed) {
+    a.cause = Cause::Commit;
+    a.summary = code_sign      ? "the commit changed and the same step shows on other GPUs: the code"
+                : gpu_wide     ? "only the commit changed; most kernels on this GPU stepped, other GPUs did not"
+                : code_cleared ? "only the commit changed; other GPUs at that commit did not step"
+                               : "only the commit changed at the boundary";
+  } else if (code_sign && !gpu_wide) {
+    a.cause = Cause::Commit;
+    a.summary = "commit and driver changed; the step shows on other GPUs at the same commit: the code";
+  } else if (!code_sign && (gpu_wide || code_cleared)) {
+    a.cause = Cause::Driver;
+    a.summary = gpu_wide ? "commit and driver changed; most kernels on this GPU stepped at the driver update and "
+                           "other GPUs did not: the driver"
+                         : "commit and driver changed; the same code runs unchanged on other GPUs at that commit: "
+                           "the driver";
+  } else {
+    a.cause = Cause::Both;
+    a.summary = code_sign ? "commit and driver changed; siblings point at both"
+                          : "commit and driver changed; no sibling evidence to tell them apart";
+  }
+  return a;
+}
+
+
+}  // namespace shaderwatch::detect

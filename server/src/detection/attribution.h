@@ -1,0 +1,52 @@
+// Attribution of a step: the driver, the commit, both, the machine, or neither, from what changed at the
+// boundary and whether sibling series (the same benchmark on other GPUs, other benchmarks on this GPU)
+// stepped with it. Pure: the store loads the evidence (detection/run_detector.cpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "detection/alert_kinds.h"
+#include "detection/detect.h"
+
+namespace shaderwatch::detect {
+
+// Relative step between two stretches of a sibling series (medians, in log space), and whether
+// it is a real step in the same direction as own_delta_rel and at least half its size.
+struct SiblingStep {
+  bool present = false;  // enough points on both sides to judge
+  bool stepped = false;
+  double delta_rel = 0;
+  double score = 0;
+};
+SiblingStep sibling_step(const std::vector<double>& before, const std::vector<double>& after,
+                         double own_delta_rel, const Params& p = {});
+
+
+struct SiblingEvidence {
+  std::string name;  // GPU name or benchmark name
+  SiblingStep step;
+};
+
+struct AttributionInput {
+  bool driver_changed = false;
+  bool commit_changed = false;
+  bool runner_changed = false;
+  std::string driver_before, driver_after, commit_before, commit_after, runner_before,
+      runner_after;
+  // Same benchmark on other GPUs, split where the commit after the boundary first appears.
+  std::vector<SiblingEvidence> gpu_siblings;
+  // Other benchmarks on the same GPU, split at the same run.
+  std::vector<SiblingEvidence> kernel_siblings;
+};
+
+struct Attribution {
+  Cause cause = Cause::Neither;
+  std::string summary;                // one sentence
+  std::vector<std::string> evidence;  // the facts the verdict rests on
+  int gpu_siblings_stepped = 0, gpu_siblings_checked = 0;
+  int kernel_siblings_stepped = 0, kernel_siblings_checked = 0;
+};
+Attribution attribute(const AttributionInput& in);
+
+}  // namespace shaderwatch::detect

@@ -1,0 +1,53 @@
+// Detection on ingest: after a run's commit, the correctness alerts it raises and the change points of the
+// series it touched, with their attribution (detect.h, alert_lifecycle.h decide; this loads the evidence
+// and writes what they decide). Keeps each series' recent window cached between runs.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "detection/alert_lifecycle.h"
+#include "detection/detect.h"
+#include "ingest/run_writer.h"
+#include "storage/database.h"
+
+namespace shaderwatch {
+
+struct DetectorOptions {
+  detect::Params detect;
+  std::string main_branch = "main";  // only its runs form levels, change points and alerts
+};
+
+class RunDetector {
+ public:
+  RunDetector(Database& db, DetectorOptions opts) : db_(db), opts_(std::move(opts)) {}
+  // The alerts the run raised or moved, in the order they were written. A detector failure does not lose
+  // the run (it is stored): it is logged and tried once more.
+  std::vector<std::int64_t> after_ingest(const WrittenRun& run);
+  std::uint64_t detect_ns() const { return detect_ns_; }
+
+ private:
+  struct Window {
+    struct Pt {
+      std::int64_t started_ms = 0, run_id = 0;
+      double value = 0;
+      std::vector<double> reps;
+    };
+    std::vector<Pt> pts;  // time order, at most max(window, noise_window)
+  };
+  std::vector<std::int64_t> detect_run(std::int64_t run_pk, const std::vector<std::int64_t>& series_ids);
+  Window& window_for(std::int64_t series_id);
+  void load_windows(std::int64_t run_pk, std::int64_t gpu_id, const std::vector<std::int64_t>& series_ids);
+  void close_regressions_gone(const std::vector<lifecycle::OpenRegression>& open, const Window& window);
+
+  Database& db_;
+  DetectorOptions opts_;
+  std::unordered_map<std::int64_t, std::unique_ptr<Window>> windows_;  // guarded by the database's detect mutex
+  std::atomic<std::uint64_t> detect_ns_{0};
+};
+
+}  // namespace shaderwatch

@@ -1,0 +1,30 @@
+// Basic robust statistics shared by the detector and the judgements (analysis.h): pure functions.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace shaderwatch::detect {
+
+inline constexpr double kMedianSe = 1.2533141373155001;  // sqrt(pi/2): s.e. of a median vs a mean
+inline constexpr double kMinSigma = 1e-5;                // keeps constant synthetic series finite
+
+double median(std::vector<double> v);
+// Median absolute deviation scaled by 1.4826 (consistent with sigma for normal data).
+double mad_sigma(const std::vector<double>& v);
+
+struct UTest {
+  double u = 0;   // U statistic of the first sample
+  double p = 1;   // two-sided p-value
+  bool exact = false;
+};
+// Two-sided Mann-Whitney U test. Exact distribution for small samples without ties (what
+// scipy.stats.mannwhitneyu does, as used by Google Benchmark's compare.py), otherwise the
+// normal approximation with tie and continuity correction.
+UTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b);
+
+// The tail test's threshold for a series of n_points runs: the Student-t quantile at the normal tail of z, for
+// the degrees of freedom of the noise estimate from those points, 0.8 (n_points - 1), at least 10.
+double tail_threshold(double z, std::size_t n_points);
+
+}  // namespace shaderwatch::detect

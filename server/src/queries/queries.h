@@ -1,0 +1,63 @@
+// The read side: every answer of the JSON API, every parameter validated (ClientError 400, 404 for
+// unknown ids), every statement bound, each on a pooled reader. The write side's answers (a stored run,
+// the alerts it raised, a triaged alert) are rendered here too, from what it wrote.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/client_error.h"
+#include "detection/analysis.h"
+#include "detection/detect.h"
+#include "storage/database.h"
+
+namespace shaderwatch {
+
+struct QueryOptions {
+  detect::Params detect;
+  std::string main_branch = "main";
+  analysis::GateParams gate;
+  bool gate_cpu_timings = false;  // judge a CPU device's timings (lavapipe) too, not only its correctness
+};
+
+class Queries {
+ public:
+  Queries(Database& db, QueryOptions opts) : db_(db), opts_(std::move(opts)) {}
+
+  nlohmann::json gpus(const Params& q);
+  nlohmann::json drivers(const Params& q);
+  nlohmann::json benchmarks(const Params& q);
+  nlohmann::json runs(const Params& q);
+  nlohmann::json run(const std::string& run_id);
+  // The raw rows of a run's document, in document order (repetitions and aggregates).
+  nlohmann::json run_results(const std::string& run_id, const Params& q);
+  nlohmann::json series_list(const Params& q);
+  nlohmann::json series(std::int64_t id, const Params& q);
+  nlohmann::json alerts(const Params& q);
+  nlohmann::json alert(std::int64_t id);
+  nlohmann::json compare(const Params& q);
+  nlohmann::json verdict(const std::string& run_id);
+  nlohmann::json rankings(const Params& q);
+  // The dashboard's overview: every GPU (drivers, open alerts by kind, last run with its verdict) and
+  // the latest runs with their verdicts.
+  nlohmann::json summary(const Params& q);
+  // Kernels x (GPU, driver): each benchmark's outcome in the latest run of each pair.
+  nlohmann::json correctness(const Params& q);
+  // The names the API uses for alert states, kinds, causes and outcomes, so clients spell none by hand.
+  nlohmann::json vocabulary();
+
+  // A posted run's answer: {"run": ..., "alerts": [...]} for the run and the alerts its ingest wrote.
+  nlohmann::json ingest_answer(std::int64_t run_pk, const std::vector<std::int64_t>& alert_ids);
+
+ private:
+  nlohmann::json run_json(sql::Conn& c, std::int64_t run_pk);
+  nlohmann::json alert_json(sql::Conn& c, std::int64_t alert_id);
+
+  Database& db_;
+  QueryOptions opts_;
+};
+
+}  // namespace shaderwatch

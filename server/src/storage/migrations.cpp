@@ -1,0 +1,172 @@
+// The schema and its migrations.
+#include "storage/migrations.h"
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <shaderwatch/result_contract.h>
+
+#include <nlohmann/json.hpp>
+
+#include "ingest/driver_identity.h"
+
+using nlohmann::json;
+
+namespace shaderwatch {
+
+namespace {
+
+// 4: NVIDIA's driver version in the vendor's spelling (580.159.04, not the 580.159.4.0 an older harness
+// wrote), spelled again from each run's raw driverVersion as ingest now does, so that a driver's runs
+// before and after the upgrade of the server are one driver. Only NVIDIA's spelling changed.
+void respell_driver_versions(sql::Conn& c) {
+  std::vector<std::pair<std::int64_t, std::string>> changed;
+  auto& st = c.q("SELECT r.id, r.driver_version, r.context FROM runs r JOIN gpus g ON g.id=r.gpu_id"
+                 " WHERE LOWER(g.vendor_id)='0x10de'");
+  while (st.step()) {
+    const auto ctx = json::parse(st.text(2), nullptr, false);
+    if (!ctx.is_object()) continue;
+    const auto field = [&](const char* name) {
+      const auto it = ctx.find(contract::context_key(name));
+      return it != ctx.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    try {
+      auto spelled = spelled_driver_version(field(contract::kVendorId), field(contract::kDriverId),
+                                            field(contract::kDriverVersionRaw), st.text(1));
+      if (spelled != st.text(1)) changed.emplace_back(st.i64(0), std::move(spelled));
+    } catch (const std::invalid_argument&) {  // stored before ingest checked the raw version: left as it was
+    }
+  }
+  st.reset();
+  for (const auto& [id, version] : changed)
+    c.q("UPDATE runs SET driver_version=? WHERE id=?").bind(1, version).bind(2, id).run();
+}
+
+// Schema migrations, applied in order at start; the schema version records how many ran. Written in
+// SQLite's words; Conn::ddl gives PostgreSQL's; a migration that rewrites data does it in C++ after its
+// SQL. Append only: never edit a migration that has shipped.
+struct Migration {
+  const char* sql;
+  void (*rewrite)(sql::Conn&) = nullptr;
+};
+const Migration kMigrations[] = {
+    {R"SQL(
+CREATE TABLE tokens(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  hash TEXT NOT NULL UNIQUE,          -- SHA-256 hex of the token; the plaintext is never stored
+  created_at TEXT NOT NULL,
+  revoked_at TEXT);
+CREATE TABLE gpus(
+  id INTEGER PRIMARY KEY,
+  vendor_id TEXT NOT NULL, device_id TEXT NOT NULL, name TEXT NOT NULL,
+  device_type TEXT NOT NULL,
+  UNIQUE(vendor_id, device_id, name));
+CREATE TABLE benchmarks(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,           -- with its arguments, e.g. lum/sequential_256/1920x1080/cold
+  family TEXT NOT NULL, variant TEXT NOT NULL, config TEXT NOT NULL);
+CREATE INDEX benchmarks_family ON benchmarks(family);
+CREATE TABLE series(
+  id INTEGER PRIMARY KEY,
+  benchmark_id INTEGER NOT NULL REFERENCES benchmarks(id),
+  gpu_id INTEGER NOT NULL REFERENCES gpus(id),
+  UNIQUE(benchmark_id, gpu_id));
+CREATE INDEX series_gpu ON series(gpu_id);
+CREATE TABLE runs(
+  id INTEGER PRIMARY KEY,
+  run_key TEXT NOT NULL UNIQUE,        -- the client-chosen run id
+  body_sha256 TEXT NOT NULL,           -- of the canonical body, for idempotency
+  gpu_id INTEGER NOT NULL REFERENCES gpus(id),
+  commit_id TEXT NOT NULL, branch TEXT NOT NULL, runner TEXT NOT NULL, job_url TEXT NOT NULL,
+  started_at TEXT NOT NULL, started_ms INTEGER NOT NULL, received_at TEXT NOT NULL,
+  driver_id TEXT NOT NULL, driver_name TEXT NOT NULL, driver_info TEXT NOT NULL,
+  driver_version TEXT NOT NULL, api_version TEXT NOT NULL, harness_revision TEXT NOT NULL,
+  device_uuid TEXT NOT NULL, driver_uuid TEXT NOT NULL, subgroup_size TEXT NOT NULL,
+  host_name TEXT NOT NULL, context TEXT NOT NULL,
+  n_results INTEGER NOT NULL, posted_by TEXT NOT NULL);
+CREATE INDEX runs_gpu_time ON runs(gpu_id, started_ms, id);
+CREATE INDEX runs_time ON runs(started_ms, id);
+CREATE INDEX runs_commit ON runs(commit_id, gpu_id, started_ms);
+CREATE TABLE results(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  benchmark_id INTEGER NOT NULL REFERENCES benchmarks(id),
+  idx INTEGER NOT NULL,                -- position in the document's benchmarks array
+  run_type TEXT NOT NULL CHECK(run_type IN ('iteration','aggregate')),
+  aggregate_name TEXT, repetition_index INTEGER NOT NULL, repetitions INTEGER NOT NULL,
+  threads INTEGER NOT NULL, iterations INTEGER NOT NULL,
+  real_ns REAL, cpu_ns REAL, time_unit TEXT NOT NULL, label TEXT NOT NULL,
+  error_occurred INTEGER NOT NULL, error_message TEXT NOT NULL, counters TEXT NOT NULL);
+CREATE INDEX results_run ON results(run_id, benchmark_id);
+-- One point per (series, run): the median of the run's repetitions; what the detector reads.
+CREATE TABLE points(
+  series_id INTEGER NOT NULL REFERENCES series(id),
+  started_ms INTEGER NOT NULL,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  value_ns REAL, min_ns REAL, max_ns REAL,
+  n_reps INTEGER NOT NULL, n_errors INTEGER NOT NULL, error_message TEXT NOT NULL,
+  label TEXT NOT NULL, reps BLOB NOT NULL,
+  PRIMARY KEY(series_id, started_ms, run_id)) WITHOUT ROWID;
+CREATE INDEX points_run ON points(run_id, series_id);
+CREATE TABLE alerts(
+  id INTEGER PRIMARY KEY,
+  series_id INTEGER NOT NULL REFERENCES series(id),
+  run_id INTEGER NOT NULL REFERENCES runs(id),       -- first run of the new level
+  prev_run_id INTEGER REFERENCES runs(id),           -- last run of the old level
+  started_ms INTEGER NOT NULL,
+  kind TEXT NOT NULL CHECK(kind IN ('correctness_regression','correctness_failure',
+                                    'regression','improvement','ambiguous')),
+  severity INTEGER NOT NULL,
+  state TEXT NOT NULL CHECK(state IN ('new','acknowledged','expected','fixed','invalid')),
+  before_ns REAL, after_ns REAL, delta_pct REAL, noise_pct REAL, floor_pct REAL,
+  score REAL, p_value REAL, n_before INTEGER, n_after INTEGER,
+  cause TEXT NOT NULL, attribution TEXT NOT NULL,
+  raised_by INTEGER NOT NULL REFERENCES runs(id),
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL, state_by TEXT, note TEXT,
+  UNIQUE(series_id, run_id, kind));
+CREATE INDEX alerts_series ON alerts(series_id, started_ms);
+CREATE INDEX alerts_state ON alerts(state, id);
+CREATE INDEX alerts_run ON alerts(run_id);
+)SQL"},
+    // 2: branches. A run names the main-branch commit it forked from (merge_base); a point says whether
+    // its run is on the main branch (only those form levels, change points and alerts).
+    {R"SQL(
+ALTER TABLE runs ADD COLUMN merge_base TEXT NOT NULL DEFAULT '';
+ALTER TABLE points ADD COLUMN on_main INTEGER NOT NULL DEFAULT 1;
+)SQL"},
+    // 3: token scopes. Tokens made before scopes could do everything and keep doing it (admin); a row
+    // inserted without a scope gets the least (upload).
+    {R"SQL(
+ALTER TABLE tokens ADD COLUMN scope TEXT NOT NULL DEFAULT 'upload' CHECK(scope IN ('upload','triage','admin'));
+UPDATE tokens SET scope='admin';
+)SQL"},
+    // 4: the vendor's spelling of driver versions.
+    {"", respell_driver_versions},
+};
+
+}  // namespace
+
+// Every pending migration in one transaction, under a lock, so server processes starting together on one
+// PostgreSQL database migrate it once.
+void migrate(sql::Conn& writer) {
+  constexpr int known = static_cast<int>(std::size(kMigrations));
+  static_assert(known == kSchemaVersion);
+  sql::Tx tx(writer);
+  writer.lock_in_transaction(sql::Conn::kSchemaLock);
+  const int have = writer.schema_version();
+  if (have > known)
+    throw std::runtime_error("database schema version " + std::to_string(have) +
+                             " is newer than this server (" + std::to_string(known) + ")");
+  if (have == known) return;
+  for (int v = have; v < known; ++v) {
+    if (*kMigrations[v].sql) writer.exec(writer.ddl(kMigrations[v].sql));
+    if (kMigrations[v].rewrite) kMigrations[v].rewrite(writer);
+  }
+  writer.set_schema_version(known);
+  tx.commit();
+}
+
+}  // namespace shaderwatch
