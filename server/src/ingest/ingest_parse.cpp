@@ -29,8 +29,9 @@ constexpr std::size_t kMaxString = 1024;
 constexpr std::size_t kMaxCounters = 256;  // per row; shaderwatch-bench writes about 25
 constexpr double kMaxNs = 1e18;  // ~31 years: anything larger is a unit or encoding bug
 
-// ---- Input validation helpers: every failure names the field. ----
+constexpr const char* kContextPath = "benchmark.context";
 
+// ---- Input validation helpers: every failure names the field. ----
 const json* find(const json& obj, const char* key) {
   auto it = obj.find(key);
   return it == obj.end() ? nullptr : &*it;
@@ -132,6 +133,170 @@ std::string content_hash(const Parsed& p) {
   return h.hex();
 }
 
+// The run's own fields: who measured what, where.
+void parse_run_fields(const json& run, Parsed& p) {
+  static const std::set<std::string> run_keys = {"id", "commit", "branch", "merge_base", "runner", "job_url",
+                                                  "started_at"};
+  for (auto it = run.begin(); it != run.end(); ++it)
+    if (!run_keys.count(it.key())) throw ClientError(400, "unknown field", "run." + it.key());
+  p.run_key = get_string(run, "id", "run", true, 128);
+  if (!valid_run_key(p.run_key))
+    throw ClientError(400, "must be 1-128 characters of [A-Za-z0-9._:@+-]", "run.id");
+  p.commit = get_string(run, "commit", "run", true, 128);
+  if (!printable_no_space(p.commit)) throw ClientError(400, "must be printable ASCII without spaces", "run.commit");
+  p.branch = get_string(run, "branch", "run", false, 256, "");  // none: the main branch (Store fills it in)
+  p.merge_base = get_string(run, "merge_base", "run", false, 128, "");
+  if (!printable_no_space(p.merge_base)) throw ClientError(400, "must be printable ASCII without spaces", "run.merge_base");
+  p.runner = get_string(run, "runner", "run", false, 256);
+  p.job_url = get_string(run, "job_url", "run", false, 2048, "");
+}
+
+// Start time: run.started_at, else the date Google Benchmark wrote into its context.
+void parse_started_at(const json& run, const json& ctx, Parsed& p) {
+  std::string started = get_string(run, "started_at", "run", false, 64, "");
+  std::string started_field = "run.started_at";
+  if (started.empty()) {
+    started = get_string(ctx, "date", kContextPath, false, 64, "");
+    started_field = "benchmark.context.date";
+    if (started.empty())
+      throw ClientError(400, "missing required field (and no benchmark.context.date to fall back on)",
+                        "run.started_at");
+  }
+  const auto ms = parse_iso8601_ms(started);
+  if (!ms) throw ClientError(400, "must be ISO 8601 with a zone, e.g. 2026-11-21T04:33:38Z", started_field);
+  p.started_ms = *ms;
+  p.started_at = format_iso8601_ms(*ms);
+}
+
+// Device identity from the context; anything missing is "unknown", never a rejection.
+void parse_device_context(const json& ctx, Parsed& p) {
+  const std::string cp = kContextPath;
+  for (const auto& [key, value] : ctx.items()) {
+    if (!contract::device_index_of_key(key).empty())
+      throw ClientError(400, "a document of several devices (key '" + key + "'): post it with shaderwatch-server post or"
+                             " shaderwatch-bench --post, which store one run per device", cp);
+  }
+  const auto field = [&](const char* name, std::size_t max_len) {
+    return get_string(ctx, contract::context_key(name).c_str(), cp, false, max_len);
+  };
+  p.device_name = field(contract::kDeviceName, 256);
+  p.vendor_id = field(contract::kVendorId, 64);
+  p.device_id = field(contract::kDeviceId, 64);
+  p.device_type = field(contract::kDeviceType, 64);
+  p.driver_id = field(contract::kDriverId, 128);
+  p.driver_name = field(contract::kDriverName, 256);
+  p.driver_info = field(contract::kDriverInfo, 512);
+  p.driver_version = field(contract::kDriverVersion, 128);
+  // One spelling everywhere: the vendor's, from the raw driverVersion where the harness wrote it (a harness
+  // before this spelling wrote NVIDIA's 580.159.04 as 580.159.4.0).
+  const auto context_text = [&](const char* name, std::size_t max_len) {
+    return get_string(ctx, contract::context_key(name).c_str(), cp, false, max_len, "");
+  };
+  try {
+    p.driver_version = spelled_driver_version(context_text(contract::kVendorId, 64), context_text(contract::kDriverId, 128),
+                                              context_text(contract::kDriverVersionRaw, 32), p.driver_version);
+  } catch (const std::invalid_argument& e) {
+    throw ClientError(400, e.what(), cp);
+  }
+  p.api_version = field(contract::kApiVersion, 64);
+  p.device_uuid = field(contract::kDeviceUuid, 128);
+  p.driver_uuid = field(contract::kDriverUuid, 128);
+  p.subgroup_size = field(contract::kSubgroupSize, 32);
+  p.harness_revision = field(contract::kHarnessRevision, 128);
+  p.host_name = get_string(ctx, "host_name", cp, false, 256);
+  p.context = ctx.dump();
+  if (p.context.size() > 65536) throw ClientError(400, "larger than 64 KiB", cp);
+}
+
+// Nanoseconds per unit of a row's time_unit.
+double time_unit_scale(const std::string& unit, const std::string& path) {
+  if (unit == "ns") return 1;
+  if (unit == "us") return 1e3;
+  if (unit == "ms") return 1e6;
+  if (unit == "s") return 1e9;
+  throw ClientError(400, "must be one of ns, us, ms, s", path + ".time_unit");
+}
+
+// One entry of benchmark.benchmarks: an iteration (one repetition) or an aggregate row.
+Row parse_row(const json& b, std::size_t i) {
+  const std::string path = "benchmark.benchmarks[" + std::to_string(i) + "]";
+  if (!b.is_object()) throw ClientError(400, "must be an object", path);
+  Row r;
+  r.idx = i;
+  const std::string name = get_string(b, "name", path, true);
+  r.run_type = get_string(b, "run_type", path, false, 16, "iteration");
+  if (r.run_type != "iteration" && r.run_type != "aggregate")
+    throw ClientError(400, "must be \"iteration\" or \"aggregate\"", path + ".run_type");
+  const bool agg = r.run_type == "aggregate";
+  if (agg) {
+    r.aggregate_name = get_string(b, "aggregate_name", path, true, 64);
+    r.aggregate_unit = get_string(b, "aggregate_unit", path, false, 32, "time");
+  }
+  r.series_name = get_string(b, "run_name", path, false, kMaxString, "");
+  if (r.series_name.empty()) {
+    r.series_name = name;
+    const std::string suffix = "_" + r.aggregate_name;
+    if (agg && name.size() > suffix.size() && name.ends_with(suffix))
+      r.series_name = name.substr(0, name.size() - suffix.size());
+  }
+  r.series_name = shaderwatch::series_key(r.series_name);
+  get_int(b, "family_index", path, false, 0, 0, 1 << 30);
+  get_int(b, "per_family_instance_index", path, false, 0, 0, 1 << 30);
+  r.repetitions = get_int(b, "repetitions", path, false, 1, 0, 1 << 30);
+  r.repetition_index = get_int(b, "repetition_index", path, false, 0, 0, 1 << 30);
+  r.threads = get_int(b, "threads", path, false, 1, 1, 1 << 20);
+  if (const json* e = find(b, "error_occurred")) {
+    if (!e->is_boolean()) throw ClientError(400, "must be a boolean", path + ".error_occurred");
+    r.error = e->get<bool>();
+  }
+  r.error_message = get_string(b, "error_message", path, false, 4096, "");
+  if (r.error && r.error_message.empty()) r.error_message = "error_occurred without a message";
+  r.label = get_string(b, "label", path, false, kMaxString, "");
+  const bool bigo = find(b, "big_o") || find(b, "rms");
+  // Iteration rows must carry their measurements unless they failed; BigO/RMS rows carry
+  // coefficients instead, so their times are optional.
+  const bool need_times = !agg && !r.error;
+  r.iterations = get_int(b, "iterations", path, need_times, 0, 0, INT64_MAX);
+  r.time_unit = get_string(b, "time_unit", path, false, 8, "ns");
+  double scale = time_unit_scale(r.time_unit, path);
+  if (agg && r.aggregate_unit == "percentage") scale = 1;  // cv rows: a ratio, not a time
+  const auto time_ns = [&](const char* key) -> std::optional<double> {
+    const auto t = get_number(b, key, path, need_times && !bigo);
+    if (!t) return std::nullopt;
+    if (*t < 0 || *t * scale > kMaxNs) throw ClientError(400, "out of range (0 to 1e18 ns)", path + "." + key);
+    return *t * scale;
+  };
+  r.real_ns = time_ns("real_time");
+  r.cpu_ns = time_ns("cpu_time");
+  // User counters: every other numeric key.
+  json counters = json::object();
+  for (auto it = b.begin(); it != b.end(); ++it) {
+    if (known_row_keys().count(it.key())) continue;
+    if (it.key().size() > 256) throw ClientError(400, "counter name longer than 256 characters", path);
+    if (it.value().is_number()) counters[it.key()] = it.value();
+  }
+  if (counters.size() > kMaxCounters)
+    throw ClientError(400, std::to_string(counters.size()) + " counters, more than " + std::to_string(kMaxCounters), path);
+  r.counters = counters.dump();
+  return r;
+}
+
+void parse_rows(const json& doc, Parsed& p) {
+  const json* benches = find(doc, "benchmarks");
+  if (!benches) throw ClientError(400, "missing required field", "benchmark.benchmarks");
+  if (!benches->is_array()) throw ClientError(400, "must be an array", "benchmark.benchmarks");
+  if (benches->size() > kMaxBenchmarks)
+    throw ClientError(400, "more than " + std::to_string(kMaxBenchmarks) + " entries", "benchmark.benchmarks");
+  p.rows.reserve(benches->size());
+  for (std::size_t i = 0; i < benches->size(); ++i) p.rows.push_back(parse_row((*benches)[i], i));
+  // Every answer about a run (its points, compare, verdict, reports) grows with its benchmarks: bounded here.
+  std::set<std::string_view> names;
+  for (const auto& r : p.rows) names.insert(r.series_name);
+  if (names.size() > kMaxBenchmarkNames)
+    throw ClientError(400, std::to_string(names.size()) + " distinct benchmarks, more than " +
+                               std::to_string(kMaxBenchmarkNames) + " in one run", "benchmark.benchmarks");
+}
+
 }  // namespace
 
 Parsed parse_body(std::string_view body, std::size_t max_nesting) {
@@ -147,159 +312,16 @@ Parsed parse_body(std::string_view body, std::size_t max_nesting) {
   if (!doc->is_object()) throw ClientError(400, "must be an object (Google Benchmark JSON)", "benchmark");
 
   Parsed p;
-  static const std::set<std::string> run_keys = {"id", "commit", "branch", "merge_base", "runner", "job_url",
-                                                  "started_at"};
-  for (auto it = run->begin(); it != run->end(); ++it)
-    if (!run_keys.count(it.key())) throw ClientError(400, "unknown field", "run." + it.key());
-  p.run_key = get_string(*run, "id", "run", true, 128);
-  if (!valid_run_key(p.run_key))
-    throw ClientError(400, "must be 1-128 characters of [A-Za-z0-9._:@+-]", "run.id");
-  p.commit = get_string(*run, "commit", "run", true, 128);
-  if (!printable_no_space(p.commit)) throw ClientError(400, "must be printable ASCII without spaces", "run.commit");
-  p.branch = get_string(*run, "branch", "run", false, 256, "");  // none: the main branch (Store fills it in)
-  p.merge_base = get_string(*run, "merge_base", "run", false, 128, "");
-  if (!printable_no_space(p.merge_base)) throw ClientError(400, "must be printable ASCII without spaces", "run.merge_base");
-  p.runner = get_string(*run, "runner", "run", false, 256);
-  p.job_url = get_string(*run, "job_url", "run", false, 2048, "");
-
-  // Device identity from the context; anything missing is "unknown", never a rejection.
+  parse_run_fields(*run, p);
   const json* ctx = find(*doc, "context");
-  json empty = json::object();
-  if (ctx && !ctx->is_object()) throw ClientError(400, "must be an object", "benchmark.context");
+  if (ctx && !ctx->is_object()) throw ClientError(400, "must be an object", kContextPath);
+  const json empty = json::object();
   if (!ctx) ctx = &empty;
-  const std::string cp = "benchmark.context";
-  // Start time: run.started_at, else the date Google Benchmark wrote into its context.
-  std::string started = get_string(*run, "started_at", "run", false, 64, "");
-  std::string started_field = "run.started_at";
-  if (started.empty()) {
-    started = get_string(*ctx, "date", cp, false, 64, "");
-    started_field = "benchmark.context.date";
-    if (started.empty())
-      throw ClientError(400, "missing required field (and no benchmark.context.date to fall back on)",
-                        "run.started_at");
-  }
-  const auto ms = parse_iso8601_ms(started);
-  if (!ms) throw ClientError(400, "must be ISO 8601 with a zone, e.g. 2026-11-21T04:33:38Z", started_field);
-  p.started_ms = *ms;
-  p.started_at = format_iso8601_ms(*ms);
-  for (const auto& [key, value] : ctx->items()) {
-    if (!contract::device_index_of_key(key).empty())
-      throw ClientError(400, "a document of several devices (key '" + key + "'): post it with shaderwatch-server post or"
-                             " shaderwatch-bench --post, which store one run per device", cp);
-  }
-  p.device_name = get_string(*ctx, contract::context_key(contract::kDeviceName).c_str(), cp, false, 256);
-  p.vendor_id = get_string(*ctx, contract::context_key(contract::kVendorId).c_str(), cp, false, 64);
-  p.device_id = get_string(*ctx, contract::context_key(contract::kDeviceId).c_str(), cp, false, 64);
-  p.device_type = get_string(*ctx, contract::context_key(contract::kDeviceType).c_str(), cp, false, 64);
-  p.driver_id = get_string(*ctx, contract::context_key(contract::kDriverId).c_str(), cp, false, 128);
-  p.driver_name = get_string(*ctx, contract::context_key(contract::kDriverName).c_str(), cp, false, 256);
-  p.driver_info = get_string(*ctx, contract::context_key(contract::kDriverInfo).c_str(), cp, false, 512);
-  p.driver_version = get_string(*ctx, contract::context_key(contract::kDriverVersion).c_str(), cp, false, 128);
-  // One spelling everywhere: the vendor's, from the raw driverVersion where the harness wrote it (a harness
-  // before this spelling wrote NVIDIA's 580.159.04 as 580.159.4.0).
-  const auto context_text = [&](const char* name, std::size_t max_len) {
-    return get_string(*ctx, contract::context_key(name).c_str(), cp, false, max_len, "");
-  };
-  try {
-    p.driver_version = spelled_driver_version(context_text(contract::kVendorId, 64), context_text(contract::kDriverId, 128),
-                                              context_text(contract::kDriverVersionRaw, 32), p.driver_version);
-  } catch (const std::invalid_argument& e) {
-    throw ClientError(400, e.what(), cp);
-  }
-  p.api_version = get_string(*ctx, contract::context_key(contract::kApiVersion).c_str(), cp, false, 64);
-  p.device_uuid = get_string(*ctx, contract::context_key(contract::kDeviceUuid).c_str(), cp, false, 128);
-  p.driver_uuid = get_string(*ctx, contract::context_key(contract::kDriverUuid).c_str(), cp, false, 128);
-  p.subgroup_size = get_string(*ctx, contract::context_key(contract::kSubgroupSize).c_str(), cp, false, 32);
-  p.harness_revision = get_string(*ctx, contract::context_key(contract::kHarnessRevision).c_str(), cp, false, 128);
-  p.host_name = get_string(*ctx, "host_name", cp, false, 256);
-  p.context = ctx->dump();
-  if (p.context.size() > 65536) throw ClientError(400, "larger than 64 KiB", cp);
-
-  const json* benches = find(*doc, "benchmarks");
-  if (!benches) throw ClientError(400, "missing required field", "benchmark.benchmarks");
-  if (!benches->is_array()) throw ClientError(400, "must be an array", "benchmark.benchmarks");
-  if (benches->size() > kMaxBenchmarks)
-    throw ClientError(400, "more than " + std::to_string(kMaxBenchmarks) + " entries", "benchmark.benchmarks");
-  p.rows.reserve(benches->size());
-  for (std::size_t i = 0; i < benches->size(); ++i) {
-    const json& b = (*benches)[i];
-    const std::string path = "benchmark.benchmarks[" + std::to_string(i) + "]";
-    if (!b.is_object()) throw ClientError(400, "must be an object", path);
-    Row r;
-    r.idx = i;
-    const std::string name = get_string(b, "name", path, true);
-    r.run_type = get_string(b, "run_type", path, false, 16, "iteration");
-    if (r.run_type != "iteration" && r.run_type != "aggregate")
-      throw ClientError(400, "must be \"iteration\" or \"aggregate\"", path + ".run_type");
-    const bool agg = r.run_type == "aggregate";
-    if (agg) {
-      r.aggregate_name = get_string(b, "aggregate_name", path, true, 64);
-      r.aggregate_unit = get_string(b, "aggregate_unit", path, false, 32, "time");
-    }
-    r.series_name = get_string(b, "run_name", path, false, kMaxString, "");
-    if (r.series_name.empty()) {
-      r.series_name = name;
-      const std::string suffix = "_" + r.aggregate_name;
-      if (agg && name.size() > suffix.size() && name.ends_with(suffix))
-        r.series_name = name.substr(0, name.size() - suffix.size());
-    }
-    r.series_name = shaderwatch::series_key(r.series_name);
-    get_int(b, "family_index", path, false, 0, 0, 1 << 30);
-    get_int(b, "per_family_instance_index", path, false, 0, 0, 1 << 30);
-    r.repetitions = get_int(b, "repetitions", path, false, 1, 0, 1 << 30);
-    r.repetition_index = get_int(b, "repetition_index", path, false, 0, 0, 1 << 30);
-    r.threads = get_int(b, "threads", path, false, 1, 1, 1 << 20);
-    if (const json* e = find(b, "error_occurred")) {
-      if (!e->is_boolean()) throw ClientError(400, "must be a boolean", path + ".error_occurred");
-      r.error = e->get<bool>();
-    }
-    r.error_message = get_string(b, "error_message", path, false, 4096, "");
-    if (r.error && r.error_message.empty()) r.error_message = "error_occurred without a message";
-    r.label = get_string(b, "label", path, false, kMaxString, "");
-    const bool bigo = find(b, "big_o") || find(b, "rms");
-    // Iteration rows must carry their measurements unless they failed; BigO/RMS rows carry
-    // coefficients instead, so their times are optional.
-    const bool need_times = !agg && !r.error;
-    r.iterations = get_int(b, "iterations", path, need_times, 0, 0, INT64_MAX);
-    r.time_unit = get_string(b, "time_unit", path, false, 8, "ns");
-    double scale;
-    if (r.time_unit == "ns") scale = 1;
-    else if (r.time_unit == "us") scale = 1e3;
-    else if (r.time_unit == "ms") scale = 1e6;
-    else if (r.time_unit == "s") scale = 1e9;
-    else throw ClientError(400, "must be one of ns, us, ms, s", path + ".time_unit");
-    if (agg && r.aggregate_unit == "percentage") scale = 1;  // cv rows: a ratio, not a time
-    auto rt = get_number(b, "real_time", path, need_times && !bigo);
-    auto ct = get_number(b, "cpu_time", path, need_times && !bigo);
-    if (rt) {
-      if (*rt < 0 || *rt * scale > kMaxNs) throw ClientError(400, "out of range (0 to 1e18 ns)", path + ".real_time");
-      r.real_ns = *rt * scale;
-    }
-    if (ct) {
-      if (*ct < 0 || *ct * scale > kMaxNs) throw ClientError(400, "out of range (0 to 1e18 ns)", path + ".cpu_time");
-      r.cpu_ns = *ct * scale;
-    }
-    // User counters: every other numeric key.
-    json counters = json::object();
-    for (auto it = b.begin(); it != b.end(); ++it) {
-      if (known_row_keys().count(it.key())) continue;
-      if (it.key().size() > 256) throw ClientError(400, "counter name longer than 256 characters", path);
-      if (it.value().is_number()) counters[it.key()] = it.value();
-    }
-    if (counters.size() > kMaxCounters)
-      throw ClientError(400, std::to_string(counters.size()) + " counters, more than " + std::to_string(kMaxCounters), path);
-    r.counters = counters.dump();
-    p.rows.push_back(std::move(r));
-  }
-  // Every answer about a run (its points, compare, verdict, reports) grows with its benchmarks: bounded here.
-  std::set<std::string_view> names;
-  for (const auto& r : p.rows) names.insert(r.series_name);
-  if (names.size() > kMaxBenchmarkNames)
-    throw ClientError(400, std::to_string(names.size()) + " distinct benchmarks, more than " +
-                               std::to_string(kMaxBenchmarkNames) + " in one run", "benchmark.benchmarks");
+  parse_started_at(*run, *ctx, p);
+  parse_device_context(*ctx, p);
+  parse_rows(*doc, p);
   p.sha = content_hash(p);
   return p;
 }
-
 
 }  // namespace shaderwatch

@@ -1,6 +1,7 @@
 #include "queries/query_helpers.h"
 
 #include "common/iso8601.h"
+#include "storage/reps_blob.h"
 
 #include <algorithm>
 
@@ -60,5 +61,26 @@ std::int64_t run_pk(sql::Conn& c, const std::string& key, const char* field) {
   return st.i64(0);
 }
 
+double number_param(const Params& q, const char* name, double lo, double hi, double fallback) {
+  const auto text = opt(q, name);
+  if (!text) return fallback;
+  char* end = nullptr;
+  const double v = std::strtod(text->c_str(), &end);
+  if (text->empty() || *end != '\0' || !(v >= lo && v < hi))
+    throw ClientError(400, "must be a number in [" + json(lo).dump() + ", " + json(hi).dump() + ")", name);
+  return v;
+}
+
+std::map<std::string, RunPoint> run_points(sql::Conn& c, std::int64_t pk) {
+  std::map<std::string, RunPoint> m;
+  auto& st = c.q("SELECT bm.name, p.value_ns, p.reps, p.n_errors, p.series_id FROM points p"
+                 " JOIN series s ON s.id=p.series_id JOIN benchmarks bm ON bm.id=s.benchmark_id"
+                 " WHERE p.run_id=?");
+  st.bind(1, pk);
+  while (st.step())
+    m[st.text(0)] = {st.null(1) ? NAN : st.f64(1), unpack_reps(st.blob(2)), static_cast<int>(st.i64(3)),
+                     st.i64(4)};
+  return m;
+}
 
 }  // namespace shaderwatch

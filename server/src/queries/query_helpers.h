@@ -2,10 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <cmath>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,5 +30,17 @@ nlohmann::json gpu_obj(std::int64_t id, const std::string& vendor, const std::st
                        const std::string& name, const std::string& type);
 // The primary key of a run id; ClientError 404 naming `field` when there is none.
 std::int64_t run_pk(sql::Conn& c, const std::string& key, const char* field);
+// A query parameter that is a number in [lo, hi), or `fallback` where it is absent; ClientError 400 otherwise.
+double number_param(const Params& q, const char* name, double lo, double hi, double fallback);
+
+// A benchmark's point in one run: its value (median of repetitions, ns; NaN where none), repetitions, errors.
+struct RunPoint {
+  double value = NAN;
+  std::vector<double> reps;
+  int errors = 0;
+  std::int64_t series_id = 0;
+};
+// Every benchmark's point in the run `run_pk`, by benchmark name.
+std::map<std::string, RunPoint> run_points(sql::Conn& c, std::int64_t run_pk);
 
 }  // namespace shaderwatch

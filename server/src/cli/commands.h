@@ -1,0 +1,28 @@
+// shaderwatch-server's subcommands, one file each: add_X_command declares X's options on the app and
+// returns what runs X once the command line is parsed, so main only parses and dispatches.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace shaderwatch::cli {
+
+struct Command {
+  CLI::App* app = nullptr;    // parsed() when this subcommand was chosen
+  std::function<int()> run;   // its exit status
+};
+
+// One text names the database everywhere: an SQLite file, or a PostgreSQL server.
+inline const std::string kDbHelp =
+    "SQLite file (a path or sqlite:PATH) or PostgreSQL database (postgresql://USER@HOST/DB, "
+    "libpq's URI; see server/README.md on choosing)";
+
+// `db` is main's --db, which people type before the subcommand too: the same value either way.
+Command add_serve_command(CLI::App& app, std::string& db);
+Command add_token_command(CLI::App& app, std::string& db);
+Command add_migrate_command(CLI::App& app);
+Command add_post_command(CLI::App& app);
+
+}  // namespace shaderwatch::cli

@@ -1,0 +1,74 @@
+// shaderwatch-server serve: the HTTP API over one database until SIGINT or SIGTERM.
+#include <csignal>
+#include <iostream>
+#include <memory>
+#include <pthread.h>
+#include <thread>
+
+#include "cli/commands.h"
+#include "http/http_server.h"
+#include "storage/store.h"
+
+namespace shaderwatch::cli {
+
+namespace {
+
+int serve(const StoreOptions& so, const ServerOptions& opts) {
+  // Block the stop signals in every thread; one thread waits for them and stops the server.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  Store store(so);
+  HttpServer server(store, opts);
+  const int port = server.bind();
+  std::cout << "shaderwatch-server: listening on http://" << opts.bind << ":" << port
+            << " (database " << store.location() << ", schema v" << store.schema_version() << ")" << std::endl;
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&set, &sig);
+    std::cout << "shaderwatch-server: signal " << sig << ", stopping" << std::endl;
+    server.stop();
+  });
+  server.serve();
+  // serve() also returns when the socket fails; make sure the waiter exits either way.
+  pthread_kill(waiter.native_handle(), SIGTERM);
+  waiter.join();
+  return 0;
+}
+
+}  // namespace
+
+Command add_serve_command(CLI::App& app, std::string& db) {
+  auto so = std::make_shared<StoreOptions>();
+  auto sopts = std::make_shared<ServerOptions>();
+  auto* serve_app = app.add_subcommand("serve", "Serve the HTTP API");
+  serve_app->add_option("--db", db, kDbHelp + "; created and migrated if needed")->envname("SHADERWATCH_DB")->capture_default_str();
+  serve_app->add_option("--port", sopts->port, "TCP port (0: pick a free one and print it)")
+      ->check(CLI::Range(0, 65535))->capture_default_str();
+  serve_app->add_option("--bind", sopts->bind, "Address to listen on")->capture_default_str();
+  serve_app->add_option("--max-body-bytes", sopts->max_body_bytes, "Largest request body accepted (413 above)")
+      ->check(CLI::Range(static_cast<std::size_t>(1024), static_cast<std::size_t>(1) << 32))->capture_default_str();
+  serve_app->add_option("--main-branch", so->main_branch,
+                        "The baseline branch: its runs (and runs naming no branch) form levels, change points and alerts; "
+                        "a run on any other branch is judged against it at the run's merge_base")
+      ->check([](const std::string& s) { return s.empty() ? std::string("must not be empty") : std::string(); })
+      ->capture_default_str();
+  serve_app->add_flag("--gate-cpu-timings", so->gate_cpu_timings,
+                      "Let the timings of a device of type cpu (lavapipe) fail verdicts too; by default such runs are judged "
+                      "on correctness alone (on a shared runner their times move several-fold between runs)");
+  serve_app->add_option("--max-db-mib", so->max_db_mib,
+                        "SQLite only: refuse writes (507) once the file reaches this many MiB (default 0: until the disk "
+                        "is full, which answers 507 too; on PostgreSQL a full disk answers 507 and quotas are the server's)")
+      ->capture_default_str();
+  serve_app->add_flag("--read-token-required", sopts->read_token_required,
+                      "Require a bearer token (of any scope) for GET endpoints too, except /api/v1/health (posting and "
+                      "triage always require one of their scope)");
+  return {serve_app, [so, sopts, &db] {
+            so->db = db;
+            return serve(*so, *sopts);
+          }};
+}
+
+}  // namespace shaderwatch::cli
