@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "http/http_server.h"
-#include "storage/store.h"
+#include "service/store.h"
 #include "common/iso8601.h"
 
 using nlohmann::json;

@@ -11,7 +11,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "storage/store.h"
+#include "service/store.h"
 #include "common/iso8601.h"
 
 using nlohmann::json;

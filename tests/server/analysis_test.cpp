@@ -12,7 +12,7 @@ namespace {
 a::RunSide side(double level, double step = 0.0001, int n = 10) {
   a::RunSide s;
   for (int i = 0; i < n; ++i) s.reps.push_back(level * (1 + step * i));
-  s.value = shaderwatch::detect::median(s.reps);
+  s.value = shaderwatch::stats::median(s.reps);
   return s;
 }
 }  // namespace

@@ -5,10 +5,12 @@
 #include <iostream>
 #include <random>
 
+#include "common/statistics.h"
 #include "detection/attribution.h"
 #include "detection/detect.h"
 
 namespace d = shaderwatch::detect;
+namespace stats = shaderwatch::stats;
 
 namespace {
 
@@ -22,7 +24,7 @@ std::vector<d::Point> series(std::mt19937_64& rng, std::size_t n, double sigma, 
     const double level = base * (i >= step_at ? 1 + step_rel : 1) * std::exp(run_noise(rng));
     d::Point p;
     for (int r = 0; r < 3; ++r) p.reps.push_back(level * std::exp(rep_noise(rng)));
-    p.value = d::median(p.reps);
+    p.value = stats::median(p.reps);
     s.push_back(p);
   }
   return s;
@@ -31,24 +33,24 @@ std::vector<d::Point> series(std::mt19937_64& rng, std::size_t n, double sigma, 
 }  // namespace
 
 TEST(Detector, MedianAndMad) {
-  EXPECT_DOUBLE_EQ(d::median({3, 1, 2}), 2);
-  EXPECT_DOUBLE_EQ(d::median({4, 1, 3, 2}), 2.5);
-  EXPECT_NEAR(d::mad_sigma({1, 2, 3, 4, 100}), 1.4826, 1e-9);  // the outlier does not count
+  EXPECT_DOUBLE_EQ(stats::median({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(stats::median({4, 1, 3, 2}), 2.5);
+  EXPECT_NEAR(stats::mad_sigma({1, 2, 3, 4, 100}), 1.4826, 1e-9);  // the outlier does not count
 }
 
 TEST(Detector, TailThresholdIsTheStudentTQuantileOfTheNormalTail) {
   // Exact t quantiles at the one-sided normal tail of 4.5 (3.40e-6), by numerical inversion of the regularized
   // incomplete beta function, for 0.8 (n - 1) degrees of freedom.
-  EXPECT_NEAR(d::tail_threshold(4.5, 18), 7.048, 0.01 * 7.048);
-  EXPECT_NEAR(d::tail_threshold(4.5, 36), 5.515, 0.002 * 5.515);
-  EXPECT_NEAR(d::tail_threshold(4.5, 96), 4.835, 0.002 * 4.835);
-  EXPECT_NEAR(d::tail_threshold(4.5, 100000), 4.5, 0.001) << "a noise known exactly: the normal quantile";
-  EXPECT_LT(d::tail_threshold(4.5, 36), 4.5 / (1 - 1.5 / std::sqrt(1.6 * 35))) << "laxer than the fixed margin";
+  EXPECT_NEAR(stats::tail_threshold(4.5, 18), 7.048, 0.01 * 7.048);
+  EXPECT_NEAR(stats::tail_threshold(4.5, 36), 5.515, 0.002 * 5.515);
+  EXPECT_NEAR(stats::tail_threshold(4.5, 96), 4.835, 0.002 * 4.835);
+  EXPECT_NEAR(stats::tail_threshold(4.5, 100000), 4.5, 0.001) << "a noise known exactly: the normal quantile";
+  EXPECT_LT(stats::tail_threshold(4.5, 36), 4.5 / (1 - 1.5 / std::sqrt(1.6 * 35))) << "laxer than the fixed margin";
 }
 
 TEST(Detector, MannWhitneyExactSmallSamples) {
   // Complete separation of 3 vs 3: exact two-sided p = 2 / C(6,3) = 0.1 (scipy agrees).
-  auto u = d::mann_whitney_u({1, 2, 3}, {4, 5, 6});
+  auto u = stats::mann_whitney_u({1, 2, 3}, {4, 5, 6});
   EXPECT_TRUE(u.exact);
   EXPECT_DOUBLE_EQ(u.u, 0);
   EXPECT_NEAR(u.p, 0.1, 1e-12);
@@ -58,17 +60,17 @@ TEST(Detector, MannWhitneyExactSmallSamples) {
     a.push_back(i);
     b.push_back(100 + i);
   }
-  EXPECT_NEAR(d::mann_whitney_u(a, b).p, 2.0 / 184756.0, 1e-12);
+  EXPECT_NEAR(stats::mann_whitney_u(a, b).p, 2.0 / 184756.0, 1e-12);
   // Interleaved samples: no evidence.
-  EXPECT_GT(d::mann_whitney_u({1, 3, 5, 7}, {2, 4, 6, 8}).p, 0.5);
+  EXPECT_GT(stats::mann_whitney_u({1, 3, 5, 7}, {2, 4, 6, 8}).p, 0.5);
 }
 
 TEST(Detector, MannWhitneyTiesUseNormalApproximation) {
-  auto u = d::mann_whitney_u({1, 1, 2, 2, 3}, {2, 3, 3, 4, 4});
+  auto u = stats::mann_whitney_u({1, 1, 2, 2, 3}, {2, 3, 3, 4, 4});
   EXPECT_FALSE(u.exact);
   EXPECT_GT(u.p, 0.05);
   EXPECT_LT(u.p, 0.5);
-  EXPECT_DOUBLE_EQ(d::mann_whitney_u({5, 5, 5}, {5, 5, 5}).p, 1.0);
+  EXPECT_DOUBLE_EQ(stats::mann_whitney_u({5, 5, 5}, {5, 5, 5}).p, 1.0);
 }
 
 TEST(Detector, AANoiseRaisesNothing) {

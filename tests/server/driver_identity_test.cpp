@@ -3,11 +3,11 @@
 // before, and on the series' markers.
 #include <gtest/gtest.h>
 
-#include "ingest/driver_identity.h"
+#include "common/driver_identity.h"
 #include "fixture_file.h"
 #include "ingest/ingest_parse.h"
 #include "shaderwatch/driver_version.h"
-#include "storage/store.h"
+#include "service/store.h"
 #include "storage/sql.h"
 #include "test_util.h"
 

@@ -168,7 +168,7 @@ TEST(Gate, AConfirmedRegressionFailsOnceItsEvidencePassesTheGatesScore) {
   // the t quantile of 5 for 36 runs (6.4): present, listed, not failing until more runs confirm it...
   b.open.push_back({7, false, 100.0, 103.2, 0.015, 0.01, 30, b.recent});
   EXPECT_NEAR(a::evidence_z(100, b.recent, 0.01, 30), 5.8, 0.05);
-  EXPECT_NEAR(shaderwatch::detect::tail_threshold(5.0, 36), 6.4, 0.1);
+  EXPECT_NEAR(shaderwatch::stats::tail_threshold(5.0, 36), 6.4, 0.1);
   a::RunEvidence run;
   run.benchmarks.push_back(b);
   const auto v = a::judge(run);

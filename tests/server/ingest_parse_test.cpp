@@ -8,7 +8,7 @@
 
 #include "fixture_file.h"
 #include "ingest/ingest_parse.h"
-#include "storage/store.h"
+#include "service/store.h"
 #include "common/iso8601.h"
 
 using nlohmann::json;

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "http/http_server.h"
-#include "storage/store.h"
+#include "service/store.h"
 #include "storage/sql.h"
 
 namespace swt {

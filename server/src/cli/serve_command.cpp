@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "http/http_server.h"
-#include "storage/store.h"
+#include "service/store.h"
 
 namespace shaderwatch::cli {
 

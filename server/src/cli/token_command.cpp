@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "storage/store.h"
+#include "service/store.h"
 
 namespace shaderwatch::cli {
 

@@ -69,7 +69,7 @@ std::vector<Closure> regressions_gone(const std::vector<OpenRegression>& open, c
     std::snprintf(note, sizeof note,
                   "closed by the evidence: the last %zu runs (median %.0f ns) are back within %.1f%% of the old "
                   "level %.0f ns (the step went to %.0f ns)",
-                  values.size(), detect::median(values), 100 * r.floor_rel, r.before, r.after);
+                  values.size(), stats::median(values), 100 * r.floor_rel, r.before, r.after);
     closed.push_back({r.id, note});
   }
   return closed;

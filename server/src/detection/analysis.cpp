@@ -30,7 +30,7 @@ CompareResult compare(const RunSide& base, const RunSide& contender, const Compa
     r.verdict = CompareVerdict::InsufficientRepetitions;
     return r;
   }
-  r.p_value = detect::mann_whitney_u(base.reps, contender.reps).p;
+  r.p_value = stats::mann_whitney_u(base.reps, contender.reps).p;
   r.reliable = base.reps.size() >= 9 && contender.reps.size() >= 9;
   // Repetitions of one process share its conditions, so the U test alone calls a 0.2% offset between
   // two processes significant: the change must also clear the floor.
@@ -49,14 +49,14 @@ std::optional<Suspect> suspect(double value, const std::vector<double>& level_ru
   std::vector<double> logs;
   for (double v : level_runs) logs.push_back(std::log(std::max(v, 1e-6)));
   Suspect s;
-  s.level = detect::median(level_runs);
+  s.level = stats::median(level_runs);
   s.noise = std::max(detect::run_noise(logs), 1e-5);
   s.floor = std::max(p.min_rel_effect, p.noise_k * s.noise);
   s.delta = value / s.level - 1;
   s.z = std::log(value / s.level) / s.noise;
   // kSuspectZ's tail as a t quantile for the noise estimate from these runs (as the detector's tail test): a
   // noise underestimated from a short level tripled the suspects on unchanged series.
-  if (s.delta > s.floor && s.z >= detect::tail_threshold(kSuspectZ, level_runs.size())) return s;
+  if (s.delta > s.floor && s.z >= stats::tail_threshold(kSuspectZ, level_runs.size())) return s;
   return std::nullopt;
 }
 
@@ -91,7 +91,7 @@ double evidence_z(double before, const std::vector<double>& recent, double noise
   constexpr double kOutlierSigmas = 4;
   std::vector<double> logs;
   for (double v : recent) logs.push_back(std::log(std::max(v, 1e-9)));
-  const double m = detect::median(logs);
+  const double m = stats::median(logs);
   std::vector<double> kept;
   for (double y : logs)
     if (std::fabs(y - m) <= kOutlierSigmas * noise_rel) kept.push_back(y);
@@ -99,7 +99,7 @@ double evidence_z(double before, const std::vector<double>& recent, double noise
   // The median of k normal values has a variance pi/2 times the mean's.
   const double k = static_cast<double>(kept.size()), nb = static_cast<double>(std::max<std::size_t>(n_before, 1));
   const double se = noise_rel * std::sqrt(M_PI / 2 / k + 1 / nb);
-  return (detect::median(kept) - std::log(before)) / se;
+  return (stats::median(kept) - std::log(before)) / se;
 }
 
 std::size_t swing_series_runs(const RunEvidence& run, const GateParams& g) {
@@ -134,14 +134,14 @@ std::optional<Slowdown> gate(const BenchmarkEvidence& b, double swing, const Gat
   Slowdown s;
   s.against = runs.size() >= p.min_segment ? Baseline::Level : Baseline::PreviousRuns;
   s.runs = runs.size();
-  s.baseline = detect::median(runs);
+  s.baseline = stats::median(runs);
   if (s.baseline <= 0) return std::nullopt;
   double noise_floor = 0;  // log
   if (s.against == Baseline::Level) {
     std::vector<double> logs;
     for (double v : runs) logs.push_back(std::log(std::max(v, 1e-6)));
     s.noise = std::max(detect::run_noise(logs), 1e-5);
-    noise_floor = detect::tail_threshold(g.z, runs.size()) * s.noise;
+    noise_floor = stats::tail_threshold(g.z, runs.size()) * s.noise;
   } else {
     // No run-to-run noise to estimate yet: the prior, widened by the spread each run carries.
     const double prior = std::hypot(g.prior_noise_rel, g.prior_noise_ns / s.baseline);
@@ -195,7 +195,7 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
         // The alert's noise was estimated from the runs either side of its step: as a t quantile for them.
         if (r.before && r.noise_rel > 0 && !r.since.empty() &&
             evidence_z(*r.before, r.since, r.noise_rel, r.n_before) <
-                detect::tail_threshold(g.alert_z, r.n_before + r.since.size())) {
+                stats::tail_threshold(g.alert_z, r.n_before + r.since.size())) {
           v.unconfirmed.push_back(r.alert_id);
           continue;
         }

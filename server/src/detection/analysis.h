@@ -44,7 +44,7 @@ struct Suspect {
 inline constexpr double kSuspectZ = 3.0;
 // `level_runs`: the level's run values (newest first or any order), at least min_segment of them. The run
 // is the unit: its value against the level's runs, beyond the detector's effect floor and kSuspectZ of
-// the level's run-to-run noise (as detect::tail_threshold turns it into a t quantile).
+// the level's run-to-run noise (as stats::tail_threshold turns it into a t quantile).
 std::optional<Suspect> suspect(double value, const std::vector<double>& level_runs, const detect::Params& p = {});
 
 // ---- the single-run gate: a slowdown no noise explains fails the run that brings it, on any branch, from
@@ -55,7 +55,7 @@ struct GateParams {
   // 300,000: over 350 benchmarks, 0.2-0.4 and 1.1-2.2 failed runs per 1000 (measured at 50%: 2.8).
   double min_effect = 1.0;
   // A large multiple of the series' run-to-run noise, one-sided: a normal tail of 5 sigma (3e-7), turned into a
-  // t quantile for the level's runs (detect::tail_threshold) where the noise is estimated from them.
+  // t quantile for the level's runs (stats::tail_threshold) where the noise is estimated from them.
   double z = 5.0;
   // Cold start: the run-to-run noise no series has shown yet, taken as 2% of the time plus 300 ns. Two processes
   // of one binary on one H200 moved every benchmark over 30 us by at most 0.44% and those under 30 us by at most
@@ -76,7 +76,7 @@ struct GateParams {
   // A confirmed regression fails a run (while present) once the median of the series' runs since its step is
   // beyond the old level by this many standard errors of that difference (the series' noise, the median of
   // those runs against the n_before runs of the old level), as the Student-t quantile for the runs either side
-  // (detect::tail_threshold: 6.0 at 48 runs, 7.1 at 24), the noise being estimated from them. The alert itself
+  // (stats::tail_threshold: 6.0 at 48 runs, 7.1 at 24), the noise being estimated from them. The alert itself
   // is raised at the detector's thresholds: gating at this score keeps a suite of 350 benchmarks' false alerts
   // (an underestimated noise, a slow mode's runs) from failing runs, and a real step passes it as more runs sit
   // on it (its score grows with their square root). 5.5 as a plain normal quantile still failed 7.6 runs per

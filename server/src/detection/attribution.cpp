@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "detection/statistics.h"
+#include "common/statistics.h"
 
 namespace shaderwatch::detect {
 
@@ -16,14 +16,14 @@ SiblingStep sibling_step(const std::vector<double>& before, const std::vector<do
   std::vector<double> lb, la;
   for (double v : before) lb.push_back(std::log(std::max(v, 1e-6)));
   for (double v : after) la.push_back(std::log(std::max(v, 1e-6)));
-  const double mb = median(lb), ma = median(la);
+  const double mb = stats::median(lb), ma = stats::median(la);
   std::vector<double> resid;
   for (double v : lb) resid.push_back(v - mb);
   for (double v : la) resid.push_back(v - ma);
-  const double sigma = std::max(kMinSigma, mad_sigma(resid));
+  const double sigma = std::max(stats::kMinSigma, stats::mad_sigma(resid));
   const double d = ma - mb;
   s.delta_rel = std::expm1(d);
-  s.score = std::fabs(d) / (sigma * kMedianSe *
+  s.score = std::fabs(d) / (sigma * stats::kMedianSe *
                             std::sqrt(1.0 / static_cast<double>(lb.size()) +
                                       1.0 / static_cast<double>(la.size())));
   // Same direction, at least half the size (and above the global floor), clearly not noise.

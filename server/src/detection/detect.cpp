@@ -32,7 +32,7 @@ constexpr double kTrimSe = 1.03;  // s.e. of a 20% trimmed mean relative to a me
 
 double l1_cost(const std::vector<double>& y, std::size_t lo, std::size_t hi) {
   const auto v = slice(y, lo, hi);
-  const double m = median(v);
+  const double m = stats::median(v);
   double c = 0;
   for (double x : v) c += std::fabs(x - m);
   return c;
@@ -191,7 +191,7 @@ std::optional<ChangePoint> as_trend(const std::vector<double>& before, const std
   if (left.size() > p.utest_points) left.erase(left.begin(), left.end() - static_cast<std::ptrdiff_t>(p.utest_points));
   std::vector<double> right;
   for (std::size_t i = n - std::min(cp.n_after, p.min_segment); i < n; ++i) right.push_back(y[i]);
-  cp.p_value = mann_whitney_u(left, right).p;
+  cp.p_value = stats::mann_whitney_u(left, right).p;
   cp.outcome = cp.p_value >= p.alpha ? ChangeKind::Ambiguous : cp.delta_rel > 0 ? ChangeKind::Regression : ChangeKind::Improvement;
   return cp;
 }
@@ -210,14 +210,14 @@ std::vector<char> outlier_runs(const std::vector<double>& y, std::size_t half_wi
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t lo = i > half_window ? i - half_window : 0;
     const std::size_t hi = std::min(n, i + half_window + 1);
-    resid[i] = y[i] - median(slice(y, lo, hi));
+    resid[i] = y[i] - stats::median(slice(y, lo, hi));
   }
   // Scale: the median absolute first difference (each outlier moves two of them; the median survives
   // a quarter of the runs being outliers), not the MAD of the residuals: a run is the median of its own
   // window often enough that their MAD is far too small.
   std::vector<double> diffs;
   for (std::size_t i = 1; i < n; ++i) diffs.push_back(std::fabs(y[i] - y[i - 1]));
-  const double scale = std::max(kMinSigma, 1.4826 * median(std::move(diffs)) / std::sqrt(2.0));
+  const double scale = std::max(stats::kMinSigma, 1.4826 * stats::median(std::move(diffs)) / std::sqrt(2.0));
   for (std::size_t i = 0; i < n; ++i) outlier[i] = std::fabs(resid[i]) > kHampelK * scale;
   return outlier;
 }
@@ -237,7 +237,7 @@ void tail_split(const std::vector<double>& y, double sigma, double threshold, co
   // The new level's mean with every run clamped to 2.5 sigma of the runs' median: as efficient as the mean
   // on normal noise (a run is clamped once in 80), while one heavy-tailed run cannot make a level alone.
   auto clamped_mean = [&](std::size_t a, std::size_t b) {
-    const double m = median(slice(y, a, b));
+    const double m = stats::median(slice(y, a, b));
     double s = 0;
     for (std::size_t i = a; i < b; ++i) s += std::clamp(y[i], m - 2.5 * sigma, m + 2.5 * sigma);
     return s / static_cast<double>(b - a);
@@ -248,7 +248,7 @@ void tail_split(const std::vector<double>& y, double sigma, double threshold, co
   if (score < threshold) return;
   // A step fewer than min_segment runs old shows here too, its first run clearly (by a sigma) nearer the old
   // level than the rest: not yet. (The first run of a real 3-sigma step is that near in 2% of cases.)
-  const double rest = median(slice(y, t + 1, n));
+  const double rest = stats::median(slice(y, t + 1, n));
   if (std::fabs(y[t] - before) + sigma < std::fabs(y[t] - rest)) return;
   add_split(y, lo, n, t, score, sigma, threshold, p, cps, true);
 }
@@ -258,7 +258,7 @@ void tail_split(const std::vector<double>& y, double sigma, double threshold, co
 double run_noise(const std::vector<double>& values) {
   std::vector<double> diffs;
   for (std::size_t i = 1; i < values.size(); ++i) diffs.push_back(values[i] - values[i - 1]);
-  return std::max(mad_sigma(values), diff_sigma(std::move(diffs)));
+  return std::max(stats::mad_sigma(values), diff_sigma(std::move(diffs)));
 }
 
 std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) {
@@ -281,7 +281,7 @@ std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) 
   // noise estimate from more points is rarely far too low, and too low is what false alarms are.
   std::vector<double> diffs(n_all - 1);
   for (std::size_t i = 1; i < n_all; ++i) diffs[i - 1] = y_all[i] - y_all[i - 1];
-  const double sigma = std::max(kMinSigma, diff_sigma(diffs));
+  const double sigma = std::max(stats::kMinSigma, diff_sigma(diffs));
   const std::size_t off = n_all > p.window ? n_all - p.window : 0;
   const std::vector<double> y(y_all.begin() + static_cast<std::ptrdiff_t>(off), y_all.end());
   const std::size_t n = y.size();
@@ -293,7 +293,7 @@ std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) 
   const double threshold = p.cp_threshold / std::max(0.5, 1.0 - p.noise_sd_margin * se_rel);
   std::vector<std::pair<std::size_t, double>> cps;
   segment(y, 0, n, sigma, threshold, p, cps);
-  tail_split(y, sigma, tail_threshold(p.tail_threshold, n_all), p, cps);
+  tail_split(y, sigma, stats::tail_threshold(p.tail_threshold, n_all), p, cps);
   if (cps.empty()) return result;
   std::sort(cps.begin(), cps.end());
 
@@ -308,7 +308,7 @@ std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) 
     for (std::size_t i = bounds[s]; i < bounds[s + 1]; ++i) resid.push_back(y[i] - seg_level[s]);
   }
   // Both estimates of the series' noise; the larger one sets the floor (conservative).
-  const double noise = std::max(mad_sigma(resid), sigma);
+  const double noise = std::max(stats::mad_sigma(resid), sigma);
   const double floor = std::max(p.min_rel_effect, p.noise_k * noise);
 
   const std::vector<double> before_window(y_all.begin(), y_all.begin() + static_cast<std::ptrdiff_t>(off));
@@ -338,7 +338,7 @@ std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) 
     const std::size_t rend = cp.index + std::min(cp.n_after, p.utest_points);
     for (std::size_t i = lstart; i < cp.index; ++i) left.push_back(y[i]);
     for (std::size_t i = cp.index; i < rend; ++i) right.push_back(y[i]);
-    cp.p_value = mann_whitney_u(left, right).p;
+    cp.p_value = stats::mann_whitney_u(left, right).p;
     if (cp.p_value < p.alpha)
       cp.outcome = cp.delta_rel > 0 ? ChangeKind::Regression : ChangeKind::Improvement;
     else
@@ -353,7 +353,7 @@ bool still_present(double before, double after, double floor_rel, const std::vec
                    const Params& p) {
   if (recent.empty() || before <= 0 || after <= 0 || after == before) return true;  // no evidence: keep it
   const std::size_t n = std::min(recent.size(), std::max<std::size_t>(1, p.present_points));
-  const double now = median({recent.end() - static_cast<std::ptrdiff_t>(n), recent.end()});
+  const double now = stats::median({recent.end() - static_cast<std::ptrdiff_t>(n), recent.end()});
   const double direction = after > before ? 1 : -1;
   const double half_step = 0.5 * std::fabs(after / before - 1);
   return direction * (now / before - 1) >= (floor_rel > 0 ? std::min(floor_rel, half_step) : half_step);

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "detection/alert_kinds.h"
-#include "detection/statistics.h"
+#include "common/statistics.h"
 
 namespace shaderwatch::detect {
 

@@ -14,7 +14,7 @@
 #include "common/iso8601.h"
 #include "detection/alert_lifecycle.h"
 #include "detection/attribution.h"
-#include "ingest/driver_identity.h"
+#include "common/driver_identity.h"
 #include "storage/reps_blob.h"
 
 using nlohmann::json;
@@ -440,7 +440,7 @@ std::vector<std::int64_t> RunDetector::after_ingest(const WrittenRun& run) {
     if (wit == windows_.end()) continue;  // loaded from the database when first needed
     auto& pts = wit->second->pts;
     if (std::any_of(pts.begin(), pts.end(), [&](const auto& q) { return q.run_id == run.run_pk; })) continue;
-    Window::Pt pt{run.started_ms, run.run_pk, detect::median(reps), reps};
+    Window::Pt pt{run.started_ms, run.run_pk, stats::median(reps), reps};
     auto pos = std::upper_bound(pts.begin(), pts.end(), pt, [](const auto& l, const auto& r) {
       return std::tie(l.started_ms, l.run_id) < std::tie(r.started_ms, r.run_id);
     });

@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "storage/store.h"
+#include "service/store.h"
 
 namespace shaderwatch {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <set>
 
-#include "ingest/driver_identity.h"
+#include "common/driver_identity.h"
 #include "ingest/benchmark_name.h"
 #include <shaderwatch/result_contract.h>
 

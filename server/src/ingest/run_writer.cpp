@@ -7,7 +7,7 @@
 #include "common/client_error.h"
 #include "common/clock.h"
 #include "common/iso8601.h"
-#include "detection/detect.h"
+#include "common/statistics.h"
 #include "ingest/benchmark_name.h"
 #include "ingest/ingest_parse.h"
 #include "ingest/point_grouping.h"
@@ -156,7 +156,7 @@ WrittenRun RunWriter::write(std::string_view body, const std::string& posted_by)
         if (a.reps.empty() && a.n_errors == 0) continue;  // nothing measurable (e.g. BigO only)
         const std::int64_t sid = series_id(bench_id(name));
         const bool measured = !a.reps.empty();
-        points.add({sid, p.started_ms, run_pk, measured ? Value{detect::median(a.reps)} : Value{},
+        points.add({sid, p.started_ms, run_pk, measured ? Value{stats::median(a.reps)} : Value{},
                     measured ? Value{*std::min_element(a.reps.begin(), a.reps.end())} : Value{},
                     measured ? Value{*std::max_element(a.reps.begin(), a.reps.end())} : Value{},
                     static_cast<std::int64_t>(a.reps.size()), std::int64_t{a.n_errors}, a.error_message, a.label,

@@ -14,7 +14,7 @@
 #include "common/iso8601.h"
 #include "detection/analysis.h"
 #include "ingest/benchmark_name.h"
-#include "ingest/driver_identity.h"
+#include "common/driver_identity.h"
 #include "queries/query_helpers.h"
 #include "queries/run_counters.h"
 #include "storage/reps_blob.h"

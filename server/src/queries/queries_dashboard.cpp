@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "ingest/driver_identity.h"
+#include "common/driver_identity.h"
 #include "queries/query_helpers.h"
 #include "queries/run_counters.h"
 #include "common/clock.h"

@@ -7,7 +7,7 @@
 
 #include "catalog.h"
 #include "detection/analysis.h"
-#include "detection/statistics.h"
+#include "common/statistics.h"
 #include "queries/queries.h"
 #include "queries/query_helpers.h"
 #include "queries/run_counters.h"
@@ -26,7 +26,7 @@ double series_noise(sql::Conn& c, std::int64_t sid, std::int64_t ms, std::int64_
   st.bind(1, sid).bind(2, ms).bind(3, run_pk);
   std::vector<double> logs;
   while (st.step()) logs.push_back(std::log(std::max(st.f64(0), 1e-6)));
-  return logs.size() >= 6 ? detect::mad_sigma(logs) : 0.0;
+  return logs.size() >= 6 ? stats::mad_sigma(logs) : 0.0;
 }
 
 // The operation a variant computes (the catalog's KernelSpec::operation): "luminance sum", "tone mapping",

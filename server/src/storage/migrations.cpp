@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ingest/driver_identity.h"
+#include "common/driver_identity.h"
 
 using nlohmann::json;
 

@@ -1,4 +1,4 @@
-#include "ingest/driver_identity.h"
+#include "common/driver_identity.h"
 
 #include <charconv>
 #include <cstdint>

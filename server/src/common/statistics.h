@@ -1,10 +1,11 @@
-// Basic robust statistics shared by the detector and the judgements (analysis.h): pure functions.
+// Basic robust statistics every stage that reduces samples shares (ingest's run values, the detector, the
+// judgements, the rankings): pure functions.
 #pragma once
 
 #include <cstddef>
 #include <vector>
 
-namespace shaderwatch::detect {
+namespace shaderwatch::stats {
 
 inline constexpr double kMedianSe = 1.2533141373155001;  // sqrt(pi/2): s.e. of a median vs a mean
 inline constexpr double kMinSigma = 1e-5;                // keeps constant synthetic series finite
@@ -27,4 +28,4 @@ UTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b)
 // the degrees of freedom of the noise estimate from those points, 0.8 (n_points - 1), at least 10.
 double tail_threshold(double z, std::size_t n_points);
 
-}  // namespace shaderwatch::detect
+}  // namespace shaderwatch::stats

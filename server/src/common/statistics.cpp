@@ -1,4 +1,4 @@
-#include "detection/statistics.h"
+#include "common/statistics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <mutex>
 #include <numeric>
 
-namespace shaderwatch::detect {
+namespace shaderwatch::stats {
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -128,4 +128,4 @@ double tail_threshold(double z, std::size_t n_points) {
   return z + g1 / df + g2 / (df * df) + g3 / (df * df * df);
 }
 
-}  // namespace shaderwatch::detect
+}  // namespace shaderwatch::stats

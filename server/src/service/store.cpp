@@ -1,4 +1,4 @@
-#include "storage/store.h"
+#include "service/store.h"
 
 #include "detection/alert_triage.h"
 
