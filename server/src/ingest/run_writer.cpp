@@ -26,6 +26,141 @@ RunWriter::RunWriter(Database& db, RunWriterOptions opts) : db_(db), opts_(std::
   st.reset();
 }
 
+namespace {
+
+// One transaction's ids: the committed caches, and the ids it created itself, cached only once it commits
+// (a rolled-back id is not real).
+struct Ids {
+  sql::Conn& w;
+  const std::unordered_map<std::string, std::int64_t>& bench_cache;
+  const std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>& series_cache;
+  std::int64_t gpu_id = 0;
+  std::string new_gpu_key;  // set where this transaction inserted or first read the GPU
+  std::unordered_map<std::string, std::int64_t> new_bench;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> new_series;
+
+  std::int64_t bench_id(const std::string& name) {
+    if (auto it = bench_cache.find(name); it != bench_cache.end()) return it->second;
+    if (auto it = new_bench.find(name); it != new_bench.end()) return it->second;
+    const auto parts = split_name(name);
+    w.q("INSERT INTO benchmarks(name, family, variant, config) VALUES(?,?,?,?) ON CONFLICT DO NOTHING")
+        .bind(1, name).bind(2, parts.family).bind(3, parts.variant).bind(4, parts.config).run();
+    auto& s = w.q("SELECT id FROM benchmarks WHERE name=?");
+    s.bind(1, name);
+    s.step();
+    const auto id = s.i64(0);
+    s.reset();
+    new_bench.emplace(name, id);
+    return id;
+  }
+
+  std::int64_t series_id(std::int64_t bid) {
+    const auto key = std::make_pair(bid, gpu_id);
+    if (auto it = series_cache.find(key); it != series_cache.end()) return it->second;
+    if (auto it = new_series.find(key); it != new_series.end()) return it->second;
+    w.q("INSERT INTO series(benchmark_id, gpu_id) VALUES(?,?) ON CONFLICT DO NOTHING").bind(1, bid).bind(2, gpu_id).run();
+    auto& s = w.q("SELECT id FROM series WHERE benchmark_id=? AND gpu_id=?");
+    s.bind(1, bid).bind(2, gpu_id);
+    s.step();
+    const auto id = s.i64(0);
+    s.reset();
+    new_series.emplace(key, id);
+    return id;
+  }
+};
+
+std::string gpu_key(const Parsed& p) { return p.vendor_id + '\x1f' + p.device_id + '\x1f' + p.device_name; }
+
+std::int64_t insert_gpu(sql::Conn& w, const Parsed& p) {
+  w.q("INSERT INTO gpus(vendor_id, device_id, name, device_type) VALUES(?,?,?,?) ON CONFLICT DO NOTHING")
+      .bind(1, p.vendor_id).bind(2, p.device_id).bind(3, p.device_name).bind(4, p.device_type).run();
+  auto& g = w.q("SELECT id FROM gpus WHERE vendor_id=? AND device_id=? AND name=?");
+  g.bind(1, p.vendor_id).bind(2, p.device_id).bind(3, p.device_name);
+  g.step();
+  const auto id = g.i64(0);
+  g.reset();
+  return id;
+}
+
+// The run's own row: its new id, or nullopt with `stored_pk` set where the same run id and body are stored
+// already (by an earlier post, or by another server process that committed first). ClientError 409 for
+// the same id with another body.
+std::optional<std::int64_t> insert_run(sql::Conn& w, const Parsed& p, std::int64_t gpu_id, const std::string& posted_by,
+                                       std::int64_t& stored_pk) {
+  auto& ins = w.q(
+      "INSERT INTO runs(run_key, body_sha256, gpu_id, commit_id, branch, runner, job_url, started_at,"
+      " started_ms, received_at, driver_id, driver_name, driver_info, driver_version, api_version,"
+      " harness_revision, device_uuid, driver_uuid, subgroup_size, host_name, context, n_results,"
+      " posted_by, merge_base) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+      " ON CONFLICT(run_key) DO NOTHING RETURNING id");
+  ins.bind(1, p.run_key).bind(2, p.sha).bind(3, gpu_id).bind(4, p.commit).bind(5, p.branch)
+      .bind(6, p.runner).bind(7, p.job_url).bind(8, p.started_at).bind(9, p.started_ms)
+      .bind(10, now_iso()).bind(11, p.driver_id).bind(12, p.driver_name).bind(13, p.driver_info)
+      .bind(14, p.driver_version).bind(15, p.api_version).bind(16, p.harness_revision)
+      .bind(17, p.device_uuid).bind(18, p.driver_uuid).bind(19, p.subgroup_size)
+      .bind(20, p.host_name).bind(21, p.context).bind(22, static_cast<std::int64_t>(p.rows.size()))
+      .bind(23, posted_by).bind(24, p.merge_base);
+  const bool inserted = ins.step();
+  const std::int64_t run_pk = inserted ? ins.i64(0) : 0;
+  ins.reset();
+  if (inserted) return run_pk;
+  auto& ex = w.q("SELECT id, body_sha256 FROM runs WHERE run_key=?");
+  ex.bind(1, p.run_key);
+  if (!ex.step()) throw sql::Conflict("run id '" + p.run_key + "' was being stored by another process");
+  stored_pk = ex.i64(0);
+  const std::string sha = ex.text(1);
+  ex.reset();
+  // The same body is answered as stored; another body is a conflict.
+  if (sha != p.sha) throw ClientError(409, "run id '" + p.run_key + "' already stored with a different body", "run.id");
+  return std::nullopt;
+}
+
+// Every row as posted, in document order.
+void insert_results(sql::Conn& w, const Parsed& p, std::int64_t run_pk, Ids& ids) {
+  using sql::Value;
+  const auto text_or_null = [](const std::string& v) { return v.empty() ? Value{} : Value{v}; };
+  const auto real_or_null = [](const std::optional<double>& v) { return v ? Value{*v} : Value{}; };
+  sql::BulkInsert results(w,
+                          "INSERT INTO results(run_id, benchmark_id, idx, run_type, aggregate_name,"
+                          " repetition_index, repetitions, threads, iterations, real_ns, cpu_ns, time_unit,"
+                          " label, error_occurred, error_message, counters)",
+                          16);
+  for (const auto& r : p.rows)
+    results.add({run_pk, ids.bench_id(r.series_name), static_cast<std::int64_t>(r.idx), r.run_type,
+                 text_or_null(r.aggregate_name), std::int64_t{r.repetition_index}, std::int64_t{r.repetitions},
+                 std::int64_t{r.threads}, std::int64_t{r.iterations}, real_or_null(r.real_ns),
+                 real_or_null(r.cpu_ns), r.time_unit, r.label, std::int64_t{r.error ? 1 : 0}, r.error_message,
+                 r.counters});
+  results.finish();
+}
+
+// One point per benchmark: the run's value is the median of its repetitions. Main-branch points are what
+// detection looks at next (`out.touched`, `out.fresh`).
+void insert_points(sql::Conn& w, const Parsed& p, const std::map<std::string, PointRows>& points_of,
+                   std::int64_t run_pk, bool on_main, Ids& ids, WrittenRun& out) {
+  using sql::Value;
+  sql::BulkInsert points(w,
+                         "INSERT INTO points(series_id, started_ms, run_id, value_ns, min_ns, max_ns, n_reps,"
+                         " n_errors, error_message, label, reps, on_main)",
+                         12);
+  for (const auto& [name, a] : points_of) {
+    if (a.reps.empty() && a.n_errors == 0) continue;  // nothing measurable (e.g. BigO only)
+    const std::int64_t sid = ids.series_id(ids.bench_id(name));
+    const bool measured = !a.reps.empty();
+    points.add({sid, p.started_ms, run_pk, measured ? Value{stats::median(a.reps)} : Value{},
+                measured ? Value{*std::min_element(a.reps.begin(), a.reps.end())} : Value{},
+                measured ? Value{*std::max_element(a.reps.begin(), a.reps.end())} : Value{},
+                static_cast<std::int64_t>(a.reps.size()), std::int64_t{a.n_errors}, a.error_message, a.label,
+                sql::Blob{pack_reps(a.reps)}, std::int64_t{on_main ? 1 : 0}});
+    if (!on_main) continue;
+    out.touched.push_back(sid);
+    if (measured) out.fresh.emplace_back(sid, a.reps);
+  }
+  points.finish();
+}
+
+}  // namespace
+
 WrittenRun RunWriter::write(std::string_view body, const std::string& posted_by) {
   const auto t0 = mono_ns();
   Parsed p = parse_body(body, opts_.max_nesting);
@@ -39,154 +174,51 @@ WrittenRun RunWriter::write(std::string_view body, const std::string& posted_by)
   std::optional<WriteLock> lk(db_.write());
   const auto t2 = mono_ns();
   auto& w = lk->conn();
-  std::int64_t run_pk = 0;
-  WrittenRun out;
-  std::unordered_map<std::string, std::int64_t> new_bench;
-  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> new_series;
-  std::string new_gpu_key;
-  std::int64_t gpu_id = 0;
+  const std::string gkey = gpu_key(p);
   // Another server process on the same PostgreSQL database may write the same names, or the same run,
   // at once: a lost race (deadlock, serialisation) runs the transaction again.
   for (int attempt = 1;; ++attempt) {
-    out.touched.clear();
-    out.fresh.clear();
-    new_bench.clear();
-    new_series.clear();
-    new_gpu_key.clear();
+    WrittenRun out;
+    Ids ids{w, bench_ids_, series_ids_};
     try {
       sql::Tx tx(w);
-      const std::string gkey = p.vendor_id + '\x1f' + p.device_id + '\x1f' + p.device_name;
       if (auto it = gpu_ids_.find(gkey); it != gpu_ids_.end()) {
-        gpu_id = it->second;
+        ids.gpu_id = it->second;
       } else {
-        w.q("INSERT INTO gpus(vendor_id, device_id, name, device_type) VALUES(?,?,?,?) ON CONFLICT DO NOTHING")
-            .bind(1, p.vendor_id).bind(2, p.device_id).bind(3, p.device_name).bind(4, p.device_type).run();
-        auto& g = w.q("SELECT id FROM gpus WHERE vendor_id=? AND device_id=? AND name=?");
-        g.bind(1, p.vendor_id).bind(2, p.device_id).bind(3, p.device_name);
-        g.step();
-        gpu_id = g.i64(0);
-        g.reset();
-        new_gpu_key = gkey;
+        ids.gpu_id = insert_gpu(w, p);
+        ids.new_gpu_key = gkey;
       }
-      {
-        auto& ins = w.q(
-            "INSERT INTO runs(run_key, body_sha256, gpu_id, commit_id, branch, runner, job_url, started_at,"
-            " started_ms, received_at, driver_id, driver_name, driver_info, driver_version, api_version,"
-            " harness_revision, device_uuid, driver_uuid, subgroup_size, host_name, context, n_results,"
-            " posted_by, merge_base) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-            " ON CONFLICT(run_key) DO NOTHING RETURNING id");
-        ins.bind(1, p.run_key).bind(2, p.sha).bind(3, gpu_id).bind(4, p.commit).bind(5, p.branch)
-            .bind(6, p.runner).bind(7, p.job_url).bind(8, p.started_at).bind(9, p.started_ms)
-            .bind(10, now_iso()).bind(11, p.driver_id).bind(12, p.driver_name).bind(13, p.driver_info)
-            .bind(14, p.driver_version).bind(15, p.api_version).bind(16, p.harness_revision)
-            .bind(17, p.device_uuid).bind(18, p.driver_uuid).bind(19, p.subgroup_size)
-            .bind(20, p.host_name).bind(21, p.context).bind(22, static_cast<std::int64_t>(p.rows.size()))
-            .bind(23, posted_by).bind(24, p.merge_base);
-        const bool inserted = ins.step();
-        run_pk = inserted ? ins.i64(0) : 0;
-        ins.reset();
-        if (!inserted) {
-          // Stored already: by an earlier post, or by another server process that committed first.
-          auto& ex = w.q("SELECT id, body_sha256 FROM runs WHERE run_key=?");
-          ex.bind(1, p.run_key);
-          if (!ex.step()) throw sql::Conflict("run id '" + p.run_key + "' was being stored by another process");
-          const std::int64_t id = ex.i64(0);
-          const std::string sha = ex.text(1);
-          ex.reset();
-          // The same body is answered as stored; another body is a conflict.
-          if (sha != p.sha)
-            throw ClientError(409, "run id '" + p.run_key + "' already stored with a different body", "run.id");
-          WrittenRun stored;
-          stored.run_pk = id;
-          stored.run_key = p.run_key;
-          stored.started_ms = p.started_ms;
-          return stored;
-        }
+      std::int64_t stored_pk = 0;
+      const auto run_pk = insert_run(w, p, ids.gpu_id, posted_by, stored_pk);
+      if (!run_pk) {
+        WrittenRun stored;
+        stored.run_pk = stored_pk;
+        stored.run_key = p.run_key;
+        stored.started_ms = p.started_ms;
+        return stored;
       }
-
-      auto bench_id = [&](const std::string& name) -> std::int64_t {
-        if (auto it = bench_ids_.find(name); it != bench_ids_.end()) return it->second;
-        if (auto it = new_bench.find(name); it != new_bench.end()) return it->second;
-        const auto parts = split_name(name);
-        w.q("INSERT INTO benchmarks(name, family, variant, config) VALUES(?,?,?,?) ON CONFLICT DO NOTHING")
-            .bind(1, name).bind(2, parts.family).bind(3, parts.variant).bind(4, parts.config).run();
-        auto& s = w.q("SELECT id FROM benchmarks WHERE name=?");
-        s.bind(1, name);
-        s.step();
-        const auto id = s.i64(0);
-        s.reset();
-        new_bench.emplace(name, id);
-        return id;
-      };
-      auto series_id = [&](std::int64_t bid) -> std::int64_t {
-        const auto key = std::make_pair(bid, gpu_id);
-        if (auto it = series_ids_.find(key); it != series_ids_.end()) return it->second;
-        if (auto it = new_series.find(key); it != new_series.end()) return it->second;
-        w.q("INSERT INTO series(benchmark_id, gpu_id) VALUES(?,?) ON CONFLICT DO NOTHING")
-            .bind(1, bid).bind(2, gpu_id).run();
-        auto& s = w.q("SELECT id FROM series WHERE benchmark_id=? AND gpu_id=?");
-        s.bind(1, bid).bind(2, gpu_id);
-        s.step();
-        const auto id = s.i64(0);
-        s.reset();
-        new_series.emplace(key, id);
-        return id;
-      };
-
-      using sql::Value;
-      auto text_or_null = [](const std::string& v) { return v.empty() ? Value{} : Value{v}; };
-      auto real_or_null = [](const std::optional<double>& v) { return v ? Value{*v} : Value{}; };
-      sql::BulkInsert results(w,
-                              "INSERT INTO results(run_id, benchmark_id, idx, run_type, aggregate_name,"
-                              " repetition_index, repetitions, threads, iterations, real_ns, cpu_ns, time_unit,"
-                              " label, error_occurred, error_message, counters)",
-                              16);
-      for (const auto& r : p.rows)
-        results.add({run_pk, bench_id(r.series_name), static_cast<std::int64_t>(r.idx), r.run_type,
-                     text_or_null(r.aggregate_name), std::int64_t{r.repetition_index}, std::int64_t{r.repetitions},
-                     std::int64_t{r.threads}, std::int64_t{r.iterations}, real_or_null(r.real_ns),
-                     real_or_null(r.cpu_ns), r.time_unit, r.label, std::int64_t{r.error ? 1 : 0}, r.error_message,
-                     r.counters});
-      results.finish();
-      sql::BulkInsert points(w,
-                             "INSERT INTO points(series_id, started_ms, run_id, value_ns, min_ns, max_ns, n_reps,"
-                             " n_errors, error_message, label, reps, on_main)",
-                             12);
-      for (const auto& [name, a] : points_of) {
-        if (a.reps.empty() && a.n_errors == 0) continue;  // nothing measurable (e.g. BigO only)
-        const std::int64_t sid = series_id(bench_id(name));
-        const bool measured = !a.reps.empty();
-        points.add({sid, p.started_ms, run_pk, measured ? Value{stats::median(a.reps)} : Value{},
-                    measured ? Value{*std::min_element(a.reps.begin(), a.reps.end())} : Value{},
-                    measured ? Value{*std::max_element(a.reps.begin(), a.reps.end())} : Value{},
-                    static_cast<std::int64_t>(a.reps.size()), std::int64_t{a.n_errors}, a.error_message, a.label,
-                    sql::Blob{pack_reps(a.reps)}, std::int64_t{on_main ? 1 : 0}});
-        if (!on_main) continue;
-        out.touched.push_back(sid);
-        if (measured) out.fresh.emplace_back(sid, a.reps);
-      }
-      points.finish();
+      insert_results(w, p, *run_pk, ids);
+      insert_points(w, p, points_of, *run_pk, on_main, ids, out);
       tx.commit();
-      break;
+      // Only now are the new ids real.
+      bench_ids_.insert(ids.new_bench.begin(), ids.new_bench.end());
+      series_ids_.insert(ids.new_series.begin(), ids.new_series.end());
+      if (!ids.new_gpu_key.empty()) gpu_ids_.emplace(ids.new_gpu_key, ids.gpu_id);
+      ingest_ns_ += mono_ns() - t2;
+      n_runs_ += 1;
+      n_results_ += p.rows.size();
+      out.created = true;
+      out.run_pk = *run_pk;
+      out.run_key = p.run_key;
+      out.started_ms = p.started_ms;
+      out.rows = p.rows.size();
+      return out;
     } catch (const sql::Conflict& e) {
       if (attempt == 5) throw;
       std::cerr << "shaderwatch-server: run " << p.run_key << " lost a race with another writer (" << e.what()
                 << "); trying again\n";
     }
   }
-  // Only now are the new ids real.
-  for (auto& [k, v] : new_bench) bench_ids_.emplace(k, v);
-  for (auto& [k, v] : new_series) series_ids_.emplace(k, v);
-  if (!new_gpu_key.empty()) gpu_ids_.emplace(new_gpu_key, gpu_id);
-  ingest_ns_ += mono_ns() - t2;
-  n_runs_ += 1;
-  n_results_ += p.rows.size();
-  out.created = true;
-  out.run_pk = run_pk;
-  out.run_key = p.run_key;
-  out.started_ms = p.started_ms;
-  out.rows = p.rows.size();
-  return out;
 }
 
 }  // namespace shaderwatch
