@@ -108,8 +108,8 @@ ShaderRef read_probe_shader(bool tiled);
 // Every (shader, defines) pair of the catalog, for the build-time glslangValidator pass.
 std::vector<ShaderRef> all_shader_variants();
 
-// ceil(log2(x)) for x >= 1: levels of a binary tree over x values.
 uint64_t ceil_div(uint64_t a, uint64_t b);  // a / b rounded up
+// ceil(log2(x)) for x >= 1: levels of a binary tree over x values.
 uint32_t tree_levels(uint64_t x);
 // Side of the square power-of-two image the mip-chain kernel scatters `count` positions into.
 uint32_t mip_chain_side(uint64_t count);

@@ -4,9 +4,13 @@
 
 #include <cmath>
 #include <cstring>
+#include <set>
 
 #include "check/answer_check.h"
 #include "boids.h"
+#include "families/boids/boids_family.h"
+#include "families/kernel_family.h"
+#include "families/luminance/luminance_family.h"
 #include "families/postfx/postfx_check.h"
 
 using namespace shaderwatch;
@@ -152,4 +156,21 @@ TEST(CheckLayer, PostfxImageRightAndOnePixelWrong) {
   const CheckResult o = check.check(readback_of(words));
   EXPECT_EQ(o.status, CheckStatus::Fail);
   EXPECT_NE(o.first_failure.find("(7,5)"), std::string::npos) << o.first_failure;
+}
+
+// The registry: every family once, in Family's order (the --check suite's case seeds follow it), each with
+// every part, and each catalog entry named under its family's prefix.
+TEST(KernelFamilies, EachFamilyOnceInOrderWithEveryPartAndItsKernelsNames) {
+  std::set<Family> seen;
+  for (const KernelFamily* f : kernel_families()) {
+    EXPECT_TRUE(seen.empty() || *seen.rbegin() < f->id) << f->name;
+    EXPECT_TRUE(seen.insert(f->id).second) << f->name;
+    EXPECT_EQ(&kernel_family(f->id), f);
+    EXPECT_FALSE(f->name.empty() || f->display_name.empty());
+    EXPECT_TRUE(f->make_problem && f->make_runner && f->make_check && f->check_inputs) << f->name;
+    EXPECT_FALSE(f->check_inputs().empty()) << f->name;
+  }
+  for (const KernelSpec& spec : catalog()) {
+    EXPECT_TRUE(spec.name.starts_with(std::string(kernel_family(spec.family).name) + "/")) << spec.name;
+  }
 }

@@ -521,9 +521,9 @@ TEST(Inputs, EmptyInputIsAClearErrorBeforeAnyDispatch) {
   EXPECT_THROW(make_luminance_problem(InputKind::Random, 0, 1080, 1), std::invalid_argument);
   EXPECT_THROW(make_luminance_problem(InputKind::Random, 1920, 0, 1), std::invalid_argument);
   EXPECT_THROW(make_boids_problem(InputKind::Random, 0, 1), std::invalid_argument);
-  EXPECT_THROW(parse_size(Family::Luminance, "1920by1080"), std::invalid_argument);
-  EXPECT_THROW(parse_size(Family::Boids, "-5"), std::invalid_argument);
-  EXPECT_EQ(parse_size(Family::Luminance, "17x3").width, 17u);
+  EXPECT_THROW(parse_size(SizeKind::Image, "1920by1080"), std::invalid_argument);
+  EXPECT_THROW(parse_size(SizeKind::Count, "-5"), std::invalid_argument);
+  EXPECT_EQ(parse_size(SizeKind::Image, "17x3").width, 17u);
 }
 
 TEST(Inputs, TheSeedReproducesTheData) {

@@ -1,19 +1,17 @@
 #pragma once
 // The checks as pure functions from (spec, problem, run shape, readback) to an outcome: no Vulkan, so tests
-// drive them with readbacks built by hand (tests/check_test.cpp). One per family (luminance_check.cpp,
-// boids_check.cpp, postfx_check.cpp), and AnswerCheck, which picks one and keeps the reference it computes at
-// the first check for later checks of the same run.
+// drive them with readbacks built by hand (tests/check_test.cpp). One per family (families/<family>/, made by
+// its KernelFamily's make_check), and AnswerCheck, which makes the run's family check once, so that the
+// reference it computes at the first check serves later checks of the same run.
 #include <cstdint>
-#include <memory>
+#include <functional>
 #include <mutex>
 #include <vector>
 
 #include "catalog.h"
 #include "check/check.h"
 #include "run/inputs.h"
-#include "luminance.h"
 #include "postfx.h"
-#include "families/postfx/postfx_check.h"
 #include "vulkan/readback.h"
 
 namespace shaderwatch {
@@ -24,14 +22,6 @@ struct RunShape {
   ErrorContext error_context{};          // the device's subgroup size, the items, the workgroups
   uint64_t groups() const { return uint64_t{groups_x} * groups_y; }
 };
-
-// Luminance: the reference of each output element over exactly the pixels the kernel assigns to it.
-std::vector<reference::LuminanceGroup> expected_luminance(const KernelSpec& spec, const Problem& problem,
-                                                          const RunShape& shape);
-CheckResult check_luminance(const KernelSpec& spec, const RunShape& shape, const std::vector<reference::LuminanceGroup>& expected,
-                        const Readback& got);
-// Boids: sums of the positions (against their bounds), or exact min and max.
-CheckResult check_boids(const KernelSpec& spec, const Problem& problem, const RunShape& shape, const Readback& got);
 
 // The post-processing input as uploaded: the pixels in the kernel's space and the parameters.
 struct PostfxInput {
@@ -47,13 +37,9 @@ class AnswerCheck {
   const RunShape& shape() const { return shape_; }
 
  private:
-  const KernelSpec& spec_;
-  const Problem& problem_;
   RunShape shape_;
-  PostfxInput postfx_;
-  // Computed at the first check, reused by later ones (the benchmark checks hot and cold runs).
-  mutable std::vector<reference::LuminanceGroup> expected_groups_;
-  mutable ExpectedImage expected_image_;
+  // The family's (a FamilyCheck); mutable: it keeps the reference its first call computes.
+  mutable std::function<CheckResult(const Readback&)> family_check_;
   mutable std::mutex mutex_;
 };
 

@@ -6,30 +6,16 @@
 #include <map>
 #include <ostream>
 
+#include "families/kernel_family.h"
 #include "report/text_wrap.h"
 
 namespace shaderwatch {
 
 std::vector<CheckCase> default_check_cases() {
   std::vector<CheckCase> cases;
-  // Tiles are 4 to 64 pixels a side: 256x128 is an exact multiple of every tile, 255x127 one under,
-  // 1921x1079 one over and one under 1920x1080.
-  for (const auto& [w, h] : {std::pair{1920u, 1080u}, {1921u, 1079u}, {256u, 128u}, {255u, 127u}, {17u, 3u}, {1u, 1u}}) {
-    cases.push_back({Family::Luminance, InputKind::Random, {w, h, 0}});
+  for (const KernelFamily* family : kernel_families()) {
+    for (const CheckInput& input : family->check_inputs()) cases.push_back({family->id, input.kind, input.size});
   }
-  for (InputKind kind : {InputKind::Exponents, InputKind::Zeros, InputKind::Signed}) {
-    cases.push_back({Family::Luminance, kind, {333, 77, 0}});
-  }
-  for (uint64_t n : {4096ull, 1ull, 1000ull, 65537ull}) cases.push_back({Family::Boids, InputKind::Random, {0, 0, n}});
-  for (InputKind kind : {InputKind::Exponents, InputKind::Zeros, InputKind::Negative}) cases.push_back({Family::Boids, kind, {0, 0, 4099}});
-  // All negative, one position and one workgroup: a min/max or sign bug shows whatever the seed.
-  for (uint64_t n : {1ull, 64ull}) cases.push_back({Family::Boids, InputKind::Negative, {0, 0, n}});
-  cases.push_back({Family::Postfx, InputKind::HdrTest, {640, 360, 0}});
-  cases.push_back({Family::Postfx, InputKind::Random, {333, 77, 0}});
-  cases.push_back({Family::Postfx, InputKind::HdrTest, {17, 3, 0}});
-  cases.push_back({Family::Postfx, InputKind::Random, {1, 1, 0}});
-  cases.push_back({Family::Postfx, InputKind::HdrTest, {256, 128, 0}});  // exact 16x16 tiles
-  cases.push_back({Family::Postfx, InputKind::Random, {255, 127, 0}});
   return cases;
 }
 
@@ -47,7 +33,7 @@ CheckSummary run_check_suite(Device& device, ShaderCompiler& compiler, const std
   for (const auto& c : cases) {
     // Each case has its own seed derived from the run's, so one case reruns alone with the same data.
     const uint64_t case_seed = seed + summary.rows.size();
-    const Problem problem = make_problem(c.family, c.kind, c.size, case_seed);
+    const Problem problem = kernel_family(c.family).make_problem(c.kind, c.size, case_seed);
     for (const auto& spec : catalog()) {
       if (!std::regex_search(spec.name, filter) || !kernel_accepts(spec, problem)) continue;
       const Expectation* entry = policy.expectations.find(spec.name, device.info());

@@ -19,8 +19,9 @@ struct CheckCase {
   InputKind kind;
   SizeSpec size;
 };
-// The test sizes: 1080p, sizes that are not multiples of any tile (1921x1079, 17x3, 1x1), boids counts
-// that are not multiples of 64 or 256; every input kind at a small size, random at all sizes.
+// Every family's --check cases (its KernelFamily's check_inputs), family by family in Family's order: for
+// images 1080p and sizes that are not multiples of any tile (1921x1079, 17x3, 1x1), boids counts that are not
+// multiples of 64 or 256; every input kind at a small size, random at all sizes.
 std::vector<CheckCase> default_check_cases();
 
 struct CheckRow {

@@ -1,5 +1,6 @@
 #include "report/terminal_report.h"
 
+#include "families/kernel_family.h"
 #include "report/text_wrap.h"
 
 #include <unistd.h>
@@ -26,14 +27,7 @@ constexpr const char* kYellow = "\033[33m";
 constexpr const char* kBold = "\033[1m";
 constexpr const char* kReset = "\033[0m";
 
-std::string family_label(Family f) {
-  switch (f) {
-    case Family::Luminance: return "luminance";
-    case Family::Boids: return "boids";
-    case Family::Postfx: return "post-processing";
-  }
-  return "?";
-}
+std::string family_label(Family f) { return std::string(kernel_family(f).display_name); }
 
 std::string variant_of(const BenchmarkResult& r) {
   const auto slash = r.spec->name.find('/');

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "families/kernel_family.h"
 #include "report/exit_status.h"
 #include "run/kernel_run.h"
 #include "run/nvml_monitor.h"
@@ -54,9 +55,9 @@ void apply_sizes(BenchmarkOptions& options, const std::string& list) {
   std::string item;
   while (std::getline(in, item, ',')) {
     if (item.find('x') != std::string::npos) {
-      options.image_sizes.push_back(parse_size(Family::Luminance, item));
+      options.image_sizes.push_back(parse_size(SizeKind::Image, item));
     } else {
-      options.boids_counts.push_back(parse_size(Family::Boids, item));
+      options.boids_counts.push_back(parse_size(SizeKind::Count, item));
     }
     const auto& s = item.find('x') != std::string::npos ? options.image_sizes.back() : options.boids_counts.back();
     if (s.items() == 0) throw std::invalid_argument("--sizes: empty size '" + item + "'");
@@ -148,7 +149,8 @@ class RunCache {
     const auto key = std::make_tuple(family, size.width, size.height, size.count);
     auto it = problems_.find(key);
     if (it == problems_.end()) {
-      it = problems_.emplace(key, make_problem(family, benchmark_input(family), size, seed)).first;
+      const KernelFamily& f = kernel_family(family);
+      it = problems_.emplace(key, f.make_problem(f.benchmark_input, size, seed)).first;
     }
     return it->second;
   }
@@ -280,14 +282,12 @@ std::vector<SelectedBenchmark> selected_benchmarks(const BenchmarkOptions& optio
   std::vector<SelectedBenchmark> out;
   for (const auto& spec : catalog()) {
     if (!std::regex_search(spec.name, options.filter)) continue;
-    const auto& sizes = spec.family == Family::Boids ? options.boids_counts : options.image_sizes;
-    for (const auto& size : sizes) {
-      const std::string size_text = spec.family != Family::Boids
-                                        ? std::to_string(size.width) + "x" + std::to_string(size.height)
-                                        : std::to_string(size.count);
+    const SizeKind kind = kernel_family(spec.family).size;
+    for (const auto& size : options.sizes(kind)) {
+      const std::string text = size_text(kind, size);
       for (bool cold : {false, true}) {
-        std::string name = spec.name + "/" + size_text + (cold ? "/cold" : "/hot") + device_suffix;
-        if (selected(name)) out.push_back({&spec, size, size_text, cold, std::move(name)});
+        std::string name = spec.name + "/" + text + (cold ? "/cold" : "/hot") + device_suffix;
+        if (selected(name)) out.push_back({&spec, size, text, cold, std::move(name)});
       }
     }
   }

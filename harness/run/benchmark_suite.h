@@ -19,14 +19,15 @@ namespace shaderwatch {
 
 
 struct BenchmarkOptions {
-  std::vector<SizeSpec> image_sizes;  // WxH
-  std::vector<SizeSpec> boids_counts;
+  std::vector<SizeSpec> image_sizes;  // WxH: the sizes of every family whose size is an image
+  std::vector<SizeSpec> boids_counts;  // N: of every family whose size is a count (boids)
   std::regex filter{".*"};
   uint64_t seed = 1;
   SamplingOptions sampling;
   uint64_t peak_copy_bytes = uint64_t{1} << 30;  // per buffer (read + written)
   std::string harness_revision;
   CheckPolicy policy;  // expectations per device and driver, --corrupt-output
+  const std::vector<SizeSpec>& sizes(SizeKind kind) const { return kind == SizeKind::Image ? image_sizes : boids_counts; }
 };
 
 BenchmarkOptions default_benchmark_options();

@@ -1,8 +1,9 @@
 #pragma once
-// One runner per kernel family (luminance_runner.cpp, boids_runner.cpp, postfx_runner.cpp): it builds the
-// family's pipelines and outputs on a device and records the kernel's passes. KernelRun does what every
-// family shares: the input upload and its guard zone, poison, readback and the check (answer_check.h).
-// A new family is one runner, one check, one reference and its catalog entries.
+// One runner per kernel family (families/<family>/<family>_runner.cpp, made by its KernelFamily's
+// make_runner): it builds the family's pipelines and outputs on a device and records the kernel's passes.
+// KernelRun does what every family shares: the input upload and its guard zone, poison, readback and the
+// check (answer_check.h). What else a family is (its sizes, inputs, check and --check cases), and what a
+// new family takes, is in families/kernel_family.h.
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,9 +57,5 @@ class FamilyRunner {
   uint32_t groups_x = 1, groups_y = 1;                // workgroups of the main dispatch
   uint64_t problem_items = 0;
 };
-
-std::unique_ptr<FamilyRunner> make_luminance_runner(RunContext& context);
-std::unique_ptr<FamilyRunner> make_boids_runner(RunContext& context);
-std::unique_ptr<FamilyRunner> make_postfx_runner(RunContext& context);
 
 }  // namespace shaderwatch

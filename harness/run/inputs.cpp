@@ -4,6 +4,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "families/kernel_family.h"
+
 namespace shaderwatch {
 
 std::string input_kind_name(InputKind kind) {
@@ -18,9 +20,9 @@ std::string input_kind_name(InputKind kind) {
   return "?";
 }
 
-std::string Problem::size_string() const {
-  return family != Family::Boids ? std::to_string(width) + "x" + std::to_string(height) : std::to_string(count);
-}
+uint64_t Problem::items() const { return kernel_family(family).size == SizeKind::Count ? count : uint64_t{width} * height; }
+
+std::string Problem::size_string() const { return size_text(kernel_family(family).size, {width, height, count}); }
 
 namespace {
 float sample(InputKind kind, std::mt19937_64& rng, bool positive_only) {
@@ -103,16 +105,16 @@ Problem make_postfx_problem(InputKind kind, uint32_t width, uint32_t height, uin
   return p;
 }
 
-SizeSpec parse_size(Family family, const std::string& text) {
+SizeSpec parse_size(SizeKind kind, const std::string& text) {
   auto number = [&](const std::string& s) -> uint64_t {
     if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 10) {
       throw std::invalid_argument("bad size '" + text + "': expected " +
-                                  (family == Family::Luminance ? "WIDTHxHEIGHT, e.g. 1920x1080" : "a count, e.g. 4096"));
+                                  (kind == SizeKind::Image ? "WIDTHxHEIGHT, e.g. 1920x1080" : "a count, e.g. 4096"));
     }
     return std::stoull(s);
   };
   SizeSpec spec;
-  if (family == Family::Luminance) {
+  if (kind == SizeKind::Image) {
     const auto x = text.find('x');
     if (x == std::string::npos) number("");  // throws with the message
     const uint64_t w = number(text.substr(0, x)), h = number(text.substr(x + 1));
@@ -125,15 +127,8 @@ SizeSpec parse_size(Family family, const std::string& text) {
   return spec;
 }
 
-Problem make_problem(Family family, InputKind kind, const SizeSpec& size, uint64_t seed) {
-  switch (family) {
-    case Family::Luminance: return make_luminance_problem(kind, size.width, size.height, seed);
-    case Family::Postfx: return make_postfx_problem(kind, size.width, size.height, seed);
-    case Family::Boids: return make_boids_problem(kind, size.count, seed);
-  }
-  throw std::invalid_argument("make_problem: unknown kernel family");
+std::string size_text(SizeKind kind, const SizeSpec& size) {
+  return kind == SizeKind::Image ? std::to_string(size.width) + "x" + std::to_string(size.height) : std::to_string(size.count);
 }
-
-InputKind benchmark_input(Family family) { return family == Family::Postfx ? InputKind::HdrTest : InputKind::Random; }
 
 }  // namespace shaderwatch

@@ -1,5 +1,5 @@
 #pragma once
-// Test inputs: seeded random data and adversarial sets, for both kernel families.
+// Test inputs: seeded random data and adversarial sets, for every kernel family.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,31 +22,31 @@ struct Problem {
   Family family;
   InputKind kind;
   uint64_t seed;
-  uint32_t width = 0, height = 0;  // luminance image
-  uint64_t count = 0;              // boids
+  uint32_t width = 0, height = 0;  // an image (luminance, post-processing)
+  uint64_t count = 0;              // a count (boids)
   std::vector<float> data;         // RGBA per pixel, or xyz_ per boid
-  uint64_t items() const { return family == Family::Boids ? count : uint64_t{width} * height; }
+  uint64_t items() const;           // pixels or boids, by the family's SizeKind
   std::string size_string() const;  // "1920x1080" or "4096"
   bool has_negative() const { return kind == InputKind::Signed; }
 };
 
-// Throws std::invalid_argument for an empty input (0 pixels or 0 boids): nothing is dispatched for it.
+// The families' generators (each family's make_problem calls its own). Throw std::invalid_argument for an
+// empty input (0 pixels or 0 boids): nothing is dispatched for it.
 Problem make_luminance_problem(InputKind kind, uint32_t width, uint32_t height, uint64_t seed);
 Problem make_boids_problem(InputKind kind, uint64_t count, uint64_t seed);
 // An RGBA image for the post-processing kernels (Random: positive HDR-like values; HdrTest: the test image).
 Problem make_postfx_problem(InputKind kind, uint32_t width, uint32_t height, uint64_t seed);
 
-// "WxH" for images, "N" for boids; throws std::invalid_argument naming the bad text.
+// What a family's size is: an image, written WxH, or a count of items, written N (families/kernel_family.h).
+enum class SizeKind { Image, Count };
+
 struct SizeSpec {
   uint32_t width = 0, height = 0;
   uint64_t count = 0;
   uint64_t items() const { return count ? count : uint64_t{width} * height; }  // boids, else pixels
 };
-SizeSpec parse_size(Family family, const std::string& text);
-
-// The problem of a family at a size: the one place that picks the family's generator.
-Problem make_problem(Family family, InputKind kind, const SizeSpec& size, uint64_t seed);
-// What the benchmark times each family on: HDR-like luminance, the post-processing test image, random boids.
-InputKind benchmark_input(Family family);
+// "WxH" for an image, "N" for a count; throws std::invalid_argument naming the bad text.
+SizeSpec parse_size(SizeKind kind, const std::string& text);
+std::string size_text(SizeKind kind, const SizeSpec& size);  // "1920x1080" or "4096"
 
 }  // namespace shaderwatch

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "check/answer_check.h"
+#include "families/kernel_family.h"
 #include "run/family_runner.h"
 
 namespace shaderwatch {
@@ -13,7 +14,7 @@ struct KernelRun::Impl {
   const Problem& problem;
   std::string hash;
   std::unique_ptr<Buffer> input;
-  PostfxInput postfx_input;  // post-processing: the input as uploaded, its parameters (moved to the check)
+  PostfxInput derived_input;  // the family's derive_input (post-processing): uploaded, then moved to the check
   std::unique_ptr<FamilyRunner> runner;
   std::unique_ptr<AnswerCheck> answer;  // made last, when the run's shape is known
 
@@ -46,9 +47,11 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
       throw UnsupportedError("subgroup size " + std::to_string(subgroup_size) + " cannot be required of a " +
                              std::to_string(spec.group_x * spec.group_y) + "-invocation workgroup on this device");
   }
+  const KernelFamily& family = kernel_family(spec.family);
   const uint64_t items = problem.items();
-  // The input and a guard zone of NaN after it: a kernel that reads past the end sums a NaN and fails.
-  const uint64_t guard_bytes = problem.family != Family::Boids
+  // The input and a guard zone of NaN after it: a kernel that reads past the end sums a NaN and fails. An
+  // image's zone is 128 of its rows (twice the tallest tile) and at least 4096 vec4; a count's, 4096 vec4.
+  const uint64_t guard_bytes = family.size == SizeKind::Image
                                    ? kVec4 * std::max<uint64_t>(4096, uint64_t{problem.width} * 128)
                                    : kVec4 * 4096;
   const uint64_t input_bytes = items * kVec4;
@@ -56,20 +59,14 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
     throw UnsupportedError("input of " + std::to_string(input_bytes) + " bytes (+ guard) exceeds maxStorageBufferRange " +
                            std::to_string(info.max_storage_buffer_range));
   }
-  if (problem.family == Family::Postfx) {
-    r.postfx_input = {postfx_input(spec, problem), postfx_params(problem)};
-  }
+  if (family.derive_input) r.derived_input = family.derive_input(spec, problem);
   r.input = std::make_unique<Buffer>(device, input_bytes + guard_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  r.input->upload(problem.family == Family::Postfx ? r.postfx_input.pixels.data() : problem.data.data(), input_bytes);
+  r.input->upload(family.derive_input ? r.derived_input.pixels.data() : problem.data.data(), input_bytes);
   device.submit_and_wait(
       [&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, r.input->handle(), input_bytes, guard_bytes, kNaNBits); });
 
-  RunContext context(device, compiler, spec, problem, *r.input, r.postfx_input, subgroup_size);
-  switch (spec.family) {
-    case Family::Luminance: r.runner = make_luminance_runner(context); break;
-    case Family::Boids: r.runner = make_boids_runner(context); break;
-    case Family::Postfx: r.runner = make_postfx_runner(context); break;
-  }
+  RunContext context(device, compiler, spec, problem, *r.input, r.derived_input, subgroup_size);
+  r.runner = family.make_runner(context);
   r.hash = context.spirv_hash;
   if (r.runner->groups_x > info.max_workgroup_count_x) {
     throw UnsupportedError(std::to_string(r.runner->groups_x) + " workgroups in x exceed maxComputeWorkGroupCount " +
@@ -85,7 +82,7 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
   r.answer = std::make_unique<AnswerCheck>(spec, problem,
                                            RunShape{r.runner->groups_x, r.runner->groups_y,
                                                     {subgroup_size ? subgroup_size : info.subgroup_size, items, r.groups()}},
-                                           std::move(r.postfx_input));
+                                           std::move(r.derived_input));
 }
 
 KernelRun::~KernelRun() = default;

@@ -2,7 +2,8 @@
 #include <bit>
 #include <string>
 
-#include "check/answer_check.h"
+#include "families/boids/boids_family.h"
+
 #include "boids.h"
 #include "check/sum_bounds.h"
 

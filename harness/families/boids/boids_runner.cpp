@@ -1,6 +1,6 @@
 // The boids reductions of the positions: serial, groupshared, two-pass sums; min and max by subgroup or
 // atomics; additive blending into a 1x1 target; a mip chain of blits.
-#include "run/family_runner.h"
+#include "families/boids/boids_family.h"
 
 namespace shaderwatch {
 

@@ -3,7 +3,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "check/answer_check.h"
+#include "families/luminance/luminance_family.h"
+
 #include "check/sum_bounds.h"
 #include "tracked.h"
 

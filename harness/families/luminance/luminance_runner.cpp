@@ -1,6 +1,6 @@
 // The luminance reductions: one pass over the image writing a sum (or stats) per tile or workgroup; the
 // single-pass kernels also their total (and the log-average and exposure), with an atomic counter.
-#include "run/family_runner.h"
+#include "families/luminance/luminance_family.h"
 
 namespace shaderwatch {
 

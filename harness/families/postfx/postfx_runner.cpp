@@ -1,7 +1,9 @@
 // The post-processing kernels: per-pixel maps, the depth-of-field tiles and composite, the two-pass blur.
 // Tiles are the catalog's (spec.tile_x x spec.tile_y pixels per workgroup); the blur's passes say theirs
 // in their shader defines.
-#include "run/family_runner.h"
+#include "families/postfx/postfx_family.h"
+
+#include "families/postfx/postfx_check.h"
 
 namespace shaderwatch {
 

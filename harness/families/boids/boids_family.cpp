@@ -1,0 +1,42 @@
+// The boids reductions as a kernel family: a count of vec4 positions, their average, min and max.
+#include "families/boids/boids_family.h"
+
+#include "families/kernel_family.h"
+
+namespace shaderwatch {
+
+namespace {
+
+std::vector<CheckInput> boids_check_inputs() {
+  std::vector<CheckInput> inputs;
+  // Counts that are not multiples of 64 or 256.
+  for (uint64_t n : {4096ull, 1ull, 1000ull, 65537ull}) inputs.push_back({InputKind::Random, {0, 0, n}});
+  for (InputKind kind : {InputKind::Exponents, InputKind::Zeros, InputKind::Negative}) inputs.push_back({kind, {0, 0, 4099}});
+  // All negative, one position and one workgroup: a min/max or sign bug shows whatever the seed.
+  for (uint64_t n : {1ull, 64ull}) inputs.push_back({InputKind::Negative, {0, 0, n}});
+  return inputs;
+}
+
+}  // namespace
+
+const KernelFamily& boids_family() {
+  static const KernelFamily family{
+      .id = Family::Boids,
+      .name = "boids",
+      .display_name = "boids",
+      .size = SizeKind::Count,
+      .benchmark_input = InputKind::Random,
+      .make_problem = [](InputKind kind, const SizeSpec& size, uint64_t seed) {
+        return make_boids_problem(kind, size.count, seed);
+      },
+      .derive_input = nullptr,
+      .make_runner = make_boids_runner,
+      .make_check = [](const KernelSpec& spec, const Problem& problem, const RunShape& shape, PostfxInput) -> FamilyCheck {
+        return [&spec, &problem, shape](const Readback& got) { return check_boids(spec, problem, shape, got); };
+      },
+      .check_inputs = boids_check_inputs,
+  };
+  return family;
+}
+
+}  // namespace shaderwatch

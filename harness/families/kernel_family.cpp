@@ -1,0 +1,19 @@
+#include "families/kernel_family.h"
+
+#include <stdexcept>
+
+namespace shaderwatch {
+
+const std::vector<const KernelFamily*>& kernel_families() {
+  static const std::vector<const KernelFamily*> families{&luminance_family(), &boids_family(), &postfx_family()};
+  return families;
+}
+
+const KernelFamily& kernel_family(Family id) {
+  for (const KernelFamily* f : kernel_families()) {
+    if (f->id == id) return *f;
+  }
+  throw std::logic_error("kernel family " + std::to_string(static_cast<int>(id)) + " is not in kernel_families()");
+}
+
+}  // namespace shaderwatch

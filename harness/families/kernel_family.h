@@ -1,0 +1,55 @@
+#pragma once
+// A kernel family as one unit: everything the generic harness (inputs, KernelRun, AnswerCheck, the check and
+// benchmark suites, the terminal report) asks of a family is in its KernelFamily, defined in the family's
+// folder (families/luminance/luminance_family.cpp, ...) and found through kernel_family(). A new family is
+// its folder (runner, check, KernelFamily), its reference, its Family value and catalog entries, and its
+// line in kernel_families() (kernel_family.cpp).
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "catalog.h"
+#include "check/answer_check.h"
+#include "run/family_runner.h"
+#include "run/inputs.h"
+
+namespace shaderwatch {
+
+// One input of the --check suite: a kind of data at a size.
+struct CheckInput {
+  InputKind kind;
+  SizeSpec size;
+};
+
+// A family's check of one run's readback. Made once per run and called under AnswerCheck's lock, so it may
+// keep what its first call computes (the reference) for the later ones: the benchmark checks hot and cold runs.
+using FamilyCheck = std::function<CheckResult(const Readback& got)>;
+
+struct KernelFamily {
+  Family id;
+  std::string_view name;          // its catalog names' prefix: "lum" of "lum/subgroup_add_256"
+  std::string_view display_name;  // for people (the terminal report): "post-processing"
+  SizeKind size;                  // an image (WxH) or a count (N): how its sizes are written, which --sizes it runs
+  InputKind benchmark_input;      // what the benchmark times it on
+  Problem (*make_problem)(InputKind kind, const SizeSpec& size, uint64_t seed);
+  // What its kernels read where that is not the problem's data as is (post-processing: the image in the
+  // kernel's pixel space, and its parameters); KernelRun uploads it and the check gets it. nullptr: the data.
+  PostfxInput (*derive_input)(const KernelSpec& spec, const Problem& problem);
+  std::unique_ptr<FamilyRunner> (*make_runner)(RunContext& context);
+  // `input`: derive_input's, empty for a family without one. spec and problem outlive the check.
+  FamilyCheck (*make_check)(const KernelSpec& spec, const Problem& problem, const RunShape& shape, PostfxInput input);
+  // Its --check cases, in the order they run (each case's seed follows from its place).
+  std::vector<CheckInput> (*check_inputs)();
+};
+
+// Every family, in Family's order: the --check suite runs their cases in this order.
+const std::vector<const KernelFamily*>& kernel_families();
+const KernelFamily& kernel_family(Family id);
+
+// Each family's definition, in its folder.
+const KernelFamily& luminance_family();
+const KernelFamily& boids_family();
+const KernelFamily& postfx_family();
+
+}  // namespace shaderwatch

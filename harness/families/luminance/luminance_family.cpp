@@ -1,0 +1,46 @@
+// The luminance reductions as a kernel family: images of HDR-like pixels, one sum (or stats) per tile.
+#include "families/luminance/luminance_family.h"
+
+#include "families/kernel_family.h"
+
+namespace shaderwatch {
+
+namespace {
+
+std::vector<CheckInput> luminance_check_inputs() {
+  std::vector<CheckInput> inputs;
+  // Tiles are 4 to 64 pixels a side: 256x128 is an exact multiple of every tile, 255x127 one under,
+  // 1921x1079 one over and one under 1920x1080.
+  for (const auto& [w, h] : {std::pair{1920u, 1080u}, {1921u, 1079u}, {256u, 128u}, {255u, 127u}, {17u, 3u}, {1u, 1u}}) {
+    inputs.push_back({InputKind::Random, {w, h, 0}});
+  }
+  for (InputKind kind : {InputKind::Exponents, InputKind::Zeros, InputKind::Signed}) inputs.push_back({kind, {333, 77, 0}});
+  return inputs;
+}
+
+}  // namespace
+
+const KernelFamily& luminance_family() {
+  static const KernelFamily family{
+      .id = Family::Luminance,
+      .name = "lum",
+      .display_name = "luminance",
+      .size = SizeKind::Image,
+      .benchmark_input = InputKind::Random,
+      .make_problem = [](InputKind kind, const SizeSpec& size, uint64_t seed) {
+        return make_luminance_problem(kind, size.width, size.height, seed);
+      },
+      .derive_input = nullptr,
+      .make_runner = make_luminance_runner,
+      .make_check = [](const KernelSpec& spec, const Problem& problem, const RunShape& shape, PostfxInput) -> FamilyCheck {
+        return [&spec, &problem, shape, expected = std::vector<reference::LuminanceGroup>{}](const Readback& got) mutable {
+          if (expected.empty()) expected = expected_luminance(spec, problem, shape);
+          return check_luminance(spec, shape, expected, got);
+        };
+      },
+      .check_inputs = luminance_check_inputs,
+  };
+  return family;
+}
+
+}  // namespace shaderwatch
