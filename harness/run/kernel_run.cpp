@@ -50,7 +50,7 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
   const KernelFamily& family = kernel_family(spec.family);
   const uint64_t items = problem.items();
   // The input and a guard zone of NaN after it: a kernel that reads past the end sums a NaN and fails. An
-  // image's zone is 128 of its rows (twice the tallest tile) and at least 4096 vec4; a count's, 4096 vec4.
+  // image's zone is 128 of its rows (tiles are at most 64 a side), at least 4096 vec4; a count's, 4096 vec4.
   const uint64_t guard_bytes = family.size == SizeKind::Image
                                    ? kVec4 * std::max<uint64_t>(4096, uint64_t{problem.width} * 128)
                                    : kVec4 * 4096;
