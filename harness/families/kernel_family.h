@@ -2,8 +2,9 @@
 // A kernel family as one unit: everything the generic harness (inputs, KernelRun, AnswerCheck, the check and
 // benchmark suites, the terminal report) asks of a family is in its KernelFamily, defined in the family's
 // folder (families/luminance/luminance_family.cpp, ...) and found through kernel_family(). A new family is
-// its folder (runner, check, KernelFamily), its reference, its Family value and catalog entries, and its
-// line in kernel_families() (kernel_family.cpp).
+// its folder (runner, check, KernelFamily) and its files in harness/CMakeLists.txt, its input generator
+// (the three families' share run/inputs.cpp and its sampler), its reference (reference/), its Family value
+// and catalog entries, and one line each in kernel_families() (kernel_family.cpp) and below.
 #include <functional>
 #include <memory>
 #include <string_view>
