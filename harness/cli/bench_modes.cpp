@@ -1,0 +1,123 @@
+#include "cli/bench_modes.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "check/check_suite.h"
+#include "report/benchmark_report.h"
+#include "report/exit_status.h"
+#include "report/image_writer.h"
+#include "report/post_results.h"
+#include "report/terminal_report.h"
+
+namespace shaderwatch {
+
+extern const char* const kHarnessRevision;
+
+[[noreturn]] void exit_leaving_the_driver(int status) {
+  std::cout.flush();
+  std::cerr << "shaderwatch-bench: a device was lost or hung; exiting without waiting for its work" << std::endl;
+  std::_Exit(status);
+}
+
+namespace {
+
+std::string hex(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%04x", v);
+  return buf;
+}
+
+// The validation layer's messages, printed; then the status: a wrong answer where there were any.
+int status_after_validation(Instance& instance, int failures) {
+  const auto messages = instance.validation_log().take();
+  for (const auto& m : messages) std::cerr << m << "\n";
+  const int status = failures == 0 && messages.empty() ? kExitPass : kExitWrongAnswer;
+  if (Device::any_lost()) exit_leaving_the_driver(status);
+  return status;
+}
+
+}  // namespace
+
+void list_devices(const Instance& instance) {
+  for (const auto& d : instance.devices()) {
+    std::cout << d.index << ": " << d.name << "\n"
+              << "   type " << d.type_name() << ", vendor " << hex(d.vendor_id) << ", device " << hex(d.device_id)
+              << "\n   driver " << d.driver_name << " (" << d.driver_info << "), version "
+              << d.driver_version_string() << "\n   Vulkan " << d.api_version_string() << ", subgroup size "
+              << d.subgroup_size;
+    if (d.max_subgroup_size) std::cout << " (" << d.min_subgroup_size << "-" << d.max_subgroup_size << ")";
+    if (d.compute_subgroup_size_control) std::cout << ", requirable in compute";
+    std::cout << "\n";
+  }
+}
+
+int write_images_mode(Instance& instance, const BenchArgs& a) {
+  Device device(instance, instance.select(a.device_selector == "all" ? "" : a.device_selector));
+  ShaderCompiler compiler;
+  for (const auto& path : write_images(device, compiler, a.images_dir, 640, 360)) std::cout << "wrote " << path << "\n";
+  return 0;
+}
+
+int check_mode(Instance& instance, const BenchArgs& a, const std::regex& filter_re) {
+  if (a.device_selector == "all") throw UsageError("--check takes one device: give an index or a name");
+  Device device(instance, instance.select(a.device_selector));
+  std::cout << "device: " << device.info().name << " (" << device.info().driver_name << " "
+            << device.info().driver_version_string() << ", Vulkan " << device.info().api_version_string()
+            << ", subgroup " << device.info().subgroup_size << ")\nseed: " << a.seed << "\n\n";
+  ShaderCompiler compiler;
+  print_check_header(std::cout);
+  const auto summary = run_check_suite(device, compiler, filter_re, a.seed, default_check_cases(), a.policy,
+                                       [](const CheckRow& row) { print_check_row(std::cout, row); });
+  print_check_footer(std::cout, summary);
+  return status_after_validation(instance, static_cast<int>(summary.unexpected_failures()));
+}
+
+int benchmark_mode(Instance& instance, const BenchArgs& a, BenchmarkOptions options, const GbenchFlags& gbench,
+                   size_t columns) {
+  std::vector<uint32_t> devices;
+  if (a.device_selector == "all") {
+    for (const auto& d : instance.devices()) devices.push_back(d.index);
+  } else {
+    devices.push_back(instance.select(a.device_selector));
+  }
+  options.seed = a.seed;
+  options.harness_revision = kHarnessRevision;
+  options.policy = a.policy;
+  if (gbench.min_time) options.sampling.stop.min_gpu_seconds = *gbench.min_time;
+  if (a.flush_mib) options.sampling.flush_bytes = a.flush_mib << 20;
+  std::cerr << "seed: " << a.seed << "\n";
+  const BenchmarkRun run = measure_benchmarks(instance, devices, options);
+  const bool people = gbench.console && !a.gbench_console;
+  const int failures = report_benchmarks(run.results, gbench.out_format, /*display=*/!people);
+  const ReportStyle style{stdout_wants_color(), columns};
+  if (people) {
+    print_benchmark_table(std::cout, run.results, style);
+  } else if (failures) {
+    print_failures(std::cerr, run.results);
+  }
+  // Posted even with wrong answers: the server records the correctness failures.
+  const bool posted = a.post.url.empty() || post_results(a.post, gbench.out_file);
+  const auto messages = instance.validation_log().take();
+  for (const auto& m : messages) std::cerr << m << "\n";
+  // A lost device is the machine's failure, whatever its rows say; then the post; then the answers.
+  const int status = Device::any_lost() || !posted                ? kExitInfrastructure
+                     : failures || !messages.empty()             ? kExitWrongAnswer
+                                                                  : kExitPass;
+  if (people) {
+    ReportFacts facts{run.devices, run.seconds, a.seed, &run.timing, "", status, exit_status_meaning(status)};
+    if (!messages.empty() && status == kExitWrongAnswer)
+      facts.exit_meaning = std::to_string(messages.size()) + " validation-layer messages (above)" +
+                           (failures ? " and " + std::to_string(failures) + " wrong answers or failed kernels" : "");
+    facts.saved = gbench.out_file.empty()
+                      ? "results not saved: add --benchmark_out=FILE (and --post URL to send them to a results server)"
+                      : "results: " + gbench.out_file + " (" + gbench.out_format + ")" +
+                            (a.post.url.empty() ? "" : posted ? ", posted to " + a.post.url : ", NOT posted to " + a.post.url);
+    print_closing_summary(std::cout, run.results, facts, style);
+  }
+  if (Device::any_lost()) exit_leaving_the_driver(status);
+  return status;
+}
+
+}  // namespace shaderwatch
