@@ -275,6 +275,153 @@ class NullReporter : public benchmark::BenchmarkReporter {
   void ReportRuns(const std::vector<Run>&) override {}
 };
 
+// Each device opened for benchmarking, with its memory roofline measured first (a device lost there has
+// its benchmarks reported as not run; the other devices go on).
+std::vector<std::unique_ptr<DeviceBench>> open_devices(Instance& instance, const std::vector<uint32_t>& device_indices,
+                                                       const BenchmarkOptions& options) {
+  std::vector<std::unique_ptr<DeviceBench>> devices;
+  for (uint32_t index : device_indices) {
+    auto d = std::make_unique<DeviceBench>();
+    d->device = std::make_unique<Device>(instance, index);
+    d->device->set_submit_timeout(options.policy.gpu_timeout_s);
+    d->compiler = std::make_unique<ShaderCompiler>();
+    d->timer = std::make_unique<GpuTimer>(*d->device, *d->compiler, options.sampling.flush_bytes);
+    d->nvml = std::make_unique<NvmlMonitor>(d->device->info().device_uuid);
+    if (device_indices.size() > 1) d->suffix = std::string(contract::kDeviceNameSuffix) + std::to_string(index);
+    std::cerr << "measuring the memory roofline (copy, read-only and write bandwidths) on " << d->device->info().name << " ..." << std::endl;
+    try {
+      d->bandwidth = measure_bandwidth(*d, options);
+      std::cerr << "  copy kernel " << d->bandwidth.copy_kernel / 1e9 << " GB/s, vkCmdCopyBuffer "
+                << d->bandwidth.copy_buffer / 1e9 << " GB/s, read-only " << d->bandwidth.read_only / 1e9
+                << " GB/s, write " << d->bandwidth.write / 1e9 << " GB/s" << std::endl;
+    } catch (const DeviceLostError& e) {
+      std::cerr << "  " << e.what() << std::endl;
+    }
+    devices.push_back(std::move(d));
+  }
+  return devices;
+}
+
+// The run's context: the harness revision, the seed, and each device (prefixed by its index where several).
+void add_run_context(const std::vector<std::unique_ptr<DeviceBench>>& devices, const BenchmarkOptions& options) {
+  benchmark::AddCustomContext(contract::context_key(contract::kHarnessRevision), options.harness_revision);
+  benchmark::AddCustomContext("sw_seed", std::to_string(options.seed));
+  for (const auto& d : devices) {
+    add_device_context(*d, devices.size() > 1 ? contract::device_context_prefix(d->suffix.substr(contract::kDeviceNameSuffix.size()))
+                                              : std::string(contract::kContextPrefix));
+  }
+}
+
+std::vector<BenchmarkCase> benchmark_cases(const std::vector<std::unique_ptr<DeviceBench>>& devices,
+                                           const BenchmarkOptions& options) {
+  std::vector<BenchmarkCase> cases;
+  for (auto& d : devices) {
+    for (auto& b : selected_benchmarks(options, d->suffix))
+      cases.push_back({d.get(), b.spec, b.size, b.cold, std::move(b.size_text), std::move(b.name),
+                       options.policy.expectations.find(b.spec->name, d->device->info())});
+  }
+  return cases;
+}
+
+// Largest sizes first (reported in catalog order): their checks take longest and overlap the rest,
+// and smaller readbacks reuse their memory.
+std::vector<size_t> largest_first(const std::vector<BenchmarkCase>& cases) {
+  std::vector<size_t> order(cases.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cases[a].size.items() > cases[b].size.items(); });
+  return order;
+}
+
+// What the suite's benchmarks share while they are measured one after another.
+struct SuiteState {
+  const BenchmarkOptions& options;
+  SuiteTiming timing;
+  RunCache cache;
+  CheckQueue checks{std::max(1u, std::thread::hardware_concurrency() - 1)};
+  ReadbackPool readbacks;
+};
+
+// One benchmark: its result's identity, then (unless skipped or its device was lost) its kernel set up, sampled
+// and read back; the check is queued (`outcome`) to run on a worker while the next benchmark samples.
+void measure_case(const BenchmarkCase& c, BenchmarkResult& r, std::shared_future<CheckResult>& outcome, SuiteState& s) {
+  r.name = c.name;
+  r.spec = c.spec;
+  r.device = c.device->device->info().name;
+  r.size = c.size_text;
+  r.size_items = c.size.items();
+  r.cold = c.cold;
+  // None on a CPU device (lavapipe): its caches hold the inputs the probes' large buffers do not fit,
+  // so kernels would read at "1000% of the memory roofline".
+  if (c.device->device->info().type != VK_PHYSICAL_DEVICE_TYPE_CPU) r.bandwidths = c.device->bandwidth;
+  if (c.expectation && c.expectation->expect == Expect::Skip) {
+    r.outcome = skipped_outcome(*c.expectation);
+    return;
+  }
+  if (const std::string& lost = c.device->device->lost(); !lost.empty()) {  // the other devices go on
+    r.outcome.status = CheckStatus::Error;
+    r.outcome.message = "not run: " + c.device->device->info().name + " was lost earlier: " + lost;
+    return;
+  }
+  SuiteTiming& timing = s.timing;
+  const auto case_start = SuiteTiming::Clock::now();
+  auto t = case_start;
+  try {
+    const Problem& problem = s.cache.problem(c.spec->family, c.size, s.options.seed);
+    t = timing.add("inputs", t);
+    std::shared_ptr<KernelRun> run = s.cache.run(*c.device, *c.spec, problem);
+    t = timing.add("kernel setup and upload", t);
+    r.spirv_hash = run->spirv_hash();
+    r.traffic = kernel_traffic(*c.spec, problem.items());
+    r.items = problem.items();
+    c.device->nvml->start();
+    r.measurement = c.device->timer->sample([&](VkCommandBuffer cmd) { run->record_poison(cmd); },
+                                            [&](VkCommandBuffer cmd) { run->record(cmd); }, c.cold, s.options.sampling);
+    if (c.device->nvml->available()) r.clocks = c.device->nvml->stop();
+    const Measurement& m = r.measurement;
+    const double call = std::chrono::duration<double>(SuiteTiming::Clock::now() - t).count();
+    timing.add_seconds("warm-up", m.warmup_wall_seconds);
+    timing.add_seconds("sampling", m.sampling_wall_seconds);
+    timing.add_seconds("  of which timed on the GPU", m.stats.gpu_seconds);
+    timing.add_seconds("NVML and sampler overhead", call - m.warmup_wall_seconds - m.sampling_wall_seconds);
+    t = SuiteTiming::Clock::now();
+    // The output of the last timed dispatch, compared on a worker while the next benchmark samples.
+    auto got = run->read_outputs(s.readbacks.take());
+    if (s.options.policy.corrupts(c.spec->name)) corrupt_readback(got);
+    t = timing.add("readback", t);
+    outcome = s.checks.submit([run, got = std::move(got), &readbacks = s.readbacks]() mutable {
+      const CheckResult result = run->check(got);
+      readbacks.give(std::move(got));
+      return result;
+    });
+    timing.add("waiting for a free checker", t);
+  } catch (const UnsupportedError& e) {
+    r.outcome.status = CheckStatus::Unsupported;
+    r.outcome.message = e.what();
+  } catch (const std::exception& e) {
+    r.outcome.status = CheckStatus::Error;
+    r.outcome.message = std::string(e.what()) + " (kernel " + c.spec->name + ", device " + c.device->device->info().name + ")";
+  }
+  timing.add_benchmark(c.name, std::chrono::duration<double>(SuiteTiming::Clock::now() - case_start).count());
+}
+
+// A benchmark's queued check awaited, its expectation applied (a flaky kernel rerun), its error message set.
+void finish_case(const BenchmarkCase& c, BenchmarkResult& r, std::shared_future<CheckResult>& outcome, SuiteState& s) {
+  if (outcome.valid()) {
+    try {
+      r.outcome = outcome.get();
+    } catch (const std::exception& e) {
+      r.outcome.status = CheckStatus::Error;
+      r.outcome.message = std::string(e.what()) + " (checking " + r.name + ")";
+    }
+  }
+  r.outcome = apply_expectation(c.expectation, std::move(r.outcome), [&] {
+    std::cerr << r.name << ": its check failed; rerunning it (flaky entry '" << c.expectation->id << "')" << std::endl;
+    return run_and_check(*c.device->device, *c.device->compiler, *c.spec,
+                         s.cache.problem(c.spec->family, c.size, s.options.seed), s.options.policy.corrupts(c.spec->name));
+  });
+  r.error_message = error_message(r.outcome, s.options.seed);
+}
+
 }  // namespace
 
 std::vector<SelectedBenchmark> selected_benchmarks(const BenchmarkOptions& options, const std::string& device_suffix) {
@@ -295,142 +442,29 @@ std::vector<SelectedBenchmark> selected_benchmarks(const BenchmarkOptions& optio
 }
 
 BenchmarkRun measure_benchmarks(Instance& instance, const std::vector<uint32_t>& device_indices,
-                                                const BenchmarkOptions& options) {
-  std::vector<std::unique_ptr<DeviceBench>> devices;
-  for (uint32_t index : device_indices) {
-    auto d = std::make_unique<DeviceBench>();
-    d->device = std::make_unique<Device>(instance, index);
-    d->device->set_submit_timeout(options.policy.gpu_timeout_s);
-    d->compiler = std::make_unique<ShaderCompiler>();
-    d->timer = std::make_unique<GpuTimer>(*d->device, *d->compiler, options.sampling.flush_bytes);
-    d->nvml = std::make_unique<NvmlMonitor>(d->device->info().device_uuid);
-    if (device_indices.size() > 1) d->suffix = std::string(contract::kDeviceNameSuffix) + std::to_string(index);
-    std::cerr << "measuring the memory roofline (copy, read-only and write bandwidths) on " << d->device->info().name << " ..." << std::endl;
-    try {
-      d->bandwidth = measure_bandwidth(*d, options);
-      std::cerr << "  copy kernel " << d->bandwidth.copy_kernel / 1e9 << " GB/s, vkCmdCopyBuffer "
-                << d->bandwidth.copy_buffer / 1e9 << " GB/s, read-only " << d->bandwidth.read_only / 1e9
-                << " GB/s, write " << d->bandwidth.write / 1e9 << " GB/s" << std::endl;
-    } catch (const DeviceLostError& e) {  // its benchmarks are reported as not run; the other devices go on
-      std::cerr << "  " << e.what() << std::endl;
-    }
-    devices.push_back(std::move(d));
-  }
-  benchmark::AddCustomContext(contract::context_key(contract::kHarnessRevision), options.harness_revision);
-  benchmark::AddCustomContext("sw_seed", std::to_string(options.seed));
-  for (const auto& d : devices) {
-    add_device_context(*d, devices.size() > 1 ? contract::device_context_prefix(d->suffix.substr(contract::kDeviceNameSuffix.size()))
-                                              : std::string(contract::kContextPrefix));
-  }
-
-  std::vector<BenchmarkCase> cases;
-  for (auto& d : devices) {
-    for (auto& b : selected_benchmarks(options, d->suffix))
-      cases.push_back({d.get(), b.spec, b.size, b.cold, std::move(b.size_text), std::move(b.name),
-                       options.policy.expectations.find(b.spec->name, d->device->info())});
-  }
-
-  // Largest sizes first (reported in catalog order): their checks take longest and overlap the rest,
-  // and smaller readbacks reuse their memory.
-  std::vector<size_t> order(cases.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cases[a].size.items() > cases[b].size.items(); });
-
+                                const BenchmarkOptions& options) {
+  const auto devices = open_devices(instance, device_indices, options);
+  add_run_context(devices, options);
+  const std::vector<BenchmarkCase> cases = benchmark_cases(devices, options);
   const auto start = SuiteTiming::Clock::now();
-  SuiteTiming timing;
-  RunCache cache;
-  CheckQueue checks(std::max(1u, std::thread::hardware_concurrency() - 1));
-  ReadbackPool readbacks;
+  SuiteState state{options};
   std::vector<BenchmarkResult> results(cases.size());
-  std::optional<Progress> progress(std::in_place, cases.size());
   std::vector<std::shared_future<CheckResult>> outcomes(cases.size());
-  for (size_t n = 0; n < order.size(); ++n) {
-    const size_t i = order[n];
-    const BenchmarkCase& c = cases[i];
-    BenchmarkResult& r = results[i];
-    r.name = c.name;
-    r.spec = c.spec;
-    r.device = c.device->device->info().name;
-    r.size = c.size_text;
-    r.size_items = c.size.items();
-    r.cold = c.cold;
-    // None on a CPU device (lavapipe): its caches hold the inputs the probes' large buffers do not fit,
-    // so kernels would read at "1000% of the memory roofline".
-    if (c.device->device->info().type != VK_PHYSICAL_DEVICE_TYPE_CPU) r.bandwidths = c.device->bandwidth;
-    progress->at(n, c.name + " on " + r.device);
-    if (c.expectation && c.expectation->expect == Expect::Skip) {
-      r.outcome = skipped_outcome(*c.expectation);
-      continue;
+  {
+    Progress progress(cases.size());
+    const std::vector<size_t> order = largest_first(cases);
+    for (size_t n = 0; n < order.size(); ++n) {
+      const size_t i = order[n];
+      progress.at(n, cases[i].name + " on " + cases[i].device->device->info().name);
+      measure_case(cases[i], results[i], outcomes[i], state);
     }
-    if (const std::string& lost = c.device->device->lost(); !lost.empty()) {  // the other devices go on
-      r.outcome.status = CheckStatus::Error;
-      r.outcome.message = "not run: " + c.device->device->info().name + " was lost earlier: " + lost;
-      continue;
-    }
-    const auto case_start = SuiteTiming::Clock::now();
-    auto t = case_start;
-    try {
-      const Problem& problem = cache.problem(c.spec->family, c.size, options.seed);
-      t = timing.add("inputs", t);
-      std::shared_ptr<KernelRun> run = cache.run(*c.device, *c.spec, problem);
-      t = timing.add("kernel setup and upload", t);
-      r.spirv_hash = run->spirv_hash();
-      r.traffic = kernel_traffic(*c.spec, problem.items());
-      r.items = problem.items();
-      c.device->nvml->start();
-      r.measurement = c.device->timer->sample([&](VkCommandBuffer cmd) { run->record_poison(cmd); },
-                                              [&](VkCommandBuffer cmd) { run->record(cmd); }, c.cold, options.sampling);
-      if (c.device->nvml->available()) r.clocks = c.device->nvml->stop();
-      const Measurement& m = r.measurement;
-      const double call = std::chrono::duration<double>(SuiteTiming::Clock::now() - t).count();
-      timing.add_seconds("warm-up", m.warmup_wall_seconds);
-      timing.add_seconds("sampling", m.sampling_wall_seconds);
-      timing.add_seconds("  of which timed on the GPU", m.stats.gpu_seconds);
-      timing.add_seconds("NVML and sampler overhead", call - m.warmup_wall_seconds - m.sampling_wall_seconds);
-      t = SuiteTiming::Clock::now();
-      // The output of the last timed dispatch, compared on a worker while the next benchmark samples.
-      auto got = run->read_outputs(readbacks.take());
-      if (options.policy.corrupts(c.spec->name)) corrupt_readback(got);
-      t = timing.add("readback", t);
-      outcomes[i] = checks.submit([run, got = std::move(got), &readbacks]() mutable {
-        const CheckResult outcome = run->check(got);
-        readbacks.give(std::move(got));
-        return outcome;
-      });
-      timing.add("waiting for a free checker", t);
-    } catch (const UnsupportedError& e) {
-      r.outcome.status = CheckStatus::Unsupported;
-      r.outcome.message = e.what();
-    } catch (const std::exception& e) {
-      r.outcome.status = CheckStatus::Error;
-      r.outcome.message = std::string(e.what()) + " (kernel " + c.spec->name + ", device " + c.device->device->info().name + ")";
-    }
-    timing.add_benchmark(c.name, std::chrono::duration<double>(SuiteTiming::Clock::now() - case_start).count());
   }
-  progress.reset();
   const auto sampled = SuiteTiming::Clock::now();
-  for (size_t i = 0; i < cases.size(); ++i) {
-    BenchmarkResult& r = results[i];
-    if (outcomes[i].valid()) {
-      try {
-        r.outcome = outcomes[i].get();
-      } catch (const std::exception& e) {
-        r.outcome.status = CheckStatus::Error;
-        r.outcome.message = std::string(e.what()) + " (checking " + r.name + ")";
-      }
-    }
-    const BenchmarkCase& c = cases[i];
-    r.outcome = apply_expectation(c.expectation, std::move(r.outcome), [&] {
-      std::cerr << r.name << ": its check failed; rerunning it (flaky entry '" << c.expectation->id << "')" << std::endl;
-      return run_and_check(*c.device->device, *c.device->compiler, *c.spec,
-                           cache.problem(c.spec->family, c.size, options.seed), options.policy.corrupts(c.spec->name));
-    });
-    r.error_message = error_message(r.outcome, options.seed);
-  }
-  timing.add("checks left after sampling", sampled);
+  for (size_t i = 0; i < cases.size(); ++i) finish_case(cases[i], results[i], outcomes[i], state);
+  state.timing.add("checks left after sampling", sampled);
   BenchmarkRun run;
   run.results = std::move(results);
-  run.timing = std::move(timing);
+  run.timing = std::move(state.timing);
   run.seconds = std::chrono::duration<double>(SuiteTiming::Clock::now() - start).count();
   for (const auto& d : devices)
     run.devices.push_back(d->device->info().name + " (" + d->device->info().driver_name + " " +
