@@ -300,23 +300,18 @@ RunEvidence load_evidence(sql::Conn& c, const RunInfo& run) {
 
 }  // namespace
 
-std::vector<std::int64_t> RunDetector::detect_run(std::int64_t run_pk, const std::vector<std::int64_t>& series_ids) {
-  auto& w = db_.detector();
+// One run's detection: the alerts it raises or moves, series by series, in the order they are written.
+struct RunDetector::Pass {
+  RunDetector& self;
+  sql::Conn& w;
+  const RunInfo run;
+  RunEvidence evidence;
   std::vector<std::int64_t> raised;
-  const RunInfo run = load_run(w, run_pk);
-  const auto& P = opts_.detect;
-  // On a database other server processes share, a run's detection is one transaction under its GPU's
-  // lock (every series a run touches is that GPU's), with the windows read afresh: the others add points.
-  std::optional<sql::Tx> tx;
-  if (w.shared()) {
-    tx.emplace(w, false);
-    w.lock_in_transaction(run.gpu_id);
-    for (const auto sid : series_ids) windows_.erase(sid);
-  }
-  RunEvidence evidence = load_evidence(w, run);
-  load_windows(run.id, run.gpu_id, series_ids);
-  auto insert_alert = [&](std::int64_t sid, const RunInfo& b, const RunInfo* a, detect::AlertKind kind,
-                          const detect::ChangePoint* cp, const json& attribution) {
+
+  const detect::Params& params() const { return self.opts_.detect; }
+
+  void insert_alert(std::int64_t sid, const RunInfo& b, const RunInfo* a, detect::AlertKind kind,
+                    const detect::ChangePoint* cp, const json& attribution) {
     auto& ins = w.q(
         "INSERT INTO alerts(series_id, run_id, prev_run_id, started_ms, kind, severity, state,"
         " before_ns, after_ns, delta_pct, noise_pct, floor_pct, score, p_value, n_before, n_after,"
@@ -334,99 +329,129 @@ std::vector<std::int64_t> RunDetector::detect_run(std::int64_t run_pk, const std
     const std::string now = format_iso8601_ms(now_ms());
     ins.bind(16, attribution.value("cause", std::string("neither"))).bind(17, attribution.dump())
         .bind(18, run.id).bind(19, now).bind(20, now);
-    const auto l = db_.detector_write_lock();
+    const auto l = self.db_.detector_write_lock();
     const bool inserted = ins.step();
     const std::int64_t id = inserted ? ins.i64(0) : 0;
     ins.reset();
     if (inserted) raised.push_back(id);
-  };
+  }
 
-  auto detect_series = [&](const std::int64_t sid) {
-    // Correctness: an error now is a failure on this GPU and driver; after a pass, a regression.
-    {
-      if (evidence.errors[sid] > 0) {
-        auto& prev = w.q("SELECT n_errors, run_id FROM points WHERE series_id=? AND on_main=1 AND"
-                         " (started_ms, run_id) < (?, ?) ORDER BY started_ms DESC, run_id DESC LIMIT 1");
-        prev.bind(1, sid).bind(2, run.started_ms).bind(3, run.id);
-        std::optional<bool> previous_failed;
-        std::int64_t prev_run = 0;
-        if (prev.step()) previous_failed = prev.i64(0) > 0, prev_run = prev.i64(1);
-        prev.reset();
-        const auto kind = lifecycle::correctness_alert(true, previous_failed);
-        if (kind == detect::AlertKind::CorrectnessFailure) {
-          insert_alert(sid, run, nullptr, *kind, nullptr,
-                       json{{"cause", "neither"}, {"summary", "fails on its first run on this GPU"}});
-        } else if (kind == detect::AlertKind::CorrectnessRegression) {
-          const RunInfo a = load_run(w, prev_run);
-          insert_alert(sid, run, &a, *kind, nullptr, attribute_change(w, sid, a, run, 1.0, true, P));
-        }
-      }
+  // Correctness: an error now is a failure on this GPU and driver; after a pass, a regression.
+  void correctness(std::int64_t sid) {
+    if (evidence.errors[sid] <= 0) return;
+    auto& prev = w.q("SELECT n_errors, run_id FROM points WHERE series_id=? AND on_main=1 AND"
+                     " (started_ms, run_id) < (?, ?) ORDER BY started_ms DESC, run_id DESC LIMIT 1");
+    prev.bind(1, sid).bind(2, run.started_ms).bind(3, run.id);
+    std::optional<bool> previous_failed;
+    std::int64_t prev_run = 0;
+    if (prev.step()) previous_failed = prev.i64(0) > 0, prev_run = prev.i64(1);
+    prev.reset();
+    const auto kind = lifecycle::correctness_alert(true, previous_failed);
+    if (kind == detect::AlertKind::CorrectnessFailure) {
+      insert_alert(sid, run, nullptr, *kind, nullptr,
+                   json{{"cause", "neither"}, {"summary", "fails on its first run on this GPU"}});
+    } else if (kind == detect::AlertKind::CorrectnessRegression) {
+      const RunInfo a = load_run(w, prev_run);
+      insert_alert(sid, run, &a, *kind, nullptr, attribute_change(w, sid, a, run, 1.0, true, params()));
     }
-    // This run is sibling evidence for correctness alerts raised at its commit on other GPUs (raised
-    // before this GPU had posted it): their attribution is weighed again now.
-    {
-      for (const auto& [aid, asid, prev, at] : evidence.stale[sid]) {
-        const json attribution = attribute_change(w, asid, load_run(w, prev), load_run(w, at), 1.0, true, P);
-        const auto l = db_.detector_write_lock();
-        w.q("UPDATE alerts SET cause=?, attribution=?, updated_at=? WHERE id=? AND state='new'")
-            .bind(1, attribution.value("cause", std::string("neither"))).bind(2, attribution.dump())
-            .bind(3, format_iso8601_ms(now_ms())).bind(4, aid).run();
-      }
+  }
+
+  // This run is sibling evidence for correctness alerts raised at its commit on other GPUs (raised
+  // before this GPU had posted it): their attribution is weighed again now.
+  void reweigh_siblings(std::int64_t sid) {
+    for (const auto& [aid, asid, prev, at] : evidence.stale[sid]) {
+      const json attribution = attribute_change(w, asid, load_run(w, prev), load_run(w, at), 1.0, true, params());
+      const auto l = self.db_.detector_write_lock();
+      w.q("UPDATE alerts SET cause=?, attribution=?, updated_at=? WHERE id=? AND state='new'")
+          .bind(1, attribution.value("cause", std::string("neither"))).bind(2, attribution.dump())
+          .bind(3, format_iso8601_ms(now_ms())).bind(4, aid).run();
     }
-    // Performance: change points over the series' recent window.
-    auto& win = window_for(sid);
-    close_regressions_gone(evidence.open[sid], win);
+  }
+
+  // Existing performance alerts of a series in its window, by the window index of their boundary.
+  std::vector<lifecycle::ExistingAlert> existing_alerts(std::int64_t sid, const Window& win) {
+    std::vector<lifecycle::ExistingAlert> existing;
+    auto& st = w.q("SELECT id, run_id, kind, state, " + w.json_text("attribution", "trend") + " IS NOT NULL, delta_pct"
+                   " FROM alerts WHERE series_id=? AND kind IN ('regression','improvement','ambiguous') AND started_ms>=?");
+    st.bind(1, sid).bind(2, win.pts.front().started_ms);
+    while (st.step()) {
+      const auto rid = st.i64(1);
+      auto it = std::find_if(win.pts.begin(), win.pts.end(), [&](const auto& p) { return p.run_id == rid; });
+      if (it == win.pts.end()) continue;
+      const auto kind = detect::parse_alert_kind(st.text(2)).value_or(detect::AlertKind::Ambiguous);
+      const std::string state = st.text(3);
+      existing.push_back({st.i64(0), static_cast<std::size_t>(it - win.pts.begin()), kind, state == "new",
+                          st.i64(4) != 0, state == "invalid", st.f64(5) > 0});
+    }
+    return existing;
+  }
+
+  // An untriaged alert moved onto a new boundary (or kind). Moving onto a boundary where the same kind of
+  // alert already stands would duplicate it: left as is.
+  void move_alert(std::int64_t alert_id, const RunInfo& b, const RunInfo& a, detect::AlertKind kind,
+                  const detect::ChangePoint& cp, const json& attribution) {
+    const auto l = self.db_.detector_write_lock();
+    auto& up = w.q("UPDATE alerts SET run_id=?, prev_run_id=?, started_ms=?, kind=?, severity=?,"
+        " before_ns=?, after_ns=?, delta_pct=?, noise_pct=?, floor_pct=?, score=?, p_value=?,"
+        " n_before=?, n_after=?, cause=?, attribution=?, updated_at=? WHERE id=? AND state='new'"
+        " AND NOT EXISTS(SELECT 1 FROM alerts x WHERE x.series_id=alerts.series_id AND x.run_id=? AND x.kind=?"
+        " AND x.id!=alerts.id)");
+    up.bind(1, b.id).bind(2, a.id).bind(3, b.started_ms).bind(4, std::string(detect::to_string(kind))).bind(5, detect::severity(kind))
+        .bind(6, cp.before).bind(7, cp.after).bind(8, 100 * cp.delta_rel).bind(9, 100 * cp.noise_rel)
+        .bind(10, 100 * cp.floor_rel).bind(11, cp.score).bind(12, cp.p_value)
+        .bind(13, static_cast<std::int64_t>(cp.n_before)).bind(14, static_cast<std::int64_t>(cp.n_after))
+        .bind(15, attribution.value("cause", std::string("neither"))).bind(16, attribution.dump())
+        .bind(17, format_iso8601_ms(now_ms())).bind(18, alert_id)
+        .bind(19, b.id).bind(20, std::string(detect::to_string(kind))).run();
+    if (up.changes() > 0) raised.push_back(alert_id);
+  }
+
+  // Performance: regressions gone are closed, then change points over the series' recent window become
+  // alerts, new or moved, as the lifecycle's plan says.
+  void performance(std::int64_t sid) {
+    const auto& P = params();
+    auto& win = self.window_for(sid);
+    self.close_regressions_gone(evidence.open[sid], win);
     if (win.pts.size() < 2 * P.min_segment) return;
     std::vector<detect::Point> pts;
     pts.reserve(win.pts.size());
     for (const auto& p : win.pts) pts.push_back({p.value, p.reps});
     const auto cps = detect::detect(pts, P);
     if (cps.empty()) return;
-    // Existing performance alerts of this series in the window, by the window index of their boundary.
-    std::vector<lifecycle::ExistingAlert> existing;
-    {
-      auto& st = w.q("SELECT id, run_id, kind, state, " + w.json_text("attribution", "trend") + " IS NOT NULL, delta_pct"
-                     " FROM alerts WHERE series_id=? AND kind IN ('regression','improvement','ambiguous') AND started_ms>=?");
-      st.bind(1, sid).bind(2, win.pts.front().started_ms);
-      while (st.step()) {
-        const auto rid = st.i64(1);
-        auto it = std::find_if(win.pts.begin(), win.pts.end(), [&](const auto& p) { return p.run_id == rid; });
-        if (it == win.pts.end()) continue;
-        const auto kind = detect::parse_alert_kind(st.text(2)).value_or(detect::AlertKind::Ambiguous);
-        const std::string state = st.text(3);
-        existing.push_back({st.i64(0), static_cast<std::size_t>(it - win.pts.begin()), kind, state == "new",
-                            st.i64(4) != 0, state == "invalid", st.f64(5) > 0});
-      }
-    }
-    for (const auto& change : lifecycle::plan_performance_alerts(cps, existing, P.min_segment)) {
+    for (const auto& change : lifecycle::plan_performance_alerts(cps, existing_alerts(sid, win), P.min_segment)) {
       const auto& cp = cps[change.change_point];
       const RunInfo b = load_run(w, win.pts[cp.index].run_id);
       const RunInfo a = load_run(w, win.pts[cp.index - 1].run_id);
       const json attribution = with_trend(attribute_change(w, sid, a, b, cp.delta_rel, false, P), cp, b.key);
       if (change.action == lifecycle::Action::Insert) {
         insert_alert(sid, b, &a, change.kind, &cp, attribution);
-        continue;
+      } else {
+        move_alert(change.alert_id, b, a, change.kind, cp, attribution);
       }
-      const auto l = db_.detector_write_lock();
-      // Moving onto a boundary where the same kind of alert already stands would duplicate it: left as is.
-      auto& up = w.q("UPDATE alerts SET run_id=?, prev_run_id=?, started_ms=?, kind=?, severity=?,"
-          " before_ns=?, after_ns=?, delta_pct=?, noise_pct=?, floor_pct=?, score=?, p_value=?,"
-          " n_before=?, n_after=?, cause=?, attribution=?, updated_at=? WHERE id=? AND state='new'"
-          " AND NOT EXISTS(SELECT 1 FROM alerts x WHERE x.series_id=alerts.series_id AND x.run_id=? AND x.kind=?"
-          " AND x.id!=alerts.id)");
-      up.bind(1, b.id).bind(2, a.id).bind(3, b.started_ms).bind(4, std::string(detect::to_string(change.kind))).bind(5, detect::severity(change.kind))
-          .bind(6, cp.before).bind(7, cp.after).bind(8, 100 * cp.delta_rel).bind(9, 100 * cp.noise_rel)
-          .bind(10, 100 * cp.floor_rel).bind(11, cp.score).bind(12, cp.p_value)
-          .bind(13, static_cast<std::int64_t>(cp.n_before)).bind(14, static_cast<std::int64_t>(cp.n_after))
-          .bind(15, attribution.value("cause", std::string("neither"))).bind(16, attribution.dump())
-          .bind(17, format_iso8601_ms(now_ms())).bind(18, change.alert_id)
-          .bind(19, b.id).bind(20, std::string(detect::to_string(change.kind))).run();
-      if (up.changes() > 0) raised.push_back(change.alert_id);
     }
-  };
-  for (const std::int64_t sid : series_ids) detect_series(sid);
+  }
+};
+
+std::vector<std::int64_t> RunDetector::detect_run(std::int64_t run_pk, const std::vector<std::int64_t>& series_ids) {
+  auto& w = db_.detector();
+  Pass pass{*this, w, load_run(w, run_pk), {}, {}};
+  // On a database other server processes share, a run's detection is one transaction under its GPU's
+  // lock (every series a run touches is that GPU's), with the windows read afresh: the others add points.
+  std::optional<sql::Tx> tx;
+  if (w.shared()) {
+    tx.emplace(w, false);
+    w.lock_in_transaction(pass.run.gpu_id);
+    for (const auto sid : series_ids) windows_.erase(sid);
+  }
+  pass.evidence = load_evidence(w, pass.run);
+  load_windows(pass.run.id, pass.run.gpu_id, series_ids);
+  for (const std::int64_t sid : series_ids) {
+    pass.correctness(sid);
+    pass.reweigh_siblings(sid);
+    pass.performance(sid);
+  }
   if (tx) tx->commit();
-  return raised;
+  return std::move(pass.raised);
 }
 
 std::vector<std::int64_t> RunDetector::after_ingest(const WrittenRun& run) {

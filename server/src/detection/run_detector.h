@@ -39,6 +39,7 @@ class RunDetector {
     };
     std::vector<Pt> pts;  // time order, at most max(window, noise_window)
   };
+  struct Pass;  // one run's detection (run_detector.cpp)
   std::vector<std::int64_t> detect_run(std::int64_t run_pk, const std::vector<std::int64_t>& series_ids);
   Window& window_for(std::int64_t series_id);
   void load_windows(std::int64_t run_pk, std::int64_t gpu_id, const std::vector<std::int64_t>& series_ids);
