@@ -5,6 +5,7 @@ take one snapshot before and one after, then `diff -r BEFORE AFTER` must print n
 - check.txt: `shaderwatch-bench --check --seed 7` on the default device (stdout: the table and tally);
 - api/*.json: a fresh results server's answers for the real runs in tests/server/fixtures/real, posted in
   a fixed order (keys sorted; times of receipt and the server's own clock removed);
+- reports/: each of those runs' JUnit XML, markdown summary and CSV as served;
 - fleet.json: the fleet simulation's rows (verdicts, alerts, attribution), its timings removed.
 
 Usage: ci/behaviour_snapshot.py BUILD_DIR OUT_DIR [--quick]   (--quick: 1 fleet trial instead of 3)
@@ -96,6 +97,14 @@ def api_snapshot(server_bin, out):
                 answers[f"rankings-{commit}"] = f"rankings?commit={commit}"
             for name, path in answers.items():
                 write_json(os.path.join(out, "api", name + ".json"), get(path))
+            # The reports CI reads, as served (text).
+            os.makedirs(os.path.join(out, "reports"), exist_ok=True)
+            for _, run_id, _, _ in RUNS:
+                for report in ("junit.xml", "summary.md", "results.csv"):
+                    # A fixed dashboard base: the links would otherwise name the server's port.
+                    with urllib.request.urlopen(f"{url}/api/v1/runs/{run_id}/{report}?dashboard=https://dash.example") as r:
+                        with open(os.path.join(out, "reports", f"{run_id}-{report}"), "wb") as f:
+                            f.write(r.read())
             for s in get("series?benchmark=" + urllib.parse.quote("lum/subgroup_add_256/1920x1080/hot"))["series"]:
                 write_json(os.path.join(out, "api", f"series-{s['gpu']['name'].replace(' ', '_')}.json"),
                            get(f"series/{s['id']}"))
@@ -122,7 +131,8 @@ def main():
         rows = json.load(f)
     os.remove(fleet)
     write_json(os.path.join(out, "fleet.json"), rows)
-    print(f"behaviour_snapshot: {out}: check.txt, {len(os.listdir(os.path.join(out, 'api')))} API answers, fleet.json")
+    print(f"behaviour_snapshot: {out}: check.txt, {len(os.listdir(os.path.join(out, 'api')))} API answers, "
+          f"{len(os.listdir(os.path.join(out, 'reports')))} reports, fleet.json")
 
 
 if __name__ == "__main__":
