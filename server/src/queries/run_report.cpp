@@ -145,83 +145,157 @@ std::string slowdown_line(const json& s) {
          pct_text(num(s, "floor_pct")) + " (run-to-run noise " + fmt("%.2f%%", num(s, "noise_pct")) + ")";
 }
 
+// A verdict's lists by benchmark, for the JUnit report's one test case per benchmark.
+struct VerdictByBenchmark {
+  std::map<std::string, json> correctness, regressions, slowdowns, acknowledged, unconfirmed, suspects;
+  explicit VerdictByBenchmark(const json& verdict)
+      : correctness(by_benchmark(verdict, "correctness")), regressions(by_benchmark(verdict, "regressions")),
+        slowdowns(by_benchmark(verdict, "slowdowns")), acknowledged(by_benchmark(verdict, "acknowledged_regressions")),
+        unconfirmed(by_benchmark(verdict, "unconfirmed_regressions")), suspects(by_benchmark(verdict, "suspects")) {}
+};
+
+// What a benchmark's test case says: a failure (with its type), a skip, and lines for its output.
+struct JunitCase {
+  std::string failure, failure_type;
+  bool skip = false;
+  std::vector<std::string> out_lines;
+};
+
+JunitCase junit_case(const Row& r, const VerdictByBenchmark& v, const std::string& dashboard) {
+  JunitCase c;
+  if (const auto f = v.correctness.find(r.name); f != v.correctness.end()) {
+    c.failure_type = str(f->second, "kind");
+    c.failure = c.failure_type + ": " + str(f->second, "error_message");
+  } else if (r.outcome == "fail") {
+    c.failure_type = "correctness_failure";
+    c.failure = r.error_message;
+  }
+  if (const auto g = v.regressions.find(r.name); g != v.regressions.end()) {
+    if (!c.failure.empty()) c.failure += "\n";
+    else c.failure_type = "regression";
+    c.failure += alert_line(g->second) + "\n" + link(dashboard, "alerts?id=" + std::to_string(g->second.value("id", 0)));
+  }
+  if (const auto d = v.slowdowns.find(r.name); d != v.slowdowns.end()) {
+    if (!c.failure.empty()) c.failure += "\n";
+    else c.failure_type = "slowdown";
+    c.failure += slowdown_line(d->second);
+  }
+  if (r.outcome == "unsupported" || r.outcome == "skip") c.skip = true;
+  if (r.outcome == "flake") c.out_lines.push_back(r.error_message);
+  if (r.outcome == "xfail") c.out_lines.push_back("expected failure (XFAIL): " + r.error_message);
+  // An unexpected pass of an expected failure passes: the negative control's race shows only on some
+  // runs, and a driver bug may hide on one run; "not observed this time" is no defect. The line keeps
+  // it visible, and the entry stays until someone removes it.
+  if (r.outcome == "xpass") c.out_lines.push_back("expected failure did not fail this time (XPASS): " + r.error_message);
+  if (const auto a = v.acknowledged.find(r.name); a != v.acknowledged.end())
+    c.out_lines.push_back("acknowledged " + alert_line(a->second));
+  if (const auto a = v.unconfirmed.find(r.name); a != v.unconfirmed.end())
+    c.out_lines.push_back("not failing until more runs confirm it: " + alert_line(a->second));
+  if (const auto s = v.suspects.find(r.name); s != v.suspects.end())
+    c.out_lines.push_back("suspect: " + pct_text(num(s->second, "delta_pct")) + " against its level (" +
+                          time_text(num(s->second, "level_ns")) + " -> " + time_text(num(s->second, "value_ns")) +
+                          ", z " + fmt("%.1f", num(s->second, "z")) + "); not a failure until later runs confirm it");
+  return c;
+}
+
+void write_testcase(std::ostream& out, const Row& r, const JunitCase& c, double seconds) {
+  const auto [classname, name] = junit_names(r.name);
+  out << "    <testcase classname=\"" << xml_escape(classname) << "\" name=\"" << xml_escape(name) << "\" time=\""
+      << fmt("%.9f", seconds) << "\"";
+  if (c.failure.empty() && !c.skip && c.out_lines.empty()) {
+    out << "/>\n";
+    return;
+  }
+  out << ">\n";
+  if (!c.failure.empty()) {
+    out << "      <failure type=\"" << xml_escape(c.failure_type) << "\">" << xml_escape(c.failure) << "</failure>\n";
+  } else if (c.skip) {
+    out << "      <skipped message=\"" << xml_escape(r.error_message) << "\">" << xml_escape(r.error_message)
+        << "</skipped>\n";
+  }
+  if (!c.out_lines.empty()) {
+    std::string text;
+    for (const auto& l : c.out_lines) text += l + "\n";
+    out << "      <system-out>" << xml_escape(text) << "</system-out>\n";
+  }
+  out << "    </testcase>\n";
+}
+
+// The markdown summary's sections, each row added only while the text stays under a byte budget.
+class BudgetedSections {
+ public:
+  explicit BudgetedSections(std::size_t budget) : budget_(budget) {}
+  void table(const std::string& title, const std::string& header, const std::vector<std::string>& rows, bool folded) {
+    if (rows.empty() || cut_) return;
+    std::string t = folded ? "\n<details><summary>" + title + "</summary>\n\n" : "\n#### " + title + "\n\n";
+    t += header;
+    std::size_t added = 0;
+    for (const auto& r : rows) {
+      if (body_.size() + t.size() + r.size() > budget_) {
+        cut_ = true;
+        break;
+      }
+      t += r;
+      ++added;
+    }
+    if (added == 0) return;
+    if (folded) t += "\n</details>\n";
+    body_ += t;
+  }
+  const std::string& body() const { return body_; }
+  bool cut() const { return cut_; }
+
+ private:
+  std::size_t budget_;
+  std::string body_;
+  bool cut_ = false;
+};
+
+std::string plural(std::size_t n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+// The summary's first lines: pass or fail with what failed, the GPU, driver, commit and run; the counts; the
+// verdict's history line.
+std::string summary_head(const RunReportInput& in) {
+  const json& meta = in.run.value("run", json::object());
+  const json gpu = meta.value("gpu", json::object()), driver = meta.value("driver", json::object());
+  const std::string run_id = str(meta, "id");
+  const auto count = [&](const char* list) { return in.verdict.contains(list) ? in.verdict[list].size() : std::size_t{0}; };
+  const std::size_t correctness = count("correctness"), regressions = count("regressions"), slowdowns = count("slowdowns");
+  const bool pass = str(in.verdict, "verdict") == "pass";
+  std::string head = summary_marker(run_id) + "\n";
+  std::string problems;
+  if (correctness) problems += plural(correctness, "correctness failure");
+  if (regressions) problems += (problems.empty() ? "" : ", ") + plural(regressions, "regression");
+  if (slowdowns) problems += (problems.empty() ? "" : ", ") + plural(slowdowns, "slowdown") + " in this run";
+  head += "### " + std::string(pass ? "✅ shaderwatch: pass" : "❌ shaderwatch: fail") + (problems.empty() ? "" : " (" + problems + ")") +
+          " · " + md_cell(str(gpu, "name")) + " · " + md_cell(str(driver, "name") + " " + str(driver, "info")) + " · commit " +
+          md_code(str(meta, "commit")) + (str(meta, "branch").empty() ? "" : " on " + md_code(str(meta, "branch"))) + " · [run " +
+          md_cell(run_id) + "](" + link(in.dashboard, "runs/" + run_id) + ")\n";
+  head += "\n" + std::to_string(rows_of(in.run).size()) + " benchmarks, " + plural(count("suspects"), "suspect") + ", " +
+          std::to_string(count("skipped")) + " skipped (unsupported or an expectations entry).\n";
+  if (const std::string line = str(in.verdict.value("coverage", json::object()), "line"); !line.empty())
+    head += "\n" + md_cell(line) + "\n";
+  return head;
+}
+
 }  // namespace
 
 std::string summary_marker(const std::string& run_id) { return "<!-- shaderwatch-run: " + run_id + " -->"; }
 
 std::string junit_xml(const RunReportInput& in) {
   const json& meta = in.run.value("run", json::object());
-  const auto correctness = by_benchmark(in.verdict, "correctness");
-  const auto regressions = by_benchmark(in.verdict, "regressions");
-  const auto slowdowns = by_benchmark(in.verdict, "slowdowns");
-  const auto acknowledged = by_benchmark(in.verdict, "acknowledged_regressions");
-  const auto unconfirmed = by_benchmark(in.verdict, "unconfirmed_regressions");
-  const auto suspects = by_benchmark(in.verdict, "suspects");
+  const VerdictByBenchmark verdict(in.verdict);
   const std::vector<Row> rows = rows_of(in.run);
-
   std::ostringstream cases;
   int failures = 0, skipped = 0;
   double total_s = 0;
   for (const Row& r : rows) {
-    const auto [classname, name] = junit_names(r.name);
     const double seconds = std::isfinite(r.median_ns) ? r.median_ns / 1e9 : 0.0;
     total_s += seconds;
-    cases << "    <testcase classname=\"" << xml_escape(classname) << "\" name=\"" << xml_escape(name)
-          << "\" time=\"" << fmt("%.9f", seconds) << "\"";
-    std::vector<std::string> out_lines;
-    std::string failure, failure_type;
-    bool skip = false;
-    if (const auto c = correctness.find(r.name); c != correctness.end()) {
-      failure_type = str(c->second, "kind");
-      failure = failure_type + ": " + str(c->second, "error_message");
-    } else if (r.outcome == "fail") {
-      failure_type = "correctness_failure";
-      failure = r.error_message;
-    }
-    if (const auto g = regressions.find(r.name); g != regressions.end()) {
-      if (!failure.empty()) failure += "\n";
-      else failure_type = "regression";
-      failure += alert_line(g->second) + "\n" + link(in.dashboard, "alerts?id=" + std::to_string(g->second.value("id", 0)));
-    }
-    if (const auto d = slowdowns.find(r.name); d != slowdowns.end()) {
-      if (!failure.empty()) failure += "\n";
-      else failure_type = "slowdown";
-      failure += slowdown_line(d->second);
-    }
-    if (r.outcome == "unsupported" || r.outcome == "skip") skip = true;
-    if (r.outcome == "flake") out_lines.push_back(r.error_message);
-    if (r.outcome == "xfail") out_lines.push_back("expected failure (XFAIL): " + r.error_message);
-    // An unexpected pass of an expected failure passes: the negative control's race shows only on some
-    // runs, and a driver bug may hide on one run; "not observed this time" is no defect. The line keeps
-    // it visible, and the entry stays until someone removes it.
-    if (r.outcome == "xpass") out_lines.push_back("expected failure did not fail this time (XPASS): " + r.error_message);
-    if (const auto a = acknowledged.find(r.name); a != acknowledged.end())
-      out_lines.push_back("acknowledged " + alert_line(a->second));
-    if (const auto a = unconfirmed.find(r.name); a != unconfirmed.end())
-      out_lines.push_back("not failing until more runs confirm it: " + alert_line(a->second));
-    if (const auto s = suspects.find(r.name); s != suspects.end())
-      out_lines.push_back("suspect: " + pct_text(num(s->second, "delta_pct")) + " against its level (" +
-                          time_text(num(s->second, "level_ns")) + " -> " + time_text(num(s->second, "value_ns")) +
-                          ", z " + fmt("%.1f", num(s->second, "z")) + "); not a failure until later runs confirm it");
-    if (failure.empty() && !skip && out_lines.empty()) {
-      cases << "/>\n";
-      continue;
-    }
-    cases << ">\n";
-    if (!failure.empty()) {
-      ++failures;
-      cases << "      <failure type=\"" << xml_escape(failure_type) << "\">" << xml_escape(failure) << "</failure>\n";
-    } else if (skip) {
-      ++skipped;
-      cases << "      <skipped message=\"" << xml_escape(r.error_message) << "\">" << xml_escape(r.error_message)
-            << "</skipped>\n";
-    }
-    if (!out_lines.empty()) {
-      std::string text;
-      for (const auto& l : out_lines) text += l + "\n";
-      cases << "      <system-out>" << xml_escape(text) << "</system-out>\n";
-    }
-    cases << "    </testcase>\n";
+    const JunitCase c = junit_case(r, verdict, in.dashboard);
+    if (!c.failure.empty()) ++failures;
+    else if (c.skip) ++skipped;
+    write_testcase(cases, r, c, seconds);
   }
 
   const json gpu = meta.value("gpu", json::object()), driver = meta.value("driver", json::object());
@@ -253,107 +327,61 @@ std::string junit_xml(const RunReportInput& in) {
 }
 
 std::string summary_markdown(const RunReportInput& in, std::size_t max_bytes) {
-  const json& meta = in.run.value("run", json::object());
-  const json gpu = meta.value("gpu", json::object()), driver = meta.value("driver", json::object());
-  const std::string run_id = str(meta, "id");
+  const std::string run_id = str(in.run.value("run", json::object()), "id");
   const json empty = json::array();
-  const json& regressions = in.verdict.contains("regressions") ? in.verdict["regressions"] : empty;
-  const json& slowdowns = in.verdict.contains("slowdowns") ? in.verdict["slowdowns"] : empty;
-  const json& correctness = in.verdict.contains("correctness") ? in.verdict["correctness"] : empty;
-  const json& suspects = in.verdict.contains("suspects") ? in.verdict["suspects"] : empty;
-  const json& skipped = in.verdict.contains("skipped") ? in.verdict["skipped"] : empty;
-  const bool pass = str(in.verdict, "verdict") == "pass";
-
-  std::string head = summary_marker(run_id) + "\n";
-  std::string problems;
-  if (!correctness.empty()) problems += std::to_string(correctness.size()) + " correctness failure" + (correctness.size() == 1 ? "" : "s");
-  if (!regressions.empty())
-    problems += (problems.empty() ? "" : ", ") + std::to_string(regressions.size()) + " regression" + (regressions.size() == 1 ? "" : "s");
-  if (!slowdowns.empty())
-    problems += (problems.empty() ? "" : ", ") + std::to_string(slowdowns.size()) + " slowdown" + (slowdowns.size() == 1 ? "" : "s") +
-                " in this run";
-  head += "### " + std::string(pass ? "✅ shaderwatch: pass" : "❌ shaderwatch: fail") + (problems.empty() ? "" : " (" + problems + ")") +
-          " · " + md_cell(str(gpu, "name")) + " · " + md_cell(str(driver, "name") + " " + str(driver, "info")) + " · commit " +
-          md_code(str(meta, "commit")) + (str(meta, "branch").empty() ? "" : " on " + md_code(str(meta, "branch"))) + " · [run " +
-          md_cell(run_id) + "](" + link(in.dashboard, "runs/" + run_id) + ")\n";
-  const std::size_t n_bench = rows_of(in.run).size();
-  head += "\n" + std::to_string(n_bench) + " benchmarks, " + std::to_string(suspects.size()) + " suspect" +
-          (suspects.size() == 1 ? "" : "s") + ", " + std::to_string(skipped.size()) + " skipped (unsupported or an expectations entry).\n";
-  if (const std::string line = str(in.verdict.value("coverage", json::object()), "line"); !line.empty())
-    head += "\n" + md_cell(line) + "\n";
-
+  const auto list = [&](const char* name) -> const json& { return in.verdict.contains(name) ? in.verdict[name] : empty; };
+  const std::string head = summary_head(in);
   // Sections in order of importance; each row is added only while the text stays under max_bytes.
-  std::string body;
-  bool cut = false;
   const std::string cut_line = "\n_Cut to fit a comment: the whole run is at [the dashboard](" +
                                link(in.dashboard, "runs/" + run_id) + ")._\n";
-  const std::size_t budget = max_bytes > head.size() + cut_line.size() + 200 ? max_bytes - head.size() - cut_line.size() - 200 : 0;
-  auto table = [&](const std::string& title, const std::string& header, const std::vector<std::string>& rows,
-                   bool folded) {
-    if (rows.empty() || cut) return;
-    std::string t = folded ? "\n<details><summary>" + title + "</summary>\n\n" : "\n#### " + title + "\n\n";
-    t += header;
-    std::size_t added = 0;
-    for (const auto& r : rows) {
-      if (body.size() + t.size() + r.size() > budget) {
-        cut = true;
-        break;
-      }
-      t += r;
-      ++added;
-    }
-    if (added == 0) return;
-    if (folded) t += "\n</details>\n";
-    body += t;
-  };
+  BudgetedSections sections(max_bytes > head.size() + cut_line.size() + 200 ? max_bytes - head.size() - cut_line.size() - 200 : 0);
 
   std::vector<std::string> rows;
-  for (const auto& d : slowdowns)
+  for (const auto& d : list("slowdowns"))
     rows.push_back("| " + md_code(str(d, "benchmark")) + " | " + time_text(num(d, "baseline_ns")) + " → " +
                    time_text(num(d, "value_ns")) + " | " + fmt("%.2fx", num(d, "value_ns") / num(d, "baseline_ns")) + " | " +
                    md_cell(baseline_text(d)) + " | " + pct_text(num(d, "floor_pct")) + " |\n");
-  table("Slowdowns in this run (" + std::to_string(slowdowns.size()) + ", beyond any noise: the single-run gate)",
-        "| benchmark | before → this run | ratio | against | gate floor |\n|---|---|---|---|---|\n", rows, false);
+  sections.table("Slowdowns in this run (" + std::to_string(rows.size()) + ", beyond any noise: the single-run gate)",
+                 "| benchmark | before → this run | ratio | against | gate floor |\n|---|---|---|---|---|\n", rows, false);
   rows.clear();
-  for (const auto& a : regressions)
+  for (const auto& a : list("regressions"))
     rows.push_back("| " + md_code(str(a, "benchmark")) + " | " + time_text(num(a, "before_ns")) + " → " +
                    time_text(num(a, "after_ns")) + " | " + pct_text(num(a, "delta_pct")) + " | " +
                    fmt("%.2f%%", num(a, "noise_pct")) + " | " + fmt("%.2g", num(a, "p_value")) + " | " +
                    md_cell(str(a, "cause")) + " | [alert " + std::to_string(a.value("id", 0)) + "](" +
                    link(in.dashboard, "alerts?id=" + std::to_string(a.value("id", 0))) + ") |\n");
-  table("Regressions (" + std::to_string(regressions.size()) + ")",
-        "| benchmark | before → after | delta | noise | p | cause | alert |\n|---|---|---|---|---|---|---|\n", rows, false);
+  sections.table("Regressions (" + std::to_string(rows.size()) + ")",
+                 "| benchmark | before → after | delta | noise | p | cause | alert |\n|---|---|---|---|---|---|---|\n", rows, false);
   rows.clear();
-  for (const auto& c : correctness)
+  for (const auto& c : list("correctness"))
     rows.push_back("| " + md_code(str(c, "benchmark")) + " | " + md_cell(str(c, "kind")) + " | " +
                    md_cell(str(c, "error_message")) + " |\n");
-  table("Correctness failures (" + std::to_string(correctness.size()) + ")", "| benchmark | kind | message |\n|---|---|---|\n",
-        rows, false);
+  sections.table("Correctness failures (" + std::to_string(rows.size()) + ")", "| benchmark | kind | message |\n|---|---|---|\n",
+                 rows, false);
   rows.clear();
-  if (in.verdict.contains("unconfirmed_regressions"))
-    for (const auto& a : in.verdict["unconfirmed_regressions"])
-      rows.push_back("| " + md_code(str(a, "benchmark")) + " | " + time_text(num(a, "before_ns")) + " → " +
-                     time_text(num(a, "after_ns")) + " | " + pct_text(num(a, "delta_pct")) + " | alert " +
-                     std::to_string(a.value("id", 0)) + ", not yet beyond the gate's score |\n");
-  for (const auto& s : suspects)
+  for (const auto& a : list("unconfirmed_regressions"))
+    rows.push_back("| " + md_code(str(a, "benchmark")) + " | " + time_text(num(a, "before_ns")) + " → " +
+                   time_text(num(a, "after_ns")) + " | " + pct_text(num(a, "delta_pct")) + " | alert " +
+                   std::to_string(a.value("id", 0)) + ", not yet beyond the gate's score |\n");
+  for (const auto& s : list("suspects"))
     rows.push_back("| " + md_code(str(s, "benchmark")) + " | " + time_text(num(s, "level_ns")) + " → " +
                    time_text(num(s, "value_ns")) + " | " + pct_text(num(s, "delta_pct")) + " | " + fmt("%.1f", num(s, "z")) +
                    " |\n");
-  table("Suspects (" + std::to_string(rows.size()) + ", not failures until later runs confirm them)",
-        "| benchmark | level → this run | delta | z |\n|---|---|---|---|\n", rows, false);
+  sections.table("Suspects (" + std::to_string(rows.size()) + ", not failures until later runs confirm them)",
+                 "| benchmark | level → this run | delta | z |\n|---|---|---|---|\n", rows, false);
   rows.clear();
   if (in.improvements.is_array())
     for (const auto& a : in.improvements)
       rows.push_back("| " + md_code(str(a, "benchmark")) + " | " + time_text(num(a, "before_ns")) + " → " +
                      time_text(num(a, "after_ns")) + " | " + pct_text(num(a, "delta_pct")) + " | " + md_cell(str(a, "cause")) +
                      " |\n");
-  table("Improvements (" + std::to_string(rows.size()) + ")", "| benchmark | before → after | delta | cause |\n|---|---|---|---|\n",
-        rows, true);
+  sections.table("Improvements (" + std::to_string(rows.size()) + ")",
+                 "| benchmark | before → after | delta | cause |\n|---|---|---|---|\n", rows, true);
   rows.clear();
-  for (const auto& s : skipped) rows.push_back("| " + md_code(str(s, "benchmark")) + " | " + md_cell(str(s, "reason")) + " |\n");
-  table("Unsupported on this device (" + std::to_string(skipped.size()) + ")", "| benchmark | reason |\n|---|---|\n", rows, true);
+  for (const auto& s : list("skipped")) rows.push_back("| " + md_code(str(s, "benchmark")) + " | " + md_cell(str(s, "reason")) + " |\n");
+  sections.table("Unsupported on this device (" + std::to_string(rows.size()) + ")", "| benchmark | reason |\n|---|---|\n", rows, true);
 
-  return head + body + (cut ? cut_line : "");
+  return head + sections.body() + (sections.cut() ? cut_line : "");
 }
 
 std::string results_csv(const RunReportInput& in) {
