@@ -36,55 +36,55 @@ std::string variant_operation(const std::string& family, const std::string& vari
   return spec ? spec->operation : family + "/" + variant;
 }
 
-}  // namespace
+// A GPU that ran the commit: its runs at it, newest first (a benchmark's figure is its latest at the commit,
+// so a partial run, one size or a filter, adds to the full one rather than hiding it).
+struct GpuRuns {
+  json gpu;
+  std::string run;                  // the newest
+  std::vector<std::int64_t> runs;   // newest first
+};
 
-json Queries::rankings(const Params& q) {
-  allow_only(q, {"commit", "family"});
-  auto commit = opt(q, "commit");
-  if (!commit) throw ClientError(400, "missing required parameter", "commit");
-  auto c = db_.reader();
-  // Every run at this commit on each GPU, newest first: a benchmark's figure is its latest at the commit,
-  // so a partial run (one size, a filter) adds to the full one rather than hiding it.
-  struct G {
-    json gpu;
-    std::string run;                  // the newest
-    std::vector<std::int64_t> runs;   // newest first
-  };
-  std::vector<G> gs;
-  {
-    auto& st = c->q("SELECT r.id, r.run_key, g.id, g.vendor_id, g.device_id, g.name, g.device_type FROM runs r"
-                    " JOIN gpus g ON g.id=r.gpu_id WHERE r.commit_id=? ORDER BY g.id, r.started_ms DESC, r.id DESC");
-    st.bind(1, *commit);
-    while (st.step()) {
-      if (gs.empty() || gs.back().gpu["id"] != st.i64(2))
-        gs.push_back({gpu_obj(st.i64(2), st.text(3), st.text(4), st.text(5), st.text(6)), st.text(1), {}});
-      gs.back().runs.push_back(st.i64(0));
-    }
+std::vector<GpuRuns> gpus_at(sql::Conn& c, const std::string& commit) {
+  std::vector<GpuRuns> gs;
+  auto& st = c.q("SELECT r.id, r.run_key, g.id, g.vendor_id, g.device_id, g.name, g.device_type FROM runs r"
+                 " JOIN gpus g ON g.id=r.gpu_id WHERE r.commit_id=? ORDER BY g.id, r.started_ms DESC, r.id DESC");
+  st.bind(1, commit);
+  while (st.step()) {
+    if (gs.empty() || gs.back().gpu["id"] != st.i64(2))
+      gs.push_back({gpu_obj(st.i64(2), st.text(3), st.text(4), st.text(5), st.text(6)), st.text(1), {}});
+    gs.back().runs.push_back(st.i64(0));
   }
-  if (gs.empty()) throw ClientError(404, "no runs at commit '" + *commit + "'", "commit");
-  // (family, config) -> gpu index -> variant -> its value and series noise (relative)
-  std::map<std::pair<std::string, std::string>, std::map<std::size_t, analysis::GpuVariants>> groups;
-  std::vector<std::map<std::string, BenchmarkCounters>> counters(gs.size());
+  return gs;
+}
+
+// (family, config) -> GPU index -> variant -> its value and noise (relative)
+using RankingGroups = std::map<std::pair<std::string, std::string>, std::map<std::size_t, analysis::GpuVariants>>;
+
+// Every variant's latest value at the commit on each GPU, with its noise: the series' run-to-run spread, or
+// with little history the run's own sample spread (p25-p75 as a standard deviation) where that is larger.
+// `counters`: each GPU's benchmarks' counters, for the roofline columns.
+RankingGroups variant_values(sql::Conn& c, const std::vector<GpuRuns>& gs, const std::optional<std::string>& family,
+                             std::vector<std::map<std::string, BenchmarkCounters>>& counters) {
+  RankingGroups groups;
+  counters.assign(gs.size(), {});
   for (std::size_t gi = 0; gi < gs.size(); ++gi) {
     for (const std::int64_t run_pk : gs[gi].runs) {
-      std::map<std::string, BenchmarkCounters> run = run_counters(*c, run_pk);
-      auto& st = c->q("SELECT bm.family, bm.variant, bm.config, p.value_ns, p.series_id, p.started_ms FROM points p"
-                      " JOIN series s ON s.id=p.series_id JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE p.run_id=?"
-                      " AND p.value_ns IS NOT NULL");
+      std::map<std::string, BenchmarkCounters> run = run_counters(c, run_pk);
+      auto& st = c.q("SELECT bm.family, bm.variant, bm.config, p.value_ns, p.series_id, p.started_ms FROM points p"
+                     " JOIN series s ON s.id=p.series_id JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE p.run_id=?"
+                     " AND p.value_ns IS NOT NULL");
       st.bind(1, run_pk);
       std::vector<std::tuple<std::string, std::string, std::string, double, std::int64_t, std::int64_t>> rows;
       while (st.step()) {
-        if (auto f = opt(q, "family"); f && *f != st.text(0)) continue;
+        if (family && *family != st.text(0)) continue;
         rows.emplace_back(st.text(0), st.text(1), st.text(2), st.f64(3), st.i64(4), st.i64(5));
       }
-      // The noise: the series' run-to-run spread, or with little history the run's own sample spread
-      // (p25-p75 as a standard deviation) where that is larger.
-      for (const auto& [family, variant, config, value, sid, ms] : rows) {
-        auto& slot = groups[{family, config}][gi];
+      for (const auto& [fam, variant, config, value, sid, ms] : rows) {
+        auto& slot = groups[{fam, config}][gi];
         if (slot.count(variant)) continue;  // a newer run at this commit gave it
-        const std::string name = family + "/" + variant + "/" + config;
+        const std::string name = fam + "/" + variant + "/" + config;
         const auto k = run.find(name);
-        double noise = series_noise(*c, sid, ms, run_pk);
+        double noise = series_noise(c, sid, ms, run_pk);
         if (k != run.end() && std::isfinite(k->second.p75_ns - k->second.p25_ns) && value > 0)
           noise = std::max(noise, (k->second.p75_ns - k->second.p25_ns) / value / analysis::kIqrSigmas);
         slot[variant] = {value, noise};
@@ -92,55 +92,85 @@ json Queries::rankings(const Params& q) {
       }
     }
   }
-  json out = json::array();
-  for (const auto& [key, per_gpu] : groups) {
-    json by_gpu = json::array(), flips = json::array(), gpu_order = json::array();
-    for (const auto& [gi, vars] : per_gpu) {
-      std::vector<std::pair<double, std::string>> r;
-      for (const auto& [v, t] : vars) r.emplace_back(t.value, v);
-      std::sort(r.begin(), r.end());
-      json list = json::array();
-      for (std::size_t i = 0; i < r.size(); ++i) {
-        const auto k = counters[gi].find(key.first + "/" + r[i].second + "/" + key.second);
-        const bool known = k != counters[gi].end();
-        list.push_back({{"rank", i + 1}, {"variant", r[i].second}, {"value_ns", r[i].first},
-                        {"noise_rel", number_or_null(vars.at(r[i].second).noise)},
-                        {"operation", variant_operation(key.first, r[i].second)},
-                        {"pct_of_roofline", known ? number_or_null(k->second.pct_of_roofline) : json(nullptr)},
-                        {"pct_of_copy_peak", known ? number_or_null(k->second.pct_of_copy_peak) : json(nullptr)}});
-      }
-      by_gpu.push_back({{"gpu", gs[gi].gpu}, {"run_id", gs[gi].run}, {"ranking", list}});
+  return groups;
+}
+
+// Each GPU's variants fastest first, with their noise, operation and roofline figures.
+json by_gpu_json(const std::pair<std::string, std::string>& key, const std::map<std::size_t, analysis::GpuVariants>& per_gpu,
+                 const std::vector<GpuRuns>& gs, const std::vector<std::map<std::string, BenchmarkCounters>>& counters) {
+  json by_gpu = json::array();
+  for (const auto& [gi, vars] : per_gpu) {
+    std::vector<std::pair<double, std::string>> r;
+    for (const auto& [v, t] : vars) r.emplace_back(t.value, v);
+    std::sort(r.begin(), r.end());
+    json list = json::array();
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      const auto k = counters[gi].find(key.first + "/" + r[i].second + "/" + key.second);
+      const bool known = k != counters[gi].end();
+      list.push_back({{"rank", i + 1}, {"variant", r[i].second}, {"value_ns", r[i].first},
+                      {"noise_rel", number_or_null(vars.at(r[i].second).noise)},
+                      {"operation", variant_operation(key.first, r[i].second)},
+                      {"pct_of_roofline", known ? number_or_null(k->second.pct_of_roofline) : json(nullptr)},
+                      {"pct_of_copy_peak", known ? number_or_null(k->second.pct_of_copy_peak) : json(nullptr)}});
     }
-    // Flips only between variants of one operation: a tone mapper is not ranked against a DoF tile pass.
-    std::map<std::string, std::map<std::size_t, analysis::GpuVariants>> by_operation;
-    for (const auto& [gi, vars] : per_gpu)
-      for (const auto& [v, t] : vars) by_operation[variant_operation(key.first, v)][gi][v] = t;
-    for (const auto& [operation, same_operation] : by_operation)
-      for (const auto& f : analysis::flips(same_operation))
-        flips.push_back({{"operation", operation}, {"gpu_a", gs[f.gpu_a].gpu["name"]}, {"gpu_b", gs[f.gpu_b].gpu["name"]},
-                         {"faster_on_a", f.faster_on_a}, {"faster_on_b", f.faster_on_b},
-                         {"gap_on_a_pct", 100 * f.gap_on_a_rel}, {"gap_on_b_pct", 100 * f.gap_on_b_rel}});
-    // Per variant, the GPUs fastest first (where an older GPU beats a newer one shows here), and the fastest
-    // named only where its lead is beyond both series' noise (analysis::clear_gap), else a tie.
-    std::map<std::string, std::vector<std::tuple<double, std::string, double>>> per_var;
-    for (const auto& [gi, vars] : per_gpu)
-      for (const auto& [v, t] : vars) per_var[v].emplace_back(t.value, gs[gi].gpu["name"].get<std::string>(), t.noise);
-    for (auto& [v, list] : per_var) {
-      std::sort(list.begin(), list.end());
-      json names = json::array();
-      for (auto& [val, n, noise] : list) names.push_back({{"gpu", n}, {"value_ns", val}});
-      json fastest = nullptr;
-      if (list.size() >= 2) {
-        const auto& [v0, n0, e0] = list[0];
-        const auto& [v1, n1, e1] = list[1];
-        if (analysis::clear_gap(v0, v1, e0, e1)) fastest = n0;
-      }
-      gpu_order.push_back({{"variant", v}, {"fastest_first", names}, {"fastest", fastest},
-                           {"tie", list.size() >= 2 && fastest.is_null()}});
-    }
-    out.push_back({{"family", key.first}, {"config", key.second}, {"by_gpu", by_gpu},
-                   {"flips", flips}, {"gpu_order", gpu_order}});
+    by_gpu.push_back({{"gpu", gs[gi].gpu}, {"run_id", gs[gi].run}, {"ranking", list}});
   }
+  return by_gpu;
+}
+
+// Flips only between variants of one operation: a tone mapper is not ranked against a DoF tile pass.
+json flips_json(const std::string& family, const std::map<std::size_t, analysis::GpuVariants>& per_gpu,
+                const std::vector<GpuRuns>& gs) {
+  json flips = json::array();
+  std::map<std::string, std::map<std::size_t, analysis::GpuVariants>> by_operation;
+  for (const auto& [gi, vars] : per_gpu)
+    for (const auto& [v, t] : vars) by_operation[variant_operation(family, v)][gi][v] = t;
+  for (const auto& [operation, same_operation] : by_operation)
+    for (const auto& f : analysis::flips(same_operation))
+      flips.push_back({{"operation", operation}, {"gpu_a", gs[f.gpu_a].gpu["name"]}, {"gpu_b", gs[f.gpu_b].gpu["name"]},
+                       {"faster_on_a", f.faster_on_a}, {"faster_on_b", f.faster_on_b},
+                       {"gap_on_a_pct", 100 * f.gap_on_a_rel}, {"gap_on_b_pct", 100 * f.gap_on_b_rel}});
+  return flips;
+}
+
+// Per variant, the GPUs fastest first (where an older GPU beats a newer one shows here), and the fastest
+// named only where its lead is beyond both series' noise (analysis::clear_gap), else a tie.
+json gpu_order_json(const std::map<std::size_t, analysis::GpuVariants>& per_gpu, const std::vector<GpuRuns>& gs) {
+  json gpu_order = json::array();
+  std::map<std::string, std::vector<std::tuple<double, std::string, double>>> per_var;
+  for (const auto& [gi, vars] : per_gpu)
+    for (const auto& [v, t] : vars) per_var[v].emplace_back(t.value, gs[gi].gpu["name"].get<std::string>(), t.noise);
+  for (auto& [v, list] : per_var) {
+    std::sort(list.begin(), list.end());
+    json names = json::array();
+    for (auto& [val, n, noise] : list) names.push_back({{"gpu", n}, {"value_ns", val}});
+    json fastest = nullptr;
+    if (list.size() >= 2) {
+      const auto& [v0, n0, e0] = list[0];
+      const auto& [v1, n1, e1] = list[1];
+      if (analysis::clear_gap(v0, v1, e0, e1)) fastest = n0;
+    }
+    gpu_order.push_back({{"variant", v}, {"fastest_first", names}, {"fastest", fastest},
+                         {"tie", list.size() >= 2 && fastest.is_null()}});
+  }
+  return gpu_order;
+}
+
+}  // namespace
+
+json Queries::rankings(const Params& q) {
+  allow_only(q, {"commit", "family"});
+  auto commit = opt(q, "commit");
+  if (!commit) throw ClientError(400, "missing required parameter", "commit");
+  auto c = db_.reader();
+  const std::vector<GpuRuns> gs = gpus_at(*c, *commit);
+  if (gs.empty()) throw ClientError(404, "no runs at commit '" + *commit + "'", "commit");
+  std::vector<std::map<std::string, BenchmarkCounters>> counters;
+  const RankingGroups groups = variant_values(*c, gs, opt(q, "family"), counters);
+  json out = json::array();
+  for (const auto& [key, per_gpu] : groups)
+    out.push_back({{"family", key.first}, {"config", key.second}, {"by_gpu", by_gpu_json(key, per_gpu, gs, counters)},
+                   {"flips", flips_json(key.first, per_gpu, gs)}, {"gpu_order", gpu_order_json(per_gpu, gs)}});
   return {{"commit", *commit}, {"groups", out}};
 }
 
