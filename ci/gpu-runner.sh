@@ -15,8 +15,8 @@
 # Google Benchmark output), verdict.json, and the server's renderings of the run: junit.xml (one
 # testcase per benchmark), summary.md (for a PR comment; also appended to $GITHUB_STEP_SUMMARY when
 # set) and results.csv. With SHADERWATCH_DEVICE=all on several GPUs each device is its own run
-# (<run id>-dev<N>) and its four files go into dev<N>/. SHADERWATCH_DASHBOARD: the dashboard's base URL for their links (default: the
-# server's URL).
+# (<run id>-dev<N>): the bench writes its document as results-dev<N>.json, and its four files go into
+# dev<N>/. SHADERWATCH_DASHBOARD: the dashboard's base URL for their links (default: the server's URL).
 # Exit status, one meaning each, the bench's own (harness/report/exit_status.h) plus 2, for the CI system to tell
 # a broken kernel from a broken machine or a wrong set-up:
 #   0 pass; 1 a wrong answer or a kernel that failed in the bench (or the bench did not build);
@@ -52,6 +52,7 @@ fi
 runner=${SHADERWATCH_RUNNER:-$(hostname)}
 run_id="$runner-$commit-$(date -u +%Y%m%dT%H%M%SZ)"
 out=$artifacts/results.json
+rm -f "$out" "$artifacts"/results-dev*.json  # a device list from this run's documents only
 bench_status=0
 # The bench posts its own results (token from SHADERWATCH_TOKEN), even when a kernel gave a wrong answer:
 # the server records the correctness failure.
@@ -74,9 +75,9 @@ case $bench_status in
     echo "gpu-runner: infrastructure: shaderwatch-bench ended with status $bench_status (a crash or a signal; see above)" >&2
     exit 3 ;;
 esac
-# One run per device: with SHADERWATCH_DEVICE=all and several GPUs the bench posted <run id>-dev<N> for
-# each, and each device's verdict and renderings go into $artifacts/dev<N>/.
-devices=$(grep -o '"swdev[0-9]*_device_name"' "$out" | sed 's/"swdev\([0-9]*\)_.*/\1/' | sort -n | uniq || true)
+# One run per device: with SHADERWATCH_DEVICE=all and several GPUs the bench wrote results-dev<N>.json and
+# posted it as <run id>-dev<N>, and each device's verdict and renderings go into $artifacts/dev<N>/.
+devices=$(find "$artifacts" -maxdepth 1 -name 'results-dev*.json' -printf '%f\n' | sed 's/^results-dev\([0-9]*\)\.json$/\1/' | sort -n)
 fetch() {  # fetch RUN DIR FILE [CURL ARGS]: one of a run's files from the server into DIR
   local run=$1 dir=$2 file=$3
   shift 3

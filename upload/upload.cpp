@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <thread>
 #include <ctime>
-#include <set>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -158,60 +157,6 @@ Result post_run_with_retries(const std::string& url, const std::string& token, c
     std::this_thread::sleep_for(std::chrono::duration<double>(delay));
     delay = std::min(2 * delay, policy.max_delay_seconds);
   }
-}
-
-std::vector<DevicePart> split_by_device(const std::string& benchmark_json) {
-  namespace contract = shaderwatch::contract;
-  const json doc = parse_document(benchmark_json);
-  // Devices by index, in numeric order: "dev2" before "dev10".
-  std::set<std::pair<std::size_t, std::string>> devices;
-  const json context = doc.contains("context") && doc["context"].is_object() ? doc["context"] : json::object();
-  for (const auto& [key, value] : context.items()) {
-    const auto index = contract::device_index_of_key(key);
-    if (!index.empty()) devices.insert({index.size(), std::string(index)});
-  }
-  if (devices.empty()) return {{"", benchmark_json}};
-  const json benchmarks = doc.contains("benchmarks") && doc["benchmarks"].is_array() ? doc["benchmarks"] : json::array();
-  // A row's device: the /dev<N> its run name ends with (an aggregate's name is the run name + "_mean").
-  const auto run_name_of = [](const json& b) -> std::string {
-    for (const char* key : {"run_name", "name"}) {
-      if (b.is_object() && b.contains(key) && b[key].is_string()) return b[key].get<std::string>();
-    }
-    return "";
-  };
-  std::vector<DevicePart> parts;
-  std::vector<bool> assigned(benchmarks.size(), false);
-  for (const auto& [digits, index] : devices) {
-    const std::string prefix = contract::device_context_prefix(index);
-    const std::string suffix = std::string(contract::kDeviceNameSuffix) + index;
-    json part = doc;
-    json ctx = json::object();
-    for (const auto& [key, value] : context.items()) {
-      if (key.starts_with(prefix)) ctx[std::string(contract::kContextPrefix) + key.substr(prefix.size())] = value;
-      else if (contract::device_index_of_key(key).empty()) ctx[key] = value;  // shared: seed, revision, host
-    }
-    part["context"] = ctx;
-    json rows = json::array();
-    for (std::size_t i = 0; i < benchmarks.size(); ++i) {
-      const std::string run_name = run_name_of(benchmarks[i]);
-      if (!run_name.ends_with(suffix)) continue;
-      assigned[i] = true;
-      const std::string plain = run_name.substr(0, run_name.size() - suffix.size());
-      json row = benchmarks[i];
-      if (row.contains("run_name")) row["run_name"] = plain;
-      const std::string name = row.value("name", "");
-      if (name.starts_with(run_name)) row["name"] = plain + name.substr(run_name.size());
-      rows.push_back(std::move(row));
-    }
-    part["benchmarks"] = rows;
-    parts.push_back({"-dev" + index, part.dump()});
-  }
-  for (std::size_t i = 0; i < benchmarks.size(); ++i) {
-    if (!assigned[i])
-      throw std::invalid_argument("benchmark '" + run_name_of(benchmarks[i]) +
-                                  "' names none of the document's devices (its name should end in /dev<N>)");
-  }
-  return parts;
 }
 
 std::vector<PostedRun> post_runs_per_device(const std::string& url, const std::string& token,

@@ -1,27 +1,72 @@
 #pragma once
 // What shaderwatch-bench writes and shaderwatch-server reads beyond plain Google Benchmark JSON: spelled
 // once, here, for both.
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace shaderwatch::contract {
 
-// The kinds of row. Error rows say their kind with the start of their error message.
+// A row's status, in its own field (kStatusField) of every row shaderwatch-bench writes; Google
+// Benchmark's error_occurred and error_message are kept as they were, for its tools. In rising order of
+// concern (a benchmark's status is its worst row's): flake passed a rerun of a check that failed (an
+// expectations entry says the kernel is flaky there); skip: an entry says not to run it there; xfail,
+// xpass: an expected failure failed, or this time passed; unsupported: the device cannot run it.
+enum class RowStatus { Pass, Flake, Skip, Xfail, Xpass, Unsupported, Fail };
+inline constexpr const char* kStatusField = "sw_status";
+inline constexpr RowStatus kRowStatuses[] = {RowStatus::Pass,  RowStatus::Flake,       RowStatus::Skip, RowStatus::Xfail,
+                                             RowStatus::Xpass, RowStatus::Unsupported, RowStatus::Fail};
+inline std::string_view row_status_word(RowStatus s) {
+  switch (s) {
+    case RowStatus::Pass: return "pass";
+    case RowStatus::Flake: return "flake";
+    case RowStatus::Skip: return "skip";
+    case RowStatus::Xfail: return "xfail";
+    case RowStatus::Xpass: return "xpass";
+    case RowStatus::Unsupported: return "unsupported";
+    case RowStatus::Fail: return "fail";
+  }
+  return "fail";
+}
+inline std::optional<RowStatus> row_status_from_word(std::string_view word) {
+  for (RowStatus s : kRowStatuses) {
+    if (row_status_word(s) == word) return s;
+  }
+  return std::nullopt;
+}
+// Whether a row of this status is an error row (error_occurred, no times): all but pass and flake.
+inline bool is_error_status(RowStatus s) { return s != RowStatus::Pass && s != RowStatus::Flake; }
+
+// What a row means to the server.
 enum class RowKind {
-  Measured,            // a time: a point of its series
-  CorrectnessFailure,  // any other error: a wrong answer or a failed run; fails the verdict
-  ExpectedOutcome,     // what an expectations entry accounts for (XFAIL, XPASS, SKIP): kept, never a
-                       // failure, never a point
-  Unsupported,         // the device cannot run the kernel: kept, never a failure, never a point;
-                       // the verdict lists it as skipped
+  Measured,            // pass, flake: a time, a point of its series
+  CorrectnessFailure,  // fail: a wrong answer or a failed run; fails the verdict
+  ExpectedOutcome,     // xfail, xpass, skip: what an expectations entry accounts for; kept, never a failure,
+                       // never a point
+  Unsupported,         // the device cannot run the kernel: kept, never a failure, never a point; the
+                       // verdict lists it as skipped
 };
-// An expected outcome's error message: "EXPECTED (<entry id>): <word>, <detail>", the entry being one of
-// kernels/expectations.json (the negative control's id is "negative control") or of a runner's own file.
+inline RowKind row_kind(RowStatus s) {
+  switch (s) {
+    case RowStatus::Pass:
+    case RowStatus::Flake: return RowKind::Measured;
+    case RowStatus::Skip:
+    case RowStatus::Xfail:
+    case RowStatus::Xpass: return RowKind::ExpectedOutcome;
+    case RowStatus::Unsupported: return RowKind::Unsupported;
+    case RowStatus::Fail: return RowKind::CorrectnessFailure;
+  }
+  return RowKind::CorrectnessFailure;
+}
+
+// The error messages of rows that are not failures. They say again, for people and for Google Benchmark's
+// tools, what the status field says; documents from before the field say it only this way
+// (row_status_of_message). An expected outcome: "EXPECTED (<entry id>): <word>, <detail>", the entry
+// being one of kernels/expectations.json (the negative control's id is "negative control") or of a
+// runner's own file.
 inline constexpr std::string_view kExpectedOutcomePrefix = "EXPECTED (";
 inline constexpr std::string_view kExpectedOutcomeIdEnd = "): ";
 inline constexpr std::string_view kUnsupportedPrefix = "UNSUPPORTED: ";
-// The words of an expected outcome: an expected failure failed (XFAIL) or, this time, passed (XPASS);
-// the entry says not to run the kernel on this device (SKIP).
 inline constexpr std::string_view kXfail = "XFAIL";
 inline constexpr std::string_view kXpass = "XPASS";
 inline constexpr std::string_view kSkip = "SKIP";
@@ -41,20 +86,26 @@ inline std::string_view expected_outcome_word(std::string_view message) {
   return {};
 }
 
-inline RowKind row_kind(bool error_occurred, std::string_view error_message) {
-  if (!error_occurred) return RowKind::Measured;
-  if (!expected_outcome_word(error_message).empty()) return RowKind::ExpectedOutcome;
-  if (error_message.starts_with(kUnsupportedPrefix)) return RowKind::Unsupported;
-  return RowKind::CorrectnessFailure;
+// The status of a row from before kStatusField, read from its error message. A flake is a pass here: such
+// rows say it with their kCheckRetriesCounter.
+inline RowStatus row_status_of_message(bool error_occurred, std::string_view error_message) {
+  if (!error_occurred) return RowStatus::Pass;
+  const auto word = expected_outcome_word(error_message);
+  if (word == kXfail) return RowStatus::Xfail;
+  if (word == kXpass) return RowStatus::Xpass;
+  if (word == kSkip) return RowStatus::Skip;
+  if (error_message.starts_with(kUnsupportedPrefix)) return RowStatus::Unsupported;
+  return RowStatus::Fail;
 }
 
 // Context keys the server reads to know the device, driver and harness of a run: each is kContextPrefix
 // + the name below ("sw_device_name"). A run is one device.
 inline constexpr std::string_view kContextPrefix = "sw_";
-// With several devices (shaderwatch-bench --device all) one document holds them all: device N's context
-// keys are "swdev<N>_" + name and its benchmark names end in "/dev<N>". The upload client
-// (shaderwatch-server post, shaderwatch-bench --post) splits such a document into one run per device,
-// each with "sw_" keys and plain names; the server refuses it whole.
+// With several devices (shaderwatch-bench --device all) Google Benchmark writes them all into one
+// document: device N's context keys are "swdev<N>_" + name and its benchmark names end in "/dev<N>".
+// shaderwatch-bench then splits it (upload::split_by_device) into one document per device, FILE-dev<N>.json
+// beside --benchmark_out=FILE.json, each with "sw_" keys and plain names, posted as run <run id>-dev<N>.
+// The server refuses a merged document; `shaderwatch-server post` splits one an older bench wrote.
 inline constexpr std::string_view kDeviceContextPrefix = "swdev";
 inline constexpr std::string_view kDeviceNameSuffix = "/dev";
 inline std::string device_context_prefix(std::string_view index) {

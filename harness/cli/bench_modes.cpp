@@ -9,6 +9,7 @@
 #include "report/exit_status.h"
 #include "report/image_writer.h"
 #include "report/post_results.h"
+#include "report/result_documents.h"
 #include "report/terminal_report.h"
 
 namespace shaderwatch {
@@ -30,6 +31,14 @@ std::string hex(uint32_t v) {
 }
 
 // The validation layer's messages, printed; then the status: a wrong answer where there were any.
+// Where the results went: the file, or each device's (FILE-dev<N>.json) where the run had several.
+std::string saved_files(const std::string& out_file, const std::vector<ResultDocument>& documents) {
+  if (documents.size() < 2) return out_file;
+  std::string files;
+  for (const auto& d : documents) files.append(files.empty() ? "" : ", ").append(d.path);
+  return files;
+}
+
 int status_after_validation(Instance& instance, int failures) {
   const auto messages = instance.validation_log().take();
   for (const auto& m : messages) std::cerr << m << "\n";
@@ -97,8 +106,10 @@ int benchmark_mode(Instance& instance, const BenchArgs& a, BenchmarkOptions opti
   } else if (failures) {
     print_failures(std::cerr, run.results);
   }
+  std::vector<ResultDocument> documents;
+  if (gbench.out_format == "json" && !gbench.out_file.empty()) documents = finish_result_documents(gbench.out_file, run.results);
   // Posted even with wrong answers: the server records the correctness failures.
-  const bool posted = a.post.url.empty() || post_results(a.post, gbench.out_file);
+  const bool posted = a.post.url.empty() || post_results(a.post, documents);
   const auto messages = instance.validation_log().take();
   for (const auto& m : messages) std::cerr << m << "\n";
   // A lost device is the machine's failure, whatever its rows say; then the post; then the answers.
@@ -112,7 +123,7 @@ int benchmark_mode(Instance& instance, const BenchArgs& a, BenchmarkOptions opti
                            (failures ? " and " + std::to_string(failures) + " wrong answers or failed kernels" : "");
     facts.saved = gbench.out_file.empty()
                       ? "results not saved: add --benchmark_out=FILE (and --post URL to send them to a results server)"
-                      : "results: " + gbench.out_file + " (" + gbench.out_format + ")" +
+                      : "results: " + saved_files(gbench.out_file, documents) + " (" + gbench.out_format + ")" +
                             (a.post.url.empty() ? "" : posted ? ", posted to " + a.post.url : ", NOT posted to " + a.post.url);
     print_closing_summary(std::cout, run.results, facts, style);
   }

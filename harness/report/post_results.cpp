@@ -38,28 +38,28 @@ PostCheck check_post_server(const PostOptions& o) {
   return {kExitInfrastructure, where + "the results server cannot be reached or failed (" + r.error + ")"};
 }
 
-bool post_results(const PostOptions& o, const std::string& out_file) {
-  std::ifstream in(out_file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in) {
-    std::cerr << "post: cannot read " << out_file << "\n";
-    return false;
-  }
-  const shaderwatch::upload::RunMeta meta{o.run_id, o.commit, o.branch, o.merge_base, o.runner, o.job_url, ""};
+bool post_results(const PostOptions& o, const std::vector<ResultDocument>& documents) {
   shaderwatch::upload::RetryPolicy policy;
   policy.attempts = o.attempts;
-  std::cerr << "posting " << out_file << " to " << o.url << " as run " << o.run_id
-            << " (one run per device, -dev<N>, with several)" << std::endl;
-  const auto posted = shaderwatch::upload::post_runs_per_device(
-      o.url, o.token, text.str(), meta, policy, [](const std::string& why) { std::cerr << "post: " << why << std::endl; });
-  for (const auto& p : posted) {
-    if (!p.result.ok) {
-      std::cerr << "post: run " << p.run_id << " failed: " << p.result.error << std::endl;
+  for (const auto& d : documents) {
+    std::ifstream in(d.path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in) {
+      std::cerr << "post: cannot read " << d.path << "\n";
       return false;
     }
-    std::cerr << "post: run " << p.run_id << " " << (p.result.status == 201 ? "stored" : "already stored") << " (HTTP "
-              << p.result.status << ")" << std::endl;
+    const shaderwatch::upload::RunMeta meta{o.run_id + d.run_id_suffix, o.commit, o.branch, o.merge_base,
+                                            o.runner, o.job_url, ""};
+    std::cerr << "posting " << d.path << " to " << o.url << " as run " << meta.run_id << std::endl;
+    const auto r = shaderwatch::upload::post_run_with_retries(
+        o.url, o.token, text.str(), meta, policy, [](const std::string& why) { std::cerr << "post: " << why << std::endl; });
+    if (!r.ok) {
+      std::cerr << "post: run " << meta.run_id << " failed: " << r.error << std::endl;
+      return false;
+    }
+    std::cerr << "post: run " << meta.run_id << " " << (r.status == 201 ? "stored" : "already stored") << " (HTTP "
+              << r.status << ")" << std::endl;
   }
   return true;
 }

@@ -2,6 +2,9 @@
 // --post: shaderwatch-bench uploads its own JSON output to a results server (the server's upload
 // client, with retries), as a GPU runner job would with `shaderwatch-server post`.
 #include <string>
+#include <vector>
+
+#include "report/result_documents.h"
 
 namespace shaderwatch {
 
@@ -24,7 +27,8 @@ struct PostCheck {
 };
 PostCheck check_post_server(const PostOptions& options);
 
-// Posts the JSON file; progress and the server's answer on stderr. Returns false when it could not.
-bool post_results(const PostOptions& options, const std::string& out_file);
+// Posts each document as its own run (the run id with the document's suffix); progress and the server's
+// answers on stderr. Returns false when one could not be posted (those after it are not tried).
+bool post_results(const PostOptions& options, const std::vector<ResultDocument>& documents);
 
 }  // namespace shaderwatch

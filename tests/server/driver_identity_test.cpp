@@ -92,7 +92,7 @@ TEST(DriverIdentity, MigrationRespellsRunsStoredBeforeIt) {
   {  // As a server before the vendor's spelling stored it.
     auto c = shaderwatch::sql::connect(shaderwatch::sql::Location::parse(db), shaderwatch::sql::Role::Writer);
     c->exec("UPDATE runs SET driver_version='580.159.4.0'");
-    c->set_schema_version(3);
+    swt::set_back_to_schema(*c, 3);
   }
   TestServer s(db);
   EXPECT_EQ(s.store->schema_version(), shaderwatch::Store::kSchemaVersion);

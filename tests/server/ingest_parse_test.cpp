@@ -33,7 +33,8 @@ TEST(IngestParse, ShaderwatchBenchOutput) {
   for (const auto& r : p.rows) {
     if (r.error) {
       ++errors;
-      const auto kind = shaderwatch::contract::row_kind(true, r.error_message);
+      EXPECT_FALSE(r.status_given) << "a bench from before the status field";
+      const auto kind = shaderwatch::contract::row_kind(r.status);
       EXPECT_TRUE(kind == shaderwatch::contract::RowKind::ExpectedOutcome ||
                   kind == shaderwatch::contract::RowKind::Unsupported)
           << r.error_message;
@@ -137,4 +138,53 @@ TEST(IngestParse, ARunHoldsABoundedNumberOfBenchmarks) {
   EXPECT_EQ(refusal(wrapped(doc)), "benchmark.benchmarks: 10001 distinct benchmarks, more than 10000 in one run");
   doc["benchmarks"].erase(doc["benchmarks"].size() - 1);
   EXPECT_EQ(refusal(wrapped(doc)), "accepted");
+}
+
+// Issue 27: a row's status travels in a field of its own (contract::kStatusField), and must agree with
+// Google Benchmark's error_occurred, which is kept for its tools; a document without it (every bench
+// before the field) is read from its error messages as before, and keeps its content id.
+TEST(IngestParse, ARowsStatusIsAFieldOfItsOwn) {
+  namespace contract = shaderwatch::contract;
+  const json plain = swt::read_fixture("decorated_plain.json");
+  const auto before = shaderwatch::parse_body(wrapped(plain), 64);
+  for (const auto& r : before.rows) {
+    EXPECT_FALSE(r.status_given);
+    EXPECT_EQ(r.status, contract::RowStatus::Pass);
+  }
+  json doc = plain;
+  for (auto& row : doc["benchmarks"]) row[contract::kStatusField] = "flake";
+  const auto given = shaderwatch::parse_body(wrapped(doc), 64);
+  for (const auto& r : given.rows) EXPECT_EQ(r.status, contract::RowStatus::Flake);
+  EXPECT_NE(given.sha, before.sha) << "the status is part of what was stored";
+
+  // An error row: its status says which kind of error, whatever its message says.
+  json error_row = doc["benchmarks"][0];
+  error_row.erase("real_time"), error_row.erase("cpu_time"), error_row.erase("iterations");
+  error_row["error_occurred"] = true;
+  error_row["error_message"] = "a message that does not start with any prefix";
+  error_row[contract::kStatusField] = "unsupported";
+  doc["benchmarks"] = json::array({error_row});
+  EXPECT_EQ(shaderwatch::parse_body(wrapped(doc), 64).rows.at(0).status, contract::RowStatus::Unsupported);
+
+  const auto refused = [&](const json& status, bool error) {
+    json d = doc;
+    d["benchmarks"][0][contract::kStatusField] = status;
+    d["benchmarks"][0]["error_occurred"] = error;
+    return refusal(wrapped(d));
+  };
+  EXPECT_EQ(refused("fail", true), "accepted");
+  EXPECT_EQ(refused("broken", true),
+            "benchmark.benchmarks[0].sw_status: 'broken' is not a row status (pass, flake, skip, xfail, xpass, unsupported, fail)");
+  EXPECT_EQ(refused(3, true), "benchmark.benchmarks[0].sw_status: must be a string");
+  EXPECT_EQ(refused("pass", true),
+            "benchmark.benchmarks[0].sw_status: 'pass' is a status without an error, but error_occurred is true");
+}
+
+// A pass whose check was retried (check_retries > 0), from before the status field, is a flake.
+TEST(IngestParse, ARetriedPassWithoutTheFieldIsAFlake) {
+  json doc = swt::read_fixture("decorated_plain.json");
+  doc["benchmarks"][0][shaderwatch::contract::kCheckRetriesCounter] = 2;
+  const auto p = shaderwatch::parse_body(wrapped(doc), 64);
+  EXPECT_EQ(p.rows.at(0).status, shaderwatch::contract::RowStatus::Flake);
+  EXPECT_EQ(p.rows.at(1).status, shaderwatch::contract::RowStatus::Pass);
 }

@@ -33,6 +33,13 @@ std::string cat(const A&... a) {
 }
 
 // Set by tests/server/with_postgres.sh: the Unix-socket directory of a throwaway PostgreSQL cluster
+// A database set back to schema version `v` for a migration test (made by this server, then told it is
+// older): the columns migrations after `v` add are dropped, so that they run again.
+inline void set_back_to_schema(shaderwatch::sql::Conn& c, int v) {
+  if (v < 5) c.exec("ALTER TABLE results DROP COLUMN status");
+  c.set_schema_version(v);
+}
+
 // whose superuser is `sw`. Then every test's database is a PostgreSQL database of that cluster.
 inline const char* postgres_socket_dir() { return std::getenv("SW_TEST_POSTGRES_SOCKET"); }
 inline bool on_postgres() { return postgres_socket_dir() != nullptr; }

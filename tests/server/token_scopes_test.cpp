@@ -158,7 +158,7 @@ CREATE TABLE tokens(
     c->q("INSERT INTO tokens(name, hash, created_at, revoked_at) VALUES(?,?,?,?)")
         .bind(1, "old-gone").bind(2, shaderwatch::sha256_hex("swt_gone")).bind(3, "2026-01-01T00:00:00.000Z")
         .bind(4, "2026-01-02T00:00:00.000Z").run();
-    c->set_schema_version(2);
+    swt::set_back_to_schema(*c, 2);
   }
   TestServer s(db, {}, false);
   EXPECT_EQ(s.store->schema_version(), shaderwatch::Store::kSchemaVersion);

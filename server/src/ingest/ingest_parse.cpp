@@ -108,7 +108,7 @@ const std::set<std::string>& known_row_keys() {
       "name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
       "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit", "label",
       "error_occurred", "error_message", "aggregate_name", "aggregate_unit", "big_o",
-      "cpu_coefficient", "real_coefficient", "rms"};
+      "cpu_coefficient", "real_coefficient", "rms", contract::kStatusField};
   return k;
 }
 
@@ -127,6 +127,8 @@ std::string content_hash(const Parsed& p) {
       h.field(*f);
     for (std::int64_t v : {r.repetition_index, r.repetitions, r.threads, r.iterations, std::int64_t{r.error}})
       h.field(v);
+    // Only when given: a run posted before the field keeps its hash (its status follows from the rest).
+    if (r.status_given) h.field(std::string(contract::row_status_word(r.status)));
     h.field(r.real_ns ? *r.real_ns : -1.0);
     h.field(r.cpu_ns ? *r.cpu_ns : -1.0);
   }
@@ -218,6 +220,34 @@ double time_unit_scale(const std::string& unit, const std::string& path) {
 }
 
 // One entry of benchmark.benchmarks: an iteration (one repetition) or an aggregate row.
+// The row's status: its own field where the document has one, which must agree with error_occurred;
+// else read from the error message as before the field (a pass whose check was retried is a flake).
+void parse_status(const json& b, const std::string& path, const json& counters, Row& r) {
+  const json* given = find(b, contract::kStatusField);
+  if (!given) {
+    r.status = contract::row_status_of_message(r.error, r.error_message);
+    const auto retries = counters.find(contract::kCheckRetriesCounter);
+    if (r.status == contract::RowStatus::Pass && retries != counters.end() && retries->get<double>() > 0)
+      r.status = contract::RowStatus::Flake;
+    return;
+  }
+  const std::string field = path + "." + contract::kStatusField;
+  if (!given->is_string()) throw ClientError(400, "must be a string", field);
+  const std::string word = given->get<std::string>();
+  const auto status = contract::row_status_from_word(word);
+  if (!status) {
+    std::string words;
+    for (auto s : contract::kRowStatuses) words.append(words.empty() ? "" : ", ").append(contract::row_status_word(s));
+    throw ClientError(400, "'" + word.substr(0, 64) + "' is not a row status (" + words + ")", field);
+  }
+  if (contract::is_error_status(*status) != r.error)
+    throw ClientError(400, "'" + word + "' " + (r.error ? "is a status without an error, but error_occurred is true"
+                                                        : "is an error's status, but error_occurred is not true"),
+                      field);
+  r.status = *status;
+  r.status_given = true;
+}
+
 Row parse_row(const json& b, std::size_t i) {
   const std::string path = "benchmark.benchmarks[" + std::to_string(i) + "]";
   if (!b.is_object()) throw ClientError(400, "must be an object", path);
@@ -278,6 +308,7 @@ Row parse_row(const json& b, std::size_t i) {
   if (counters.size() > kMaxCounters)
     throw ClientError(400, std::to_string(counters.size()) + " counters, more than " + std::to_string(kMaxCounters), path);
   r.counters = counters.dump();
+  parse_status(b, path, counters, r);
   return r;
 }
 

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include <shaderwatch/result_contract.h>
+
 namespace shaderwatch {
 
 struct Row {
@@ -18,6 +20,8 @@ struct Row {
   std::int64_t repetition_index = 0, repetitions = 0, threads = 1, iterations = 0;
   std::optional<double> real_ns, cpu_ns;
   bool error = false;
+  contract::RowStatus status = contract::RowStatus::Pass;
+  bool status_given = false;  // the row carried contract::kStatusField (else read from its error message)
 };
 
 struct Parsed {

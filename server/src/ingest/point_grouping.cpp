@@ -11,7 +11,7 @@ std::map<std::string, PointRows> group_points(const std::vector<Row>& rows) {
   std::map<std::string, PointRows> points;
   std::map<std::string, Aggregates> aggregates;
   for (const auto& r : rows) {
-    const auto kind = contract::row_kind(r.error, r.error_message);
+    const auto kind = contract::row_kind(r.status);
     if (kind == contract::RowKind::ExpectedOutcome || kind == contract::RowKind::Unsupported) continue;
     auto& a = points[r.series_name];
     if (a.label.empty()) a.label = r.label;

@@ -123,14 +123,14 @@ void insert_results(sql::Conn& w, const Parsed& p, std::int64_t run_pk, Ids& ids
   sql::BulkInsert results(w,
                           "INSERT INTO results(run_id, benchmark_id, idx, run_type, aggregate_name,"
                           " repetition_index, repetitions, threads, iterations, real_ns, cpu_ns, time_unit,"
-                          " label, error_occurred, error_message, counters)",
-                          16);
+                          " label, error_occurred, error_message, counters, status)",
+                          17);
   for (const auto& r : p.rows)
     results.add({run_pk, ids.bench_id(r.series_name), static_cast<std::int64_t>(r.idx), r.run_type,
                  text_or_null(r.aggregate_name), std::int64_t{r.repetition_index}, std::int64_t{r.repetitions},
                  std::int64_t{r.threads}, std::int64_t{r.iterations}, real_or_null(r.real_ns),
                  real_or_null(r.cpu_ns), r.time_unit, r.label, std::int64_t{r.error ? 1 : 0}, r.error_message,
-                 r.counters});
+                 r.counters, std::string(contract::row_status_word(r.status))});
   results.finish();
 }
 

@@ -241,7 +241,7 @@ json Queries::run(const std::string& key) {
       p["pct_of_roofline"] = number_or_null(k.pct_of_roofline);
       p["pct_of_copy_peak"] = number_or_null(k.pct_of_copy_peak);
       p["err_bound_ratio"] = number_or_null(k.err_bound_ratio);
-      p["outcome"] = outcome_name(k.outcome);
+      p["outcome"] = contract::row_status_word(k.outcome);
       if (k.outcome == RowStatus::Flake) p["error_message"] = k.message;  // a pass: says how many checks failed first
       counters.erase(it);
     }
@@ -251,7 +251,7 @@ json Queries::run(const std::string& key) {
   // could not run.
   json others = json::array();
   for (const auto& [name, k] : counters)
-    others.push_back({{"benchmark", name}, {"outcome", outcome_name(k.outcome)}, {"error_message", k.message}});
+    others.push_back({{"benchmark", name}, {"outcome", contract::row_status_word(k.outcome)}, {"error_message", k.message}});
   return {{"run", r}, {"points", pts}, {"not_measured", others}};
 }
 
@@ -270,7 +270,7 @@ json Queries::run_results(const std::string& key, const Params& q) {
   }
   auto& st = c->q("SELECT r.idx, bm.name, r.run_type, r.aggregate_name, r.repetition_index, r.repetitions,"
                   " r.threads, r.iterations, r.real_ns, r.cpu_ns, r.time_unit, r.label, r.error_occurred,"
-                  " r.error_message, r.counters FROM results r JOIN benchmarks bm ON bm.id=r.benchmark_id" +
+                  " r.error_message, r.counters, r.status FROM results r JOIN benchmarks bm ON bm.id=r.benchmark_id" +
                   wh.sql + " ORDER BY r.idx LIMIT ? OFFSET ?");
   const int next = wh.bind(st);
   st.bind(next, limit + 1).bind(next + 1, offset);  // one more than asked: is there a next page?
@@ -286,7 +286,7 @@ json Queries::run_results(const std::string& key, const Params& q) {
                    {"repetition_index", st.i64(4)}, {"repetitions", st.i64(5)}, {"threads", st.i64(6)},
                    {"iterations", st.i64(7)}, {"real_ns", num_or_null(st, 8)}, {"cpu_ns", num_or_null(st, 9)},
                    {"time_unit", st.text(10)}, {"label", st.text(11)}, {"error_occurred", st.i64(12) != 0},
-                   {"error_message", st.text(13)}, {"outcome", outcome_name(outcome_of(st.i64(12) != 0, st.text(13)))},
+                   {"error_message", st.text(13)}, {"outcome", st.text(15)},
                    {"counters", json::parse(st.text(14), nullptr, false)}});
   }
   return {{"run_id", key}, {"results", out}, {"limit", limit}, {"offset", offset},

@@ -108,7 +108,7 @@ json Queries::vocabulary() {
   json outcomes = json::array();
   for (auto o : {RowStatus::Pass, RowStatus::Flake, RowStatus::Fail, RowStatus::Xfail, RowStatus::Xpass, RowStatus::Skip,
                  RowStatus::Unsupported})
-    outcomes.push_back(outcome_name(o));
+    outcomes.push_back(contract::row_status_word(o));
   // What the dashboard needs to know of the words, so it spells none by hand: the open states, the
   // correctness kinds (a wrong answer, no cause), the performance kinds drawn as before/after levels.
   json correctness_kinds = json::array(), level_kinds = json::array(), tones = json::object();
@@ -178,7 +178,7 @@ json Queries::correctness(const Params& q) {
         auto& cells = rows[name];
         cells.resize(cols.size(), nullptr);
         if (!cells[ci].is_null()) continue;
-        cells[ci] = {{"outcome", outcome_name(k.outcome)}, {"message", k.message}, {"run_id", key}};
+        cells[ci] = {{"outcome", contract::row_status_word(k.outcome)}, {"message", k.message}, {"run_id", key}};
         ++filled;
       }
       if (filled >= gpu_benchmarks) break;

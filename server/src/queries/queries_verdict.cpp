@@ -141,14 +141,15 @@ void load_level(sql::Conn& c, const LevelBound& bound, const detect::Params& det
 // listed so nobody mistakes them for either.
 json skipped_kernels(sql::Conn& c, std::int64_t pk) {
   json skipped = json::array();
-  auto& st = c.q("SELECT bm.name, MIN(r.error_message) FROM results r JOIN benchmarks bm ON bm.id=r.benchmark_id"
-                 " WHERE r.run_id=? AND r.error_occurred=1 GROUP BY bm.name ORDER BY bm.name");
+  const auto word = [](RowStatus s) { return std::string(contract::row_status_word(s)); };
+  auto& st = c.q("SELECT bm.name, r.status, MIN(r.error_message) FROM results r JOIN benchmarks bm ON"
+                 " bm.id=r.benchmark_id WHERE r.run_id=? AND r.status IN ('" + word(RowStatus::Unsupported) + "','" +
+                 word(RowStatus::Skip) + "') GROUP BY bm.name, r.status ORDER BY bm.name");
   st.bind(1, pk);
   while (st.step()) {
-    const std::string message = st.text(1);
-    const RowStatus o = outcome_of(true, message);
-    if (o != RowStatus::Unsupported && o != RowStatus::Skip) continue;
-    const std::string_view prefix = o == RowStatus::Unsupported ? shaderwatch::contract::kUnsupportedPrefix : "";
+    const std::string message = st.text(2);
+    const bool unsupported = status_of(st.text(1)) == RowStatus::Unsupported;
+    const std::string_view prefix = unsupported && message.starts_with(contract::kUnsupportedPrefix) ? contract::kUnsupportedPrefix : "";
     skipped.push_back({{"benchmark", st.text(0)}, {"reason", message.substr(prefix.size())}});
   }
   return skipped;

@@ -12,16 +12,15 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <shaderwatch/result_contract.h>
 
 #include "storage/sql.h"
 
 namespace shaderwatch {
 
-// In rising order of concern. flake: passed a rerun of a check that failed (an expectations entry says
-// the kernel is flaky there); skip: an entry says not to run it there.
-enum class RowStatus { Pass, Flake, Skip, Xfail, Xpass, Unsupported, Fail };
-std::string_view outcome_name(RowStatus o);
-RowStatus outcome_of(bool error_occurred, std::string_view error_message);
+using contract::RowStatus;
+// The status of a stored row: its results.status column.
+RowStatus status_of(const std::string& word);
 
 struct BenchmarkCounters {
   double p25_ns = NAN, p75_ns = NAN, err_bound_ratio = NAN;

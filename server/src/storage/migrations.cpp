@@ -44,6 +44,24 @@ void respell_driver_versions(sql::Conn& c) {
     c.q("UPDATE runs SET driver_version=? WHERE id=?").bind(1, version).bind(2, id).run();
 }
 
+// 5: a result row's status in a column of its own (contract::RowStatus's word), read until then from its
+// error message on every query. Rows stored before it: 'pass' by the column's default, then each error
+// row's status from its message and each pass whose check was retried a flake, as ingest reads a document
+// without the status field.
+void backfill_row_statuses(sql::Conn& c) {
+  c.exec("UPDATE results SET status='" + std::string(contract::row_status_word(contract::RowStatus::Flake)) +
+         "' WHERE error_occurred=0 AND " + c.json_number("counters", contract::kCheckRetriesCounter) + " > 0");
+  std::vector<std::pair<std::int64_t, contract::RowStatus>> errors;
+  auto& st = c.q("SELECT id, error_message FROM results WHERE error_occurred<>0");
+  while (st.step()) errors.emplace_back(st.i64(0), contract::row_status_of_message(true, st.text(1)));
+  st.reset();
+  auto& update = c.q("UPDATE results SET status=? WHERE id=?");
+  for (const auto& [id, status] : errors) {
+    update.reset();
+    update.bind(1, std::string(contract::row_status_word(status))).bind(2, id).run();
+  }
+}
+
 // Schema migrations, applied in order at start; the schema version records how many ran. Written in
 // SQLite's words; Conn::ddl gives PostgreSQL's; a migration that rewrites data does it in C++ after its
 // SQL. Append only: never edit a migration that has shipped.
@@ -145,6 +163,12 @@ UPDATE tokens SET scope='admin';
 )SQL"},
     // 4: the vendor's spelling of driver versions.
     {"", respell_driver_versions},
+    // 5: the row status column; see backfill_row_statuses.
+    {R"SQL(
+ALTER TABLE results ADD COLUMN status TEXT NOT NULL DEFAULT 'pass'
+  CHECK(status IN ('pass','flake','skip','xfail','xpass','unsupported','fail'));
+)SQL",
+     backfill_row_statuses},
 };
 
 }  // namespace

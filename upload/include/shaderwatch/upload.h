@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "shaderwatch/device_split.h"
+
 namespace shaderwatch::upload {
 
 struct RunMeta {
@@ -57,21 +59,9 @@ Result post_run_with_retries(const std::string& url, const std::string& token, c
                              const RunMeta& meta, const RetryPolicy& policy,
                              const std::function<void(const std::string&)>& on_retry = {}, int timeout_seconds = 60);
 
-// One device's part of a Google Benchmark document. shaderwatch-bench --device all writes every device
-// into one document (contract: context keys swdev<N>_<name>, names ending /dev<N>); the server stores
-// one run per device, so the client posts each part as its own run: context keys sw_<name> (the
-// device's own; keys of other devices dropped, shared ones kept), names without the suffix, the run id
-// with run_id_suffix ("-dev<N>") appended. A document of one device is one part with an empty suffix.
-struct DevicePart {
-  std::string run_id_suffix;
-  std::string benchmark_json;
-};
-// Throws std::invalid_argument when the text is not a JSON object, or a benchmark of a several-device
-// document names no device of its context.
-std::vector<DevicePart> split_by_device(const std::string& benchmark_json);
-
-// Every device's part of the document posted as its own run (post_run_with_retries each), in device
-// order; stops at the first that cannot be posted, so the last result says why.
+// Every device's part of the document (split_by_device: one part for a document of one device) posted as
+// its own run, the run id with the part's suffix (post_run_with_retries each), in device order; stops at
+// the first that cannot be posted, so the last result says why.
 struct PostedRun {
   std::string run_id;
   Result result;

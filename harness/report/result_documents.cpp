@@ -1,0 +1,98 @@
+#include "report/result_documents.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "shaderwatch/device_split.h"
+
+namespace shaderwatch {
+
+using nlohmann::ordered_json;
+
+contract::RowStatus row_status(CheckStatus status) {
+  using contract::RowStatus;
+  switch (status) {
+    case CheckStatus::Pass: return RowStatus::Pass;
+    case CheckStatus::Flake: return RowStatus::Flake;
+    case CheckStatus::ExpectedFail: return RowStatus::Xfail;
+    case CheckStatus::UnexpectedPass: return RowStatus::Xpass;
+    case CheckStatus::Skipped: return RowStatus::Skip;
+    case CheckStatus::Unsupported: return RowStatus::Unsupported;
+    case CheckStatus::Fail:
+    case CheckStatus::Improbable:
+    case CheckStatus::Error: return RowStatus::Fail;
+  }
+  return RowStatus::Fail;
+}
+
+namespace {
+
+ordered_json read_document(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) throw std::runtime_error("--benchmark_out '" + path + "' cannot be read back: " + std::strerror(errno));
+  try {
+    return ordered_json::parse(text.str());
+  } catch (const ordered_json::exception& e) {
+    throw std::runtime_error("--benchmark_out '" + path + "' is not the JSON Google Benchmark writes: " + e.what());
+  }
+}
+
+void write_document(const std::string& path, const ordered_json& document) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << document.dump(2) << "\n";
+  out.close();
+  if (!out) throw std::runtime_error("--benchmark_out: '" + path + "' cannot be written: " + std::strerror(errno));
+}
+
+// Every row (repetitions and aggregates) with its benchmark's status; a row is found by its run name,
+// which is the benchmark's name (the reporter wrote clean names).
+void add_statuses(ordered_json& document, const std::vector<BenchmarkResult>& results, const std::string& path) {
+  std::map<std::string, contract::RowStatus, std::less<>> status_of;
+  for (const auto& r : results) status_of.emplace(r.name, row_status(r.outcome.status));
+  if (!document.contains("benchmarks") || !document["benchmarks"].is_array())
+    throw std::runtime_error("--benchmark_out '" + path + "' has no benchmarks array");
+  for (auto& row : document["benchmarks"]) {
+    const std::string run_name = row.value("run_name", row.value("name", ""));
+    const auto it = status_of.find(run_name);
+    if (it == status_of.end())
+      throw std::runtime_error("--benchmark_out '" + path + "': row '" + run_name + "' is no benchmark of this run");
+    row[contract::kStatusField] = contract::row_status_word(it->second);
+  }
+}
+
+// FILE.json -> FILE-dev<N>.json, in the same directory.
+std::string device_path(const std::string& path, const std::string& suffix) {
+  const std::filesystem::path p(path);
+  return (p.parent_path() / (p.stem().string() + suffix + p.extension().string())).string();
+}
+
+}  // namespace
+
+std::vector<ResultDocument> finish_result_documents(const std::string& path, const std::vector<BenchmarkResult>& results) {
+  ordered_json document = read_document(path);
+  add_statuses(document, results, path);
+  std::vector<upload::DeviceDocument> parts;
+  try {
+    parts = upload::split_document_by_device(document);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error("--benchmark_out '" + path + "': " + e.what());
+  }
+  std::vector<ResultDocument> written;
+  for (const auto& part : parts) {
+    written.push_back({part.run_id_suffix.empty() ? path : device_path(path, part.run_id_suffix), part.run_id_suffix});
+    write_document(written.back().path, part.document);
+  }
+  if (!(written.size() == 1 && written[0].path == path)) std::filesystem::remove(path);
+  return written;
+}
+
+}  // namespace shaderwatch

@@ -1,0 +1,30 @@
+// One device's part of a Google Benchmark document. With several devices (shaderwatch-bench --device all)
+// Google Benchmark writes them all into one document (contract: context keys swdev<N>_<name>, names ending
+// /dev<N>); the server stores one run per device. shaderwatch-bench splits its document here before
+// writing it, and `shaderwatch-server post` splits one an older bench wrote: context keys sw_<name> (the
+// device's own; keys of other devices dropped, shared ones kept), names without the suffix, the run id
+// suffix "-dev<N>". A document of one device is one part with an empty suffix.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace shaderwatch::upload {
+
+struct DeviceDocument {
+  std::string run_id_suffix;
+  nlohmann::ordered_json document;  // in the order it was written
+};
+// Throws std::invalid_argument when a benchmark of a several-device document names no device of its context.
+std::vector<DeviceDocument> split_document_by_device(const nlohmann::ordered_json& document);
+
+struct DevicePart {
+  std::string run_id_suffix;
+  std::string benchmark_json;
+};
+// The same on text. Throws std::invalid_argument also when the text is not a JSON object.
+std::vector<DevicePart> split_by_device(const std::string& benchmark_json);
+
+}  // namespace shaderwatch::upload
