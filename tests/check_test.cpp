@@ -159,7 +159,7 @@ TEST(CheckLayer, PostfxImageRightAndOnePixelWrong) {
 }
 
 // The registry: every family once, in Family's order (the --check suite's case seeds follow it), each with
-// every part, and each catalog entry named under its family's prefix.
+// every part, and each catalog entry named under its family's prefix, its method in its family's table.
 TEST(KernelFamilies, EachFamilyOnceInOrderWithEveryPartAndItsKernelsNames) {
   std::set<Family> seen;
   for (const KernelFamily* f : kernel_families()) {
@@ -167,10 +167,11 @@ TEST(KernelFamilies, EachFamilyOnceInOrderWithEveryPartAndItsKernelsNames) {
     EXPECT_TRUE(seen.insert(f->id).second) << f->name;
     EXPECT_EQ(&kernel_family(f->id), f);
     EXPECT_FALSE(f->name.empty() || f->display_name.empty());
-    EXPECT_TRUE(f->make_problem && f->make_runner && f->make_check && f->check_inputs) << f->name;
+    EXPECT_TRUE(f->make_problem && f->method && f->check_inputs) << f->name;
     EXPECT_FALSE(f->check_inputs().empty()) << f->name;
   }
   for (const KernelSpec& spec : catalog()) {
     EXPECT_TRUE(spec.name.starts_with(std::string(kernel_family(spec.family).name) + "/")) << spec.name;
+    EXPECT_NO_THROW(kernel_method(spec)) << spec.name << ": its method is not in its family's table";
   }
 }

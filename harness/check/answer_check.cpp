@@ -5,11 +5,11 @@
 namespace shaderwatch {
 
 AnswerCheck::AnswerCheck(const KernelSpec& spec, const Problem& problem, RunShape shape, PostfxInput postfx)
-    : shape_(shape), family_check_(kernel_family(spec.family).make_check(spec, problem, shape_, std::move(postfx))) {}
+    : shape_(shape), method_check_(kernel_method(spec).make_check(spec, problem, shape_, std::move(postfx))) {}
 
 CheckResult AnswerCheck::check(const Readback& got) const {
   const std::lock_guard lock(mutex_);
-  CheckResult o = family_check_(got);
+  CheckResult o = method_check_(got);
   check_kernel_state(got, o);
   return o;
 }

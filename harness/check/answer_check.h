@@ -1,7 +1,7 @@
 #pragma once
 // The checks as pure functions from (spec, problem, run shape, readback) to an outcome: no Vulkan, so tests
-// drive them with readbacks built by hand (tests/check_test.cpp). One per family (families/<family>/, made by
-// its KernelFamily's make_check), and AnswerCheck, which makes the run's family check once, so that the
+// drive them with readbacks built by hand (tests/check_test.cpp). One per method (families/<family>/, made by
+// its KernelMethod's make_check), and AnswerCheck, which makes the run's method check once, so that the
 // reference it computes at the first check serves later checks of the same run.
 #include <cstdint>
 #include <functional>
@@ -38,8 +38,8 @@ class AnswerCheck {
 
  private:
   RunShape shape_;
-  // The family's (a FamilyCheck); mutable: it keeps the reference its first call computes.
-  mutable std::function<CheckResult(const Readback&)> family_check_;
+  // The method's (a MethodCheck); mutable: it keeps the reference its first call computes.
+  mutable std::function<CheckResult(const Readback&)> method_check_;
   mutable std::mutex mutex_;
 };
 

@@ -16,4 +16,6 @@ const KernelFamily& kernel_family(Family id) {
   throw std::logic_error("kernel family " + std::to_string(static_cast<int>(id)) + " is not in kernel_families()");
 }
 
+const KernelMethod& kernel_method(const KernelSpec& spec) { return kernel_family(spec.family).method(spec.method); }
+
 }  // namespace shaderwatch

@@ -1,18 +1,18 @@
 #pragma once
 // A kernel family as one unit: everything the generic harness (inputs, KernelRun, AnswerCheck, the check and
 // benchmark suites, the terminal report) asks of a family is in its KernelFamily, defined in the family's
-// folder (families/luminance/luminance_family.cpp, ...) and found through kernel_family(). A new family is
-// its folder (runner, check, KernelFamily) and its files in harness/CMakeLists.txt, its input generator
-// (the three families' share run/inputs.cpp and its sampler), its reference (reference/), its Family value
-// and catalog entries, and one line each in kernel_families() (kernel_family.cpp) and below.
-#include <functional>
-#include <memory>
+// folder (families/luminance/luminance_family.cpp, ...) and found through kernel_family(). Each of its
+// methods (catalog.h's Method) is one KernelMethod (kernel_method.h) that records a run and checks it, in
+// its own file of the folder; the family's `method` table finds it. A new method is its KernelMethod (its
+// file, in harness/CMakeLists.txt), one row in its family's table, its Method value and catalog entries. A
+// new family is its folder (its methods and KernelFamily) and its files in harness/CMakeLists.txt, its input
+// generator (the three families' share run/inputs.cpp and its sampler), its reference (reference/), its
+// Family value and catalog entries, and one line each in kernel_families() (kernel_family.cpp) and below.
 #include <string_view>
 #include <vector>
 
 #include "catalog.h"
-#include "check/answer_check.h"
-#include "run/family_runner.h"
+#include "families/kernel_method.h"
 #include "run/inputs.h"
 
 namespace shaderwatch {
@@ -22,10 +22,6 @@ struct CheckInput {
   InputKind kind;
   SizeSpec size;
 };
-
-// A family's check of one run's readback. Made once per run and called under AnswerCheck's lock, so it may
-// keep what its first call computes (the reference) for the later ones: the benchmark checks hot and cold runs.
-using FamilyCheck = std::function<CheckResult(const Readback& got)>;
 
 struct KernelFamily {
   Family id;
@@ -37,9 +33,9 @@ struct KernelFamily {
   // What its kernels read where that is not the problem's data as is (post-processing: the image in the
   // kernel's pixel space, and its parameters); KernelRun uploads it and the check gets it. nullptr: the data.
   PostfxInput (*derive_input)(const KernelSpec& spec, const Problem& problem);
-  std::unique_ptr<FamilyRunner> (*make_runner)(RunContext& context);
-  // `input`: derive_input's, empty for a family without one. spec and problem outlive the check.
-  FamilyCheck (*make_check)(const KernelSpec& spec, const Problem& problem, const RunShape& shape, PostfxInput input);
+  // Its methods: the object that records and checks each (its table); throws std::logic_error for another
+  // family's method.
+  const KernelMethod& (*method)(Method id);
   // Its --check cases, in the order they run (each case's seed follows from its place).
   std::vector<CheckInput> (*check_inputs)();
 };
@@ -47,6 +43,8 @@ struct KernelFamily {
 // Every family, in Family's order: the --check suite runs their cases in this order.
 const std::vector<const KernelFamily*>& kernel_families();
 const KernelFamily& kernel_family(Family id);
+// The method that runs and checks a catalog entry: its family's for its Method.
+const KernelMethod& kernel_method(const KernelSpec& spec);
 
 // Each family's definition, in its folder.
 const KernelFamily& luminance_family();

@@ -61,7 +61,7 @@ std::vector<float> run_kernel(Device& device, ShaderCompiler& compiler, const st
   });
   const CheckResult o = run.check();  // a picture of a wrong answer would mislead: check it first
   if (o.status != CheckStatus::Pass) throw std::runtime_error(name + " failed its check: " + o.message + " " + o.first_failure);
-  return spec.method == Method::DofTiles ? std::vector<float>{} : run.output_pixels();
+  return run.writes_image() ? run.output_pixels() : std::vector<float>{};
 }
 
 // encode: apply the sRGB curve (not for Hejl-Burgess-Dawson, whose fit already includes the display gamma).

@@ -1,9 +1,9 @@
 #pragma once
-// One runner per kernel family (families/<family>/<family>_runner.cpp, made by its KernelFamily's
-// make_runner): it builds the family's pipelines and outputs on a device and records the kernel's passes.
+// One runner per kernel method (families/<family>/, made by its KernelMethod's make_runner,
+// families/kernel_method.h): it builds the method's pipelines and outputs on a device and records its passes.
 // KernelRun does what every family shares: the input upload and its guard zone, poison, readback and the
-// check (answer_check.h). What else a family is (its sizes, inputs, check and --check cases), and what a
-// new family takes, is in families/kernel_family.h.
+// check (answer_check.h). What else a family is (its sizes, inputs, methods and --check cases), and what a
+// new family or method takes, is in families/kernel_family.h.
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,7 +49,6 @@ class FamilyRunner {
  public:
   virtual ~FamilyRunner() = default;
   virtual void record(VkCommandBuffer cmd) const = 0;  // every pass of the kernel, barriers between them
-  virtual bool writes_image() const { return false; }  // its output is an image the size of the input
 
   // Set by the constructor: what KernelRun poisons, reads back and checks.
   std::unique_ptr<Buffer> output, partials, counter;  // partials and counter where the kernel has them

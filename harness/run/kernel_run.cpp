@@ -66,7 +66,7 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
       [&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, r.input->handle(), input_bytes, guard_bytes, kNaNBits); });
 
   RunContext context(device, compiler, spec, problem, *r.input, r.derived_input, subgroup_size);
-  r.runner = family.make_runner(context);
+  r.runner = family.method(spec.method).make_runner(context);
   r.hash = context.spirv_hash;
   if (r.runner->groups_x > info.max_workgroup_count_x) {
     throw UnsupportedError(std::to_string(r.runner->groups_x) + " workgroups in x exceed maxComputeWorkGroupCount " +
@@ -88,8 +88,9 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
 KernelRun::~KernelRun() = default;
 
 const std::string& KernelRun::spirv_hash() const { return impl_->hash; }
+bool KernelRun::writes_image() const { return kernel_method(impl_->spec).writes_image(); }
 std::vector<float> KernelRun::output_pixels() const {
-  if (!impl_->runner->writes_image()) throw std::logic_error(impl_->spec.name + " does not write an image");
+  if (!writes_image()) throw std::logic_error(impl_->spec.name + " does not write an image");
   return impl_->runner->output->download_as<float>(impl_->problem.items() * 4);
 }
 

@@ -45,7 +45,9 @@ class KernelRun {
   // than whenever a worker's check ends: device memory is then laid out the same in every process.
   void release_device();
 
-  // The image output of an image-to-image kernel, read back (for chaining kernels in tests and images).
+  // Whether its output is an image the size of the input (its method's), and that image read back (for
+  // chaining kernels in tests and images).
+  bool writes_image() const;
   std::vector<float> output_pixels() const;
 
   const std::string& spirv_hash() const;   // of all its shaders, combined

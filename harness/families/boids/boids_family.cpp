@@ -1,9 +1,23 @@
 // The boids reductions as a kernel family: a count of vec4 positions, their average, min and max.
 #include "families/boids/boids_family.h"
 
+#include "families/boids/boids_method.h"
 #include "families/kernel_family.h"
 
 namespace shaderwatch {
+
+const KernelMethod& boids_method(Method id) {
+  static const MethodTable<KernelMethod> table{
+      {Method::BoidsSerial, &boids_serial_method()},
+      {Method::BoidsTwoPass, &boids_two_pass_method()},
+      {Method::BoidsGroupshared, &boids_groupshared_method()},
+      {Method::BoidsBlend, &boids_blend_method()},
+      {Method::BoidsMipChain, &boids_mip_chain_method()},
+      {Method::BoidsMinMaxSubgroup, &boids_min_max_subgroup_method()},
+      {Method::BoidsMinMaxAtomic, &boids_min_max_atomic_method()},
+  };
+  return find_method(table, id, "the boids family");
+}
 
 namespace {
 
@@ -30,10 +44,7 @@ const KernelFamily& boids_family() {
         return make_boids_problem(kind, size.count, seed);
       },
       .derive_input = nullptr,
-      .make_runner = make_boids_runner,
-      .make_check = [](const KernelSpec& spec, const Problem& problem, const RunShape& shape, PostfxInput) -> FamilyCheck {
-        return [&spec, &problem, shape](const Readback& got) { return check_boids(spec, problem, shape, got); };
-      },
+      .method = boids_method,
       .check_inputs = boids_check_inputs,
   };
   return family;

@@ -2,8 +2,24 @@
 #include "families/luminance/luminance_family.h"
 
 #include "families/kernel_family.h"
+#include "families/luminance/luminance_method.h"
 
 namespace shaderwatch {
+
+const LuminanceMethod& luminance_method(Method id) {
+  static const MethodTable<LuminanceMethod> table{
+      {Method::LumTiles, &lum_tiles_method()},
+      {Method::LumGridStride, &lum_grid_stride_method()},
+      {Method::LumSinglePass, &lum_single_pass_method()},
+      {Method::LumStats, &lum_stats_method()},
+  };
+  return find_method(table, id, "the luminance family");
+}
+
+std::vector<reference::LuminanceGroup> expected_luminance(const KernelSpec& spec, const Problem& problem,
+                                                          const RunShape& shape) {
+  return luminance_method(spec.method).expected(spec, problem, shape);
+}
 
 namespace {
 
@@ -31,13 +47,7 @@ const KernelFamily& luminance_family() {
         return make_luminance_problem(kind, size.width, size.height, seed);
       },
       .derive_input = nullptr,
-      .make_runner = make_luminance_runner,
-      .make_check = [](const KernelSpec& spec, const Problem& problem, const RunShape& shape, PostfxInput) -> FamilyCheck {
-        return [&spec, &problem, shape, expected = std::vector<reference::LuminanceGroup>{}](const Readback& got) mutable {
-          if (expected.empty()) expected = expected_luminance(spec, problem, shape);
-          return check_luminance(spec, shape, expected, got);
-        };
-      },
+      .method = [](Method id) -> const KernelMethod& { return luminance_method(id); },
       .check_inputs = luminance_check_inputs,
   };
   return family;

@@ -2,32 +2,22 @@
 // (or the depth-of-field tiles).
 #include "families/postfx/postfx_family.h"
 
-#include <stdexcept>
-
 #include "families/kernel_family.h"
-#include "families/postfx/postfx_check.h"
+#include "families/postfx/postfx_method.h"
 
 namespace shaderwatch {
 
-namespace {
-
-// Every pixel against the reference over the input as uploaded; the expected image is computed at the first call.
-FamilyCheck postfx_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape, PostfxInput input) {
-  if (input.pixels.size() != problem.items() * 4)
-    throw std::logic_error(spec.name + ": the post-processing check needs the input as uploaded");
-  return [&spec, &problem, shape, input = std::move(input), expected = ExpectedImage{}](const Readback& got) mutable {
-    const uint32_t w = problem.width, h = problem.height;
-    if (spec.method == Method::DofTiles) {
-      return check_dof_tiles(w, h, input.pixels, shape.groups_x, shape.groups_y, got.as<float>(shape.groups() * 4));
-    }
-    if (expected.empty()) {
-      expected = spec.method == Method::Blur           ? expected_blur(w, h, spec.blur_radius, input.pixels)
-                 : spec.method == Method::DofComposite ? expected_dof_composite(w, h, spec.dof_max_radius, input.pixels)
-                                                       : expected_pixel_map(spec, w, h, input.pixels, input.params);
-    }
-    return compare_image(expected, got.as<float>(problem.items() * 4));
+const KernelMethod& postfx_method(Method id) {
+  static const MethodTable<KernelMethod> table{
+      {Method::PixelMap, &postfx_pixel_map_method()},
+      {Method::Blur, &postfx_blur_method()},
+      {Method::DofTiles, &postfx_dof_tiles_method()},
+      {Method::DofComposite, &postfx_dof_composite_method()},
   };
+  return find_method(table, id, "the post-processing family");
 }
+
+namespace {
 
 std::vector<CheckInput> postfx_check_inputs() {
   return {
@@ -55,8 +45,7 @@ const KernelFamily& postfx_family() {
       .derive_input = [](const KernelSpec& spec, const Problem& problem) {
         return PostfxInput{postfx_input(spec, problem), postfx_params(problem)};
       },
-      .make_runner = make_postfx_runner,
-      .make_check = postfx_check,
+      .method = postfx_method,
       .check_inputs = postfx_check_inputs,
   };
   return family;

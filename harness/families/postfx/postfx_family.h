@@ -1,12 +1,11 @@
 #pragma once
-// What the post-processing family's files share beyond postfx_check.h: its runner (postfx_family.cpp joins
-// them up).
-#include <memory>
-
-#include "run/family_runner.h"
+// What the post-processing family shows beyond its KernelFamily and postfx_check.h: its methods' table
+// (postfx_method.h has the methods).
+#include "families/kernel_method.h"
 
 namespace shaderwatch {
 
-std::unique_ptr<FamilyRunner> make_postfx_runner(RunContext& context);
+// Its method for `id`; throws std::logic_error for another family's.
+const KernelMethod& postfx_method(Method id);
 
 }  // namespace shaderwatch

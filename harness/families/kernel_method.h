@@ -1,0 +1,54 @@
+#pragma once
+// One catalog Method (catalog.h) as one object that records a run and checks it, after Kompute's OpBase and
+// Amber's Engine and Verifier: make_runner builds its outputs and pipelines on a device and records its
+// passes, make_check compares what they wrote with the family's reference. The two halves are one object's,
+// so the layout of the output (how many floats per workgroup, what they mean) is written once, in the method.
+// The check outlives the runner (KernelRun::release_device frees the runner, later checks still run), so the
+// two are made separately. A family's methods are in its folder, one file per method or per group of close
+// ones, and its KernelFamily's `method` finds them in one table.
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "catalog.h"
+#include "check/answer_check.h"
+#include "run/family_runner.h"
+#include "run/inputs.h"
+
+namespace shaderwatch {
+
+// A method's check of one run's readback. Made once per run and called under AnswerCheck's lock, so it may
+// keep what its first call computes (the reference) for the later ones: the benchmark checks hot and cold runs.
+using MethodCheck = std::function<CheckResult(const Readback& got)>;
+
+class KernelMethod {
+ public:
+  virtual ~KernelMethod() = default;
+  // Its buffers, images and pipelines for the spec on the device; the runner records every pass. Throws
+  // UnsupportedError where the device lacks what the method needs.
+  virtual std::unique_ptr<FamilyRunner> make_runner(RunContext& context) const = 0;
+  // `input`: the family's derive_input, empty for a family without one. spec and problem outlive the check.
+  virtual MethodCheck make_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape,
+                                 PostfxInput input) const = 0;
+  // Whether its output is an image the size of the input (KernelRun::output_pixels reads it back).
+  virtual bool writes_image() const { return false; }
+};
+
+// A family's table of its methods: the one place that maps a Method to the object that runs it.
+template <class M>
+using MethodTable = std::vector<std::pair<Method, const M*>>;
+
+// The method of `table` for `id`; throws std::logic_error naming the family for a method not in it.
+template <class M>
+const M& find_method(const MethodTable<M>& table, Method id, std::string_view family) {
+  for (const auto& [method, object] : table) {
+    if (method == id) return *object;
+  }
+  throw std::logic_error(std::string(family) + " has no method " + std::to_string(static_cast<int>(id)));
+}
+
+}  // namespace shaderwatch

@@ -1,0 +1,22 @@
+// What the post-processing methods' checks share: the input as uploaded, and the image check.
+#include "families/postfx/postfx_method.h"
+
+#include <stdexcept>
+
+namespace shaderwatch {
+
+void require_uploaded_input(const KernelSpec& spec, const Problem& problem, const PostfxInput& input) {
+  if (input.pixels.size() != problem.items() * 4)
+    throw std::logic_error(spec.name + ": the post-processing check needs the input as uploaded");
+}
+
+MethodCheck PostfxImageMethod::make_check(const KernelSpec& spec, const Problem& problem, const RunShape&,
+                                          PostfxInput input) const {
+  require_uploaded_input(spec, problem, input);
+  return [this, &spec, &problem, input = std::move(input), image = ExpectedImage{}](const Readback& got) mutable {
+    if (image.empty()) image = expected(spec, problem, input);
+    return compare_image(image, got.as<float>(problem.items() * 4));
+  };
+}
+
+}  // namespace shaderwatch

@@ -1,0 +1,29 @@
+// The per-pixel post-processing method (postfx_pixel.comp, its STAGE a formula of reference/postfx.h): one
+// output pixel per input pixel, over the catalog's tiles.
+#include "families/postfx/postfx_method.h"
+
+namespace shaderwatch {
+
+namespace {
+
+class PixelMap final : public PostfxImageMethod {
+ public:
+  std::unique_ptr<FamilyRunner> make_runner(RunContext& c) const override {
+    auto r = std::make_unique<PostfxRunner>(c);
+    r->tile(c);
+    r->single_pass(c, r->image_bytes());
+    return r;
+  }
+  ExpectedImage expected(const KernelSpec& spec, const Problem& problem, const PostfxInput& input) const override {
+    return expected_pixel_map(spec, problem.width, problem.height, input.pixels, input.params);
+  }
+};
+
+}  // namespace
+
+const KernelMethod& postfx_pixel_map_method() {
+  static const PixelMap method;
+  return method;
+}
+
+}  // namespace shaderwatch
