@@ -24,10 +24,20 @@ json point(const std::string& name, const std::string& outcome, double ns, const
           {"err_bound_ratio", 0.25}, {"label", "spirv:abc stop:stable-median"}, {"error_message", msg}};
 }
 
-json regression_alert(const std::string& name) {
-  return {{"id", 7}, {"benchmark", name}, {"state", "new"}, {"before_ns", 1000.0}, {"after_ns", 1100.0},
-          {"delta_pct", 10.0}, {"noise_pct", 0.8}, {"p_value", 1e-5}, {"cause", "commit"}, {"run_id", "r-9"},
-          {"attribution", {{"summary", "only the commit changed"}}}};
+shaderwatch::Alert regression_alert(const std::string& name) {
+  shaderwatch::Alert a;
+  a.id = 7;
+  a.benchmark = name;
+  a.state = "new";
+  a.before_ns = 1000.0;
+  a.after_ns = 1100.0;
+  a.delta_pct = 10.0;
+  a.noise_pct = 0.8;
+  a.p_value = 1e-5;
+  a.cause = "commit";
+  a.run_id = "r-9";
+  a.attribution = {{"summary", "only the commit changed"}};
+  return a;
 }
 
 // Every kind of row a run can hold.
@@ -43,15 +53,13 @@ RunReportInput every_outcome() {
             {"not_measured", json::array({point("lum/neg_256/1920x1080/hot", "xfail", 0, "EXPECTED: XFAIL, race observed"),
                                           point("lum/neg_256/1920x1080/cold", "xpass", 0, "EXPECTED: XPASS, no race"),
                                           point("lum/a_256/7680x4320/hot", "unsupported", 0, "UNSUPPORTED: 8K over 128 MiB")})}};
-  in.verdict = {{"run_id", "r-10"}, {"verdict", "fail"},
-                {"correctness", json::array({{{"benchmark", "lum/a_256/1920x1080/cold"}, {"kind", "correctness_failure"},
-                                              {"error_message", "FAIL: wrong <sum> & \x01 bound"}}})},
-                {"regressions", json::array({regression_alert("lum/b_256/1920x1080/hot")})},
-                {"acknowledged_regressions", json::array()},
-                {"suspects", json::array({{{"benchmark", "lum/c_256/1920x1080/hot"}, {"level_ns", 3.6e5}, {"value_ns", 4e5},
-                                           {"delta_pct", 11.1}, {"z", 4.2}}})},
-                {"skipped", json::array({{{"benchmark", "lum/a_256/7680x4320/hot"}, {"reason", "8K over 128 MiB"}}})}};
-  in.improvements = json::array();
+  in.verdict.run_id = "r-10";
+  in.verdict.fail = true;
+  in.verdict.correctness = {{"lum/a_256/1920x1080/cold", 0, shaderwatch::detect::AlertKind::CorrectnessFailure,
+                             "FAIL: wrong <sum> & \x01 bound"}};
+  in.verdict.regressions = {regression_alert("lum/b_256/1920x1080/hot")};
+  in.verdict.suspects = {{"lum/c_256/1920x1080/hot", 0, 3.6e5, 4e5, 11.1, 0, 4.2}};
+  in.verdict.skipped = {{"lum/a_256/7680x4320/hot", "8K over 128 MiB"}};
   return in;
 }
 
@@ -82,8 +90,13 @@ TEST(RunReport, JunitHasOneTestcasePerBenchmarkAndMarksEachOutcome) {
 
 TEST(RunReport, SummaryHasTheVerdictLineTablesAndMarker) {
   auto in = every_outcome();
-  in.improvements = json::array({{{"benchmark", "lum/d_256/1920x1080/hot"}, {"before_ns", 2e5}, {"after_ns", 1.8e5},
-                                  {"delta_pct", -10.0}, {"cause", "driver"}}});
+  shaderwatch::Alert improvement;
+  improvement.benchmark = "lum/d_256/1920x1080/hot";
+  improvement.before_ns = 2e5;
+  improvement.after_ns = 1.8e5;
+  improvement.delta_pct = -10.0;
+  improvement.cause = "driver";
+  in.improvements = {improvement};
   const std::string md = shaderwatch::report::summary_markdown(in);
   EXPECT_EQ(md.rfind(shaderwatch::report::summary_marker("r-10") + "\n", 0), 0u) << md;
   EXPECT_NE(md.find("❌ shaderwatch: fail (1 correctness failure, 1 regression)"), std::string::npos) << md;
@@ -101,8 +114,8 @@ TEST(RunReport, SummaryHasTheVerdictLineTablesAndMarker) {
 TEST(RunReport, SummaryIsCutWithALinkPastItsLimit) {
   auto in = every_outcome();
   for (int i = 0; i < 2000; ++i)
-    in.verdict["correctness"].push_back({{"benchmark", "lum/x/" + std::to_string(i)}, {"kind", "correctness_failure"},
-                                         {"error_message", std::string(100, 'e')}});
+    in.verdict.correctness.push_back({"lum/x/" + std::to_string(i), 0, shaderwatch::detect::AlertKind::CorrectnessFailure,
+                                      std::string(100, 'e')});
   const std::string md = shaderwatch::report::summary_markdown(in, 8000);
   EXPECT_LE(md.size(), 8000u);
   EXPECT_NE(md.find("_Cut to fit a comment: the whole run is at [the dashboard](https://sw.example/#/runs/r-10)._"),

@@ -15,8 +15,10 @@
 #include "detection/analysis.h"
 #include "ingest/benchmark_name.h"
 #include "common/driver_identity.h"
+#include "queries/alert_loader.h"
 #include "queries/query_helpers.h"
 #include "queries/run_counters.h"
+#include "render/api_json.h"  // until series and the ingest answer are values too
 #include "storage/reps_blob.h"
 
 using nlohmann::json;
@@ -84,61 +86,6 @@ json Queries::run_json(sql::Conn& c, std::int64_t pk) {
           // Coverage: a partial run (one size, a filter) is "34 of 348 benchmarks", the GPU's whole set.
           {"gpu_benchmarks", st.i64(26)},
           {"posted_by", st.text(25)}};
-}
-
-json Queries::alert_json(sql::Conn& c, std::int64_t id) {
-  auto& st = c.q(
-      "SELECT a.id, a.series_id, bm.name, g.id, g.vendor_id, g.device_id, g.name, g.device_type,"
-      " r.run_key, pr.run_key, r.commit_id, r.driver_version, a.kind, a.severity, a.state,"
-      " a.before_ns, a.after_ns, a.delta_pct, a.noise_pct, a.floor_pct, a.score, a.p_value,"
-      " a.n_before, a.n_after, a.cause, a.attribution, rb.run_key, a.created_at, a.updated_at,"
-      " a.state_by, a.note, r.started_at, r.driver_name, r.driver_info, r.driver_uuid"
-      " FROM alerts a JOIN series s ON s.id=a.series_id JOIN benchmarks bm ON bm.id=s.benchmark_id"
-      " JOIN gpus g ON g.id=s.gpu_id JOIN runs r ON r.id=a.run_id LEFT JOIN runs pr ON pr.id=a.prev_run_id"
-      " JOIN runs rb ON rb.id=a.raised_by WHERE a.id=?");
-  st.bind(1, id);
-  if (!st.step()) throw ClientError(404, "no alert with id " + std::to_string(id));
-  json attribution = json::parse(st.text(25), nullptr, false);
-  const NameParts name = split_name(st.text(2));
-  json out = {{"id", st.i64(0)},
-          {"series_id", st.i64(1)},
-          {"benchmark", st.text(2)},
-          {"kernel", name.kernel()},   // family/variant: the dashboard groups a kernel's alerts by it
-          {"config", name.config},     // size/mode[/devN]
-          {"gpu", gpu_obj(st.i64(3), st.text(4), st.text(5), st.text(6), st.text(7))},
-          {"run_id", st.text(8)},
-          {"started_at", st.text(31)},
-          {"prev_run_id", st.null(9) ? json(nullptr) : json(st.text(9))},
-          {"commit", st.text(10)},
-          {"driver_version", st.text(11)},
-          {"driver", DriverIdentity{st.text(32), st.text(11), st.text(33), st.text(34)}.label()},
-          {"kind", st.text(12)},
-          {"severity", st.i64(13)},
-          {"state", st.text(14)},
-          {"before_ns", num_or_null(st, 15)},
-          {"after_ns", num_or_null(st, 16)},
-          {"delta_pct", num_or_null(st, 17)},
-          {"noise_pct", num_or_null(st, 18)},
-          {"floor_pct", num_or_null(st, 19)},
-          {"score", num_or_null(st, 20)},
-          {"p_value", num_or_null(st, 21)},
-          {"n_before", st.null(22) ? json(nullptr) : json(st.i64(22))},
-          {"n_after", st.null(23) ? json(nullptr) : json(st.i64(23))},
-          {"cause", st.text(24)},
-          {"attribution", attribution},
-          {"raised_by_run", st.text(26)},
-          {"created_at", st.text(27)},
-          {"updated_at", st.text(28)},
-          {"state_by", st.null(29) ? json(nullptr) : json(st.text(29))},
-          {"note", st.null(30) ? json(nullptr) : json(st.text(30))}};
-  // A wrong answer's own words (the first wrong element, the seed), from the alert's first run.
-  auto& msg = c.q("SELECT r.error_message FROM results r JOIN alerts a ON a.run_id=r.run_id JOIN series s ON"
-                  " s.id=a.series_id AND s.benchmark_id=r.benchmark_id WHERE a.id=? AND r.error_occurred=1"
-                  " ORDER BY r.id LIMIT 1");
-  msg.bind(1, id);
-  out["error_message"] = msg.step() ? json(msg.text(0)) : json(nullptr);
-  msg.reset();
-  return out;
 }
 
 json Queries::gpus(const Params& q) {
@@ -374,7 +321,7 @@ json Queries::series(std::int64_t id, const Params& q) {
     auto& st = c->q("SELECT id FROM alerts WHERE series_id=? ORDER BY started_ms, id");
     st.bind(1, id);
     while (st.step()) ids.push_back(st.i64(0));
-    for (auto a : ids) cps.push_back(alert_json(*c, a));
+    for (auto a : ids) cps.push_back(load_alert(*c, a));
   }
   head["points"] = std::move(pts);
   head["covariate_changes"] = std::move(changes);
@@ -382,7 +329,7 @@ json Queries::series(std::int64_t id, const Params& q) {
   return head;
 }
 
-json Queries::alerts(const Params& q) {
+AlertPage Queries::alerts(const Params& q) {
   allow_only(q, {"state", "kind", "gpu_id", "benchmark", "family", "cause", "run_id", "raised_by", "limit", "offset"});
   Where wh;
   if (auto v = opt(q, "state")) {
@@ -419,22 +366,22 @@ json Queries::alerts(const Params& q) {
     st.bind(i, limit).bind(i + 1, offset);
     while (st.step()) ids.push_back(st.i64(0));
   }
-  json out = json::array();
-  for (auto id : ids) out.push_back(alert_json(*c, id));
-  return {{"alerts", out}, {"total", total}, {"limit", limit}, {"offset", offset},
-          {"next_offset", offset + limit < total ? json(offset + limit) : json(nullptr)}};
+  AlertPage page{{}, total, limit, offset, std::nullopt};
+  for (auto id : ids) page.alerts.push_back(load_alert(*c, id));
+  if (offset + limit < total) page.next_offset = offset + limit;
+  return page;
 }
 
 json Queries::ingest_answer(std::int64_t run_pk, const std::vector<std::int64_t>& alert_ids) {
   auto c = db_.reader();
   json alerts = json::array();
-  for (const auto id : alert_ids) alerts.push_back(alert_json(*c, id));
+  for (const auto id : alert_ids) alerts.push_back(load_alert(*c, id));
   return {{"run", run_json(*c, run_pk)}, {"alerts", std::move(alerts)}};
 }
 
-json Queries::alert(std::int64_t id) {
+Alert Queries::alert(std::int64_t id) {
   auto c = db_.reader();
-  return alert_json(*c, id);
+  return load_alert(*c, id);
 }
 
 }  // namespace shaderwatch

@@ -1,6 +1,7 @@
 // The read side: every answer of the JSON API, every parameter validated (ClientError 400, 404 for
 // unknown ids), every statement bound, each on a pooled reader. The write side's answers (a stored run,
-// the alerts it raised, a triaged alert) are rendered here too, from what it wrote.
+// the alerts it raised, a triaged alert) are read here too, from what it wrote. Answers converted so far
+// are values (queries/*_answer.h), rendered at the API's edge (render/api_json.h); the rest are JSON.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,8 @@
 
 #include "common/client_error.h"
 #include "detection/analysis.h"
+#include "queries/alert_answer.h"
+#include "queries/verdict_answer.h"
 #include "detection/detect.h"
 #include "storage/database.h"
 
@@ -36,10 +39,10 @@ class Queries {
   nlohmann::json run_results(const std::string& run_id, const Params& q);
   nlohmann::json series_list(const Params& q);
   nlohmann::json series(std::int64_t id, const Params& q);
-  nlohmann::json alerts(const Params& q);
-  nlohmann::json alert(std::int64_t id);
+  AlertPage alerts(const Params& q);
+  Alert alert(std::int64_t id);
   nlohmann::json compare(const Params& q);
-  nlohmann::json verdict(const std::string& run_id);
+  Verdict verdict(const std::string& run_id);
   nlohmann::json rankings(const Params& q);
   // The dashboard's overview: every GPU (drivers, open alerts by kind, last run with its verdict) and
   // the latest runs with their verdicts.
@@ -54,7 +57,6 @@ class Queries {
 
  private:
   nlohmann::json run_json(sql::Conn& c, std::int64_t run_pk);
-  nlohmann::json alert_json(sql::Conn& c, std::int64_t alert_id);
 
   Database& db_;
   QueryOptions opts_;

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "common/driver_identity.h"
 #include "queries/query_helpers.h"
@@ -21,20 +23,20 @@ namespace shaderwatch {
 namespace {
 
 // What the overview shows of a verdict: its outcome, the counts behind it, and the benchmarks to look at.
-json verdict_brief(const json& v) {
-  json failing = json::array();
-  for (const auto& f : v["correctness"]) failing.push_back(f["benchmark"]);
-  for (const auto& r : v["regressions"]) failing.push_back(r["benchmark"]);
-  for (const auto& s : v["slowdowns"]) failing.push_back(s["benchmark"]);
+json verdict_brief(const Verdict& v) {
+  std::vector<std::string> failing;
+  for (const auto& f : v.correctness) failing.push_back(f.benchmark);
+  for (const auto& r : v.regressions) failing.push_back(r.benchmark);
+  for (const auto& s : v.slowdowns) failing.push_back(s.benchmark);
   const std::size_t shown = std::min<std::size_t>(failing.size(), 10);
-  return {{"verdict", v["verdict"]},
-          {"correctness", v["correctness"].size()},
-          {"regressions", v["regressions"].size()},
-          {"slowdowns", v["slowdowns"].size()},
-          {"history", v["coverage"]["line"]},
-          {"suspects", v["suspects"].size()},
-          {"skipped", v["skipped"].size()},
-          {"failing", json(std::vector<json>(failing.begin(), failing.begin() + static_cast<std::ptrdiff_t>(shown)))},
+  return {{"verdict", v.fail ? "fail" : "pass"},
+          {"correctness", v.correctness.size()},
+          {"regressions", v.regressions.size()},
+          {"slowdowns", v.slowdowns.size()},
+          {"history", v.coverage.line},
+          {"suspects", v.suspects.size()},
+          {"skipped", v.skipped.size()},
+          {"failing", std::vector<std::string>(failing.begin(), failing.begin() + static_cast<std::ptrdiff_t>(shown))},
           {"failing_total", failing.size()}};
 }
 
