@@ -19,9 +19,18 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-json point(const std::string& name, const std::string& outcome, double ns, const std::string& msg = "") {
-  return {{"benchmark", name}, {"outcome", outcome}, {"value_ns", ns > 0 ? json(ns) : json(nullptr)},
-          {"err_bound_ratio", 0.25}, {"label", "spirv:abc stop:stable-median"}, {"error_message", msg}};
+using shaderwatch::RowStatus;
+
+shaderwatch::RunPointEntry point(const std::string& name, RowStatus outcome, double ns, const std::string& msg = "") {
+  shaderwatch::RunPointEntry p;
+  p.benchmark = name;
+  if (ns > 0) p.value_ns = ns;
+  p.label = "spirv:abc stop:stable-median";
+  p.error_message = msg;
+  p.counters = shaderwatch::BenchmarkCounters{};
+  p.counters->err_bound_ratio = 0.25;
+  p.counters->outcome = outcome;
+  return p;
 }
 
 shaderwatch::Alert regression_alert(const std::string& name) {
@@ -44,15 +53,20 @@ shaderwatch::Alert regression_alert(const std::string& name) {
 RunReportInput every_outcome() {
   RunReportInput in;
   in.dashboard = "https://sw.example";
-  in.run = {{"run", {{"id", "r-10"}, {"commit", "abc"}, {"branch", "main"}, {"runner", "gpu-1"},
-                     {"gpu", {{"name", "NVIDIA H200"}}}, {"driver", {{"name", "NVIDIA"}, {"info", "580.1"}}}}},
-            {"points", json::array({point("lum/a_256/1920x1080/hot", "pass", 2e5),
-                                    point("lum/a_256/1920x1080/cold", "fail", 0, "FAIL: wrong <sum> & \x01 bound"),
-                                    point("lum/b_256/1920x1080/hot", "pass", 3e5),
-                                    point("lum/c_256/1920x1080/hot", "pass", 4e5)})},
-            {"not_measured", json::array({point("lum/neg_256/1920x1080/hot", "xfail", 0, "EXPECTED: XFAIL, race observed"),
-                                          point("lum/neg_256/1920x1080/cold", "xpass", 0, "EXPECTED: XPASS, no race"),
-                                          point("lum/a_256/7680x4320/hot", "unsupported", 0, "UNSUPPORTED: 8K over 128 MiB")})}};
+  in.run.run.id = "r-10";
+  in.run.run.commit = "abc";
+  in.run.run.branch = "main";
+  in.run.run.runner = "gpu-1";
+  in.run.run.gpu.name = "NVIDIA H200";
+  in.run.run.driver.name = "NVIDIA";
+  in.run.run.driver.info = "580.1";
+  in.run.points = {point("lum/a_256/1920x1080/hot", RowStatus::Pass, 2e5),
+                   point("lum/a_256/1920x1080/cold", RowStatus::Fail, 0, "FAIL: wrong <sum> & \x01 bound"),
+                   point("lum/b_256/1920x1080/hot", RowStatus::Pass, 3e5),
+                   point("lum/c_256/1920x1080/hot", RowStatus::Pass, 4e5)};
+  in.run.not_measured = {{"lum/neg_256/1920x1080/hot", RowStatus::Xfail, "EXPECTED: XFAIL, race observed"},
+                         {"lum/neg_256/1920x1080/cold", RowStatus::Xpass, "EXPECTED: XPASS, no race"},
+                         {"lum/a_256/7680x4320/hot", RowStatus::Unsupported, "UNSUPPORTED: 8K over 128 MiB"}};
   in.verdict.run_id = "r-10";
   in.verdict.fail = true;
   in.verdict.correctness = {{"lum/a_256/1920x1080/cold", 0, shaderwatch::detect::AlertKind::CorrectnessFailure,
@@ -125,7 +139,7 @@ TEST(RunReport, SummaryIsCutWithALinkPastItsLimit) {
 
 TEST(RunReport, CsvQuotesAndMarksRegressions) {
   auto in = every_outcome();
-  in.run["points"][0]["label"] = "a,\"b\"";
+  in.run.points[0].label = "a,\"b\"";
   const std::string csv = shaderwatch::report::results_csv(in);
   EXPECT_EQ(csv.rfind("name,status,median_us,err_bound_ratio,label\n", 0), 0u);
   EXPECT_EQ(count(csv, "\n"), 8u);

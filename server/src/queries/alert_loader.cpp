@@ -5,20 +5,9 @@
 #include "common/client_error.h"
 #include "common/driver_identity.h"
 #include "ingest/benchmark_name.h"
+#include "queries/query_helpers.h"
 
 namespace shaderwatch {
-
-namespace {
-
-std::optional<double> opt_f64(const sql::Stmt& st, int c) { return st.null(c) ? std::nullopt : std::optional(st.f64(c)); }
-std::optional<std::int64_t> opt_i64(const sql::Stmt& st, int c) {
-  return st.null(c) ? std::nullopt : std::optional(st.i64(c));
-}
-std::optional<std::string> opt_text(const sql::Stmt& st, int c) {
-  return st.null(c) ? std::nullopt : std::optional(st.text(c));
-}
-
-}  // namespace
 
 Alert load_alert(sql::Conn& c, std::int64_t id) {
   auto& st = c.q(

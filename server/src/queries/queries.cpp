@@ -16,6 +16,7 @@
 #include "ingest/benchmark_name.h"
 #include "common/driver_identity.h"
 #include "queries/alert_loader.h"
+#include "queries/run_loader.h"
 #include "queries/query_helpers.h"
 #include "queries/run_counters.h"
 #include "render/api_json.h"  // until series and the ingest answer are values too
@@ -52,41 +53,6 @@ struct Where {
 
 
 }  // namespace
-
-json Queries::run_json(sql::Conn& c, std::int64_t pk) {
-  auto& st = c.q(
-      "SELECT r.run_key, r.commit_id, r.branch, r.runner, r.job_url, r.started_at, r.received_at,"
-      " r.driver_id, r.driver_name, r.driver_info, r.driver_version, r.api_version, r.harness_revision,"
-      " r.device_uuid, r.driver_uuid, r.subgroup_size, r.host_name, r.n_results, g.id, g.vendor_id,"
-      " g.device_id, g.name, g.device_type,"
-      " (SELECT COUNT(*) FROM points p WHERE p.run_id=r.id),"
-      " (SELECT COUNT(*) FROM points p WHERE p.run_id=r.id AND p.n_errors>0), r.posted_by,"
-      " (SELECT COUNT(*) FROM series s WHERE s.gpu_id=g.id)"
-      " FROM runs r JOIN gpus g ON g.id=r.gpu_id WHERE r.id=?");
-  st.bind(1, pk);
-  if (!st.step()) throw ClientError(404, "no such run");
-  return {{"id", st.text(0)},
-          {"commit", st.text(1)},
-          {"branch", st.text(2)},
-          {"runner", st.text(3)},
-          {"job_url", st.text(4)},
-          {"started_at", st.text(5)},
-          {"received_at", st.text(6)},
-          {"driver", {{"id", st.text(7)}, {"name", st.text(8)}, {"info", st.text(9)},
-                      {"version", st.text(10)}, {"uuid", st.text(14)}}},
-          {"api_version", st.text(11)},
-          {"harness_revision", st.text(12)},
-          {"device_uuid", st.text(13)},
-          {"subgroup_size", st.text(15)},
-          {"host_name", st.text(16)},
-          {"results", st.i64(17)},
-          {"gpu", gpu_obj(st.i64(18), st.text(19), st.text(20), st.text(21), st.text(22))},
-          {"benchmarks", st.i64(23)},
-          {"failing_benchmarks", st.i64(24)},
-          // Coverage: a partial run (one size, a filter) is "34 of 348 benchmarks", the GPU's whole set.
-          {"gpu_benchmarks", st.i64(26)},
-          {"posted_by", st.text(25)}};
-}
 
 json Queries::gpus(const Params& q) {
   allow_only(q, {});
@@ -141,7 +107,7 @@ json Queries::benchmarks(const Params& q) {
   return {{"benchmarks", out}, {"limit", limit}, {"offset", offset}};
 }
 
-json Queries::runs(const Params& q) {
+RunPage Queries::runs(const Params& q) {
   allow_only(q, {"gpu_id", "commit", "branch", "runner", "driver_version", "since", "until", "limit", "offset"});
   Where wh;
   if (q.count("gpu_id")) wh.add("gpu_id=?", int_param(q, "gpu_id", 0, 0, INT64_MAX));
@@ -160,49 +126,38 @@ json Queries::runs(const Params& q) {
     st.bind(i, limit).bind(i + 1, offset);
     while (st.step()) ids.push_back(st.i64(0));
   }
-  json out = json::array();
-  for (auto id : ids) out.push_back(run_json(*c, id));
-  return {{"runs", out}, {"limit", limit}, {"offset", offset},
-          {"next_offset", static_cast<std::int64_t>(ids.size()) == limit ? json(offset + limit) : json(nullptr)}};
+  RunPage page{{}, limit, offset, std::nullopt};
+  for (auto id : ids) page.runs.push_back(load_run_summary(*c, id));
+  if (static_cast<std::int64_t>(ids.size()) == limit) page.next_offset = offset + limit;
+  return page;
 }
 
-json Queries::run(const std::string& key) {
+RunDetail Queries::run(const std::string& key) {
   auto c = db_.reader();
   const auto pk = run_pk(*c, key, "run_id");
-  json r = run_json(*c, pk);
+  RunDetail out{load_run_summary(*c, pk), {}, {}};
   auto& st = c->q("SELECT p.series_id, bm.name, p.value_ns, p.min_ns, p.max_ns, p.n_reps, p.n_errors,"
                   " p.error_message, p.label FROM points p JOIN series s ON s.id=p.series_id"
                   " JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE p.run_id=? ORDER BY bm.name");
   st.bind(1, pk);
   auto counters = run_counters(*c, pk);
-  json pts = json::array();
   while (st.step()) {
-    json p = {{"series_id", st.i64(0)}, {"benchmark", st.text(1)}, {"value_ns", num_or_null(st, 2)},
-              {"min_ns", num_or_null(st, 3)}, {"max_ns", num_or_null(st, 4)},
-              {"repetitions", st.i64(5)}, {"errors", st.i64(6)}, {"error_message", st.text(7)},
-              {"label", st.text(8)}};
-    if (auto it = counters.find(st.text(1)); it != counters.end()) {
-      const BenchmarkCounters& k = it->second;
-      p["p25_ns"] = number_or_null(k.p25_ns);
-      p["p75_ns"] = number_or_null(k.p75_ns);
-      p["pct_of_roofline"] = number_or_null(k.pct_of_roofline);
-      p["pct_of_copy_peak"] = number_or_null(k.pct_of_copy_peak);
-      p["err_bound_ratio"] = number_or_null(k.err_bound_ratio);
-      p["outcome"] = outcome_name(k.outcome);
-      if (k.outcome == RowStatus::Flake) p["error_message"] = k.message;  // a pass: says how many checks failed first
+    RunPointEntry p{st.i64(0), st.text(1), opt_f64(st, 2), opt_f64(st, 3), opt_f64(st, 4), st.i64(5), st.i64(6),
+                    st.text(7), st.text(8), std::nullopt};
+    if (auto it = counters.find(p.benchmark); it != counters.end()) {
+      if (it->second.outcome == RowStatus::Flake) p.error_message = it->second.message;  // a pass: says how many checks failed first
+      p.counters = std::move(it->second);
       counters.erase(it);
     }
-    pts.push_back(std::move(p));
+    out.points.push_back(std::move(p));
   }
   // Benchmarks with rows but no point: the negative control's expected outcome, kernels the device
   // could not run.
-  json others = json::array();
-  for (const auto& [name, k] : counters)
-    others.push_back({{"benchmark", name}, {"outcome", outcome_name(k.outcome)}, {"error_message", k.message}});
-  return {{"run", r}, {"points", pts}, {"not_measured", others}};
+  for (auto& [name, k] : counters) out.not_measured.push_back({name, k.outcome, std::move(k.message)});
+  return out;
 }
 
-json Queries::run_results(const std::string& key, const Params& q) {
+RunResults Queries::run_results(const std::string& key, const Params& q) {
   allow_only(q, {"benchmark", "run_type", "limit", "offset"});
   // Paged: a run may hold 200,000 rows (50 MB as one answer; 8 readers took the server to 5.9 GB).
   const auto limit = int_param(q, "limit", 1000, 1, 10000), offset = int_param(q, "offset", 0, 0, INT64_MAX);
@@ -221,23 +176,18 @@ json Queries::run_results(const std::string& key, const Params& q) {
                   wh.sql + " ORDER BY r.idx LIMIT ? OFFSET ?");
   const int next = wh.bind(st);
   st.bind(next, limit + 1).bind(next + 1, offset);  // one more than asked: is there a next page?
-  json out = json::array();
-  bool more = false;
+  RunResults out{key, {}, limit, offset, std::nullopt};
   while (st.step()) {
-    if (static_cast<std::int64_t>(out.size()) == limit) {
-      more = true;
+    if (static_cast<std::int64_t>(out.results.size()) == limit) {
+      out.next_offset = offset + limit;
       break;
     }
-    out.push_back({{"index", st.i64(0)}, {"benchmark", st.text(1)}, {"run_type", st.text(2)},
-                   {"aggregate_name", st.null(3) ? json(nullptr) : json(st.text(3))},
-                   {"repetition_index", st.i64(4)}, {"repetitions", st.i64(5)}, {"threads", st.i64(6)},
-                   {"iterations", st.i64(7)}, {"real_ns", num_or_null(st, 8)}, {"cpu_ns", num_or_null(st, 9)},
-                   {"time_unit", st.text(10)}, {"label", st.text(11)}, {"error_occurred", st.i64(12) != 0},
-                   {"error_message", st.text(13)}, {"outcome", outcome_name(outcome_of(st.i64(12) != 0, st.text(13)))},
-                   {"counters", json::parse(st.text(14), nullptr, false)}});
+    out.results.push_back({st.i64(0), st.text(1), st.text(2), opt_text(st, 3), st.i64(4), st.i64(5), st.i64(6),
+                           st.i64(7), opt_f64(st, 8), opt_f64(st, 9), st.text(10), st.text(11), st.i64(12) != 0,
+                           st.text(13), outcome_of(st.i64(12) != 0, st.text(13)),
+                           json::parse(st.text(14), nullptr, false)});
   }
-  return {{"run_id", key}, {"results", out}, {"limit", limit}, {"offset", offset},
-          {"next_offset", more ? json(offset + limit) : json(nullptr)}};
+  return out;
 }
 
 json Queries::series_list(const Params& q) {
@@ -372,11 +322,12 @@ AlertPage Queries::alerts(const Params& q) {
   return page;
 }
 
-json Queries::ingest_answer(std::int64_t run_pk, const std::vector<std::int64_t>& alert_ids) {
+IngestAnswer Queries::ingest_answer(std::int64_t run_pk, const std::vector<std::int64_t>& alert_ids) {
   auto c = db_.reader();
-  json alerts = json::array();
-  for (const auto id : alert_ids) alerts.push_back(load_alert(*c, id));
-  return {{"run", run_json(*c, run_pk)}, {"alerts", std::move(alerts)}};
+  IngestAnswer out;
+  for (const auto id : alert_ids) out.alerts.push_back(load_alert(*c, id));
+  out.run = load_run_summary(*c, run_pk);
+  return out;
 }
 
 Alert Queries::alert(std::int64_t id) {

@@ -13,6 +13,7 @@
 #include "common/client_error.h"
 #include "detection/analysis.h"
 #include "queries/alert_answer.h"
+#include "queries/run_answer.h"
 #include "queries/verdict_answer.h"
 #include "detection/detect.h"
 #include "storage/database.h"
@@ -33,10 +34,10 @@ class Queries {
   nlohmann::json gpus(const Params& q);
   nlohmann::json drivers(const Params& q);
   nlohmann::json benchmarks(const Params& q);
-  nlohmann::json runs(const Params& q);
-  nlohmann::json run(const std::string& run_id);
+  RunPage runs(const Params& q);
+  RunDetail run(const std::string& run_id);
   // The raw rows of a run's document, in document order (repetitions and aggregates).
-  nlohmann::json run_results(const std::string& run_id, const Params& q);
+  RunResults run_results(const std::string& run_id, const Params& q);
   nlohmann::json series_list(const Params& q);
   nlohmann::json series(std::int64_t id, const Params& q);
   AlertPage alerts(const Params& q);
@@ -52,12 +53,10 @@ class Queries {
   // The names the API uses for alert states, kinds, causes and outcomes, so clients spell none by hand.
   nlohmann::json vocabulary();
 
-  // A posted run's answer: {"run": ..., "alerts": [...]} for the run and the alerts its ingest wrote.
-  nlohmann::json ingest_answer(std::int64_t run_pk, const std::vector<std::int64_t>& alert_ids);
+  // A posted run's answer: the run and the alerts its ingest wrote.
+  IngestAnswer ingest_answer(std::int64_t run_pk, const std::vector<std::int64_t>& alert_ids);
 
  private:
-  nlohmann::json run_json(sql::Conn& c, std::int64_t run_pk);
-
   Database& db_;
   QueryOptions opts_;
 };

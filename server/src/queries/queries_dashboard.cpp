@@ -1,5 +1,5 @@
 // Read-side queries the dashboard needs beyond the per-object ones: the overview's summary and the
-// correctness matrix. Both reuse the per-object answers (run_json, verdict) so the pages and the API
+// correctness matrix. Both reuse the per-object answers (a run as listed, the verdict) so the pages and the API
 // say the same thing.
 #include <algorithm>
 #include <map>
@@ -14,6 +14,8 @@
 #include "common/iso8601.h"
 #include "ingest/benchmark_name.h"
 #include "queries/queries.h"
+#include "queries/run_loader.h"
+#include "render/api_json.h"  // until the overview is a value too
 #include "storage/reps_blob.h"
 
 using nlohmann::json;
@@ -82,7 +84,7 @@ json Queries::summary(const Params& q) {
       }
     }
     for (std::size_t i = 0; i < gpus.size(); ++i) {
-      gpus[i]["last_run"] = last_pk[i] ? run_json(*c, last_pk[i]) : json(nullptr);
+      gpus[i]["last_run"] = last_pk[i] ? json(load_run_summary(*c, last_pk[i])) : json(nullptr);
       if (last_pk[i]) last_of_gpu.push_back(gpus[i]["last_run"]["id"]);
       else last_of_gpu.emplace_back();
     }
@@ -90,9 +92,9 @@ json Queries::summary(const Params& q) {
   // verdict() and runs() take their own reader: the lease above is back in the pool by now.
   for (std::size_t i = 0; i < gpus.size(); ++i)
     if (!last_of_gpu[i].empty()) gpus[i]["last_run"]["verdict"] = verdict_brief(verdict(last_of_gpu[i]));
-  const json recent = runs({{"limit", std::to_string(n_runs)}});  // kept: the loop reads into it
-  for (json r : recent["runs"]) {
-    r["verdict"] = verdict_brief(verdict(r["id"].get<std::string>()));
+  for (const RunSummary& run : runs({{"limit", std::to_string(n_runs)}}).runs) {
+    json r = run;
+    r["verdict"] = verdict_brief(verdict(run.id));
     latest.push_back(std::move(r));
   }
   return {{"gpus", gpus}, {"latest_runs", latest}};

@@ -26,6 +26,10 @@ std::int64_t int_param(const Params& q, const char* k, std::int64_t dflt, std::i
 // ISO 8601 with a zone to Unix ms, or dflt where absent; ClientError 400 otherwise.
 std::int64_t time_param(const Params& q, const char* k, std::int64_t dflt);
 nlohmann::json num_or_null(const sql::Stmt& st, int c);
+// Column c, or nothing where it is NULL.
+std::optional<double> opt_f64(const sql::Stmt& st, int c);
+std::optional<std::int64_t> opt_i64(const sql::Stmt& st, int c);
+std::optional<std::string> opt_text(const sql::Stmt& st, int c);
 nlohmann::json gpu_obj(std::int64_t id, const std::string& vendor, const std::string& device,
                        const std::string& name, const std::string& type);
 // The primary key of a run id; ClientError 404 naming `field` when there is none.

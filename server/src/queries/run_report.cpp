@@ -19,10 +19,6 @@ std::string str(const json& j, const char* key) {
   const auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
-double num(const json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : NAN;
-}
 
 std::string fmt(const char* f, double v) {
   char buf[64];
@@ -99,18 +95,18 @@ struct Row {
   std::string name, outcome, error_message, label;
   double median_ns = NAN, err_bound_ratio = NAN;
 };
-std::vector<Row> rows_of(const json& run) {
+std::vector<Row> rows_of(const RunDetail& run) {
   std::vector<Row> rows;
   std::set<std::string> seen;
-  for (const char* key : {"points", "not_measured"}) {
-    const auto it = run.find(key);
-    if (it == run.end() || !it->is_array()) continue;
-    for (const auto& p : *it) {
-      Row r{str(p, "benchmark"), str(p, "outcome"), str(p, "error_message"), str(p, "label"),
-            num(p, "value_ns"), num(p, "err_bound_ratio")};
-      if (r.outcome.empty()) r.outcome = "pass";
-      if (seen.insert(r.name).second) rows.push_back(std::move(r));
-    }
+  for (const auto& p : run.points) {
+    // A point with no counters (no rows to read them from) passed.
+    Row r{p.benchmark, p.counters ? std::string(outcome_name(p.counters->outcome)) : "pass", p.error_message, p.label,
+          p.value_ns.value_or(NAN), p.counters ? p.counters->err_bound_ratio : NAN};
+    if (seen.insert(r.name).second) rows.push_back(std::move(r));
+  }
+  for (const auto& n : run.not_measured) {
+    Row r{n.benchmark, std::string(outcome_name(n.outcome)), n.error_message, "", NAN, NAN};
+    if (seen.insert(r.name).second) rows.push_back(std::move(r));
   }
   return rows;
 }
@@ -262,9 +258,8 @@ std::string plural(std::size_t n, const std::string& word) { return std::to_stri
 // The summary's first lines: pass or fail with what failed, the GPU, driver, commit and run; the counts; the
 // verdict's history line.
 std::string summary_head(const RunReportInput& in) {
-  const json& meta = in.run.value("run", json::object());
-  const json gpu = meta.value("gpu", json::object()), driver = meta.value("driver", json::object());
-  const std::string run_id = str(meta, "id");
+  const RunSummary& meta = in.run.run;
+  const std::string& run_id = meta.id;
   const Verdict& v = in.verdict;
   const std::size_t correctness = v.correctness.size(), regressions = v.regressions.size(), slowdowns = v.slowdowns.size();
   const bool pass = !v.fail;
@@ -274,8 +269,8 @@ std::string summary_head(const RunReportInput& in) {
   if (regressions) problems += (problems.empty() ? "" : ", ") + plural(regressions, "regression");
   if (slowdowns) problems += (problems.empty() ? "" : ", ") + plural(slowdowns, "slowdown") + " in this run";
   head += "### " + std::string(pass ? "✅ shaderwatch: pass" : "❌ shaderwatch: fail") + (problems.empty() ? "" : " (" + problems + ")") +
-          " · " + md_cell(str(gpu, "name")) + " · " + md_cell(str(driver, "name") + " " + str(driver, "info")) + " · commit " +
-          md_code(str(meta, "commit")) + (str(meta, "branch").empty() ? "" : " on " + md_code(str(meta, "branch"))) + " · [run " +
+          " · " + md_cell(meta.gpu.name) + " · " + md_cell(meta.driver.name + " " + meta.driver.info) + " · commit " +
+          md_code(meta.commit) + (meta.branch.empty() ? "" : " on " + md_code(meta.branch)) + " · [run " +
           md_cell(run_id) + "](" + link(in.dashboard, "runs/" + run_id) + ")\n";
   head += "\n" + std::to_string(rows_of(in.run).size()) + " benchmarks, " + plural(v.suspects.size(), "suspect") + ", " +
           std::to_string(v.skipped.size()) + " skipped (unsupported or an expectations entry).\n";
@@ -288,7 +283,7 @@ std::string summary_head(const RunReportInput& in) {
 std::string summary_marker(const std::string& run_id) { return "<!-- shaderwatch-run: " + run_id + " -->"; }
 
 std::string junit_xml(const RunReportInput& in) {
-  const json& meta = in.run.value("run", json::object());
+  const RunSummary& meta = in.run.run;
   const VerdictByBenchmark verdict(in.verdict);
   const std::vector<Row> rows = rows_of(in.run);
   std::ostringstream cases;
@@ -303,28 +298,27 @@ std::string junit_xml(const RunReportInput& in) {
     write_testcase(cases, r, c, seconds);
   }
 
-  const json gpu = meta.value("gpu", json::object()), driver = meta.value("driver", json::object());
-  const std::string suite = str(gpu, "name") + " / " + str(driver, "name") + " " + str(driver, "info");
-  const std::string run_id = str(meta, "id");
+  const std::string suite = meta.gpu.name + " / " + meta.driver.name + " " + meta.driver.info;
+  const std::string& run_id = meta.id;
   std::ostringstream x;
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   x << "<testsuites name=\"shaderwatch\" tests=\"" << rows.size() << "\" failures=\"" << failures
     << "\" errors=\"0\" skipped=\"" << skipped << "\" time=\"" << fmt("%.6f", total_s) << "\">\n";
   x << "  <testsuite name=\"" << xml_escape(suite) << "\" tests=\"" << rows.size() << "\" failures=\"" << failures
     << "\" errors=\"0\" skipped=\"" << skipped << "\" time=\"" << fmt("%.6f", total_s) << "\" timestamp=\""
-    << xml_escape(str(meta, "started_at")) << "\" hostname=\"" << xml_escape(str(meta, "runner")) << "\">\n";
+    << xml_escape(meta.started_at) << "\" hostname=\"" << xml_escape(meta.runner) << "\">\n";
   x << "    <properties>\n";
   const std::pair<const char*, std::string> props[] = {
       {"run_id", run_id},
       {"verdict", in.verdict.fail ? "fail" : "pass"},
       {"history", in.verdict.coverage.line},
-      {"commit", str(meta, "commit")},
-      {"branch", str(meta, "branch")},
-      {"runner", str(meta, "runner")},
-      {"gpu", str(gpu, "name")},
-      {"driver", str(driver, "name") + " " + str(driver, "info")},
+      {"commit", meta.commit},
+      {"branch", meta.branch},
+      {"runner", meta.runner},
+      {"gpu", meta.gpu.name},
+      {"driver", meta.driver.name + " " + meta.driver.info},
       {"run_url", link(in.dashboard, "runs/" + run_id)},
-      {"job_url", str(meta, "job_url")}};
+      {"job_url", meta.job_url}};
   for (const auto& [k, v] : props)
     if (!v.empty()) x << "      <property name=\"" << k << "\" value=\"" << xml_escape(v) << "\"/>\n";
   x << "    </properties>\n" << cases.str() << "  </testsuite>\n</testsuites>\n";
@@ -332,7 +326,7 @@ std::string junit_xml(const RunReportInput& in) {
 }
 
 std::string summary_markdown(const RunReportInput& in, std::size_t max_bytes) {
-  const std::string run_id = str(in.run.value("run", json::object()), "id");
+  const std::string& run_id = in.run.run.id;
   const Verdict& v = in.verdict;
   const std::string head = summary_head(in);
   // Sections in order of importance; each row is added only while the text stays under max_bytes.

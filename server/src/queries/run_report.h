@@ -9,15 +9,14 @@
 
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "queries/alert_answer.h"
+#include "queries/run_answer.h"
 #include "queries/verdict_answer.h"
 
 namespace shaderwatch::report {
 
 struct RunReportInput {
-  nlohmann::json run;              // Queries::run(id): {"run": {...}, "points": [...], "not_measured": [...]}
+  RunDetail run;                   // Queries::run(id)
   Verdict verdict;                 // Queries::verdict(id)
   std::vector<Alert> improvements;  // improvement alerts this run raised
   std::string dashboard;        // base URL of the dashboard (links), e.g. http://results:8080

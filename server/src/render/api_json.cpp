@@ -61,6 +61,74 @@ void to_json(json& j, const AlertPage& p) {
        {"next_offset", or_null(p.next_offset)}};
 }
 
+void to_json(json& j, const DriverRef& d) {
+  j = {{"id", d.id}, {"name", d.name}, {"info", d.info}, {"version", d.version}, {"uuid", d.uuid}};
+}
+
+void to_json(json& j, const RunSummary& r) {
+  j = {{"id", r.id},
+       {"commit", r.commit},
+       {"branch", r.branch},
+       {"runner", r.runner},
+       {"job_url", r.job_url},
+       {"started_at", r.started_at},
+       {"received_at", r.received_at},
+       {"driver", r.driver},
+       {"api_version", r.api_version},
+       {"harness_revision", r.harness_revision},
+       {"device_uuid", r.device_uuid},
+       {"subgroup_size", r.subgroup_size},
+       {"host_name", r.host_name},
+       {"results", r.results},
+       {"gpu", r.gpu},
+       {"benchmarks", r.benchmarks},
+       {"failing_benchmarks", r.failing_benchmarks},
+       {"gpu_benchmarks", r.gpu_benchmarks},
+       {"posted_by", r.posted_by}};
+}
+
+void to_json(json& j, const RunPage& p) {
+  j = {{"runs", p.runs}, {"limit", p.limit}, {"offset", p.offset}, {"next_offset", or_null(p.next_offset)}};
+}
+
+void to_json(json& j, const RunPointEntry& p) {
+  j = {{"series_id", p.series_id}, {"benchmark", p.benchmark}, {"value_ns", or_null(p.value_ns)},
+       {"min_ns", or_null(p.min_ns)}, {"max_ns", or_null(p.max_ns)}, {"repetitions", p.repetitions},
+       {"errors", p.errors}, {"error_message", p.error_message}, {"label", p.label}};
+  if (!p.counters) return;
+  const BenchmarkCounters& k = *p.counters;
+  j["p25_ns"] = number_or_null(k.p25_ns);
+  j["p75_ns"] = number_or_null(k.p75_ns);
+  j["pct_of_roofline"] = number_or_null(k.pct_of_roofline);
+  j["pct_of_copy_peak"] = number_or_null(k.pct_of_copy_peak);
+  j["err_bound_ratio"] = number_or_null(k.err_bound_ratio);
+  j["outcome"] = outcome_name(k.outcome);
+}
+
+void to_json(json& j, const NotMeasuredEntry& e) {
+  j = {{"benchmark", e.benchmark}, {"outcome", outcome_name(e.outcome)}, {"error_message", e.error_message}};
+}
+
+void to_json(json& j, const RunDetail& r) {
+  j = {{"run", r.run}, {"points", r.points}, {"not_measured", r.not_measured}};
+}
+
+void to_json(json& j, const ResultRow& r) {
+  j = {{"index", r.index}, {"benchmark", r.benchmark}, {"run_type", r.run_type},
+       {"aggregate_name", or_null(r.aggregate_name)}, {"repetition_index", r.repetition_index},
+       {"repetitions", r.repetitions}, {"threads", r.threads}, {"iterations", r.iterations},
+       {"real_ns", or_null(r.real_ns)}, {"cpu_ns", or_null(r.cpu_ns)}, {"time_unit", r.time_unit},
+       {"label", r.label}, {"error_occurred", r.error_occurred}, {"error_message", r.error_message},
+       {"outcome", outcome_name(r.outcome)}, {"counters", r.counters}};
+}
+
+void to_json(json& j, const RunResults& r) {
+  j = {{"run_id", r.run_id}, {"results", r.results}, {"limit", r.limit}, {"offset", r.offset},
+       {"next_offset", or_null(r.next_offset)}};
+}
+
+void to_json(json& j, const IngestAnswer& a) { j = {{"run", a.run}, {"alerts", a.alerts}}; }
+
 void to_json(json& j, const VerdictBaseline& b) {
   j = {{"branch", b.branch}, {"merge_base", or_null(b.merge_base)}, {"run_id", or_null(b.run_id)}};
 }

@@ -6,6 +6,7 @@
 
 #include "queries/alert_answer.h"
 #include "queries/answer_common.h"
+#include "queries/run_answer.h"
 #include "queries/verdict_answer.h"
 
 namespace shaderwatch {
@@ -13,6 +14,16 @@ namespace shaderwatch {
 void to_json(nlohmann::json& j, const GpuRef& g);
 void to_json(nlohmann::json& j, const Alert& a);
 void to_json(nlohmann::json& j, const AlertPage& p);
+
+void to_json(nlohmann::json& j, const DriverRef& d);
+void to_json(nlohmann::json& j, const RunSummary& r);
+void to_json(nlohmann::json& j, const RunPage& p);
+void to_json(nlohmann::json& j, const RunPointEntry& p);
+void to_json(nlohmann::json& j, const NotMeasuredEntry& e);
+void to_json(nlohmann::json& j, const RunDetail& r);
+void to_json(nlohmann::json& j, const ResultRow& r);
+void to_json(nlohmann::json& j, const RunResults& r);
+void to_json(nlohmann::json& j, const IngestAnswer& a);
 
 void to_json(nlohmann::json& j, const VerdictBaseline& b);
 void to_json(nlohmann::json& j, const CorrectnessEntry& e);

@@ -42,7 +42,7 @@ struct StoreOptions {
 
 struct IngestResult {
   bool created = false;  // false: the same run id and body were already stored
-  nlohmann::json body;   // the stored run (and alerts raised by this ingest)
+  IngestAnswer body;     // the stored run (and alerts raised by this ingest)
 };
 
 struct StoreStats {
