@@ -19,7 +19,6 @@
 #include "queries/run_loader.h"
 #include "queries/query_helpers.h"
 #include "queries/run_counters.h"
-#include "render/api_json.h"  // until series and the ingest answer are values too
 #include "storage/reps_blob.h"
 
 using nlohmann::json;
@@ -51,27 +50,36 @@ struct Where {
   }
 };
 
+// Covariate changes: where a run differs from the one before in anything but the commit. A driver is
+// its build: its label (name, version, driver_info) and its UUID.
+std::vector<CovariateChange> covariate_changes(const std::vector<SeriesPoint>& pts) {
+  static const std::pair<const char*, std::string SeriesPoint::*> kCov[] = {
+      {"driver", &SeriesPoint::driver},         {"driver_uuid", &SeriesPoint::driver_uuid},
+      {"api_version", &SeriesPoint::api_version}, {"harness_revision", &SeriesPoint::harness_revision},
+      {"runner", &SeriesPoint::runner},         {"branch", &SeriesPoint::branch}};
+  std::vector<CovariateChange> changes;
+  for (std::size_t i = 1; i < pts.size(); ++i)
+    for (const auto& [field, member] : kCov)
+      if (pts[i].*member != pts[i - 1].*member)
+        changes.push_back({i, pts[i].run_id, field, pts[i - 1].*member, pts[i].*member});
+  return changes;
+}
 
 }  // namespace
 
-json Queries::gpus(const Params& q) {
+GpuList Queries::gpus(const Params& q) {
   allow_only(q, {});
   auto c = db_.reader();
   auto& st = c->q(
       "SELECT g.id, g.vendor_id, g.device_id, g.name, g.device_type, COUNT(r.id), MIN(r.started_at),"
       " MAX(r.started_at) FROM gpus g LEFT JOIN runs r ON r.gpu_id=g.id GROUP BY g.id ORDER BY g.id");
-  json out = json::array();
-  while (st.step()) {
-    json g = gpu_obj(st.i64(0), st.text(1), st.text(2), st.text(3), st.text(4));
-    g["runs"] = st.i64(5);
-    g["first_seen"] = st.text(6);
-    g["last_seen"] = st.text(7);
-    out.push_back(std::move(g));
-  }
-  return {{"gpus", out}};
+  GpuList out;
+  while (st.step())
+    out.gpus.push_back({{st.i64(0), st.text(1), st.text(2), st.text(3), st.text(4)}, st.i64(5), st.text(6), st.text(7)});
+  return out;
 }
 
-json Queries::drivers(const Params& q) {
+DriverList Queries::drivers(const Params& q) {
   allow_only(q, {"gpu_id"});
   Where wh;
   if (q.count("gpu_id")) wh.add("gpu_id=?", int_param(q, "gpu_id", 0, 0, INT64_MAX));
@@ -81,15 +89,13 @@ json Queries::drivers(const Params& q) {
                   " GROUP BY gpu_id, driver_name, driver_version, driver_info, api_version"
                   " ORDER BY gpu_id, MIN(started_ms)");
   wh.bind(st);
-  json out = json::array();
+  DriverList out;
   while (st.step())
-    out.push_back({{"gpu_id", st.i64(0)}, {"driver_name", st.text(1)}, {"driver_version", st.text(2)},
-                   {"driver_info", st.text(3)}, {"api_version", st.text(4)}, {"runs", st.i64(5)},
-                   {"first_seen", st.text(6)}, {"last_seen", st.text(7)}});
-  return {{"drivers", out}};
+    out.drivers.push_back({st.i64(0), st.text(1), st.text(2), st.text(3), st.text(4), st.i64(5), st.text(6), st.text(7)});
+  return out;
 }
 
-json Queries::benchmarks(const Params& q) {
+BenchmarkPage Queries::benchmarks(const Params& q) {
   allow_only(q, {"family", "name_contains", "limit", "offset"});
   Where wh;
   const auto limit = int_param(q, "limit", 1000, 1, 10000), offset = int_param(q, "offset", 0, 0, INT64_MAX);
@@ -100,11 +106,9 @@ json Queries::benchmarks(const Params& q) {
                   " ORDER BY name LIMIT ? OFFSET ?");
   const int i = wh.bind(st);
   st.bind(i, limit).bind(i + 1, offset);
-  json out = json::array();
-  while (st.step())
-    out.push_back({{"id", st.i64(0)}, {"name", st.text(1)}, {"family", st.text(2)},
-                   {"variant", st.text(3)}, {"config", st.text(4)}});
-  return {{"benchmarks", out}, {"limit", limit}, {"offset", offset}};
+  BenchmarkPage out{{}, limit, offset};
+  while (st.step()) out.benchmarks.push_back({st.i64(0), st.text(1), st.text(2), st.text(3), st.text(4)});
+  return out;
 }
 
 RunPage Queries::runs(const Params& q) {
@@ -190,7 +194,7 @@ RunResults Queries::run_results(const std::string& key, const Params& q) {
   return out;
 }
 
-json Queries::series_list(const Params& q) {
+SeriesPage Queries::series_list(const Params& q) {
   allow_only(q, {"benchmark", "family", "gpu_id", "limit", "offset"});
   Where wh;
   if (auto v = opt(q, "benchmark")) wh.add("bm.name=?", *v);
@@ -203,19 +207,19 @@ json Queries::series_list(const Params& q) {
                   wh.sql + " ORDER BY s.id LIMIT ? OFFSET ?");
   const int i = wh.bind(st);
   st.bind(i, limit).bind(i + 1, offset);
-  json out = json::array();
+  SeriesPage out{{}, limit, offset};
   while (st.step())
-    out.push_back({{"id", st.i64(0)}, {"benchmark", st.text(1)},
-                   {"gpu", gpu_obj(st.i64(2), st.text(3), st.text(4), st.text(5), st.text(6))}});
-  return {{"series", out}, {"limit", limit}, {"offset", offset}};
+    out.series.push_back({st.i64(0), st.text(1), {st.i64(2), st.text(3), st.text(4), st.text(5), st.text(6)}});
+  return out;
 }
 
-json Queries::series(std::int64_t id, const Params& q) {
+Series Queries::series(std::int64_t id, const Params& q) {
   allow_only(q, {"limit", "until"});
   const auto limit = int_param(q, "limit", 1000, 1, 10000);
   const auto until = time_param(q, "until", INT64_MAX);
   auto c = db_.reader();
-  json head;
+  Series out;
+  out.id = id;
   std::int64_t benchmark_id = 0;
   {
     auto& st = c->q("SELECT bm.name, bm.family, bm.variant, bm.config, g.id, g.vendor_id, g.device_id,"
@@ -224,11 +228,13 @@ json Queries::series(std::int64_t id, const Params& q) {
     st.bind(1, id);
     if (!st.step()) throw ClientError(404, "no series with id " + std::to_string(id), "id");
     benchmark_id = st.i64(9);
-    head = {{"id", id}, {"benchmark", st.text(0)}, {"family", st.text(1)}, {"variant", st.text(2)},
-            {"config", st.text(3)},
-            {"gpu", gpu_obj(st.i64(4), st.text(5), st.text(6), st.text(7), st.text(8))}};
+    out.benchmark = st.text(0);
+    out.family = st.text(1);
+    out.variant = st.text(2);
+    out.config = st.text(3);
+    out.gpu = {st.i64(4), st.text(5), st.text(6), st.text(7), st.text(8)};
   }
-  json pts = json::array(), changes = json::array();
+  std::vector<std::int64_t> run_pks;  // each point's run
   {
     auto& st = c->q(
         "SELECT r.run_key, r.started_at, r.commit_id, r.branch, r.runner, r.driver_name, r.driver_version,"
@@ -236,47 +242,29 @@ json Queries::series(std::int64_t id, const Params& q) {
         " p.error_message, p.run_id, r.driver_info, r.driver_uuid FROM points p JOIN runs r ON r.id=p.run_id"
         " WHERE p.series_id=? AND p.started_ms<? ORDER BY p.started_ms DESC, p.run_id DESC LIMIT ?");
     st.bind(1, id).bind(2, until).bind(3, limit);
-    while (st.step())
-      pts.push_back({{"run_id", st.text(0)}, {"started_at", st.text(1)}, {"commit", st.text(2)},
-                     {"branch", st.text(3)}, {"runner", st.text(4)}, {"driver_name", st.text(5)},
-                     {"driver_version", st.text(6)}, {"api_version", st.text(7)},
-                     {"harness_revision", st.text(8)}, {"value_ns", num_or_null(st, 9)},
-                     {"min_ns", num_or_null(st, 10)}, {"max_ns", num_or_null(st, 11)},
-                     {"repetitions", st.i64(12)}, {"errors", st.i64(13)}, {"error_message", st.text(14)},
-                     {"run_pk", st.i64(15)}, {"driver_info", st.text(16)}, {"driver_uuid", st.text(17)},
-                     {"driver", DriverIdentity{st.text(5), st.text(6), st.text(16), st.text(17)}.label()}});
+    while (st.step()) {
+      out.points.push_back({st.text(0), st.text(1), st.text(2), st.text(3), st.text(4), st.text(5), st.text(6),
+                            st.text(7), st.text(8), opt_f64(st, 9), opt_f64(st, 10), opt_f64(st, 11), st.i64(12),
+                            st.i64(13), st.text(14), st.text(16), st.text(17),
+                            DriverIdentity{st.text(5), st.text(6), st.text(16), st.text(17)}.label(), NAN, NAN});
+      run_pks.push_back(st.i64(15));
+    }
   }
-  std::reverse(pts.begin(), pts.end());
+  std::reverse(out.points.begin(), out.points.end());
+  std::reverse(run_pks.begin(), run_pks.end());
   // The run's own sample spread (p25-p75), where its rows carry the quartile counters.
-  std::vector<std::int64_t> run_pks;
-  for (const auto& p : pts) run_pks.push_back(p["run_pk"].get<std::int64_t>());
   const auto quartiles = run_quartiles(*c, run_pks, benchmark_id);
-  for (auto& p : pts) {
-    const auto [p25, p75] = quartiles.at(p["run_pk"].get<std::int64_t>());
-    p.erase("run_pk");
-    p["p25_ns"] = number_or_null(p25);
-    p["p75_ns"] = number_or_null(p75);
-  }
-  // Covariate changes: where a run differs from the one before in anything but the commit. A driver is
-  // its build: its label (name, version, driver_info) and its UUID.
-  static const char* kCov[] = {"driver", "driver_uuid", "api_version", "harness_revision", "runner", "branch"};
-  for (std::size_t i = 1; i < pts.size(); ++i)
-    for (const char* f : kCov)
-      if (pts[i][f] != pts[i - 1][f])
-        changes.push_back({{"index", i}, {"run_id", pts[i]["run_id"]}, {"field", f},
-                           {"before", pts[i - 1][f]}, {"after", pts[i][f]}});
-  json cps = json::array();
+  for (std::size_t i = 0; i < out.points.size(); ++i)
+    std::tie(out.points[i].p25_ns, out.points[i].p75_ns) = quartiles.at(run_pks[i]);
+  out.covariate_changes = covariate_changes(out.points);
   {
     std::vector<std::int64_t> ids;
     auto& st = c->q("SELECT id FROM alerts WHERE series_id=? ORDER BY started_ms, id");
     st.bind(1, id);
     while (st.step()) ids.push_back(st.i64(0));
-    for (auto a : ids) cps.push_back(load_alert(*c, a));
+    for (auto a : ids) out.change_points.push_back(load_alert(*c, a));
   }
-  head["points"] = std::move(pts);
-  head["covariate_changes"] = std::move(changes);
-  head["change_points"] = std::move(cps);
-  return head;
+  return out;
 }
 
 AlertPage Queries::alerts(const Params& q) {

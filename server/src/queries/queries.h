@@ -13,7 +13,10 @@
 #include "common/client_error.h"
 #include "detection/analysis.h"
 #include "queries/alert_answer.h"
+#include "queries/browse_answer.h"
+#include "queries/compare_answer.h"
 #include "queries/run_answer.h"
+#include "queries/series_answer.h"
 #include "queries/verdict_answer.h"
 #include "detection/detect.h"
 #include "storage/database.h"
@@ -31,18 +34,18 @@ class Queries {
  public:
   Queries(Database& db, QueryOptions opts) : db_(db), opts_(std::move(opts)) {}
 
-  nlohmann::json gpus(const Params& q);
-  nlohmann::json drivers(const Params& q);
-  nlohmann::json benchmarks(const Params& q);
+  GpuList gpus(const Params& q);
+  DriverList drivers(const Params& q);
+  BenchmarkPage benchmarks(const Params& q);
   RunPage runs(const Params& q);
   RunDetail run(const std::string& run_id);
   // The raw rows of a run's document, in document order (repetitions and aggregates).
   RunResults run_results(const std::string& run_id, const Params& q);
-  nlohmann::json series_list(const Params& q);
-  nlohmann::json series(std::int64_t id, const Params& q);
+  SeriesPage series_list(const Params& q);
+  Series series(std::int64_t id, const Params& q);
   AlertPage alerts(const Params& q);
   Alert alert(std::int64_t id);
-  nlohmann::json compare(const Params& q);
+  Comparison compare(const Params& q);
   Verdict verdict(const std::string& run_id);
   nlohmann::json rankings(const Params& q);
   // The dashboard's overview: every GPU (drivers, open alerts by kind, last run with its verdict) and

@@ -1,5 +1,6 @@
 #include "render/api_json.h"
 
+#include <cmath>
 #include <optional>
 
 using nlohmann::json;
@@ -59,6 +60,76 @@ void to_json(json& j, const Alert& a) {
 void to_json(json& j, const AlertPage& p) {
   j = {{"alerts", p.alerts}, {"total", p.total}, {"limit", p.limit}, {"offset", p.offset},
        {"next_offset", or_null(p.next_offset)}};
+}
+
+void to_json(json& j, const GpuEntry& e) {
+  j = e.gpu;
+  j["runs"] = e.runs;
+  j["first_seen"] = e.first_seen;
+  j["last_seen"] = e.last_seen;
+}
+
+void to_json(json& j, const GpuList& l) { j = {{"gpus", l.gpus}}; }
+
+void to_json(json& j, const DriverEntry& e) {
+  j = {{"gpu_id", e.gpu_id}, {"driver_name", e.driver_name}, {"driver_version", e.driver_version},
+       {"driver_info", e.driver_info}, {"api_version", e.api_version}, {"runs", e.runs},
+       {"first_seen", e.first_seen}, {"last_seen", e.last_seen}};
+}
+
+void to_json(json& j, const DriverList& l) { j = {{"drivers", l.drivers}}; }
+
+void to_json(json& j, const BenchmarkEntry& e) {
+  j = {{"id", e.id}, {"name", e.name}, {"family", e.family}, {"variant", e.variant}, {"config", e.config}};
+}
+
+void to_json(json& j, const BenchmarkPage& p) {
+  j = {{"benchmarks", p.benchmarks}, {"limit", p.limit}, {"offset", p.offset}};
+}
+
+void to_json(json& j, const SeriesEntry& e) { j = {{"id", e.id}, {"benchmark", e.benchmark}, {"gpu", e.gpu}}; }
+
+void to_json(json& j, const SeriesPage& p) { j = {{"series", p.series}, {"limit", p.limit}, {"offset", p.offset}}; }
+
+void to_json(json& j, const SeriesPoint& p) {
+  j = {{"run_id", p.run_id}, {"started_at", p.started_at}, {"commit", p.commit}, {"branch", p.branch},
+       {"runner", p.runner}, {"driver_name", p.driver_name}, {"driver_version", p.driver_version},
+       {"api_version", p.api_version}, {"harness_revision", p.harness_revision}, {"value_ns", or_null(p.value_ns)},
+       {"min_ns", or_null(p.min_ns)}, {"max_ns", or_null(p.max_ns)}, {"repetitions", p.repetitions},
+       {"errors", p.errors}, {"error_message", p.error_message}, {"driver_info", p.driver_info},
+       {"driver_uuid", p.driver_uuid}, {"driver", p.driver}, {"p25_ns", number_or_null(p.p25_ns)},
+       {"p75_ns", number_or_null(p.p75_ns)}};
+}
+
+void to_json(json& j, const CovariateChange& c) {
+  j = {{"index", c.index}, {"run_id", c.run_id}, {"field", c.field}, {"before", c.before}, {"after", c.after}};
+}
+
+void to_json(json& j, const Series& s) {
+  j = {{"id", s.id}, {"benchmark", s.benchmark}, {"family", s.family}, {"variant", s.variant}, {"config", s.config},
+       {"gpu", s.gpu}, {"points", s.points}, {"covariate_changes", s.covariate_changes},
+       {"change_points", s.change_points}};
+}
+
+void to_json(json& j, const CompareRow& r) {
+  const analysis::CompareResult& c = r.result;
+  j = {{"benchmark", r.benchmark}, {"base_ns", std::isnan(r.base_ns) ? json(nullptr) : json(r.base_ns)},
+       {"contender_ns", std::isnan(r.contender_ns) ? json(nullptr) : json(r.contender_ns)},
+       {"base_repetitions", r.base_repetitions}, {"contender_repetitions", r.contender_repetitions},
+       {"verdict", analysis::to_string(c.verdict)}, {"delta_pct", or_null(c.delta_pct)},
+       {"p_value", or_null(c.p_value)}};
+  if (c.verdict == analysis::CompareVerdict::Error) return;
+  j["reliable"] = c.reliable;
+  if (!c.floor_pct) return;
+  j["spread_pct"] = or_null(c.spread_pct);
+  j["floor_pct"] = *c.floor_pct;
+}
+
+void to_json(json& j, const Comparison& c) {
+  j = {{"base", c.base}, {"contender", c.contender}, {"alpha", c.params.alpha},
+       {"min_delta_pct", c.params.min_delta_pct}, {"min_delta_ns", c.params.min_delta_ns},
+       {"noise_floor", c.params.noise_floor}, {"benchmarks", c.benchmarks}, {"only_in_base", c.only_in_base},
+       {"only_in_contender", c.only_in_contender}, {"geomean_delta_pct", or_null(c.geomean_delta_pct)}};
 }
 
 void to_json(json& j, const DriverRef& d) {

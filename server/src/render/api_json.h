@@ -6,7 +6,10 @@
 
 #include "queries/alert_answer.h"
 #include "queries/answer_common.h"
+#include "queries/browse_answer.h"
+#include "queries/compare_answer.h"
 #include "queries/run_answer.h"
+#include "queries/series_answer.h"
 #include "queries/verdict_answer.h"
 
 namespace shaderwatch {
@@ -14,6 +17,22 @@ namespace shaderwatch {
 void to_json(nlohmann::json& j, const GpuRef& g);
 void to_json(nlohmann::json& j, const Alert& a);
 void to_json(nlohmann::json& j, const AlertPage& p);
+
+void to_json(nlohmann::json& j, const GpuEntry& e);
+void to_json(nlohmann::json& j, const GpuList& l);
+void to_json(nlohmann::json& j, const DriverEntry& e);
+void to_json(nlohmann::json& j, const DriverList& l);
+void to_json(nlohmann::json& j, const BenchmarkEntry& e);
+void to_json(nlohmann::json& j, const BenchmarkPage& p);
+void to_json(nlohmann::json& j, const SeriesEntry& e);
+void to_json(nlohmann::json& j, const SeriesPage& p);
+
+void to_json(nlohmann::json& j, const SeriesPoint& p);
+void to_json(nlohmann::json& j, const CovariateChange& c);
+void to_json(nlohmann::json& j, const Series& s);
+
+void to_json(nlohmann::json& j, const CompareRow& r);
+void to_json(nlohmann::json& j, const Comparison& c);
 
 void to_json(nlohmann::json& j, const DriverRef& d);
 void to_json(nlohmann::json& j, const RunSummary& r);
