@@ -1,23 +1,24 @@
 // The read side: every answer of the JSON API, every parameter validated (ClientError 400, 404 for
 // unknown ids), every statement bound, each on a pooled reader. The write side's answers (a stored run,
-// the alerts it raised, a triaged alert) are read here too, from what it wrote. Answers converted so far
-// are values (queries/*_answer.h), rendered at the API's edge (render/api_json.h); the rest are JSON.
+// the alerts it raised, a triaged alert) are read here too, from what it wrote. Every answer is a value
+// (queries/*_answer.h); its JSON is made at the API's edge only (render/api_json.h).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "common/client_error.h"
 #include "detection/analysis.h"
 #include "queries/alert_answer.h"
 #include "queries/browse_answer.h"
 #include "queries/compare_answer.h"
+#include "queries/dashboard_answer.h"
+#include "queries/rankings_answer.h"
 #include "queries/run_answer.h"
 #include "queries/series_answer.h"
 #include "queries/verdict_answer.h"
+#include "queries/vocabulary_answer.h"
 #include "detection/detect.h"
 #include "storage/database.h"
 
@@ -47,14 +48,14 @@ class Queries {
   Alert alert(std::int64_t id);
   Comparison compare(const Params& q);
   Verdict verdict(const std::string& run_id);
-  nlohmann::json rankings(const Params& q);
+  Rankings rankings(const Params& q);
   // The dashboard's overview: every GPU (drivers, open alerts by kind, last run with its verdict) and
   // the latest runs with their verdicts.
-  nlohmann::json summary(const Params& q);
+  Overview summary(const Params& q);
   // Kernels x (GPU, driver): each benchmark's outcome in the latest run of each pair.
-  nlohmann::json correctness(const Params& q);
+  CorrectnessMatrix correctness(const Params& q);
   // The names the API uses for alert states, kinds, causes and outcomes, so clients spell none by hand.
-  nlohmann::json vocabulary();
+  Vocabulary vocabulary();
 
   // A posted run's answer: the run and the alerts its ingest wrote.
   IngestAnswer ingest_answer(std::int64_t run_pk, const std::vector<std::int64_t>& alert_ids);

@@ -15,6 +15,9 @@ json or_null(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
+// A number, or null where it is not finite (NaN: none known).
+json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
 }  // namespace
 
 void to_json(json& j, const GpuRef& g) {
@@ -199,6 +202,90 @@ void to_json(json& j, const RunResults& r) {
 }
 
 void to_json(json& j, const IngestAnswer& a) { j = {{"run", a.run}, {"alerts", a.alerts}}; }
+
+void to_json(json& j, const RankedVariant& v) {
+  j = {{"rank", v.rank}, {"variant", v.variant}, {"value_ns", v.value_ns}, {"noise_rel", number_or_null(v.noise_rel)},
+       {"operation", v.operation}, {"pct_of_roofline", number_or_null(v.pct_of_roofline)},
+       {"pct_of_copy_peak", number_or_null(v.pct_of_copy_peak)}};
+}
+
+void to_json(json& j, const GpuRanking& g) { j = {{"gpu", g.gpu}, {"run_id", g.run_id}, {"ranking", g.ranking}}; }
+
+void to_json(json& j, const RankingFlip& f) {
+  j = {{"operation", f.operation}, {"gpu_a", f.gpu_a}, {"gpu_b", f.gpu_b}, {"faster_on_a", f.faster_on_a},
+       {"faster_on_b", f.faster_on_b}, {"gap_on_a_pct", f.gap_on_a_pct}, {"gap_on_b_pct", f.gap_on_b_pct}};
+}
+
+void to_json(json& j, const GpuTime& t) { j = {{"gpu", t.gpu}, {"value_ns", t.value_ns}}; }
+
+void to_json(json& j, const VariantGpuOrder& o) {
+  j = {{"variant", o.variant}, {"fastest_first", o.fastest_first}, {"fastest", or_null(o.fastest)}, {"tie", o.tie}};
+}
+
+void to_json(json& j, const RankingGroup& g) {
+  j = {{"family", g.family}, {"config", g.config}, {"by_gpu", g.by_gpu}, {"flips", g.flips}, {"gpu_order", g.gpu_order}};
+}
+
+void to_json(json& j, const Rankings& r) { j = {{"commit", r.commit}, {"groups", r.groups}}; }
+
+void to_json(json& j, const Vocabulary& v) {
+  j = {{"alert_states", v.alert_states},
+       {"open_alert_states", v.open_alert_states},
+       {"alert_kinds", v.alert_kinds},
+       {"correctness_alert_kinds", v.correctness_alert_kinds},
+       {"level_alert_kinds", v.level_alert_kinds},
+       {"alert_kind_tones", v.alert_kind_tones},
+       {"causes", v.causes},
+       {"outcomes", v.outcomes},
+       {"main_branch", v.main_branch}};
+}
+
+void to_json(json& j, const VerdictBrief& b) {
+  j = {{"verdict", b.fail ? "fail" : "pass"}, {"correctness", b.correctness}, {"regressions", b.regressions},
+       {"slowdowns", b.slowdowns}, {"history", b.history}, {"suspects", b.suspects}, {"skipped", b.skipped},
+       {"failing", b.failing}, {"failing_total", b.failing_total}};
+}
+
+void to_json(json& j, const RunWithVerdict& r) {
+  j = r.run;
+  j["verdict"] = r.verdict;
+}
+
+void to_json(json& j, const DriverBuild& d) {
+  j = {{"driver_name", d.driver_name}, {"driver_version", d.driver_version}, {"driver_info", d.driver_info},
+       {"driver_uuid", d.driver_uuid}, {"driver", d.driver}, {"runs", d.runs}, {"first_seen", d.first_seen},
+       {"last_seen", d.last_seen}};
+}
+
+void to_json(json& j, const GpuOverview& g) {
+  j = {{"gpu", g.gpu}, {"runs", g.runs}, {"drivers", g.drivers},
+       {"open_alerts", g.open_alerts.empty() ? json::object() : json(g.open_alerts)},
+       {"last_run", g.last_run ? json(*g.last_run) : json(nullptr)}};
+}
+
+void to_json(json& j, const Overview& o) { j = {{"gpus", o.gpus}, {"latest_runs", o.latest_runs}}; }
+
+void to_json(json& j, const CorrectnessColumn& c) {
+  j = {{"run_id", c.run_id}, {"started_at", c.started_at}, {"driver_name", c.driver_name},
+       {"driver_version", c.driver_version}, {"driver", c.driver}, {"gpu", c.gpu},
+       {"benchmarks_from_older_runs", c.benchmarks_from_older_runs}};
+}
+
+void to_json(json& j, const CorrectnessCell& c) {
+  j = {{"outcome", outcome_name(c.outcome)}, {"message", c.message}, {"run_id", c.run_id},
+       {"series_id", or_null(c.series_id)}};
+}
+
+void to_json(json& j, const CorrectnessRow& r) {
+  json cells = json::array();
+  for (const auto& c : r.cells) cells.push_back(c ? json(*c) : json(nullptr));
+  j = {{"benchmark", r.benchmark}, {"cells", cells}};
+}
+
+void to_json(json& j, const CorrectnessMatrix& m) {
+  j = {{"branch", m.branch}, {"columns", m.columns}, {"rows", m.rows},
+       {"counts", m.counts.empty() ? json::object() : json(m.counts)}};
+}
 
 void to_json(json& j, const VerdictBaseline& b) {
   j = {{"branch", b.branch}, {"merge_base", or_null(b.merge_base)}, {"run_id", or_null(b.run_id)}};

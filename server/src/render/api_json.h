@@ -8,9 +8,12 @@
 #include "queries/answer_common.h"
 #include "queries/browse_answer.h"
 #include "queries/compare_answer.h"
+#include "queries/dashboard_answer.h"
+#include "queries/rankings_answer.h"
 #include "queries/run_answer.h"
 #include "queries/series_answer.h"
 #include "queries/verdict_answer.h"
+#include "queries/vocabulary_answer.h"
 
 namespace shaderwatch {
 
@@ -43,6 +46,26 @@ void to_json(nlohmann::json& j, const RunDetail& r);
 void to_json(nlohmann::json& j, const ResultRow& r);
 void to_json(nlohmann::json& j, const RunResults& r);
 void to_json(nlohmann::json& j, const IngestAnswer& a);
+
+void to_json(nlohmann::json& j, const RankedVariant& v);
+void to_json(nlohmann::json& j, const GpuRanking& g);
+void to_json(nlohmann::json& j, const RankingFlip& f);
+void to_json(nlohmann::json& j, const GpuTime& t);
+void to_json(nlohmann::json& j, const VariantGpuOrder& o);
+void to_json(nlohmann::json& j, const RankingGroup& g);
+void to_json(nlohmann::json& j, const Rankings& r);
+
+void to_json(nlohmann::json& j, const Vocabulary& v);
+
+void to_json(nlohmann::json& j, const VerdictBrief& b);
+void to_json(nlohmann::json& j, const RunWithVerdict& r);
+void to_json(nlohmann::json& j, const DriverBuild& d);
+void to_json(nlohmann::json& j, const GpuOverview& g);
+void to_json(nlohmann::json& j, const Overview& o);
+void to_json(nlohmann::json& j, const CorrectnessColumn& c);
+void to_json(nlohmann::json& j, const CorrectnessCell& c);
+void to_json(nlohmann::json& j, const CorrectnessRow& r);
+void to_json(nlohmann::json& j, const CorrectnessMatrix& m);
 
 void to_json(nlohmann::json& j, const VerdictBaseline& b);
 void to_json(nlohmann::json& j, const CorrectnessEntry& e);
