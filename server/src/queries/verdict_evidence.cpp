@@ -55,32 +55,45 @@ std::map<std::int64_t, std::int64_t> level_starts(sql::Conn& c, std::int64_t run
 }
 
 // Calls f(benchmark, statement) on each of the newest `limit` main points with a value of every timed series of
-// the run before `upto` (or at it too, `inclusive`), newest first. One statement: each series' read starts at
-// its limit-th newest point (`cut`), so a long history is not scanned.
+// the run before `upto` (or at it too, `inclusive`), newest first within a series. Two statements for the run:
+// where the GPU's newest `limit` main runs start (the cut), then every series' points since it; a series that
+// missed some of those runs (or failed in them) reads the rest from before the cut, one statement each.
 template <class F>
-void latest_main_points(sql::Conn& c, std::int64_t run_pk, const LevelBound& upto, bool inclusive, std::size_t limit,
-                        const BySeries& series, F&& f) {
+void latest_main_points(sql::Conn& c, const JudgedRun& run, const EvidenceParams& p, const LevelBound& upto,
+                        bool inclusive, std::size_t limit, const BySeries& series, F&& f) {
   if (limit == 0) return;
   const std::string cmp = inclusive ? " <= " : " < ";
-  auto& st = c.q("SELECT h.series_id, h.value_ns, h.reps, h.started_ms FROM"
-                 " (SELECT p.series_id AS sid, COALESCE((SELECT q.started_ms FROM points q WHERE q.series_id=p.series_id"
-                 " AND (q.started_ms, q.run_id)" + cmp + "(?, ?) AND q.on_main=1 AND q.value_ns IS NOT NULL"
-                 " ORDER BY q.started_ms DESC, q.run_id DESC LIMIT 1 OFFSET ?), ?) AS cut"
-                 " FROM points p WHERE p.run_id=? AND p.n_errors=0) s"
-                 " JOIN points h ON h.series_id=s.sid AND h.started_ms>=s.cut"
-                 " WHERE (h.started_ms, h.run_id)" + cmp + "(?, ?) AND h.on_main=1 AND h.value_ns IS NOT NULL"
-                 " ORDER BY h.series_id, h.started_ms DESC, h.run_id DESC");
-  st.bind(1, upto.ms).bind(2, upto.pk).bind(3, static_cast<std::int64_t>(limit - 1)).bind(4, INT64_MIN);
-  st.bind(5, run_pk).bind(6, upto.ms).bind(7, upto.pk);
-  std::int64_t current = -1;
-  std::size_t taken = 0;
+  std::int64_t cut = INT64_MIN;  // none: the GPU has fewer main runs than `limit`, so every point is read
+  {
+    auto& st = c.q("SELECT started_ms FROM runs WHERE gpu_id=? AND branch=? AND (started_ms, id)" + cmp +
+                   "(?, ?) ORDER BY started_ms DESC, id DESC LIMIT 1 OFFSET ?");
+    st.bind(1, run.gpu_id).bind(2, p.main_branch).bind(3, upto.ms).bind(4, upto.pk)
+        .bind(5, static_cast<std::int64_t>(limit - 1));
+    if (st.step()) cut = st.i64(0);
+    st.reset();
+  }
+  std::map<std::int64_t, std::size_t> taken;  // points given to f, by series
+  auto& st = c.q("SELECT h.series_id, h.value_ns, h.reps, h.started_ms FROM points h WHERE h.series_id IN"
+                 " (SELECT series_id FROM points WHERE run_id=? AND n_errors=0) AND h.started_ms>=? AND"
+                 " (h.started_ms, h.run_id)" + cmp + "(?, ?) AND h.on_main=1 AND h.value_ns IS NOT NULL"
+                 " ORDER BY h.series_id DESC, h.started_ms DESC, h.run_id DESC");
+  st.bind(1, run.pk).bind(2, cut).bind(3, upto.ms).bind(4, upto.pk);
   while (st.step()) {
-    const std::int64_t sid = st.i64(0);
-    if (sid != current) current = sid, taken = 0;
-    // Points at the cut's millisecond but older than the limit-th are read too: only the newest `limit` count.
-    if (taken++ >= limit) continue;
-    const auto it = series.find(sid);
-    if (it != series.end()) f(*it->second, st);
+    const auto it = series.find(st.i64(0));
+    if (it == series.end()) continue;
+    std::size_t& n = taken[it->first];
+    if (n >= limit) continue;
+    ++n;
+    f(*it->second, st);
+  }
+  if (cut == INT64_MIN) return;
+  for (const auto& [sid, b] : series) {
+    const std::size_t n = taken[sid];
+    if (n >= limit) continue;
+    auto& older = c.q("SELECT series_id, value_ns, reps, started_ms FROM points WHERE series_id=? AND started_ms<? AND"
+                      " on_main=1 AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
+    older.bind(1, sid).bind(2, cut).bind(3, static_cast<std::int64_t>(limit - n));
+    while (older.step()) f(*b, older);
   }
 }
 
@@ -91,7 +104,7 @@ void load_levels(sql::Conn& c, const JudgedRun& run, const LevelBound& bound, co
                  const BySeries& series) {
   const auto starts = level_starts(c, run.pk, bound);
   const std::size_t most = std::max({p.detect.noise_window, analysis::kLevelRuns, p.gate.swing_runs});
-  latest_main_points(c, run.pk, bound, false, most, series, [&](Evidence& b, const sql::Stmt& st) {
+  latest_main_points(c, run, p, bound, false, most, series, [&](Evidence& b, const sql::Stmt& st) {
     const auto start = starts.find(b.series_id);
     const std::int64_t boundary_ms = start == starts.end() ? INT64_MIN : start->second;
     ++b.history;
@@ -128,7 +141,7 @@ void load_open_alerts(sql::Conn& c, const JudgedRun& run, const BySeries& series
 // A main run's recent values and the series' open regressions, each with the values since its step: whether
 // they are still present is the judge's to say.
 void load_open_regressions(sql::Conn& c, const JudgedRun& run, const EvidenceParams& p, const BySeries& series) {
-  latest_main_points(c, run.pk, {run.started_ms, run.pk}, true, p.detect.present_points, series,
+  latest_main_points(c, run, p, {run.started_ms, run.pk}, true, p.detect.present_points, series,
                      [](Evidence& b, const sql::Stmt& st) { b.recent.push_back(st.f64(1)); });
   std::vector<std::pair<Evidence*, std::pair<std::int64_t, std::int64_t>>> steps;
   load_open_alerts(c, run, series, steps);
