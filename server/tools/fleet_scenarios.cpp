@@ -222,9 +222,9 @@ std::string run_id(int g, int r) {
   return buf;
 }
 // (gpu, run) of a run id made by run_id(); (-1, -1) otherwise.
-std::pair<int, int> parse_run_id(const json& id) {
+std::pair<int, int> parse_run_id(const std::string& id) {
   int g = -1, r = -1;
-  if (!id.is_string() || std::sscanf(id.get<std::string>().c_str(), "g%d-r%d", &g, &r) != 2) return {-1, -1};
+  if (std::sscanf(id.c_str(), "g%d-r%d", &g, &r) != 2) return {-1, -1};
   return {g, r};
 }
 
@@ -312,13 +312,15 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
   std::mt19937_64 probe_rng(mix(p.seed ^ 0x9e0beULL));
   const auto history_bin = [](int h) { return std::min(h, kHistoryBins - 1); };
   // The benchmarks a verdict fails on: correctness failures, confirmed regressions, single-run slowdowns.
-  const auto failing = [&](const json& v) {
+  const auto failing = [&](const Verdict& v) {
     std::vector<int> listed;
-    for (const char* key : {"correctness", "regressions", "slowdowns"})
-      for (const auto& e : v.at(key)) {
-        const auto it = bench_idx.find(e.at("benchmark").get<std::string>());
-        listed.push_back(it == bench_idx.end() ? -1 : it->second);
-      }
+    const auto add = [&](const std::string& benchmark) {
+      const auto it = bench_idx.find(benchmark);
+      listed.push_back(it == bench_idx.end() ? -1 : it->second);
+    };
+    for (const auto& e : v.correctness) add(e.benchmark);
+    for (const auto& e : v.regressions) add(e.benchmark);
+    for (const auto& e : v.slowdowns) add(e.benchmark);
     return listed;
   };
 
@@ -345,9 +347,9 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
       (r < pl.step_run ? ms_before : ms_after) += ms;
       ++(r < pl.step_run ? n_before : n_after);
 
-      const json v = store.queries().verdict(id);
+      const Verdict v = store.queries().verdict(id);
       ++res.runs;
-      const bool fail = v.at("verdict") == "fail";
+      const bool fail = v.fail;
       const int bin = history_bin(r);
       ++res.main.runs[bin];
       if (fail && !real_on_gpu(g, r)) ++res.false_fails, ++res.main.false_fails[bin];
@@ -357,8 +359,8 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
       for (const int b : listed)
         if (b < 0 || !real(g, b, r)) wrong = true;
       if (fail && wrong) ++res.wrong_fails;
-      for (const auto& e : v.at("suspects")) {
-        const auto it = bench_idx.find(e.at("benchmark").get<std::string>());
+      for (const auto& e : v.suspects) {
+        const auto it = bench_idx.find(e.benchmark);
         if (it == bench_idx.end() || !real(g, it->second, r)) ++res.spurious_suspects;
         if (it != bench_idx.end()) suspected.push_back(it->second);
       }
@@ -393,7 +395,7 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
         probe_body.append(make_doc(pl, g, r, p.reps, probe_noise)).append("}");
         pl.lvl(g, r, pb) = keep;
         store.ingest(probe_body, "fleet-sim");
-        const json pv = store.queries().verdict(id + "-pr");
+        const Verdict pv = store.queries().verdict(id + "-pr");
         const int pbin = history_bin(r + 1);  // the merge base's run is history too
         ++res.probes.runs[pbin];
         const bool slowed = sc.probe > 1;
@@ -409,19 +411,19 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
   res.ingest_ms_after = n_after ? ms_after / n_after : 0;
 
   // Every alert, as left at the end (boundaries and causes refined by later runs).
-  std::vector<json> alerts;
+  std::vector<Alert> alerts;
   for (std::int64_t off = 0;;) {
-    const json page = store.queries().alerts({{"limit", "500"}, {"offset", std::to_string(off)}});
-    for (const auto& a : page.at("alerts")) alerts.push_back(a);
-    if (page.at("next_offset").is_null()) break;
-    off = page.at("next_offset").get<std::int64_t>();
+    AlertPage page = store.queries().alerts({{"limit", "500"}, {"offset", std::to_string(off)}});
+    for (auto& a : page.alerts) alerts.push_back(std::move(a));
+    if (!page.next_offset) break;
+    off = *page.next_offset;
   }
   for (const auto& a : alerts) {
-    const auto [g, r] = parse_run_id(a.at("run_id"));
-    const int raised = parse_run_id(a.at("raised_by_run")).second;
-    const auto bit = bench_idx.find(a.at("benchmark").get<std::string>());
+    const auto [g, r] = parse_run_id(a.run_id);
+    const int raised = parse_run_id(a.raised_by_run).second;
+    const auto bit = bench_idx.find(a.benchmark);
     const int b = bit == bench_idx.end() ? -1 : bit->second;
-    const std::string kind = a.at("kind").get<std::string>();
+    const std::string& kind = a.kind;
     bool on_changed = false;
     for (auto& co : res.changes) {
       const auto& c = co.change;
@@ -433,8 +435,8 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
       co.found = true;
       co.delay = raised - c.run;
       co.placed = r == c.run;
-      co.cause = a.at("cause").get<std::string>();
-      co.state = a.at("state").get<std::string>();
+      co.cause = a.cause;
+      co.state = a.state;
     }
     if (!on_changed) {
       ++res.false_alerts;

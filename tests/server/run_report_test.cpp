@@ -19,39 +19,61 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-json point(const std::string& name, const std::string& outcome, double ns, const std::string& msg = "") {
-  return {{"benchmark", name}, {"outcome", outcome}, {"value_ns", ns > 0 ? json(ns) : json(nullptr)},
-          {"err_bound_ratio", 0.25}, {"label", "spirv:abc stop:stable-median"}, {"error_message", msg}};
+using shaderwatch::RowStatus;
+
+shaderwatch::RunPointEntry point(const std::string& name, RowStatus outcome, double ns, const std::string& msg = "") {
+  shaderwatch::RunPointEntry p;
+  p.benchmark = name;
+  if (ns > 0) p.value_ns = ns;
+  p.label = "spirv:abc stop:stable-median";
+  p.error_message = msg;
+  p.counters = shaderwatch::BenchmarkCounters{};
+  p.counters->err_bound_ratio = 0.25;
+  p.counters->outcome = outcome;
+  return p;
 }
 
-json regression_alert(const std::string& name) {
-  return {{"id", 7}, {"benchmark", name}, {"state", "new"}, {"before_ns", 1000.0}, {"after_ns", 1100.0},
-          {"delta_pct", 10.0}, {"noise_pct", 0.8}, {"p_value", 1e-5}, {"cause", "commit"}, {"run_id", "r-9"},
-          {"attribution", {{"summary", "only the commit changed"}}}};
+shaderwatch::Alert regression_alert(const std::string& name) {
+  shaderwatch::Alert a;
+  a.id = 7;
+  a.benchmark = name;
+  a.state = "new";
+  a.before_ns = 1000.0;
+  a.after_ns = 1100.0;
+  a.delta_pct = 10.0;
+  a.noise_pct = 0.8;
+  a.p_value = 1e-5;
+  a.cause = "commit";
+  a.run_id = "r-9";
+  a.attribution = {{"summary", "only the commit changed"}};
+  return a;
 }
 
 // Every kind of row a run can hold.
 RunReportInput every_outcome() {
   RunReportInput in;
   in.dashboard = "https://sw.example";
-  in.run = {{"run", {{"id", "r-10"}, {"commit", "abc"}, {"branch", "main"}, {"runner", "gpu-1"},
-                     {"gpu", {{"name", "NVIDIA H200"}}}, {"driver", {{"name", "NVIDIA"}, {"info", "580.1"}}}}},
-            {"points", json::array({point("lum/a_256/1920x1080/hot", "pass", 2e5),
-                                    point("lum/a_256/1920x1080/cold", "fail", 0, "FAIL: wrong <sum> & \x01 bound"),
-                                    point("lum/b_256/1920x1080/hot", "pass", 3e5),
-                                    point("lum/c_256/1920x1080/hot", "pass", 4e5)})},
-            {"not_measured", json::array({point("lum/neg_256/1920x1080/hot", "xfail", 0, "EXPECTED: XFAIL, race observed"),
-                                          point("lum/neg_256/1920x1080/cold", "xpass", 0, "EXPECTED: XPASS, no race"),
-                                          point("lum/a_256/7680x4320/hot", "unsupported", 0, "UNSUPPORTED: 8K over 128 MiB")})}};
-  in.verdict = {{"run_id", "r-10"}, {"verdict", "fail"},
-                {"correctness", json::array({{{"benchmark", "lum/a_256/1920x1080/cold"}, {"kind", "correctness_failure"},
-                                              {"error_message", "FAIL: wrong <sum> & \x01 bound"}}})},
-                {"regressions", json::array({regression_alert("lum/b_256/1920x1080/hot")})},
-                {"acknowledged_regressions", json::array()},
-                {"suspects", json::array({{{"benchmark", "lum/c_256/1920x1080/hot"}, {"level_ns", 3.6e5}, {"value_ns", 4e5},
-                                           {"delta_pct", 11.1}, {"z", 4.2}}})},
-                {"skipped", json::array({{{"benchmark", "lum/a_256/7680x4320/hot"}, {"reason", "8K over 128 MiB"}}})}};
-  in.improvements = json::array();
+  in.run.run.id = "r-10";
+  in.run.run.commit = "abc";
+  in.run.run.branch = "main";
+  in.run.run.runner = "gpu-1";
+  in.run.run.gpu.name = "NVIDIA H200";
+  in.run.run.driver.name = "NVIDIA";
+  in.run.run.driver.info = "580.1";
+  in.run.points = {point("lum/a_256/1920x1080/hot", RowStatus::Pass, 2e5),
+                   point("lum/a_256/1920x1080/cold", RowStatus::Fail, 0, "FAIL: wrong <sum> & \x01 bound"),
+                   point("lum/b_256/1920x1080/hot", RowStatus::Pass, 3e5),
+                   point("lum/c_256/1920x1080/hot", RowStatus::Pass, 4e5)};
+  in.run.not_measured = {{"lum/neg_256/1920x1080/hot", RowStatus::Xfail, "EXPECTED: XFAIL, race observed"},
+                         {"lum/neg_256/1920x1080/cold", RowStatus::Xpass, "EXPECTED: XPASS, no race"},
+                         {"lum/a_256/7680x4320/hot", RowStatus::Unsupported, "UNSUPPORTED: 8K over 128 MiB"}};
+  in.verdict.run_id = "r-10";
+  in.verdict.fail = true;
+  in.verdict.correctness = {{"lum/a_256/1920x1080/cold", 0, shaderwatch::detect::AlertKind::CorrectnessFailure,
+                             "FAIL: wrong <sum> & \x01 bound"}};
+  in.verdict.regressions = {regression_alert("lum/b_256/1920x1080/hot")};
+  in.verdict.suspects = {{"lum/c_256/1920x1080/hot", 0, 3.6e5, 4e5, 11.1, 0, 4.2}};
+  in.verdict.skipped = {{"lum/a_256/7680x4320/hot", "8K over 128 MiB"}};
   return in;
 }
 
@@ -82,8 +104,13 @@ TEST(RunReport, JunitHasOneTestcasePerBenchmarkAndMarksEachOutcome) {
 
 TEST(RunReport, SummaryHasTheVerdictLineTablesAndMarker) {
   auto in = every_outcome();
-  in.improvements = json::array({{{"benchmark", "lum/d_256/1920x1080/hot"}, {"before_ns", 2e5}, {"after_ns", 1.8e5},
-                                  {"delta_pct", -10.0}, {"cause", "driver"}}});
+  shaderwatch::Alert improvement;
+  improvement.benchmark = "lum/d_256/1920x1080/hot";
+  improvement.before_ns = 2e5;
+  improvement.after_ns = 1.8e5;
+  improvement.delta_pct = -10.0;
+  improvement.cause = "driver";
+  in.improvements = {improvement};
   const std::string md = shaderwatch::report::summary_markdown(in);
   EXPECT_EQ(md.rfind(shaderwatch::report::summary_marker("r-10") + "\n", 0), 0u) << md;
   EXPECT_NE(md.find("❌ shaderwatch: fail (1 correctness failure, 1 regression)"), std::string::npos) << md;
@@ -101,8 +128,8 @@ TEST(RunReport, SummaryHasTheVerdictLineTablesAndMarker) {
 TEST(RunReport, SummaryIsCutWithALinkPastItsLimit) {
   auto in = every_outcome();
   for (int i = 0; i < 2000; ++i)
-    in.verdict["correctness"].push_back({{"benchmark", "lum/x/" + std::to_string(i)}, {"kind", "correctness_failure"},
-                                         {"error_message", std::string(100, 'e')}});
+    in.verdict.correctness.push_back({"lum/x/" + std::to_string(i), 0, shaderwatch::detect::AlertKind::CorrectnessFailure,
+                                      std::string(100, 'e')});
   const std::string md = shaderwatch::report::summary_markdown(in, 8000);
   EXPECT_LE(md.size(), 8000u);
   EXPECT_NE(md.find("_Cut to fit a comment: the whole run is at [the dashboard](https://sw.example/#/runs/r-10)._"),
@@ -112,7 +139,7 @@ TEST(RunReport, SummaryIsCutWithALinkPastItsLimit) {
 
 TEST(RunReport, CsvQuotesAndMarksRegressions) {
   auto in = every_outcome();
-  in.run["points"][0]["label"] = "a,\"b\"";
+  in.run.points[0].label = "a,\"b\"";
   const std::string csv = shaderwatch::report::results_csv(in);
   EXPECT_EQ(csv.rfind("name,status,median_us,err_bound_ratio,label\n", 0), 0u);
   EXPECT_EQ(count(csv, "\n"), 8u);

@@ -17,6 +17,7 @@
 #include "http/own_sockets.h"
 #include "queries/query_helpers.h"
 #include "queries/run_report.h"
+#include "render/api_json.h"
 #include "shaderwatch/upload.h"
 #include "http/web_assets.h"
 
@@ -144,7 +145,7 @@ struct HttpServer::Impl {
     while (in.dashboard.ends_with('/')) in.dashboard.pop_back();
     in.run = store.queries().run(run_id);
     in.verdict = store.queries().verdict(run_id);
-    in.improvements = store.queries().alerts({{"raised_by", run_id}, {"kind", "improvement"}, {"limit", "500"}}).at("alerts");
+    in.improvements = store.queries().alerts({{"raised_by", run_id}, {"kind", "improvement"}, {"limit", "500"}}).alerts;
     if (file == "junit.xml") return {"application/xml; charset=utf-8", report::junit_xml(in)};
     if (file == "summary.md") return {"text/markdown; charset=utf-8", report::summary_markdown(in)};
     return {"text/csv; charset=utf-8", report::results_csv(in)};

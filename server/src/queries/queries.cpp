@@ -15,6 +15,8 @@
 #include "detection/analysis.h"
 #include "ingest/benchmark_name.h"
 #include "common/driver_identity.h"
+#include "queries/alert_loader.h"
+#include "queries/run_loader.h"
 #include "queries/query_helpers.h"
 #include "queries/run_counters.h"
 #include "storage/reps_blob.h"
@@ -48,117 +50,36 @@ struct Where {
   }
 };
 
+// Covariate changes: where a run differs from the one before in anything but the commit. A driver is
+// its build: its label (name, version, driver_info) and its UUID.
+std::vector<CovariateChange> covariate_changes(const std::vector<SeriesPoint>& pts) {
+  static const std::pair<const char*, std::string SeriesPoint::*> kCov[] = {
+      {"driver", &SeriesPoint::driver},         {"driver_uuid", &SeriesPoint::driver_uuid},
+      {"api_version", &SeriesPoint::api_version}, {"harness_revision", &SeriesPoint::harness_revision},
+      {"runner", &SeriesPoint::runner},         {"branch", &SeriesPoint::branch}};
+  std::vector<CovariateChange> changes;
+  for (std::size_t i = 1; i < pts.size(); ++i)
+    for (const auto& [field, member] : kCov)
+      if (pts[i].*member != pts[i - 1].*member)
+        changes.push_back({i, pts[i].run_id, field, pts[i - 1].*member, pts[i].*member});
+  return changes;
+}
 
 }  // namespace
 
-json Queries::run_json(sql::Conn& c, std::int64_t pk) {
-  auto& st = c.q(
-      "SELECT r.run_key, r.commit_id, r.branch, r.runner, r.job_url, r.started_at, r.received_at,"
-      " r.driver_id, r.driver_name, r.driver_info, r.driver_version, r.api_version, r.harness_revision,"
-      " r.device_uuid, r.driver_uuid, r.subgroup_size, r.host_name, r.n_results, g.id, g.vendor_id,"
-      " g.device_id, g.name, g.device_type,"
-      " (SELECT COUNT(*) FROM points p WHERE p.run_id=r.id),"
-      " (SELECT COUNT(*) FROM points p WHERE p.run_id=r.id AND p.n_errors>0), r.posted_by,"
-      " (SELECT COUNT(*) FROM series s WHERE s.gpu_id=g.id)"
-      " FROM runs r JOIN gpus g ON g.id=r.gpu_id WHERE r.id=?");
-  st.bind(1, pk);
-  if (!st.step()) throw ClientError(404, "no such run");
-  return {{"id", st.text(0)},
-          {"commit", st.text(1)},
-          {"branch", st.text(2)},
-          {"runner", st.text(3)},
-          {"job_url", st.text(4)},
-          {"started_at", st.text(5)},
-          {"received_at", st.text(6)},
-          {"driver", {{"id", st.text(7)}, {"name", st.text(8)}, {"info", st.text(9)},
-                      {"version", st.text(10)}, {"uuid", st.text(14)}}},
-          {"api_version", st.text(11)},
-          {"harness_revision", st.text(12)},
-          {"device_uuid", st.text(13)},
-          {"subgroup_size", st.text(15)},
-          {"host_name", st.text(16)},
-          {"results", st.i64(17)},
-          {"gpu", gpu_obj(st.i64(18), st.text(19), st.text(20), st.text(21), st.text(22))},
-          {"benchmarks", st.i64(23)},
-          {"failing_benchmarks", st.i64(24)},
-          // Coverage: a partial run (one size, a filter) is "34 of 348 benchmarks", the GPU's whole set.
-          {"gpu_benchmarks", st.i64(26)},
-          {"posted_by", st.text(25)}};
-}
-
-json Queries::alert_json(sql::Conn& c, std::int64_t id) {
-  auto& st = c.q(
-      "SELECT a.id, a.series_id, bm.name, g.id, g.vendor_id, g.device_id, g.name, g.device_type,"
-      " r.run_key, pr.run_key, r.commit_id, r.driver_version, a.kind, a.severity, a.state,"
-      " a.before_ns, a.after_ns, a.delta_pct, a.noise_pct, a.floor_pct, a.score, a.p_value,"
-      " a.n_before, a.n_after, a.cause, a.attribution, rb.run_key, a.created_at, a.updated_at,"
-      " a.state_by, a.note, r.started_at, r.driver_name, r.driver_info, r.driver_uuid"
-      " FROM alerts a JOIN series s ON s.id=a.series_id JOIN benchmarks bm ON bm.id=s.benchmark_id"
-      " JOIN gpus g ON g.id=s.gpu_id JOIN runs r ON r.id=a.run_id LEFT JOIN runs pr ON pr.id=a.prev_run_id"
-      " JOIN runs rb ON rb.id=a.raised_by WHERE a.id=?");
-  st.bind(1, id);
-  if (!st.step()) throw ClientError(404, "no alert with id " + std::to_string(id));
-  json attribution = json::parse(st.text(25), nullptr, false);
-  const NameParts name = split_name(st.text(2));
-  json out = {{"id", st.i64(0)},
-          {"series_id", st.i64(1)},
-          {"benchmark", st.text(2)},
-          {"kernel", name.kernel()},   // family/variant: the dashboard groups a kernel's alerts by it
-          {"config", name.config},     // size/mode[/devN]
-          {"gpu", gpu_obj(st.i64(3), st.text(4), st.text(5), st.text(6), st.text(7))},
-          {"run_id", st.text(8)},
-          {"started_at", st.text(31)},
-          {"prev_run_id", st.null(9) ? json(nullptr) : json(st.text(9))},
-          {"commit", st.text(10)},
-          {"driver_version", st.text(11)},
-          {"driver", DriverIdentity{st.text(32), st.text(11), st.text(33), st.text(34)}.label()},
-          {"kind", st.text(12)},
-          {"severity", st.i64(13)},
-          {"state", st.text(14)},
-          {"before_ns", num_or_null(st, 15)},
-          {"after_ns", num_or_null(st, 16)},
-          {"delta_pct", num_or_null(st, 17)},
-          {"noise_pct", num_or_null(st, 18)},
-          {"floor_pct", num_or_null(st, 19)},
-          {"score", num_or_null(st, 20)},
-          {"p_value", num_or_null(st, 21)},
-          {"n_before", st.null(22) ? json(nullptr) : json(st.i64(22))},
-          {"n_after", st.null(23) ? json(nullptr) : json(st.i64(23))},
-          {"cause", st.text(24)},
-          {"attribution", attribution},
-          {"raised_by_run", st.text(26)},
-          {"created_at", st.text(27)},
-          {"updated_at", st.text(28)},
-          {"state_by", st.null(29) ? json(nullptr) : json(st.text(29))},
-          {"note", st.null(30) ? json(nullptr) : json(st.text(30))}};
-  // A wrong answer's own words (the first wrong element, the seed), from the alert's first run.
-  auto& msg = c.q("SELECT r.error_message FROM results r JOIN alerts a ON a.run_id=r.run_id JOIN series s ON"
-                  " s.id=a.series_id AND s.benchmark_id=r.benchmark_id WHERE a.id=? AND r.error_occurred=1"
-                  " ORDER BY r.id LIMIT 1");
-  msg.bind(1, id);
-  out["error_message"] = msg.step() ? json(msg.text(0)) : json(nullptr);
-  msg.reset();
-  return out;
-}
-
-json Queries::gpus(const Params& q) {
+GpuList Queries::gpus(const Params& q) {
   allow_only(q, {});
   auto c = db_.reader();
   auto& st = c->q(
       "SELECT g.id, g.vendor_id, g.device_id, g.name, g.device_type, COUNT(r.id), MIN(r.started_at),"
       " MAX(r.started_at) FROM gpus g LEFT JOIN runs r ON r.gpu_id=g.id GROUP BY g.id ORDER BY g.id");
-  json out = json::array();
-  while (st.step()) {
-    json g = gpu_obj(st.i64(0), st.text(1), st.text(2), st.text(3), st.text(4));
-    g["runs"] = st.i64(5);
-    g["first_seen"] = st.text(6);
-    g["last_seen"] = st.text(7);
-    out.push_back(std::move(g));
-  }
-  return {{"gpus", out}};
+  GpuList out;
+  while (st.step())
+    out.gpus.push_back({{st.i64(0), st.text(1), st.text(2), st.text(3), st.text(4)}, st.i64(5), st.text(6), st.text(7)});
+  return out;
 }
 
-json Queries::drivers(const Params& q) {
+DriverList Queries::drivers(const Params& q) {
   allow_only(q, {"gpu_id"});
   Where wh;
   if (q.count("gpu_id")) wh.add("gpu_id=?", int_param(q, "gpu_id", 0, 0, INT64_MAX));
@@ -168,15 +89,13 @@ json Queries::drivers(const Params& q) {
                   " GROUP BY gpu_id, driver_name, driver_version, driver_info, api_version"
                   " ORDER BY gpu_id, MIN(started_ms)");
   wh.bind(st);
-  json out = json::array();
+  DriverList out;
   while (st.step())
-    out.push_back({{"gpu_id", st.i64(0)}, {"driver_name", st.text(1)}, {"driver_version", st.text(2)},
-                   {"driver_info", st.text(3)}, {"api_version", st.text(4)}, {"runs", st.i64(5)},
-                   {"first_seen", st.text(6)}, {"last_seen", st.text(7)}});
-  return {{"drivers", out}};
+    out.drivers.push_back({st.i64(0), st.text(1), st.text(2), st.text(3), st.text(4), st.i64(5), st.text(6), st.text(7)});
+  return out;
 }
 
-json Queries::benchmarks(const Params& q) {
+BenchmarkPage Queries::benchmarks(const Params& q) {
   allow_only(q, {"family", "name_contains", "limit", "offset"});
   Where wh;
   const auto limit = int_param(q, "limit", 1000, 1, 10000), offset = int_param(q, "offset", 0, 0, INT64_MAX);
@@ -187,14 +106,12 @@ json Queries::benchmarks(const Params& q) {
                   " ORDER BY name LIMIT ? OFFSET ?");
   const int i = wh.bind(st);
   st.bind(i, limit).bind(i + 1, offset);
-  json out = json::array();
-  while (st.step())
-    out.push_back({{"id", st.i64(0)}, {"name", st.text(1)}, {"family", st.text(2)},
-                   {"variant", st.text(3)}, {"config", st.text(4)}});
-  return {{"benchmarks", out}, {"limit", limit}, {"offset", offset}};
+  BenchmarkPage out{{}, limit, offset};
+  while (st.step()) out.benchmarks.push_back({st.i64(0), st.text(1), st.text(2), st.text(3), st.text(4)});
+  return out;
 }
 
-json Queries::runs(const Params& q) {
+RunPage Queries::runs(const Params& q) {
   allow_only(q, {"gpu_id", "commit", "branch", "runner", "driver_version", "since", "until", "limit", "offset"});
   Where wh;
   if (q.count("gpu_id")) wh.add("gpu_id=?", int_param(q, "gpu_id", 0, 0, INT64_MAX));
@@ -213,49 +130,38 @@ json Queries::runs(const Params& q) {
     st.bind(i, limit).bind(i + 1, offset);
     while (st.step()) ids.push_back(st.i64(0));
   }
-  json out = json::array();
-  for (auto id : ids) out.push_back(run_json(*c, id));
-  return {{"runs", out}, {"limit", limit}, {"offset", offset},
-          {"next_offset", static_cast<std::int64_t>(ids.size()) == limit ? json(offset + limit) : json(nullptr)}};
+  RunPage page{{}, limit, offset, std::nullopt};
+  for (auto id : ids) page.runs.push_back(load_run_summary(*c, id));
+  if (static_cast<std::int64_t>(ids.size()) == limit) page.next_offset = offset + limit;
+  return page;
 }
 
-json Queries::run(const std::string& key) {
+RunDetail Queries::run(const std::string& key) {
   auto c = db_.reader();
   const auto pk = run_pk(*c, key, "run_id");
-  json r = run_json(*c, pk);
+  RunDetail out{load_run_summary(*c, pk), {}, {}};
   auto& st = c->q("SELECT p.series_id, bm.name, p.value_ns, p.min_ns, p.max_ns, p.n_reps, p.n_errors,"
                   " p.error_message, p.label FROM points p JOIN series s ON s.id=p.series_id"
                   " JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE p.run_id=? ORDER BY bm.name");
   st.bind(1, pk);
   auto counters = run_counters(*c, pk);
-  json pts = json::array();
   while (st.step()) {
-    json p = {{"series_id", st.i64(0)}, {"benchmark", st.text(1)}, {"value_ns", num_or_null(st, 2)},
-              {"min_ns", num_or_null(st, 3)}, {"max_ns", num_or_null(st, 4)},
-              {"repetitions", st.i64(5)}, {"errors", st.i64(6)}, {"error_message", st.text(7)},
-              {"label", st.text(8)}};
-    if (auto it = counters.find(st.text(1)); it != counters.end()) {
-      const BenchmarkCounters& k = it->second;
-      p["p25_ns"] = number_or_null(k.p25_ns);
-      p["p75_ns"] = number_or_null(k.p75_ns);
-      p["pct_of_roofline"] = number_or_null(k.pct_of_roofline);
-      p["pct_of_copy_peak"] = number_or_null(k.pct_of_copy_peak);
-      p["err_bound_ratio"] = number_or_null(k.err_bound_ratio);
-      p["outcome"] = contract::row_status_word(k.outcome);
-      if (k.outcome == RowStatus::Flake) p["error_message"] = k.message;  // a pass: says how many checks failed first
+    RunPointEntry p{st.i64(0), st.text(1), opt_f64(st, 2), opt_f64(st, 3), opt_f64(st, 4), st.i64(5), st.i64(6),
+                    st.text(7), st.text(8), std::nullopt};
+    if (auto it = counters.find(p.benchmark); it != counters.end()) {
+      if (it->second.outcome == RowStatus::Flake) p.error_message = it->second.message;  // a pass: says how many checks failed first
+      p.counters = std::move(it->second);
       counters.erase(it);
     }
-    pts.push_back(std::move(p));
+    out.points.push_back(std::move(p));
   }
   // Benchmarks with rows but no point: the negative control's expected outcome, kernels the device
   // could not run.
-  json others = json::array();
-  for (const auto& [name, k] : counters)
-    others.push_back({{"benchmark", name}, {"outcome", contract::row_status_word(k.outcome)}, {"error_message", k.message}});
-  return {{"run", r}, {"points", pts}, {"not_measured", others}};
+  for (auto& [name, k] : counters) out.not_measured.push_back({name, k.outcome, std::move(k.message)});
+  return out;
 }
 
-json Queries::run_results(const std::string& key, const Params& q) {
+RunResults Queries::run_results(const std::string& key, const Params& q) {
   allow_only(q, {"benchmark", "run_type", "limit", "offset"});
   // Paged: a run may hold 200,000 rows (50 MB as one answer; 8 readers took the server to 5.9 GB).
   const auto limit = int_param(q, "limit", 1000, 1, 10000), offset = int_param(q, "offset", 0, 0, INT64_MAX);
@@ -274,26 +180,21 @@ json Queries::run_results(const std::string& key, const Params& q) {
                   wh.sql + " ORDER BY r.idx LIMIT ? OFFSET ?");
   const int next = wh.bind(st);
   st.bind(next, limit + 1).bind(next + 1, offset);  // one more than asked: is there a next page?
-  json out = json::array();
-  bool more = false;
+  RunResults out{key, {}, limit, offset, std::nullopt};
   while (st.step()) {
-    if (static_cast<std::int64_t>(out.size()) == limit) {
-      more = true;
+    if (static_cast<std::int64_t>(out.results.size()) == limit) {
+      out.next_offset = offset + limit;
       break;
     }
-    out.push_back({{"index", st.i64(0)}, {"benchmark", st.text(1)}, {"run_type", st.text(2)},
-                   {"aggregate_name", st.null(3) ? json(nullptr) : json(st.text(3))},
-                   {"repetition_index", st.i64(4)}, {"repetitions", st.i64(5)}, {"threads", st.i64(6)},
-                   {"iterations", st.i64(7)}, {"real_ns", num_or_null(st, 8)}, {"cpu_ns", num_or_null(st, 9)},
-                   {"time_unit", st.text(10)}, {"label", st.text(11)}, {"error_occurred", st.i64(12) != 0},
-                   {"error_message", st.text(13)}, {"outcome", st.text(15)},
-                   {"counters", json::parse(st.text(14), nullptr, false)}});
+    out.results.push_back({st.i64(0), st.text(1), st.text(2), opt_text(st, 3), st.i64(4), st.i64(5), st.i64(6),
+                           st.i64(7), opt_f64(st, 8), opt_f64(st, 9), st.text(10), st.text(11), st.i64(12) != 0,
+                           st.text(13), status_of(st.text(15)),
+                           json::parse(st.text(14), nullptr, false)});
   }
-  return {{"run_id", key}, {"results", out}, {"limit", limit}, {"offset", offset},
-          {"next_offset", more ? json(offset + limit) : json(nullptr)}};
+  return out;
 }
 
-json Queries::series_list(const Params& q) {
+SeriesPage Queries::series_list(const Params& q) {
   allow_only(q, {"benchmark", "family", "gpu_id", "limit", "offset"});
   Where wh;
   if (auto v = opt(q, "benchmark")) wh.add("bm.name=?", *v);
@@ -306,19 +207,19 @@ json Queries::series_list(const Params& q) {
                   wh.sql + " ORDER BY s.id LIMIT ? OFFSET ?");
   const int i = wh.bind(st);
   st.bind(i, limit).bind(i + 1, offset);
-  json out = json::array();
+  SeriesPage out{{}, limit, offset};
   while (st.step())
-    out.push_back({{"id", st.i64(0)}, {"benchmark", st.text(1)},
-                   {"gpu", gpu_obj(st.i64(2), st.text(3), st.text(4), st.text(5), st.text(6))}});
-  return {{"series", out}, {"limit", limit}, {"offset", offset}};
+    out.series.push_back({st.i64(0), st.text(1), {st.i64(2), st.text(3), st.text(4), st.text(5), st.text(6)}});
+  return out;
 }
 
-json Queries::series(std::int64_t id, const Params& q) {
+Series Queries::series(std::int64_t id, const Params& q) {
   allow_only(q, {"limit", "until"});
   const auto limit = int_param(q, "limit", 1000, 1, 10000);
   const auto until = time_param(q, "until", INT64_MAX);
   auto c = db_.reader();
-  json head;
+  Series out;
+  out.id = id;
   std::int64_t benchmark_id = 0;
   {
     auto& st = c->q("SELECT bm.name, bm.family, bm.variant, bm.config, g.id, g.vendor_id, g.device_id,"
@@ -327,11 +228,13 @@ json Queries::series(std::int64_t id, const Params& q) {
     st.bind(1, id);
     if (!st.step()) throw ClientError(404, "no series with id " + std::to_string(id), "id");
     benchmark_id = st.i64(9);
-    head = {{"id", id}, {"benchmark", st.text(0)}, {"family", st.text(1)}, {"variant", st.text(2)},
-            {"config", st.text(3)},
-            {"gpu", gpu_obj(st.i64(4), st.text(5), st.text(6), st.text(7), st.text(8))}};
+    out.benchmark = st.text(0);
+    out.family = st.text(1);
+    out.variant = st.text(2);
+    out.config = st.text(3);
+    out.gpu = {st.i64(4), st.text(5), st.text(6), st.text(7), st.text(8)};
   }
-  json pts = json::array(), changes = json::array();
+  std::vector<std::int64_t> run_pks;  // each point's run
   {
     auto& st = c->q(
         "SELECT r.run_key, r.started_at, r.commit_id, r.branch, r.runner, r.driver_name, r.driver_version,"
@@ -339,50 +242,32 @@ json Queries::series(std::int64_t id, const Params& q) {
         " p.error_message, p.run_id, r.driver_info, r.driver_uuid FROM points p JOIN runs r ON r.id=p.run_id"
         " WHERE p.series_id=? AND p.started_ms<? ORDER BY p.started_ms DESC, p.run_id DESC LIMIT ?");
     st.bind(1, id).bind(2, until).bind(3, limit);
-    while (st.step())
-      pts.push_back({{"run_id", st.text(0)}, {"started_at", st.text(1)}, {"commit", st.text(2)},
-                     {"branch", st.text(3)}, {"runner", st.text(4)}, {"driver_name", st.text(5)},
-                     {"driver_version", st.text(6)}, {"api_version", st.text(7)},
-                     {"harness_revision", st.text(8)}, {"value_ns", num_or_null(st, 9)},
-                     {"min_ns", num_or_null(st, 10)}, {"max_ns", num_or_null(st, 11)},
-                     {"repetitions", st.i64(12)}, {"errors", st.i64(13)}, {"error_message", st.text(14)},
-                     {"run_pk", st.i64(15)}, {"driver_info", st.text(16)}, {"driver_uuid", st.text(17)},
-                     {"driver", DriverIdentity{st.text(5), st.text(6), st.text(16), st.text(17)}.label()}});
+    while (st.step()) {
+      out.points.push_back({st.text(0), st.text(1), st.text(2), st.text(3), st.text(4), st.text(5), st.text(6),
+                            st.text(7), st.text(8), opt_f64(st, 9), opt_f64(st, 10), opt_f64(st, 11), st.i64(12),
+                            st.i64(13), st.text(14), st.text(16), st.text(17),
+                            DriverIdentity{st.text(5), st.text(6), st.text(16), st.text(17)}.label(), NAN, NAN});
+      run_pks.push_back(st.i64(15));
+    }
   }
-  std::reverse(pts.begin(), pts.end());
+  std::reverse(out.points.begin(), out.points.end());
+  std::reverse(run_pks.begin(), run_pks.end());
   // The run's own sample spread (p25-p75), where its rows carry the quartile counters.
-  std::vector<std::int64_t> run_pks;
-  for (const auto& p : pts) run_pks.push_back(p["run_pk"].get<std::int64_t>());
   const auto quartiles = run_quartiles(*c, run_pks, benchmark_id);
-  for (auto& p : pts) {
-    const auto [p25, p75] = quartiles.at(p["run_pk"].get<std::int64_t>());
-    p.erase("run_pk");
-    p["p25_ns"] = number_or_null(p25);
-    p["p75_ns"] = number_or_null(p75);
-  }
-  // Covariate changes: where a run differs from the one before in anything but the commit. A driver is
-  // its build: its label (name, version, driver_info) and its UUID.
-  static const char* kCov[] = {"driver", "driver_uuid", "api_version", "harness_revision", "runner", "branch"};
-  for (std::size_t i = 1; i < pts.size(); ++i)
-    for (const char* f : kCov)
-      if (pts[i][f] != pts[i - 1][f])
-        changes.push_back({{"index", i}, {"run_id", pts[i]["run_id"]}, {"field", f},
-                           {"before", pts[i - 1][f]}, {"after", pts[i][f]}});
-  json cps = json::array();
+  for (std::size_t i = 0; i < out.points.size(); ++i)
+    std::tie(out.points[i].p25_ns, out.points[i].p75_ns) = quartiles.at(run_pks[i]);
+  out.covariate_changes = covariate_changes(out.points);
   {
     std::vector<std::int64_t> ids;
     auto& st = c->q("SELECT id FROM alerts WHERE series_id=? ORDER BY started_ms, id");
     st.bind(1, id);
     while (st.step()) ids.push_back(st.i64(0));
-    for (auto a : ids) cps.push_back(alert_json(*c, a));
+    for (auto a : ids) out.change_points.push_back(load_alert(*c, a));
   }
-  head["points"] = std::move(pts);
-  head["covariate_changes"] = std::move(changes);
-  head["change_points"] = std::move(cps);
-  return head;
+  return out;
 }
 
-json Queries::alerts(const Params& q) {
+AlertPage Queries::alerts(const Params& q) {
   allow_only(q, {"state", "kind", "gpu_id", "benchmark", "family", "cause", "run_id", "raised_by", "limit", "offset"});
   Where wh;
   if (auto v = opt(q, "state")) {
@@ -419,22 +304,23 @@ json Queries::alerts(const Params& q) {
     st.bind(i, limit).bind(i + 1, offset);
     while (st.step()) ids.push_back(st.i64(0));
   }
-  json out = json::array();
-  for (auto id : ids) out.push_back(alert_json(*c, id));
-  return {{"alerts", out}, {"total", total}, {"limit", limit}, {"offset", offset},
-          {"next_offset", offset + limit < total ? json(offset + limit) : json(nullptr)}};
+  AlertPage page{{}, total, limit, offset, std::nullopt};
+  for (auto id : ids) page.alerts.push_back(load_alert(*c, id));
+  if (offset + limit < total) page.next_offset = offset + limit;
+  return page;
 }
 
-json Queries::ingest_answer(std::int64_t run_pk, const std::vector<std::int64_t>& alert_ids) {
+IngestAnswer Queries::ingest_answer(std::int64_t run_pk, const std::vector<std::int64_t>& alert_ids) {
   auto c = db_.reader();
-  json alerts = json::array();
-  for (const auto id : alert_ids) alerts.push_back(alert_json(*c, id));
-  return {{"run", run_json(*c, run_pk)}, {"alerts", std::move(alerts)}};
+  IngestAnswer out;
+  for (const auto id : alert_ids) out.alerts.push_back(load_alert(*c, id));
+  out.run = load_run_summary(*c, run_pk);
+  return out;
 }
 
-json Queries::alert(std::int64_t id) {
+Alert Queries::alert(std::int64_t id) {
   auto c = db_.reader();
-  return alert_json(*c, id);
+  return load_alert(*c, id);
 }
 
 }  // namespace shaderwatch

@@ -1,16 +1,24 @@
 // The read side: every answer of the JSON API, every parameter validated (ClientError 400, 404 for
 // unknown ids), every statement bound, each on a pooled reader. The write side's answers (a stored run,
-// the alerts it raised, a triaged alert) are rendered here too, from what it wrote.
+// the alerts it raised, a triaged alert) are read here too, from what it wrote. Every answer is a value
+// (queries/*_answer.h); its JSON is made at the API's edge only (render/api_json.h).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "common/client_error.h"
 #include "detection/analysis.h"
+#include "queries/alert_answer.h"
+#include "queries/browse_answer.h"
+#include "queries/compare_answer.h"
+#include "queries/dashboard_answer.h"
+#include "queries/rankings_answer.h"
+#include "queries/run_answer.h"
+#include "queries/series_answer.h"
+#include "queries/verdict_answer.h"
+#include "queries/vocabulary_answer.h"
 #include "detection/detect.h"
 #include "storage/database.h"
 
@@ -27,35 +35,32 @@ class Queries {
  public:
   Queries(Database& db, QueryOptions opts) : db_(db), opts_(std::move(opts)) {}
 
-  nlohmann::json gpus(const Params& q);
-  nlohmann::json drivers(const Params& q);
-  nlohmann::json benchmarks(const Params& q);
-  nlohmann::json runs(const Params& q);
-  nlohmann::json run(const std::string& run_id);
+  GpuList gpus(const Params& q);
+  DriverList drivers(const Params& q);
+  BenchmarkPage benchmarks(const Params& q);
+  RunPage runs(const Params& q);
+  RunDetail run(const std::string& run_id);
   // The raw rows of a run's document, in document order (repetitions and aggregates).
-  nlohmann::json run_results(const std::string& run_id, const Params& q);
-  nlohmann::json series_list(const Params& q);
-  nlohmann::json series(std::int64_t id, const Params& q);
-  nlohmann::json alerts(const Params& q);
-  nlohmann::json alert(std::int64_t id);
-  nlohmann::json compare(const Params& q);
-  nlohmann::json verdict(const std::string& run_id);
-  nlohmann::json rankings(const Params& q);
+  RunResults run_results(const std::string& run_id, const Params& q);
+  SeriesPage series_list(const Params& q);
+  Series series(std::int64_t id, const Params& q);
+  AlertPage alerts(const Params& q);
+  Alert alert(std::int64_t id);
+  Comparison compare(const Params& q);
+  Verdict verdict(const std::string& run_id);
+  Rankings rankings(const Params& q);
   // The dashboard's overview: every GPU (drivers, open alerts by kind, last run with its verdict) and
   // the latest runs with their verdicts.
-  nlohmann::json summary(const Params& q);
+  Overview summary(const Params& q);
   // Kernels x (GPU, driver): each benchmark's outcome in the latest run of each pair.
-  nlohmann::json correctness(const Params& q);
+  CorrectnessMatrix correctness(const Params& q);
   // The names the API uses for alert states, kinds, causes and outcomes, so clients spell none by hand.
-  nlohmann::json vocabulary();
+  Vocabulary vocabulary();
 
-  // A posted run's answer: {"run": ..., "alerts": [...]} for the run and the alerts its ingest wrote.
-  nlohmann::json ingest_answer(std::int64_t run_pk, const std::vector<std::int64_t>& alert_ids);
+  // A posted run's answer: the run and the alerts its ingest wrote.
+  IngestAnswer ingest_answer(std::int64_t run_pk, const std::vector<std::int64_t>& alert_ids);
 
  private:
-  nlohmann::json run_json(sql::Conn& c, std::int64_t run_pk);
-  nlohmann::json alert_json(sql::Conn& c, std::int64_t alert_id);
-
   Database& db_;
   QueryOptions opts_;
 };

@@ -39,7 +39,7 @@ std::map<std::string, double> run_spreads(sql::Conn& c, std::int64_t pk) {
 
 }  // namespace
 
-json Queries::compare(const Params& q) {
+Comparison Queries::compare(const Params& q) {
   allow_only(q, {"base", "contender", "alpha", "min_delta_pct", "min_delta_ns", "noise_floor"});
   auto base = opt(q, "base"), cont = opt(q, "contender");
   if (!base) throw ClientError(400, "missing required parameter", "base");
@@ -67,48 +67,32 @@ json Queries::compare(const Params& q) {
   const auto bpk = run_pk(*c, *base, "base"), cpk = run_pk(*c, *cont, "contender");
   const auto bp = run_points(*c, bpk), cp = run_points(*c, cpk);
   const auto bs = run_spreads(*c, bpk), cs = run_spreads(*c, cpk);
-  json rows = json::array(), only_base = json::array(), only_cont = json::array();
+  Comparison out{*base, *cont, params, {}, {}, {}, std::nullopt};
   double log_sum = 0;
   int n_geo = 0;
   for (const auto& [name, b] : bp) {
     auto it = cp.find(name);
     if (it == cp.end()) {
-      only_base.push_back(name);
+      out.only_in_base.push_back(name);
       continue;
     }
     const auto& k = it->second;
-    json row = {{"benchmark", name}, {"base_ns", std::isnan(b.value) ? json(nullptr) : json(b.value)},
-                {"contender_ns", std::isnan(k.value) ? json(nullptr) : json(k.value)},
-                {"base_repetitions", b.reps.size()}, {"contender_repetitions", k.reps.size()}};
     const auto side = [](const RunPoint& point, const std::map<std::string, double>& spreads, const std::string& n) {
       analysis::RunSide r{point.value, point.reps, std::nullopt, point.errors > 0};
       if (auto it = spreads.find(n); it != spreads.end()) r.spread_pct = it->second;
       return r;
     };
     const auto result = analysis::compare(side(b, bs, name), side(k, cs, name), params);
-    const auto opt_json = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
-    row["verdict"] = analysis::to_string(result.verdict);
-    row["delta_pct"] = opt_json(result.delta_pct);
-    row["p_value"] = opt_json(result.p_value);
-    if (result.verdict != analysis::CompareVerdict::Error) {
-      row["reliable"] = result.reliable;
-      if (result.floor_pct) {
-        row["spread_pct"] = opt_json(result.spread_pct);
-        row["floor_pct"] = *result.floor_pct;
-      }
-      if (b.value > 0 && k.value > 0) {
-        log_sum += std::log(k.value / b.value);
-        ++n_geo;
-      }
+    if (result.verdict != analysis::CompareVerdict::Error && b.value > 0 && k.value > 0) {
+      log_sum += std::log(k.value / b.value);
+      ++n_geo;
     }
-    rows.push_back(std::move(row));
+    out.benchmarks.push_back({name, b.value, k.value, b.reps.size(), k.reps.size(), result});
   }
   for (const auto& [name, k] : cp)
-    if (!bp.count(name)) only_cont.push_back(name);
-  return {{"base", *base}, {"contender", *cont}, {"alpha", alpha}, {"min_delta_pct", params.min_delta_pct},
-          {"min_delta_ns", params.min_delta_ns}, {"noise_floor", params.noise_floor}, {"benchmarks", rows},
-          {"only_in_base", only_base}, {"only_in_contender", only_cont},
-          {"geomean_delta_pct", n_geo ? json(100 * std::expm1(log_sum / n_geo)) : json(nullptr)}};
+    if (!bp.count(name)) out.only_in_contender.push_back(name);
+  if (n_geo) out.geomean_delta_pct = 100 * std::expm1(log_sum / n_geo);
+  return out;
 }
 
 }  // namespace shaderwatch

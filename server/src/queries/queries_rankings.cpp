@@ -12,8 +12,6 @@
 #include "queries/query_helpers.h"
 #include "queries/run_counters.h"
 
-using nlohmann::json;
-
 namespace shaderwatch {
 
 namespace {
@@ -39,7 +37,7 @@ std::string variant_operation(const std::string& family, const std::string& vari
 // A GPU that ran the commit: its runs at it, newest first (a benchmark's figure is its latest at the commit,
 // so a partial run, one size or a filter, adds to the full one rather than hiding it).
 struct GpuRuns {
-  json gpu;
+  GpuRef gpu;
   std::string run;                  // the newest
   std::vector<std::int64_t> runs;   // newest first
 };
@@ -50,8 +48,8 @@ std::vector<GpuRuns> gpus_at(sql::Conn& c, const std::string& commit) {
                  " JOIN gpus g ON g.id=r.gpu_id WHERE r.commit_id=? ORDER BY g.id, r.started_ms DESC, r.id DESC");
   st.bind(1, commit);
   while (st.step()) {
-    if (gs.empty() || gs.back().gpu["id"] != st.i64(2))
-      gs.push_back({gpu_obj(st.i64(2), st.text(3), st.text(4), st.text(5), st.text(6)), st.text(1), {}});
+    if (gs.empty() || gs.back().gpu.id != st.i64(2))
+      gs.push_back({{st.i64(2), st.text(3), st.text(4), st.text(5), st.text(6)}, st.text(1), {}});
     gs.back().runs.push_back(st.i64(0));
   }
   return gs;
@@ -96,69 +94,65 @@ RankingGroups variant_values(sql::Conn& c, const std::vector<GpuRuns>& gs, const
 }
 
 // Each GPU's variants fastest first, with their noise, operation and roofline figures.
-json by_gpu_json(const std::pair<std::string, std::string>& key, const std::map<std::size_t, analysis::GpuVariants>& per_gpu,
-                 const std::vector<GpuRuns>& gs, const std::vector<std::map<std::string, BenchmarkCounters>>& counters) {
-  json by_gpu = json::array();
+std::vector<GpuRanking> rank_by_gpu(const std::pair<std::string, std::string>& key,
+                               const std::map<std::size_t, analysis::GpuVariants>& per_gpu, const std::vector<GpuRuns>& gs,
+                               const std::vector<std::map<std::string, BenchmarkCounters>>& counters) {
+  std::vector<GpuRanking> by_gpu;
   for (const auto& [gi, vars] : per_gpu) {
     std::vector<std::pair<double, std::string>> r;
     for (const auto& [v, t] : vars) r.emplace_back(t.value, v);
     std::sort(r.begin(), r.end());
-    json list = json::array();
+    GpuRanking& g = by_gpu.emplace_back(GpuRanking{gs[gi].gpu, gs[gi].run, {}});
     for (std::size_t i = 0; i < r.size(); ++i) {
       const auto k = counters[gi].find(key.first + "/" + r[i].second + "/" + key.second);
       const bool known = k != counters[gi].end();
-      list.push_back({{"rank", i + 1}, {"variant", r[i].second}, {"value_ns", r[i].first},
-                      {"noise_rel", number_or_null(vars.at(r[i].second).noise)},
-                      {"operation", variant_operation(key.first, r[i].second)},
-                      {"pct_of_roofline", known ? number_or_null(k->second.pct_of_roofline) : json(nullptr)},
-                      {"pct_of_copy_peak", known ? number_or_null(k->second.pct_of_copy_peak) : json(nullptr)}});
+      g.ranking.push_back({i + 1, r[i].second, r[i].first, vars.at(r[i].second).noise,
+                           variant_operation(key.first, r[i].second), known ? k->second.pct_of_roofline : NAN,
+                           known ? k->second.pct_of_copy_peak : NAN});
     }
-    by_gpu.push_back({{"gpu", gs[gi].gpu}, {"run_id", gs[gi].run}, {"ranking", list}});
   }
   return by_gpu;
 }
 
 // Flips only between variants of one operation: a tone mapper is not ranked against a DoF tile pass.
-json flips_json(const std::string& family, const std::map<std::size_t, analysis::GpuVariants>& per_gpu,
-                const std::vector<GpuRuns>& gs) {
-  json flips = json::array();
+std::vector<RankingFlip> flips_between(const std::string& family, const std::map<std::size_t, analysis::GpuVariants>& per_gpu,
+                               const std::vector<GpuRuns>& gs) {
+  std::vector<RankingFlip> flips;
   std::map<std::string, std::map<std::size_t, analysis::GpuVariants>> by_operation;
   for (const auto& [gi, vars] : per_gpu)
     for (const auto& [v, t] : vars) by_operation[variant_operation(family, v)][gi][v] = t;
   for (const auto& [operation, same_operation] : by_operation)
     for (const auto& f : analysis::flips(same_operation))
-      flips.push_back({{"operation", operation}, {"gpu_a", gs[f.gpu_a].gpu["name"]}, {"gpu_b", gs[f.gpu_b].gpu["name"]},
-                       {"faster_on_a", f.faster_on_a}, {"faster_on_b", f.faster_on_b},
-                       {"gap_on_a_pct", 100 * f.gap_on_a_rel}, {"gap_on_b_pct", 100 * f.gap_on_b_rel}});
+      flips.push_back({operation, gs[f.gpu_a].gpu.name, gs[f.gpu_b].gpu.name, f.faster_on_a, f.faster_on_b,
+                       100 * f.gap_on_a_rel, 100 * f.gap_on_b_rel});
   return flips;
 }
 
 // Per variant, the GPUs fastest first (where an older GPU beats a newer one shows here), and the fastest
 // named only where its lead is beyond both series' noise (analysis::clear_gap), else a tie.
-json gpu_order_json(const std::map<std::size_t, analysis::GpuVariants>& per_gpu, const std::vector<GpuRuns>& gs) {
-  json gpu_order = json::array();
+std::vector<VariantGpuOrder> order_gpus(const std::map<std::size_t, analysis::GpuVariants>& per_gpu,
+                                       const std::vector<GpuRuns>& gs) {
+  std::vector<VariantGpuOrder> gpu_order;
   std::map<std::string, std::vector<std::tuple<double, std::string, double>>> per_var;
   for (const auto& [gi, vars] : per_gpu)
-    for (const auto& [v, t] : vars) per_var[v].emplace_back(t.value, gs[gi].gpu["name"].get<std::string>(), t.noise);
+    for (const auto& [v, t] : vars) per_var[v].emplace_back(t.value, gs[gi].gpu.name, t.noise);
   for (auto& [v, list] : per_var) {
     std::sort(list.begin(), list.end());
-    json names = json::array();
-    for (auto& [val, n, noise] : list) names.push_back({{"gpu", n}, {"value_ns", val}});
-    json fastest = nullptr;
+    VariantGpuOrder& o = gpu_order.emplace_back(VariantGpuOrder{v, {}, std::nullopt, false});
+    for (auto& [val, n, noise] : list) o.fastest_first.push_back({n, val});
     if (list.size() >= 2) {
       const auto& [v0, n0, e0] = list[0];
       const auto& [v1, n1, e1] = list[1];
-      if (analysis::clear_gap(v0, v1, e0, e1)) fastest = n0;
+      if (analysis::clear_gap(v0, v1, e0, e1)) o.fastest = n0;
     }
-    gpu_order.push_back({{"variant", v}, {"fastest_first", names}, {"fastest", fastest},
-                         {"tie", list.size() >= 2 && fastest.is_null()}});
+    o.tie = list.size() >= 2 && !o.fastest;
   }
   return gpu_order;
 }
 
 }  // namespace
 
-json Queries::rankings(const Params& q) {
+Rankings Queries::rankings(const Params& q) {
   allow_only(q, {"commit", "family"});
   auto commit = opt(q, "commit");
   if (!commit) throw ClientError(400, "missing required parameter", "commit");
@@ -167,11 +161,11 @@ json Queries::rankings(const Params& q) {
   if (gs.empty()) throw ClientError(404, "no runs at commit '" + *commit + "'", "commit");
   std::vector<std::map<std::string, BenchmarkCounters>> counters;
   const RankingGroups groups = variant_values(*c, gs, opt(q, "family"), counters);
-  json out = json::array();
+  Rankings out{*commit, {}};
   for (const auto& [key, per_gpu] : groups)
-    out.push_back({{"family", key.first}, {"config", key.second}, {"by_gpu", by_gpu_json(key, per_gpu, gs, counters)},
-                   {"flips", flips_json(key.first, per_gpu, gs)}, {"gpu_order", gpu_order_json(per_gpu, gs)}});
-  return {{"commit", *commit}, {"groups", out}};
+    out.groups.push_back({key.first, key.second, rank_by_gpu(key, per_gpu, gs, counters),
+                          flips_between(key.first, per_gpu, gs), order_gpus(per_gpu, gs)});
+  return out;
 }
 
 }  // namespace shaderwatch

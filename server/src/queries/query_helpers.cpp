@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 using nlohmann::json;
 
 namespace shaderwatch {
@@ -47,11 +49,12 @@ std::int64_t time_param(const Params& q, const char* k, std::int64_t dflt) {
   return *ms;
 }
 
-json num_or_null(const sql::Stmt& st, int c) { return st.null(c) ? json(nullptr) : json(st.f64(c)); }
-
-json gpu_obj(std::int64_t id, const std::string& vendor, const std::string& device,
-             const std::string& name, const std::string& type) {
-  return {{"id", id}, {"vendor_id", vendor}, {"device_id", device}, {"name", name}, {"device_type", type}};
+std::optional<double> opt_f64(const sql::Stmt& st, int c) { return st.null(c) ? std::nullopt : std::optional(st.f64(c)); }
+std::optional<std::int64_t> opt_i64(const sql::Stmt& st, int c) {
+  return st.null(c) ? std::nullopt : std::optional(st.i64(c));
+}
+std::optional<std::string> opt_text(const sql::Stmt& st, int c) {
+  return st.null(c) ? std::nullopt : std::optional(st.text(c));
 }
 
 std::int64_t run_pk(sql::Conn& c, const std::string& key, const char* field) {

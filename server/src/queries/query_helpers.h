@@ -10,8 +10,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "common/client_error.h"
 #include "detection/alert_states.h"
 #include "storage/sql.h"
@@ -25,9 +23,10 @@ std::optional<std::string> opt(const Params& q, const char* k);
 std::int64_t int_param(const Params& q, const char* k, std::int64_t dflt, std::int64_t lo, std::int64_t hi);
 // ISO 8601 with a zone to Unix ms, or dflt where absent; ClientError 400 otherwise.
 std::int64_t time_param(const Params& q, const char* k, std::int64_t dflt);
-nlohmann::json num_or_null(const sql::Stmt& st, int c);
-nlohmann::json gpu_obj(std::int64_t id, const std::string& vendor, const std::string& device,
-                       const std::string& name, const std::string& type);
+// Column c, or nothing where it is NULL.
+std::optional<double> opt_f64(const sql::Stmt& st, int c);
+std::optional<std::int64_t> opt_i64(const sql::Stmt& st, int c);
+std::optional<std::string> opt_text(const sql::Stmt& st, int c);
 // The primary key of a run id; ClientError 404 naming `field` when there is none.
 std::int64_t run_pk(sql::Conn& c, const std::string& key, const char* field);
 // A query parameter that is a number in [lo, hi), or `fallback` where it is absent; ClientError 400 otherwise.

@@ -11,7 +11,6 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <shaderwatch/result_contract.h>
 
 #include "storage/sql.h"
@@ -36,7 +35,5 @@ std::map<std::string, BenchmarkCounters> run_counters(sql::Conn& c, std::int64_t
 // One benchmark's quartiles in each of the runs `runs` (NAN where a run carries none), read in one query.
 std::map<std::int64_t, std::pair<double, double>> run_quartiles(sql::Conn& c, const std::vector<std::int64_t>& runs,
                                                                 std::int64_t benchmark_id);
-
-inline nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 }  // namespace shaderwatch

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -17,10 +18,6 @@ namespace {
 std::string str(const json& j, const char* key) {
   const auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-double num(const json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : NAN;
 }
 
 std::string fmt(const char* f, double v) {
@@ -98,60 +95,65 @@ struct Row {
   std::string name, outcome, error_message, label;
   double median_ns = NAN, err_bound_ratio = NAN;
 };
-std::vector<Row> rows_of(const json& run) {
+std::vector<Row> rows_of(const RunDetail& run) {
   std::vector<Row> rows;
   std::set<std::string> seen;
-  for (const char* key : {"points", "not_measured"}) {
-    const auto it = run.find(key);
-    if (it == run.end() || !it->is_array()) continue;
-    for (const auto& p : *it) {
-      Row r{str(p, "benchmark"), str(p, "outcome"), str(p, "error_message"), str(p, "label"),
-            num(p, "value_ns"), num(p, "err_bound_ratio")};
-      if (r.outcome.empty()) r.outcome = "pass";
-      if (seen.insert(r.name).second) rows.push_back(std::move(r));
-    }
+  for (const auto& p : run.points) {
+    // A point with no counters (no rows to read them from) passed.
+    Row r{p.benchmark, p.counters ? std::string(contract::row_status_word(p.counters->outcome)) : "pass", p.error_message, p.label,
+          p.value_ns.value_or(NAN), p.counters ? p.counters->err_bound_ratio : NAN};
+    if (seen.insert(r.name).second) rows.push_back(std::move(r));
+  }
+  for (const auto& n : run.not_measured) {
+    Row r{n.benchmark, std::string(contract::row_status_word(n.outcome)), n.error_message, "", NAN, NAN};
+    if (seen.insert(r.name).second) rows.push_back(std::move(r));
   }
   return rows;
 }
 
-// Benchmark name -> the verdict's entry of that list.
-std::map<std::string, json> by_benchmark(const json& verdict, const char* list) {
-  std::map<std::string, json> m;
-  const auto it = verdict.find(list);
-  if (it == verdict.end() || !it->is_array()) return m;
-  for (const auto& e : *it) m.emplace(str(e, "benchmark"), e);
+// Benchmark name -> the verdict's (first) entry of that list.
+template <class Entry>
+std::map<std::string, const Entry*> by_benchmark(const std::vector<Entry>& list) {
+  std::map<std::string, const Entry*> m;
+  for (const auto& e : list) m.emplace(e.benchmark, &e);
   return m;
 }
 
-std::string alert_line(const json& a) {
-  return "regression " + pct_text(num(a, "delta_pct")) + " (" + time_text(num(a, "before_ns")) + " -> " +
-         time_text(num(a, "after_ns")) + ", noise " + fmt("%.2f%%", num(a, "noise_pct")) + ", p " +
-         fmt("%.2g", num(a, "p_value")) + ") from run " + str(a, "run_id") + ", cause " + str(a, "cause") +
-         ": " + str(a.value("attribution", json::object()), "summary");
+// An alert's optional number, NaN where absent (printed as such, as time_text and pct_text show "-").
+double num(const std::optional<double>& v) { return v.value_or(NAN); }
+
+std::string alert_line(const Alert& a) {
+  return "regression " + pct_text(num(a.delta_pct)) + " (" + time_text(num(a.before_ns)) + " -> " +
+         time_text(num(a.after_ns)) + ", noise " + fmt("%.2f%%", num(a.noise_pct)) + ", p " +
+         fmt("%.2g", num(a.p_value)) + ") from run " + a.run_id + ", cause " + a.cause + ": " +
+         str(a.attribution, "summary");
 }
 
 std::string link(const std::string& base, const std::string& hash) { return base + "/#/" + hash; }
 
-std::string baseline_text(const json& s) {
-  const auto runs = s.value("baseline_runs", 0);
-  return str(s, "against") == "level" ? "its level (median of " + std::to_string(runs) + " runs)"
-         : runs == 1                  ? "the previous run"
-                                      : "the previous " + std::to_string(runs) + " runs (median)";
+std::string baseline_text(const SlowdownEntry& s) {
+  const auto runs = s.baseline_runs;
+  return s.against == analysis::Baseline::Level ? "its level (median of " + std::to_string(runs) + " runs)"
+         : runs == 1                            ? "the previous run"
+                                                : "the previous " + std::to_string(runs) + " runs (median)";
 }
 
-std::string slowdown_line(const json& s) {
-  return "slowdown " + fmt("%.2fx", num(s, "value_ns") / num(s, "baseline_ns")) + " (" + time_text(num(s, "baseline_ns")) +
-         " -> " + time_text(num(s, "value_ns")) + ") against " + baseline_text(s) + ", beyond any noise: the gate's floor is " +
-         pct_text(num(s, "floor_pct")) + " (run-to-run noise " + fmt("%.2f%%", num(s, "noise_pct")) + ")";
+std::string slowdown_line(const SlowdownEntry& s) {
+  return "slowdown " + fmt("%.2fx", s.value_ns / s.baseline_ns) + " (" + time_text(s.baseline_ns) + " -> " +
+         time_text(s.value_ns) + ") against " + baseline_text(s) + ", beyond any noise: the gate's floor is " +
+         pct_text(s.floor_pct) + " (run-to-run noise " + fmt("%.2f%%", s.noise_pct) + ")";
 }
 
 // A verdict's lists by benchmark, for the JUnit report's one test case per benchmark.
 struct VerdictByBenchmark {
-  std::map<std::string, json> correctness, regressions, slowdowns, acknowledged, unconfirmed, suspects;
-  explicit VerdictByBenchmark(const json& verdict)
-      : correctness(by_benchmark(verdict, "correctness")), regressions(by_benchmark(verdict, "regressions")),
-        slowdowns(by_benchmark(verdict, "slowdowns")), acknowledged(by_benchmark(verdict, "acknowledged_regressions")),
-        unconfirmed(by_benchmark(verdict, "unconfirmed_regressions")), suspects(by_benchmark(verdict, "suspects")) {}
+  std::map<std::string, const CorrectnessEntry*> correctness;
+  std::map<std::string, const Alert*> regressions, acknowledged, unconfirmed;
+  std::map<std::string, const SlowdownEntry*> slowdowns;
+  std::map<std::string, const SuspectEntry*> suspects;
+  explicit VerdictByBenchmark(const Verdict& v)
+      : correctness(by_benchmark(v.correctness)), regressions(by_benchmark(v.regressions)),
+        acknowledged(by_benchmark(v.acknowledged_regressions)), unconfirmed(by_benchmark(v.unconfirmed_regressions)),
+        slowdowns(by_benchmark(v.slowdowns)), suspects(by_benchmark(v.suspects)) {}
 };
 
 // What a benchmark's test case says: a failure (with its type), a skip, and lines for its output.
@@ -164,8 +166,8 @@ struct JunitCase {
 JunitCase junit_case(const Row& r, const VerdictByBenchmark& v, const std::string& dashboard) {
   JunitCase c;
   if (const auto f = v.correctness.find(r.name); f != v.correctness.end()) {
-    c.failure_type = str(f->second, "kind");
-    c.failure = c.failure_type + ": " + str(f->second, "error_message");
+    c.failure_type = detect::to_string(f->second->kind);
+    c.failure = c.failure_type + ": " + f->second->error_message;
   } else if (r.outcome == "fail") {
     c.failure_type = "correctness_failure";
     c.failure = r.error_message;
@@ -173,12 +175,12 @@ JunitCase junit_case(const Row& r, const VerdictByBenchmark& v, const std::strin
   if (const auto g = v.regressions.find(r.name); g != v.regressions.end()) {
     if (!c.failure.empty()) c.failure += "\n";
     else c.failure_type = "regression";
-    c.failure += alert_line(g->second) + "\n" + link(dashboard, "alerts?id=" + std::to_string(g->second.value("id", 0)));
+    c.failure += alert_line(*g->second) + "\n" + link(dashboard, "alerts?id=" + std::to_string(g->second->id));
   }
   if (const auto d = v.slowdowns.find(r.name); d != v.slowdowns.end()) {
     if (!c.failure.empty()) c.failure += "\n";
     else c.failure_type = "slowdown";
-    c.failure += slowdown_line(d->second);
+    c.failure += slowdown_line(*d->second);
   }
   if (r.outcome == "unsupported" || r.outcome == "skip") c.skip = true;
   if (r.outcome == "flake") c.out_lines.push_back(r.error_message);
@@ -188,13 +190,13 @@ JunitCase junit_case(const Row& r, const VerdictByBenchmark& v, const std::strin
   // it visible, and the entry stays until someone removes it.
   if (r.outcome == "xpass") c.out_lines.push_back("expected failure did not fail this time (XPASS): " + r.error_message);
   if (const auto a = v.acknowledged.find(r.name); a != v.acknowledged.end())
-    c.out_lines.push_back("acknowledged " + alert_line(a->second));
+    c.out_lines.push_back("acknowledged " + alert_line(*a->second));
   if (const auto a = v.unconfirmed.find(r.name); a != v.unconfirmed.end())
-    c.out_lines.push_back("not failing until more runs confirm it: " + alert_line(a->second));
+    c.out_lines.push_back("not failing until more runs confirm it: " + alert_line(*a->second));
   if (const auto s = v.suspects.find(r.name); s != v.suspects.end())
-    c.out_lines.push_back("suspect: " + pct_text(num(s->second, "delta_pct")) + " against its level (" +
-                          time_text(num(s->second, "level_ns")) + " -> " + time_text(num(s->second, "value_ns")) +
-                          ", z " + fmt("%.1f", num(s->second, "z")) + "); not a failure until later runs confirm it");
+    c.out_lines.push_back("suspect: " + pct_text(s->second->delta_pct) + " against its level (" +
+                          time_text(s->second->level_ns) + " -> " + time_text(s->second->value_ns) + ", z " +
+                          fmt("%.1f", s->second->z) + "); not a failure until later runs confirm it");
   return c;
 }
 
@@ -256,25 +258,23 @@ std::string plural(std::size_t n, const std::string& word) { return std::to_stri
 // The summary's first lines: pass or fail with what failed, the GPU, driver, commit and run; the counts; the
 // verdict's history line.
 std::string summary_head(const RunReportInput& in) {
-  const json& meta = in.run.value("run", json::object());
-  const json gpu = meta.value("gpu", json::object()), driver = meta.value("driver", json::object());
-  const std::string run_id = str(meta, "id");
-  const auto count = [&](const char* list) { return in.verdict.contains(list) ? in.verdict[list].size() : std::size_t{0}; };
-  const std::size_t correctness = count("correctness"), regressions = count("regressions"), slowdowns = count("slowdowns");
-  const bool pass = str(in.verdict, "verdict") == "pass";
+  const RunSummary& meta = in.run.run;
+  const std::string& run_id = meta.id;
+  const Verdict& v = in.verdict;
+  const std::size_t correctness = v.correctness.size(), regressions = v.regressions.size(), slowdowns = v.slowdowns.size();
+  const bool pass = !v.fail;
   std::string head = summary_marker(run_id) + "\n";
   std::string problems;
   if (correctness) problems += plural(correctness, "correctness failure");
   if (regressions) problems += (problems.empty() ? "" : ", ") + plural(regressions, "regression");
   if (slowdowns) problems += (problems.empty() ? "" : ", ") + plural(slowdowns, "slowdown") + " in this run";
   head += "### " + std::string(pass ? "✅ shaderwatch: pass" : "❌ shaderwatch: fail") + (problems.empty() ? "" : " (" + problems + ")") +
-          " · " + md_cell(str(gpu, "name")) + " · " + md_cell(str(driver, "name") + " " + str(driver, "info")) + " · commit " +
-          md_code(str(meta, "commit")) + (str(meta, "branch").empty() ? "" : " on " + md_code(str(meta, "branch"))) + " · [run " +
+          " · " + md_cell(meta.gpu.name) + " · " + md_cell(meta.driver.name + " " + meta.driver.info) + " · commit " +
+          md_code(meta.commit) + (meta.branch.empty() ? "" : " on " + md_code(meta.branch)) + " · [run " +
           md_cell(run_id) + "](" + link(in.dashboard, "runs/" + run_id) + ")\n";
-  head += "\n" + std::to_string(rows_of(in.run).size()) + " benchmarks, " + plural(count("suspects"), "suspect") + ", " +
-          std::to_string(count("skipped")) + " skipped (unsupported or an expectations entry).\n";
-  if (const std::string line = str(in.verdict.value("coverage", json::object()), "line"); !line.empty())
-    head += "\n" + md_cell(line) + "\n";
+  head += "\n" + std::to_string(rows_of(in.run).size()) + " benchmarks, " + plural(v.suspects.size(), "suspect") + ", " +
+          std::to_string(v.skipped.size()) + " skipped (unsupported or an expectations entry).\n";
+  if (!v.coverage.line.empty()) head += "\n" + md_cell(v.coverage.line) + "\n";
   return head;
 }
 
@@ -283,7 +283,7 @@ std::string summary_head(const RunReportInput& in) {
 std::string summary_marker(const std::string& run_id) { return "<!-- shaderwatch-run: " + run_id + " -->"; }
 
 std::string junit_xml(const RunReportInput& in) {
-  const json& meta = in.run.value("run", json::object());
+  const RunSummary& meta = in.run.run;
   const VerdictByBenchmark verdict(in.verdict);
   const std::vector<Row> rows = rows_of(in.run);
   std::ostringstream cases;
@@ -298,28 +298,27 @@ std::string junit_xml(const RunReportInput& in) {
     write_testcase(cases, r, c, seconds);
   }
 
-  const json gpu = meta.value("gpu", json::object()), driver = meta.value("driver", json::object());
-  const std::string suite = str(gpu, "name") + " / " + str(driver, "name") + " " + str(driver, "info");
-  const std::string run_id = str(meta, "id");
+  const std::string suite = meta.gpu.name + " / " + meta.driver.name + " " + meta.driver.info;
+  const std::string& run_id = meta.id;
   std::ostringstream x;
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   x << "<testsuites name=\"shaderwatch\" tests=\"" << rows.size() << "\" failures=\"" << failures
     << "\" errors=\"0\" skipped=\"" << skipped << "\" time=\"" << fmt("%.6f", total_s) << "\">\n";
   x << "  <testsuite name=\"" << xml_escape(suite) << "\" tests=\"" << rows.size() << "\" failures=\"" << failures
     << "\" errors=\"0\" skipped=\"" << skipped << "\" time=\"" << fmt("%.6f", total_s) << "\" timestamp=\""
-    << xml_escape(str(meta, "started_at")) << "\" hostname=\"" << xml_escape(str(meta, "runner")) << "\">\n";
+    << xml_escape(meta.started_at) << "\" hostname=\"" << xml_escape(meta.runner) << "\">\n";
   x << "    <properties>\n";
   const std::pair<const char*, std::string> props[] = {
       {"run_id", run_id},
-      {"verdict", str(in.verdict, "verdict")},
-      {"history", str(in.verdict.value("coverage", json::object()), "line")},
-      {"commit", str(meta, "commit")},
-      {"branch", str(meta, "branch")},
-      {"runner", str(meta, "runner")},
-      {"gpu", str(gpu, "name")},
-      {"driver", str(driver, "name") + " " + str(driver, "info")},
+      {"verdict", in.verdict.fail ? "fail" : "pass"},
+      {"history", in.verdict.coverage.line},
+      {"commit", meta.commit},
+      {"branch", meta.branch},
+      {"runner", meta.runner},
+      {"gpu", meta.gpu.name},
+      {"driver", meta.driver.name + " " + meta.driver.info},
       {"run_url", link(in.dashboard, "runs/" + run_id)},
-      {"job_url", str(meta, "job_url")}};
+      {"job_url", meta.job_url}};
   for (const auto& [k, v] : props)
     if (!v.empty()) x << "      <property name=\"" << k << "\" value=\"" << xml_escape(v) << "\"/>\n";
   x << "    </properties>\n" << cases.str() << "  </testsuite>\n</testsuites>\n";
@@ -327,9 +326,8 @@ std::string junit_xml(const RunReportInput& in) {
 }
 
 std::string summary_markdown(const RunReportInput& in, std::size_t max_bytes) {
-  const std::string run_id = str(in.run.value("run", json::object()), "id");
-  const json empty = json::array();
-  const auto list = [&](const char* name) -> const json& { return in.verdict.contains(name) ? in.verdict[name] : empty; };
+  const std::string& run_id = in.run.run.id;
+  const Verdict& v = in.verdict;
   const std::string head = summary_head(in);
   // Sections in order of importance; each row is added only while the text stays under max_bytes.
   const std::string cut_line = "\n_Cut to fit a comment: the whole run is at [the dashboard](" +
@@ -337,55 +335,52 @@ std::string summary_markdown(const RunReportInput& in, std::size_t max_bytes) {
   BudgetedSections sections(max_bytes > head.size() + cut_line.size() + 200 ? max_bytes - head.size() - cut_line.size() - 200 : 0);
 
   std::vector<std::string> rows;
-  for (const auto& d : list("slowdowns"))
-    rows.push_back("| " + md_code(str(d, "benchmark")) + " | " + time_text(num(d, "baseline_ns")) + " → " +
-                   time_text(num(d, "value_ns")) + " | " + fmt("%.2fx", num(d, "value_ns") / num(d, "baseline_ns")) + " | " +
-                   md_cell(baseline_text(d)) + " | " + pct_text(num(d, "floor_pct")) + " |\n");
+  for (const auto& d : v.slowdowns)
+    rows.push_back("| " + md_code(d.benchmark) + " | " + time_text(d.baseline_ns) + " → " + time_text(d.value_ns) + " | " +
+                   fmt("%.2fx", d.value_ns / d.baseline_ns) + " | " + md_cell(baseline_text(d)) + " | " +
+                   pct_text(d.floor_pct) + " |\n");
   sections.table("Slowdowns in this run (" + std::to_string(rows.size()) + ", beyond any noise: the single-run gate)",
                  "| benchmark | before → this run | ratio | against | gate floor |\n|---|---|---|---|---|\n", rows, false);
   rows.clear();
-  for (const auto& a : list("regressions"))
-    rows.push_back("| " + md_code(str(a, "benchmark")) + " | " + time_text(num(a, "before_ns")) + " → " +
-                   time_text(num(a, "after_ns")) + " | " + pct_text(num(a, "delta_pct")) + " | " +
-                   fmt("%.2f%%", num(a, "noise_pct")) + " | " + fmt("%.2g", num(a, "p_value")) + " | " +
-                   md_cell(str(a, "cause")) + " | [alert " + std::to_string(a.value("id", 0)) + "](" +
-                   link(in.dashboard, "alerts?id=" + std::to_string(a.value("id", 0))) + ") |\n");
+  for (const auto& a : v.regressions)
+    rows.push_back("| " + md_code(a.benchmark) + " | " + time_text(num(a.before_ns)) + " → " + time_text(num(a.after_ns)) +
+                   " | " + pct_text(num(a.delta_pct)) + " | " + fmt("%.2f%%", num(a.noise_pct)) + " | " +
+                   fmt("%.2g", num(a.p_value)) + " | " + md_cell(a.cause) + " | [alert " + std::to_string(a.id) + "](" +
+                   link(in.dashboard, "alerts?id=" + std::to_string(a.id)) + ") |\n");
   sections.table("Regressions (" + std::to_string(rows.size()) + ")",
                  "| benchmark | before → after | delta | noise | p | cause | alert |\n|---|---|---|---|---|---|---|\n", rows, false);
   rows.clear();
-  for (const auto& c : list("correctness"))
-    rows.push_back("| " + md_code(str(c, "benchmark")) + " | " + md_cell(str(c, "kind")) + " | " +
-                   md_cell(str(c, "error_message")) + " |\n");
+  for (const auto& c : v.correctness)
+    rows.push_back("| " + md_code(c.benchmark) + " | " + md_cell(detect::to_string(c.kind)) + " | " +
+                   md_cell(c.error_message) + " |\n");
   sections.table("Correctness failures (" + std::to_string(rows.size()) + ")", "| benchmark | kind | message |\n|---|---|---|\n",
                  rows, false);
   rows.clear();
-  for (const auto& a : list("unconfirmed_regressions"))
-    rows.push_back("| " + md_code(str(a, "benchmark")) + " | " + time_text(num(a, "before_ns")) + " → " +
-                   time_text(num(a, "after_ns")) + " | " + pct_text(num(a, "delta_pct")) + " | alert " +
-                   std::to_string(a.value("id", 0)) + ", not yet beyond the gate's score |\n");
-  for (const auto& s : list("suspects"))
-    rows.push_back("| " + md_code(str(s, "benchmark")) + " | " + time_text(num(s, "level_ns")) + " → " +
-                   time_text(num(s, "value_ns")) + " | " + pct_text(num(s, "delta_pct")) + " | " + fmt("%.1f", num(s, "z")) +
-                   " |\n");
+  for (const auto& a : v.unconfirmed_regressions)
+    rows.push_back("| " + md_code(a.benchmark) + " | " + time_text(num(a.before_ns)) + " → " + time_text(num(a.after_ns)) +
+                   " | " + pct_text(num(a.delta_pct)) + " | alert " + std::to_string(a.id) +
+                   ", not yet beyond the gate's score |\n");
+  for (const auto& s : v.suspects)
+    rows.push_back("| " + md_code(s.benchmark) + " | " + time_text(s.level_ns) + " → " + time_text(s.value_ns) + " | " +
+                   pct_text(s.delta_pct) + " | " + fmt("%.1f", s.z) + " |\n");
   sections.table("Suspects (" + std::to_string(rows.size()) + ", not failures until later runs confirm them)",
                  "| benchmark | level → this run | delta | z |\n|---|---|---|---|\n", rows, false);
   rows.clear();
-  if (in.improvements.is_array())
-    for (const auto& a : in.improvements)
-      rows.push_back("| " + md_code(str(a, "benchmark")) + " | " + time_text(num(a, "before_ns")) + " → " +
-                     time_text(num(a, "after_ns")) + " | " + pct_text(num(a, "delta_pct")) + " | " + md_cell(str(a, "cause")) +
-                     " |\n");
+  for (const auto& a : in.improvements)
+    rows.push_back("| " + md_code(a.benchmark) + " | " + time_text(num(a.before_ns)) + " → " + time_text(num(a.after_ns)) +
+                   " | " + pct_text(num(a.delta_pct)) + " | " + md_cell(a.cause) + " |\n");
   sections.table("Improvements (" + std::to_string(rows.size()) + ")",
                  "| benchmark | before → after | delta | cause |\n|---|---|---|---|\n", rows, true);
   rows.clear();
-  for (const auto& s : list("skipped")) rows.push_back("| " + md_code(str(s, "benchmark")) + " | " + md_cell(str(s, "reason")) + " |\n");
+  for (const auto& s : v.skipped) rows.push_back("| " + md_code(s.benchmark) + " | " + md_cell(s.reason) + " |\n");
   sections.table("Unsupported on this device (" + std::to_string(rows.size()) + ")", "| benchmark | reason |\n|---|---|\n", rows, true);
 
   return head + sections.body() + (sections.cut() ? cut_line : "");
 }
 
 std::string results_csv(const RunReportInput& in) {
-  const auto regressions = by_benchmark(in.verdict, "regressions"), slowdowns = by_benchmark(in.verdict, "slowdowns");
+  const auto regressions = by_benchmark(in.verdict.regressions);
+  const auto slowdowns = by_benchmark(in.verdict.slowdowns);
   std::string out = "name,status,median_us,err_bound_ratio,label\n";
   for (const Row& r : rows_of(in.run)) {
     const std::string status = regressions.count(r.name) || slowdowns.count(r.name) ? "REGRESSION" : upper(r.outcome);

@@ -1,5 +1,5 @@
 // A run's report for CI systems: JUnit XML, a markdown summary for a PR comment or a job summary, and a
-// CSV of the benchmarks. Pure functions over the API's own answers (Store::run, Store::verdict and the
+// CSV of the benchmarks. Pure functions over the API's own answers (Queries::run, Queries::verdict and the
 // improvements the run raised), so every client (the runner script, a bot, a person with curl) gets the
 // same text and the rendering is tested without a database.
 #pragma once
@@ -7,14 +7,18 @@
 #include <cstddef>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "queries/alert_answer.h"
+#include "queries/run_answer.h"
+#include "queries/verdict_answer.h"
 
 namespace shaderwatch::report {
 
 struct RunReportInput {
-  nlohmann::json run;           // Store::run(id): {"run": {...}, "points": [...], "not_measured": [...]}
-  nlohmann::json verdict;       // Store::verdict(id)
-  nlohmann::json improvements;  // improvement alerts this run raised (Store::alerts entries)
+  RunDetail run;                   // Queries::run(id)
+  Verdict verdict;                 // Queries::verdict(id)
+  std::vector<Alert> improvements;  // improvement alerts this run raised
   std::string dashboard;        // base URL of the dashboard (links), e.g. http://results:8080
 };
 

@@ -20,7 +20,7 @@ IngestResult Store::ingest(std::string_view body, const std::string& posted_by) 
   return {run.created, queries_.ingest_answer(run.run_pk, alerts)};
 }
 
-nlohmann::json Store::set_alert_state(std::int64_t id, std::string_view body, const std::string& by) {
+Alert Store::set_alert_state(std::int64_t id, std::string_view body, const std::string& by) {
   shaderwatch::set_alert_state(db_, id, body, by);
   return queries_.alert(id);
 }

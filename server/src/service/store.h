@@ -42,7 +42,7 @@ struct StoreOptions {
 
 struct IngestResult {
   bool created = false;  // false: the same run id and body were already stored
-  nlohmann::json body;   // the stored run (and alerts raised by this ingest)
+  IngestAnswer body;     // the stored run (and alerts raised by this ingest)
 };
 
 struct StoreStats {
@@ -64,7 +64,7 @@ class Store {
   // input, 409 for the same id with another body. posted_by: the token name, recorded on the run.
   IngestResult ingest(std::string_view body, const std::string& posted_by = "api");
   // The alert as triaged.
-  nlohmann::json set_alert_state(std::int64_t id, std::string_view body, const std::string& by);
+  Alert set_alert_state(std::int64_t id, std::string_view body, const std::string& by);
 
   TokenStore& tokens() { return tokens_; }
   Queries& queries() { return queries_; }

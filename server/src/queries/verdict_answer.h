@@ -1,0 +1,69 @@
+// GET /api/v1/runs/{id}/verdict as a value: what CI gates on, what the run report (run_report.h) and the
+// fleet simulation read.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "detection/alert_kinds.h"
+#include "detection/analysis.h"
+#include "queries/alert_answer.h"
+
+namespace shaderwatch {
+
+// What a run off the main branch was judged against (a main run has none).
+struct VerdictBaseline {
+  std::string branch;
+  std::optional<std::string> merge_base;  // absent where the run names none
+  std::optional<std::string> run_id;      // main's run at the merge base on this GPU, where there is one
+};
+
+struct CorrectnessEntry {
+  std::string benchmark;
+  std::int64_t series_id = 0;
+  detect::AlertKind kind = detect::AlertKind::CorrectnessFailure;
+  std::string error_message;
+};
+
+struct SuspectEntry {
+  std::string benchmark;
+  std::int64_t series_id = 0;
+  double level_ns = 0, value_ns = 0, delta_pct = 0, floor_pct = 0, z = 0;
+};
+
+struct SlowdownEntry {
+  std::string benchmark;
+  std::int64_t series_id = 0;
+  analysis::Baseline against = analysis::Baseline::None;
+  std::size_t baseline_runs = 0;
+  double baseline_ns = 0, value_ns = 0, delta_pct = 0, floor_pct = 0, noise_pct = 0;
+};
+
+// A kernel the device could not run or an expectations entry skipped: neither a pass nor a failure.
+struct SkippedEntry {
+  std::string benchmark, reason;
+};
+
+struct VerdictCoverage {
+  analysis::Coverage counts;
+  bool timings_gated = true;
+  double swing_pct = 0;  // counts.swing as a percentage
+  std::string line;      // analysis::coverage_line: the history in one line for people
+};
+
+struct Verdict {
+  std::string run_id, branch;
+  std::optional<VerdictBaseline> baseline;
+  bool fail = false;
+  std::vector<CorrectnessEntry> correctness;
+  std::vector<Alert> regressions, acknowledged_regressions, unconfirmed_regressions;
+  std::vector<SlowdownEntry> slowdowns;
+  std::vector<SuspectEntry> suspects;
+  std::vector<SkippedEntry> skipped;
+  VerdictCoverage coverage;
+};
+
+}  // namespace shaderwatch

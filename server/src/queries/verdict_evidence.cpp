@@ -1,0 +1,212 @@
+#include "queries/verdict_evidence.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "detection/alert_states.h"
+#include "queries/query_helpers.h"
+#include "storage/reps_blob.h"
+
+namespace shaderwatch {
+
+namespace {
+
+using Evidence = analysis::BenchmarkEvidence;
+using BySeries = std::map<std::int64_t, Evidence*>;
+
+// The run's benchmarks that reported no error, by series: those judged on their time.
+BySeries timed(analysis::RunEvidence& evidence) {
+  BySeries m;
+  for (auto& b : evidence.benchmarks)
+    if (!b.failed) m.emplace(b.series_id, &b);
+  return m;
+}
+
+// Benchmarks that failed in this run: whether each passed in main's run before the bound, and its message.
+void load_failures(sql::Conn& c, const JudgedRun& run, const LevelBound& bound, analysis::RunEvidence& evidence) {
+  BySeries failed;
+  for (auto& b : evidence.benchmarks)
+    if (b.failed) failed.emplace(b.series_id, &b);
+  if (failed.empty()) return;
+  auto& st = c.q("SELECT p.series_id, p.error_message, (SELECT q.n_errors FROM points q WHERE q.series_id=p.series_id AND"
+                 " (q.started_ms, q.run_id) < (?, ?) AND q.on_main=1 ORDER BY q.started_ms DESC, q.run_id DESC LIMIT 1)"
+                 " FROM points p WHERE p.run_id=? AND p.n_errors>0");
+  st.bind(1, bound.ms).bind(2, bound.pk).bind(3, run.pk);
+  while (st.step()) {
+    const auto it = failed.find(st.i64(0));
+    if (it == failed.end()) continue;
+    it->second->error_message = st.text(1);
+    it->second->passed_before = !st.null(2) && st.i64(2) == 0;
+  }
+}
+
+// Each timed series' latest performance change point before the bound (its started_ms): where its level starts.
+std::map<std::int64_t, std::int64_t> level_starts(sql::Conn& c, std::int64_t run_pk, const LevelBound& bound) {
+  std::map<std::int64_t, std::int64_t> m;
+  auto& st = c.q("SELECT a.series_id, MAX(a.started_ms) FROM points p JOIN alerts a ON a.series_id=p.series_id"
+                 " WHERE p.run_id=? AND p.n_errors=0 AND a.kind IN ('regression','improvement','ambiguous') AND"
+                 " a.state!='invalid' AND (a.started_ms, a.run_id) < (?, ?) GROUP BY a.series_id");
+  st.bind(1, run_pk).bind(2, bound.ms).bind(3, bound.pk);
+  while (st.step()) m[st.i64(0)] = st.i64(1);
+  return m;
+}
+
+// Calls f(benchmark, statement) on each of the newest `limit` main points with a value of every timed series of
+// the run before `upto` (or at it too, `inclusive`), newest first within a series. Two statements for the run:
+// where the GPU's newest `limit` main runs start (the cut), then every series' points since it; a series that
+// missed some of those runs (or failed in them) reads the rest from before the cut, one statement each.
+template <class F>
+void latest_main_points(sql::Conn& c, const JudgedRun& run, const EvidenceParams& p, const LevelBound& upto,
+                        bool inclusive, std::size_t limit, const BySeries& series, F&& f) {
+  if (limit == 0) return;
+  const std::string cmp = inclusive ? " <= " : " < ";
+  std::int64_t cut = INT64_MIN;  // none: the GPU has fewer main runs than `limit`, so every point is read
+  {
+    auto& st = c.q("SELECT started_ms FROM runs WHERE gpu_id=? AND branch=? AND (started_ms, id)" + cmp +
+                   "(?, ?) ORDER BY started_ms DESC, id DESC LIMIT 1 OFFSET ?");
+    st.bind(1, run.gpu_id).bind(2, p.main_branch).bind(3, upto.ms).bind(4, upto.pk)
+        .bind(5, static_cast<std::int64_t>(limit - 1));
+    if (st.step()) cut = st.i64(0);
+    st.reset();
+  }
+  std::map<std::int64_t, std::size_t> taken;  // points given to f, by series
+  auto& st = c.q("SELECT h.series_id, h.value_ns, h.reps, h.started_ms FROM points h WHERE h.series_id IN"
+                 " (SELECT series_id FROM points WHERE run_id=? AND n_errors=0) AND h.started_ms>=? AND"
+                 " (h.started_ms, h.run_id)" + cmp + "(?, ?) AND h.on_main=1 AND h.value_ns IS NOT NULL"
+                 " ORDER BY h.series_id DESC, h.started_ms DESC, h.run_id DESC");
+  st.bind(1, run.pk).bind(2, cut).bind(3, upto.ms).bind(4, upto.pk);
+  while (st.step()) {
+    const auto it = series.find(st.i64(0));
+    if (it == series.end()) continue;
+    std::size_t& n = taken[it->first];
+    if (n >= limit) continue;
+    ++n;
+    f(*it->second, st);
+  }
+  if (cut == INT64_MIN) return;
+  for (const auto& [sid, b] : series) {
+    const std::size_t n = taken[sid];
+    if (n >= limit) continue;
+    auto& older = c.q("SELECT series_id, value_ns, reps, started_ms FROM points WHERE series_id=? AND started_ms<? AND"
+                      " on_main=1 AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
+    older.bind(1, sid).bind(2, cut).bind(3, static_cast<std::int64_t>(limit - n));
+    while (older.step()) f(*b, older);
+  }
+}
+
+// The main runs before the bound, newest first: the level (since the latest performance change point before
+// the bound, at most kLevelRuns), the history the gate looks for the GPU's lone swings in (across change
+// points) and how long the series is (counted up to the most runs read).
+void load_levels(sql::Conn& c, const JudgedRun& run, const LevelBound& bound, const EvidenceParams& p,
+                 const BySeries& series) {
+  const auto starts = level_starts(c, run.pk, bound);
+  const std::size_t most = std::max({p.detect.noise_window, analysis::kLevelRuns, p.gate.swing_runs});
+  latest_main_points(c, run, p, bound, false, most, series, [&](Evidence& b, const sql::Stmt& st) {
+    const auto start = starts.find(b.series_id);
+    const std::int64_t boundary_ms = start == starts.end() ? INT64_MIN : start->second;
+    ++b.history;
+    const double value = st.f64(1);
+    if (b.swing_history.size() < p.gate.swing_runs) b.swing_history.push_back(value);
+    if (st.i64(3) < boundary_ms || b.level_runs.size() >= analysis::kLevelRuns) return;
+    b.level_runs.push_back(value);
+    if (b.level_runs.size() < p.detect.min_segment) b.level_reps.push_back(unpack_reps(st.blob(2)));
+  });
+  for (const auto& [id, b] : series) std::reverse(b->swing_history.begin(), b->swing_history.end());
+}
+
+// Each open regression of the run's timed series, in the order of their steps, and where each step is.
+void load_open_alerts(sql::Conn& c, const JudgedRun& run, const BySeries& series,
+                      std::vector<std::pair<Evidence*, std::pair<std::int64_t, std::int64_t>>>& steps) {
+  auto& st = c.q("SELECT a.series_id, a.id, a.state, a.before_ns, a.after_ns, a.floor_pct, a.noise_pct, a.n_before,"
+                 " a.started_ms, a.run_id FROM points p JOIN alerts a ON a.series_id=p.series_id WHERE p.run_id=? AND"
+                 " p.n_errors=0 AND a.kind='regression' AND a.state IN " + open_alert_states_sql() +
+                 " AND (a.started_ms, a.run_id) <= (?, ?) ORDER BY a.series_id, a.started_ms, a.id");
+  st.bind(1, run.pk).bind(2, run.started_ms).bind(3, run.pk);
+  while (st.step()) {
+    const auto it = series.find(st.i64(0));
+    if (it == series.end()) continue;
+    analysis::OpenRegression r{st.i64(1), st.text(2) == "acknowledged"};
+    if (!st.null(3) && !st.null(4)) r.before = st.f64(3), r.after = st.f64(4);
+    r.floor_rel = st.null(5) ? 0 : st.f64(5) / 100;
+    r.noise_rel = st.null(6) ? 0 : st.f64(6) / 100;
+    r.n_before = st.null(7) ? 0 : static_cast<std::size_t>(st.i64(7));
+    it->second->open.push_back(r);
+    steps.push_back({it->second, {st.i64(8), st.i64(9)}});  // the alert's first run of the new level
+  }
+}
+
+// A main run's recent values and the series' open regressions, each with the values since its step: whether
+// they are still present is the judge's to say.
+void load_open_regressions(sql::Conn& c, const JudgedRun& run, const EvidenceParams& p, const BySeries& series) {
+  latest_main_points(c, run, p, {run.started_ms, run.pk}, true, p.detect.present_points, series,
+                     [](Evidence& b, const sql::Stmt& st) { b.recent.push_back(st.f64(1)); });
+  std::vector<std::pair<Evidence*, std::pair<std::int64_t, std::int64_t>>> steps;
+  load_open_alerts(c, run, series, steps);
+  // Open regressions are few (a handful per run): one read each.
+  std::map<Evidence*, std::size_t> next;  // each benchmark's next open regression to fill
+  for (const auto& [b, step] : steps) {
+    auto& since = c.q("SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) >= (?, ?) AND"
+                      " (started_ms, run_id) <= (?, ?) AND on_main=1 AND value_ns IS NOT NULL"
+                      " ORDER BY started_ms DESC, run_id DESC LIMIT ?");
+    since.bind(1, b->series_id).bind(2, step.first).bind(3, step.second).bind(4, run.started_ms).bind(5, run.pk)
+        .bind(6, static_cast<std::int64_t>(analysis::kLevelRuns));
+    auto& r = b->open[next[b]++];
+    while (since.step()) r.since.push_back(since.f64(0));
+  }
+}
+
+}  // namespace
+
+JudgedRun load_judged_run(sql::Conn& c, std::int64_t pk) {
+  auto& st = c.q("SELECT r.started_ms, r.branch, r.merge_base, r.gpu_id, g.device_type FROM runs r"
+                 " JOIN gpus g ON g.id=r.gpu_id WHERE r.id=?");
+  st.bind(1, pk);
+  st.step();
+  JudgedRun run{pk, st.i64(0), st.i64(3), st.text(1), st.text(2), st.text(4) == "cpu"};
+  st.reset();
+  return run;
+}
+
+LevelBound level_bound(sql::Conn& c, const JudgedRun& run, const std::string& main_branch,
+                       std::optional<VerdictBaseline>& baseline) {
+  LevelBound bound{run.started_ms, run.pk};
+  baseline.reset();
+  if (run.branch == main_branch) return bound;
+  baseline = VerdictBaseline{main_branch, run.merge_base.empty() ? std::nullopt : std::optional(run.merge_base),
+                             std::nullopt};
+  auto& mb = c.q("SELECT started_ms, run_key FROM runs WHERE gpu_id=? AND commit_id=? AND branch=?"
+                 " ORDER BY started_ms DESC, id DESC LIMIT 1");
+  mb.bind(1, run.gpu_id).bind(2, run.merge_base).bind(3, main_branch);
+  if (!run.merge_base.empty() && mb.step()) {
+    bound = {mb.i64(0) + 1, 0};  // that run and every main run before it
+    baseline->run_id = mb.text(1);
+  }
+  mb.reset();
+  return bound;
+}
+
+analysis::RunEvidence load_evidence(sql::Conn& c, const JudgedRun& run, const LevelBound& bound,
+                                    const EvidenceParams& p) {
+  analysis::RunEvidence evidence;
+  evidence.on_main = run.branch == p.main_branch;
+  evidence.timings_gated = !run.cpu_device || p.gate_cpu_timings;
+  for (const auto& [name, point] : run_points(c, run.pk)) {
+    Evidence& b = evidence.benchmarks.emplace_back();
+    b.name = name;
+    b.series_id = point.series_id;
+    b.value = point.value;
+    b.reps = point.reps;
+    b.failed = point.errors > 0;
+  }
+  // Pointers into evidence.benchmarks from here on: it no longer grows.
+  load_failures(c, run, bound, evidence);
+  const BySeries series = timed(evidence);
+  if (evidence.on_main) load_open_regressions(c, run, p, series);
+  load_levels(c, run, bound, p, series);
+  return evidence;
+}
+
+}  // namespace shaderwatch

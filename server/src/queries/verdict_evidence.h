@@ -1,0 +1,46 @@
+// The evidence a run's verdict is judged on (analysis::RunEvidence), read in a few statements per run rather
+// than several per benchmark: each loader reads one thing for every series of the run.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "detection/analysis.h"
+#include "detection/detect.h"
+#include "queries/verdict_answer.h"
+#include "storage/sql.h"
+
+namespace shaderwatch {
+
+struct JudgedRun {
+  std::int64_t pk = 0, started_ms = 0, gpu_id = 0;
+  std::string branch, merge_base;
+  bool cpu_device = false;
+};
+JudgedRun load_judged_run(sql::Conn& c, std::int64_t pk);
+
+// Main points strictly before (ms, pk) form the level a run is judged against.
+struct LevelBound {
+  std::int64_t ms = 0, pk = 0;
+};
+
+// The main branch's level this run is judged against: for a main run, its own series up to it; for a
+// run on another branch, main's runs up to its merge base (the latest main run on this GPU at that
+// commit), or main's latest level where the merge base is unknown or was not run here. `baseline`: what
+// the answer says about it (none for a main run).
+LevelBound level_bound(sql::Conn& c, const JudgedRun& run, const std::string& main_branch,
+                       std::optional<VerdictBaseline>& baseline);
+
+struct EvidenceParams {
+  detect::Params detect;
+  analysis::GateParams gate;
+  std::string main_branch;
+  bool gate_cpu_timings = false;  // judge a CPU device's timings too (QueryOptions::gate_cpu_timings)
+};
+// Every benchmark of the run with what the judge needs: failures with their history, else the level (and, on
+// main, the open regressions with the values since their steps).
+analysis::RunEvidence load_evidence(sql::Conn& c, const JudgedRun& run, const LevelBound& bound,
+                                    const EvidenceParams& p);
+
+}  // namespace shaderwatch
