@@ -34,6 +34,17 @@ ordered_json device_context(const ordered_json& context, const std::string& inde
 
 }  // namespace
 
+ordered_json parse_benchmark_document(const std::string& text) {
+  ordered_json doc;
+  try {
+    doc = ordered_json::parse(text);
+  } catch (const ordered_json::exception& e) {
+    throw std::invalid_argument(std::string("benchmark file is not valid JSON: ") + e.what());
+  }
+  if (!doc.is_object()) throw std::invalid_argument("benchmark file is not a JSON object");
+  return doc;
+}
+
 std::vector<DeviceDocument> split_document_by_device(const ordered_json& doc) {
   // Devices by index, in numeric order: "dev2" before "dev10".
   std::set<std::pair<std::size_t, std::string>> devices;
@@ -75,14 +86,7 @@ std::vector<DeviceDocument> split_document_by_device(const ordered_json& doc) {
 }
 
 std::vector<DevicePart> split_by_device(const std::string& benchmark_json) {
-  ordered_json doc;
-  try {
-    doc = ordered_json::parse(benchmark_json);
-  } catch (const ordered_json::exception& e) {
-    throw std::invalid_argument(std::string("benchmark file is not valid JSON: ") + e.what());
-  }
-  if (!doc.is_object()) throw std::invalid_argument("benchmark file is not a JSON object");
-  auto documents = split_document_by_device(doc);
+  auto documents = split_document_by_device(parse_benchmark_document(benchmark_json));
   // One device: the text as it came, unparsed and unprinted.
   if (documents.size() == 1 && documents[0].run_id_suffix.empty()) return {{"", benchmark_json}};
   std::vector<DevicePart> parts;

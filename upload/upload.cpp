@@ -18,6 +18,7 @@
 namespace shaderwatch::upload {
 
 using nlohmann::json;
+using nlohmann::ordered_json;
 
 namespace {
 std::string now_iso() {
@@ -29,23 +30,11 @@ std::string now_iso() {
   return buf;
 }
 
-// The Google Benchmark document, which must be a JSON object.
-json parse_document(const std::string& benchmark_json) {
-  json doc;
-  try {
-    doc = json::parse(benchmark_json);
-  } catch (const json::exception& e) {
-    throw std::invalid_argument(std::string("benchmark file is not valid JSON: ") + e.what());
-  }
-  if (!doc.is_object()) throw std::invalid_argument("benchmark file is not a JSON object");
-  return doc;
-}
-
 }  // namespace
 
 std::string make_body(const std::string& benchmark_json, const RunMeta& meta) {
-  const json doc = parse_document(benchmark_json);
-  json run = {{"id", meta.run_id}, {"commit", meta.commit}};
+  const ordered_json doc = parse_benchmark_document(benchmark_json);
+  ordered_json run = {{"id", meta.run_id}, {"commit", meta.commit}};
   // Without an explicit start, the server takes the document's context.date (so a retry sends
   // the same body); only a document without one gets "now".
   if (!meta.started_at.empty()) run["started_at"] = meta.started_at;
@@ -55,7 +44,7 @@ std::string make_body(const std::string& benchmark_json, const RunMeta& meta) {
   if (!meta.merge_base.empty()) run["merge_base"] = meta.merge_base;
   if (!meta.runner.empty()) run["runner"] = meta.runner;
   if (!meta.job_url.empty()) run["job_url"] = meta.job_url;
-  return json{{"run", run}, {"benchmark", doc}}.dump();
+  return ordered_json{{"run", run}, {"benchmark", doc}}.dump();
 }
 
 namespace {

@@ -5,7 +5,7 @@
 
 #include <shaderwatch/result_contract.h>
 
-#include "queries/run_report.h"
+#include "render/run_report.h"
 #include "test_util.h"
 
 namespace {

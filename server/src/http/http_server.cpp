@@ -16,7 +16,7 @@
 #include "http/lingering_close.h"
 #include "http/own_sockets.h"
 #include "queries/query_helpers.h"
-#include "queries/run_report.h"
+#include "render/run_report.h"
 #include "render/api_json.h"
 #include "shaderwatch/upload.h"
 #include "http/web_assets.h"
@@ -372,7 +372,7 @@ struct HttpServer::Impl {
               if (!params_of(req).empty()) throw ClientError(400, "takes no query parameters");
               return store.queries().verdict(req.matches[1]);
             }));
-    // A run's report for CI (run_report.hpp): one rendering, the same text for every client.
+    // A run's report for CI (render/run_report.h): one rendering, the same text for every client.
     svr.Get(R"(/api/v1/runs/([A-Za-z0-9._:@+-]+)/(junit\.xml|summary\.md|results\.csv))",
             [this](const httplib::Request& req, httplib::Response& res) {
               guard(res, [&] {

@@ -178,7 +178,7 @@ CorrectnessMatrix Queries::correctness(const Params& q) {
     cells.resize(cols.size());
     for (std::size_t ci = 0; ci < cols.size(); ++ci) {
       if (!cells[ci]) continue;
-      ++out.counts[std::string(outcome_name(cells[ci]->outcome))];
+      ++out.counts[std::string(contract::row_status_word(cells[ci]->outcome))];
       if (cells[ci]->run_id != cols[ci].head.run_id) ++cols[ci].head.benchmarks_from_older_runs;
       sid.bind(1, name).bind(2, cols[ci].gpu_id);
       if (sid.step()) cells[ci]->series_id = sid.i64(0);

@@ -13,6 +13,10 @@
 
 namespace shaderwatch::upload {
 
+// The Google Benchmark document of a file's text, in the order it was written. Throws std::invalid_argument
+// when the text is not valid JSON or not a JSON object.
+nlohmann::ordered_json parse_benchmark_document(const std::string& text);
+
 struct DeviceDocument {
   std::string run_id_suffix;
   nlohmann::ordered_json document;  // in the order it was written
@@ -24,7 +28,7 @@ struct DevicePart {
   std::string run_id_suffix;
   std::string benchmark_json;
 };
-// The same on text. Throws std::invalid_argument also when the text is not a JSON object.
+// The same on text (parse_benchmark_document's).
 std::vector<DevicePart> split_by_device(const std::string& benchmark_json);
 
 }  // namespace shaderwatch::upload

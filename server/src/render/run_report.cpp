@@ -1,4 +1,4 @@
-#include "queries/run_report.h"
+#include "render/run_report.h"
 
 #include "ingest/benchmark_name.h"
 
