@@ -54,7 +54,7 @@ Plan::Plan(const TrialParams& p)
       level(static_cast<std::size_t>(p.gpus * p.runs * p.benchmarks), 1.0),
       fails(level.size(), 0),
       driver(static_cast<std::size_t>(p.gpus * p.runs), "580.1.0.0"),
-      runner(driver.size()) {
+      runner(driver.size()), noise(driver.size(), 1.0) {
   for (int g = 0; g < gpus; ++g)
     for (int r = 0; r < runs; ++r) rnr(g, r) = std::string("runner-").append(std::to_string(g));
 }
@@ -84,6 +84,11 @@ Plan commit_step(const TrialParams& p, std::mt19937_64& rng, int at, double fact
 }
 
 Plan code_step(const TrialParams& p, std::mt19937_64& rng) { return commit_step(p, rng, p.runs / 2, 1.03); }
+// A small step (1.5%, about the run-to-run noise) at R/2; and a 3% one with most of the runs as history.
+Plan small_step(const TrialParams& p, std::mt19937_64& rng) { return commit_step(p, rng, p.runs / 2, 1.015); }
+Plan late_step(const TrialParams& p, std::mt19937_64& rng) {
+  return commit_step(p, rng, std::max(1, p.runs - p.runs / 6), 1.03);
+}
 
 Plan driver_step(const TrialParams& p, std::mt19937_64& rng) {
   Plan pl(p);
@@ -100,6 +105,20 @@ Plan machine_step(const TrialParams& p, std::mt19937_64&) {
   Plan pl(p);
   for (int r = pl.step_run; r < p.runs; ++r) pl.rnr(0, r) = "runner-0-replacement";
   for (int b = 0; b < p.benchmarks; ++b) slow(pl, 0, b, pl.step_run, 1.04, "regression");
+  return pl;
+}
+
+// GPU 0 moves at R/2 to a runner with 4x the run-to-run noise, its level unchanged: nothing to find.
+Plan noisy_runner(const TrialParams& p, std::mt19937_64&) {
+  Plan pl(p);
+  for (int r = pl.step_run; r < p.runs; ++r) pl.rnr(0, r) = "runner-0-noisy", pl.nz(0, r) = 4;
+  return pl;
+}
+
+// GPU 0 on a runner with 4x the run-to-run noise all along: nothing to find.
+Plan noisy_gpu(const TrialParams& p, std::mt19937_64&) {
+  Plan pl(p);
+  for (int r = 0; r < p.runs; ++r) pl.nz(0, r) = 4;
   return pl;
 }
 
@@ -150,19 +169,23 @@ struct NoiseGen {
   std::bernoulli_distribution slow_mode{0.05};
   std::uniform_real_distribution<double> slow_factor{1.5, 3.5};
 
-  double run_factor() {
+  // `scale`: the runner's noise (Plan::nz); it widens the run-to-run spread (under reps, the repetitions'),
+  // drawing the same numbers, so a scale of 1 gives every scenario the same stream as before it existed.
+  double run_factor(double scale) {
     switch (kind) {
-      case Noise::Heavy: return std::exp(0.01 * t3(rng) / std::sqrt(3.0));  // t3 has variance 3
+      case Noise::Heavy: return std::exp(scale * 0.01 * t3(rng) / std::sqrt(3.0));  // t3 has variance 3
       case Noise::Twomode: {
-        const double f = std::exp(run_sd(rng));
+        const double f = std::exp(scale * run_sd(rng));
         return slow_mode(rng) ? f * slow_factor(rng) : f;
       }
       case Noise::Reps: return 1.0;
       case Noise::Gauss: break;
     }
-    return std::exp(run_sd(rng));
+    return std::exp(scale * run_sd(rng));
   }
-  double rep_factor() { return std::exp(rep_sd(rng) * (kind == Noise::Reps ? 0.01 / 0.003 : 1.0)); }
+  double rep_factor(double scale) {
+    return std::exp(rep_sd(rng) * (kind == Noise::Reps ? scale * 0.01 / 0.003 : 1.0));
+  }
 };
 
 // One Google Benchmark document for GPU g's run r, formatted by hand like the load test.
@@ -179,10 +202,10 @@ std::string make_doc(Plan& pl, int g, int r, int reps, NoiseGen& ng) {
   for (int b = 0; b < pl.benchmarks; ++b) {
     const std::string name = bench_name(b);
     // Noise is drawn even for failing benchmarks, so every scenario sees the same noise stream.
-    const double level = base_ns(b, pl.benchmarks) * pl.lvl(g, r, b) * ng.run_factor();
+    const double level = base_ns(b, pl.benchmarks) * pl.lvl(g, r, b) * ng.run_factor(pl.nz(g, r));
     double sum = 0;
     for (int i = 0; i < reps; ++i) {
-      const double v = level * ng.rep_factor();
+      const double v = level * ng.rep_factor(pl.nz(g, r));
       sum += v;
       if (pl.fail(g, r, b)) {
         // Google Benchmark's shape for SkipWithError: no times, no aggregates.
@@ -275,6 +298,13 @@ const std::vector<Scenario>& scenarios() {
        1.10},
       {"branch_3.6x", "", "no change on main; after every main run a branch run with one benchmark 3.6x slower", aa,
        3.6},
+      // Issue 28's cases: a change of noise is no regression; small steps are found, and stay open while there.
+      {"noisy_runner", "", "GPU 0 moves at R/2 to a runner with 4x the run-to-run noise; no change in level",
+       noisy_runner},
+      {"noisy_gpu", "", "GPU 0 on a runner with 4x the run-to-run noise all along; no change in level", noisy_gpu},
+      {"step_1.5pct", "commit", "a commit at run R/2 makes one benchmark 1.5% slower on every GPU", small_step},
+      {"late_3pct", "commit", "a commit at run 5R/6 (50 runs of history of 60) makes one benchmark 3% slower on every GPU",
+       late_step},
   };
   return all;
 }
@@ -531,6 +561,7 @@ json Summary::to_json() const {
           {"delays", delays},
           {"found_within_6_runs", found_within(6)},
           {"found_within_12_runs", found_within(12)},
+          {"found_within_24_runs", found_within(24)},
           {"placed_exactly", placed},
           {"closed_by_server", closed},
           {"verdict_failed", verdict_found},

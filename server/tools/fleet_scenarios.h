@@ -44,13 +44,15 @@ struct Change {
 };
 
 // The truth of one trial: per (gpu, run, bench) the level (x the base time) and whether the
-// benchmark fails; per (gpu, run) the driver and runner. The commit is always c<run>.
+// benchmark fails; per (gpu, run) the driver, the runner and its noise (x the noise model's spread:
+// a runner with 4x the run-to-run noise is 4). The commit is always c<run>.
 struct Plan {
   int gpus = 0, runs = 0, benchmarks = 0;
   int step_run = 0;  // ingest time is split here (before / from)
   std::vector<double> level;
   std::vector<char> fails;
   std::vector<std::string> driver, runner;
+  std::vector<double> noise;
   std::vector<Change> changes;
 
   Plan(const TrialParams& p);
@@ -58,6 +60,7 @@ struct Plan {
   char& fail(int g, int r, int b) { return fails[idx(g, r, b)]; }
   std::string& drv(int g, int r) { return driver[static_cast<std::size_t>(g * runs + r)]; }
   std::string& rnr(int g, int r) { return runner[static_cast<std::size_t>(g * runs + r)]; }
+  double& nz(int g, int r) { return noise[static_cast<std::size_t>(g * runs + r)]; }
 
  private:
   std::size_t idx(int g, int r, int b) const {

@@ -33,7 +33,7 @@ std::string fmt(const char* f, double x) {
 
 void print_table(const std::vector<fl::Summary>& rows) {
   std::printf("%-13s %-7s %3s %5s %6s %6s %6s %4s %7s %6s %15s %7s %6s %5s %10s %6s %6s %9s  %-26s\n",
-              "scenario", "noise", "tr", "runs", "ff/1k", "wr/1k", "sus/1k", "fa", "found", "delay", "by6/by12", "vfail",
+              "scenario", "noise", "tr", "runs", "ff/1k", "wr/1k", "sus/1k", "fa", "found", "delay", "by6/12/24", "vfail",
               "vdelay", "held", "fail/sus@1", "placed", "closed", "ingestms", "causes [expected: ok]");
   for (const auto& s : rows) {
     const bool any = s.changes > 0;
@@ -46,7 +46,7 @@ void print_table(const std::vector<fl::Summary>& rows) {
     const std::string ingest = fmt("%.1f", s.ingest_before_sum / s.trials) + "/" +
                                fmt("%.1f", s.ingest_after_sum / s.trials);
     const std::string early = any ? std::to_string(s.found_within(6)) + "/" + std::to_string(s.found_within(12)) + "/" +
-                                        std::to_string(s.changes)
+                                        std::to_string(s.found_within(24)) + "/" + std::to_string(s.changes)
                                   : std::string("-");
     std::printf("%-13s %-7s %3d %5d %6.1f %6.1f %6.1f %4d %7s %6s %15s %7s %6s %5s %10s %6s %6s %9s  %s\n",
                 s.scenario.c_str(), s.noise.c_str(), s.trials, s.runs, s.per_1000(s.false_fails),
@@ -61,8 +61,8 @@ void print_table(const std::vector<fl::Summary>& rows) {
       "ff/1k: failed verdicts on a GPU's run with no real regression or failure present, per 1000 runs;\n"
       "wr/1k: failed verdicts listing a series with no real regression, per 1000 runs; sus/1k: suspects on\n"
       "such series per 1000 runs; fa: alerts on unchanged series; found: changes with an alert of their kind\n"
-      "raised at or after the change (delay: mean runs from the change to that alert); by6/by12: changes found\n"
-      "by the time 6 (12) runs sat on the new level, the change's run the first of them; vfail: changes whose\n"
+      "raised at or after the change (delay: mean runs from the change to that alert); by6/12/24: changes found\n"
+      "by the time 6 (12, 24) runs sat on the new level, the change's run the first of them; vfail: changes whose\n"
       "series a failing verdict listed (vdelay: mean runs to the first; held: share of its GPU's later\n"
       "runs whose verdict still listed it, the regression being still there); fail/sus@1: slowdowns whose first\n"
       "run's verdict failed on them / listed them (failing or a suspect) / slowdowns; placed: alert boundary\n"

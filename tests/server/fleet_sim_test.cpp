@@ -102,3 +102,21 @@ TEST(FleetSim, TheGateFailsA36xSlowdownOnItsOwnRun) {
   for (const auto& c : step.changes) EXPECT_TRUE(c.failed_at_once) << "gpu " << c.change.gpu;
   EXPECT_EQ(step.false_fails, 0);
 }
+
+// Issue 28's noisier runner: GPU 0's runs from R/2 on a runner of its own with 4x the noise, its level
+// unchanged; every other run as in every other scenario. (How the server fares there is the fleet
+// simulation's to measure, not a test's.)
+TEST(FleetSim, ANoisierRunnerChangesOnlyItsOwnRunsNoise) {
+  std::mt19937_64 rng(1);
+  const auto p = small(1);
+  auto plan = fl::find_scenario("noisy_runner")->plan(p, rng);
+  EXPECT_TRUE(plan.changes.empty()) << "no change in level: nothing to find";
+  for (int g = 0; g < p.gpus; ++g) {
+    for (int r = 0; r < p.runs; ++r) {
+      const bool moved = g == 0 && r >= plan.step_run;
+      EXPECT_EQ(plan.nz(g, r), moved ? 4.0 : 1.0) << g << " " << r;
+      EXPECT_EQ(plan.rnr(g, r) == "runner-0-noisy", moved) << g << " " << r;
+      for (int b = 0; b < p.benchmarks; ++b) EXPECT_EQ(plan.lvl(g, r, b), 1.0);
+    }
+  }
+}
