@@ -122,6 +122,17 @@ Plan noisy_gpu(const TrialParams& p, std::mt19937_64&) {
   return pl;
 }
 
+// A commit at R/2 makes one benchmark 4% slower on every GPU; another reverts it 12 runs later.
+Plan revert(const TrialParams& p, std::mt19937_64& rng) {
+  Plan pl = commit_step(p, rng, p.runs / 2, 1.04);
+  const int back = std::min(p.runs, pl.step_run + 12);
+  for (auto& c : pl.changes) {
+    c.until = back;
+    for (int r = back; r < p.runs; ++r) pl.lvl(c.gpu, r, c.bench) /= 1.04;
+  }
+  return pl;
+}
+
 Plan driver_commit(const TrialParams& p, std::mt19937_64& rng) {
   Plan pl(p);
   new_driver(pl, 0, pl.step_run);
@@ -305,6 +316,8 @@ const std::vector<Scenario>& scenarios() {
       {"step_1.5pct", "commit", "a commit at run R/2 makes one benchmark 1.5% slower on every GPU", small_step},
       {"late_3pct", "commit", "a commit at run 5R/6 (50 runs of history of 60) makes one benchmark 3% slower on every GPU",
        late_step},
+      {"revert", "commit", "a commit at run R/2 makes one benchmark 4% slower on every GPU; reverted 12 runs later",
+       revert},
   };
   return all;
 }
@@ -328,12 +341,12 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
   // A real regression (or failure) on series (g, b) present at run r.
   auto real = [&](int g, int b, int r) {
     for (const auto& c : pl.changes)
-      if (c.gpu == g && c.bench == b && c.kind != "improvement" && r >= c.run) return true;
+      if (c.gpu == g && c.bench == b && c.kind != "improvement" && c.present(r)) return true;
     return false;
   };
   auto real_on_gpu = [&](int g, int r) {
     for (const auto& c : pl.changes)
-      if (c.gpu == g && c.kind != "improvement" && r >= c.run) return true;
+      if (c.gpu == g && c.kind != "improvement" && c.present(r)) return true;
     return false;
   };
 
@@ -409,7 +422,7 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
       }
       for (auto& co : res.changes) {
         const auto& c = co.change;
-        if (c.gpu != g || co.verdict_delay < 0 || r - c.run <= co.verdict_delay) continue;
+        if (c.gpu != g || co.verdict_delay < 0 || r - c.run <= co.verdict_delay || !c.present(r)) continue;
         ++co.runs_after;
         co.listed_after += std::find(listed.begin(), listed.end(), c.bench) != listed.end();
       }
@@ -459,6 +472,7 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
       const auto& c = co.change;
       if (c.gpu != g || c.bench != b) continue;
       on_changed = true;
+      if (!accepts(c.kind, kind)) co.open_other_kind += a.state == "new";
       if (!accepts(c.kind, kind) || raised < c.run) continue;
       // The earliest raised alert of the right kind counts.
       if (co.found && co.delay <= raised - c.run) continue;
@@ -503,7 +517,9 @@ void Summary::add(const TrialResult& t) {
                        {"delay", co.delay}, {"placed", co.placed}, {"cause", co.cause},
                        {"state", co.state}, {"verdict_delay", co.verdict_delay},
                        {"runs_after", co.runs_after}, {"listed_after", co.listed_after},
-                       {"suspect_at_once", co.suspect_at_once}});
+                       {"suspect_at_once", co.suspect_at_once}, {"until", co.change.until},
+                       {"open_other_kind", co.open_other_kind}});
+    open_other_kind += co.open_other_kind;
     if (co.change.kind == "regression") {
       ++slowdowns;
       suspected_at_once += co.suspect_at_once;
@@ -564,6 +580,7 @@ json Summary::to_json() const {
           {"found_within_24_runs", found_within(24)},
           {"placed_exactly", placed},
           {"closed_by_server", closed},
+          {"open_other_kind_alerts", open_other_kind},
           {"verdict_failed", verdict_found},
           {"verdict_delay_runs_mean", num(mean_verdict_delay())},
           {"verdict_held_pct", num(held_pct())},

@@ -41,6 +41,8 @@ struct TrialParams {
 struct Change {
   int gpu = 0, bench = 0, run = 0;
   std::string kind;  // "regression", "improvement" or "correctness"
+  int until = -1;    // the run that undoes it (a revert); -1: it stays
+  bool present(int r) const { return r >= run && (until < 0 || r < until); }
 };
 
 // The truth of one trial: per (gpu, run, bench) the level (x the base time) and whether the
@@ -108,6 +110,7 @@ struct ChangeOutcome {
   int runs_after = 0, listed_after = 0;
   bool suspect_at_once = false;  // a slowdown its first run's verdict listed (as a suspect or a failure)
   bool failed_at_once = false;   // a slowdown whose first run's verdict failed, listing it
+  int open_other_kind = 0;       // alerts of another kind on its series left in state new (a revert's improvement)
 };
 
 struct TrialResult {
@@ -134,6 +137,7 @@ struct Summary {
   int trials = 0, runs = 0, false_fails = 0, wrong_fails = 0, spurious_suspects = 0, false_alerts = 0;
   int changes = 0, found = 0, placed = 0, verdict_found = 0, cause_ok = 0;
   int closed = 0;  // found alerts no longer in state new at the end (closed by the server)
+  int open_other_kind = 0;  // alerts of another kind on changed series left in state new
   int runs_after = 0, listed_after = 0;
   int slowdowns = 0, suspected_at_once = 0;  // slowdowns (not correctness), and those listed on their first run
   int failed_at_once = 0;                     // slowdowns whose first run's verdict failed on them
