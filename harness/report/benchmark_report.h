@@ -2,6 +2,7 @@
 // Reporting, apart from measuring: a benchmark's measurement and check become Google Benchmark
 // repetitions, counters and a label; reporters write them under their clean names.
 #include <benchmark/benchmark.h>
+#include <shaderwatch/result_contract.h>
 
 #include <memory>
 #include <string>
@@ -36,6 +37,13 @@ struct BenchmarkResult {
   Bandwidths bandwidths;  // of its device, measured at the start of the run; none on a CPU device
   std::optional<ClockReadings> clocks;  // while sampling, where NVML is available
 };
+
+// A row's status in the results contract: what its check said.
+contract::RowStatus row_status(CheckStatus status);
+// Why a benchmark reports no times: an expectations entry's outcome (XFAIL, XPASS, SKIP), a kernel the
+// device cannot run, a wrong answer, an error. Empty for a pass and a flake. The prefixes say again what
+// the row's status (row_status) says, for people and Google Benchmark's tools.
+std::string row_error_message(const CheckResult& outcome, uint64_t seed);
 
 // The time of each reported repetition: chunk medians; chunk means where the samples form several
 // groups, so the reported level moves with the groups' shares instead of jumping to the larger group.

@@ -16,22 +16,6 @@ namespace shaderwatch {
 
 using nlohmann::ordered_json;
 
-contract::RowStatus row_status(CheckStatus status) {
-  using contract::RowStatus;
-  switch (status) {
-    case CheckStatus::Pass: return RowStatus::Pass;
-    case CheckStatus::Flake: return RowStatus::Flake;
-    case CheckStatus::ExpectedFail: return RowStatus::Xfail;
-    case CheckStatus::UnexpectedPass: return RowStatus::Xpass;
-    case CheckStatus::Skipped: return RowStatus::Skip;
-    case CheckStatus::Unsupported: return RowStatus::Unsupported;
-    case CheckStatus::Fail:
-    case CheckStatus::Improbable:
-    case CheckStatus::Error: return RowStatus::Fail;
-  }
-  return RowStatus::Fail;
-}
-
 namespace {
 
 ordered_json read_document(const std::string& path) {

@@ -6,15 +6,9 @@
 #include <string>
 #include <vector>
 
-#include <shaderwatch/result_contract.h>
-
-#include "check/check.h"
 #include "report/benchmark_report.h"
 
 namespace shaderwatch {
-
-// A row's status in the results contract: what its check said.
-contract::RowStatus row_status(CheckStatus status);
 
 struct ResultDocument {
   std::string path;

@@ -245,29 +245,6 @@ std::function<bool(const std::string&)> benchmark_filter() {
   return [re, negate](const std::string& name) { return std::regex_search(name, re) != negate; };
 }
 
-// Why a benchmark reports no times: an expectations entry's outcome (XFAIL, XPASS, SKIP), a kernel the
-// device cannot run, a wrong answer, an error. Empty for a pass and a flake. The prefixes say again what
-// the row's status field says (contract::RowStatus), for people and Google Benchmark's tools.
-std::string error_message(const CheckResult& outcome, uint64_t seed) {
-  switch (outcome.status) {
-    case CheckStatus::Pass:
-    case CheckStatus::Flake: return "";
-    case CheckStatus::ExpectedFail:
-      return contract::expected_outcome_message(
-          outcome.expectation, contract::kXfail,
-          outcome.message + (outcome.first_failure.empty() ? "" : "; first wrong: " + outcome.first_failure));
-    case CheckStatus::UnexpectedPass: return contract::expected_outcome_message(outcome.expectation, contract::kXpass, outcome.message);
-    case CheckStatus::Skipped: return contract::expected_outcome_message(outcome.expectation, contract::kSkip, outcome.message);
-    case CheckStatus::Unsupported: return std::string(contract::kUnsupportedPrefix) + outcome.message;
-    case CheckStatus::Fail:
-    case CheckStatus::Improbable:
-    case CheckStatus::Error: break;
-  }
-  return status_name(outcome.status) + ": " + outcome.message +
-         (outcome.first_failure.empty() ? "" : "; first wrong: " + outcome.first_failure) + " (seed " +
-         std::to_string(seed) + ")";
-}
-
 // Google Benchmark needs a display reporter; when the terminal report is shown instead, this one.
 class NullReporter : public benchmark::BenchmarkReporter {
  public:
@@ -419,7 +396,7 @@ void finish_case(const BenchmarkCase& c, BenchmarkResult& r, std::shared_future<
     return run_and_check(*c.device->device, *c.device->compiler, *c.spec,
                          s.cache.problem(c.spec->family, c.size, s.options.seed), s.options.policy.corrupts(c.spec->name));
   });
-  r.error_message = error_message(r.outcome, s.options.seed);
+  r.error_message = row_error_message(r.outcome, s.options.seed);
 }
 
 }  // namespace
