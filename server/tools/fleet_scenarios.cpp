@@ -461,17 +461,34 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
     if (!page.next_offset) break;
     off = *page.next_offset;
   }
+  // The runs where a GPU's noise changes (a runner noisier or quieter than before).
+  std::vector<std::vector<int>> noise_moves(static_cast<std::size_t>(pl.gpus));
+  for (int g = 0; g < pl.gpus; ++g)
+    for (int r = 1; r < pl.runs; ++r)
+      if (pl.nz(g, r) != pl.nz(g, r - 1)) noise_moves[static_cast<std::size_t>(g)].push_back(r);
+  for (const auto& moves : noise_moves) res.noise_series += static_cast<int>(moves.size()) * pl.benchmarks;
   for (const auto& a : alerts) {
     const auto [g, r] = parse_run_id(a.run_id);
     const int raised = parse_run_id(a.raised_by_run).second;
     const auto bit = bench_idx.find(a.benchmark);
     const int b = bit == bench_idx.end() ? -1 : bit->second;
     const std::string& kind = a.kind;
+    if (kind == "noise") {
+      const auto& moves = noise_moves[static_cast<std::size_t>(g)];
+      if (std::any_of(moves.begin(), moves.end(), [&](int m) { return std::abs(m - r) <= 6; })) {
+        ++res.noise_found;
+        ++res.noise_causes[a.cause];
+      } else {
+        ++res.false_noise_alerts;
+      }
+      continue;
+    }
     bool on_changed = false;
     for (auto& co : res.changes) {
       const auto& c = co.change;
       if (c.gpu != g || c.bench != b) continue;
       on_changed = true;
+      ++co.alerts;
       if (!accepts(c.kind, kind)) co.open_other_kind += a.state == "new";
       if (!accepts(c.kind, kind) || raised < c.run) continue;
       // The earliest raised alert of the right kind counts.
@@ -510,6 +527,10 @@ void Summary::add(const TrialResult& t) {
   spurious_suspects += t.spurious_suspects;
   false_alerts += t.false_alerts;
   for (const auto& [k, n] : t.false_alert_kinds) false_alert_kinds[k] += n;
+  noise_found += t.noise_found;
+  noise_series += t.noise_series;
+  false_noise_alerts += t.false_noise_alerts;
+  for (const auto& [k, n] : t.noise_causes) noise_causes[k] += n;
   for (const auto& co : t.changes) {
     ++changes;
     details.push_back({{"trial", trials}, {"gpu", co.change.gpu}, {"benchmark", bench_name(co.change.bench)},
@@ -518,7 +539,7 @@ void Summary::add(const TrialResult& t) {
                        {"state", co.state}, {"verdict_delay", co.verdict_delay},
                        {"runs_after", co.runs_after}, {"listed_after", co.listed_after},
                        {"suspect_at_once", co.suspect_at_once}, {"until", co.change.until},
-                       {"open_other_kind", co.open_other_kind}});
+                       {"open_other_kind", co.open_other_kind}, {"alerts", co.alerts}});
     open_other_kind += co.open_other_kind;
     if (co.change.kind == "regression") {
       ++slowdowns;
@@ -571,6 +592,10 @@ json Summary::to_json() const {
           {"spurious_suspects_per_1000_runs", per_1000(spurious_suspects)},
           {"false_alerts", false_alerts},
           {"false_alert_kinds", false_alert_kinds},
+          {"noise_alerts_found", noise_found},
+          {"noise_series", noise_series},
+          {"noise_causes", noise_causes},
+          {"false_noise_alerts", false_noise_alerts},
           {"changes", changes},
           {"found", found},
           {"delay_runs_mean", num(mean_delay())},

@@ -111,6 +111,7 @@ struct ChangeOutcome {
   bool suspect_at_once = false;  // a slowdown its first run's verdict listed (as a suspect or a failure)
   bool failed_at_once = false;   // a slowdown whose first run's verdict failed, listing it
   int open_other_kind = 0;       // alerts of another kind on its series left in state new (a revert's improvement)
+  int alerts = 0;                // alerts of any kind but noise on its series (a drift should raise one)
 };
 
 struct TrialResult {
@@ -118,8 +119,12 @@ struct TrialResult {
   int false_fails = 0;        // fail verdicts on a GPU's run with no real regression present
   int wrong_fails = 0;        // fail verdicts listing a series that has no real regression
   int spurious_suspects = 0;  // suspect entries on series with no real regression
-  int false_alerts = 0;       // alerts (any kind) on series without a change
+  int false_alerts = 0;       // alerts (any kind but noise) on series without a change
   std::map<std::string, int> false_alert_kinds;
+  // Noise alerts: on a series of a GPU whose noise changed (within 6 runs of the change), by the cause they carry;
+  // and the series that could have had one. Any other noise alert is false.
+  int noise_found = 0, noise_series = 0, false_noise_alerts = 0;
+  std::map<std::string, int> noise_causes;
   std::vector<ChangeOutcome> changes;
   double ingest_ms_before = 0, ingest_ms_after = 0;  // mean wall ms of Store::ingest
   double seconds = 0;
@@ -144,6 +149,8 @@ struct Summary {
   ByHistory main, probes;
   std::vector<int> delays, verdict_delays;
   std::map<std::string, int> causes, false_alert_kinds;
+  int noise_found = 0, noise_series = 0, false_noise_alerts = 0;
+  std::map<std::string, int> noise_causes;
   nlohmann::json details = nlohmann::json::array();  // one object per change of every trial
   double ingest_before_sum = 0, ingest_after_sum = 0;
   double seconds = 0;

@@ -101,7 +101,7 @@ TEST(AlertLifecycle, ADriftIsOneAlert) {
 }
 
 TEST(AlertLifecycle, ARegressionBackOnItsOldLevelIsClosedByTheEvidence) {
-  const l::OpenRegression r{5, 1000, 100.0, 103.0, 0.015};
+  const l::OpenRegression r{5, 1000, {100.0, 103.0, 0.015, 0.005, 12}};
   std::vector<l::RecentRun> back, still;
   for (int i = 0; i < 6; ++i) {
     back.push_back({2000 + i, 100.2});
@@ -117,4 +117,44 @@ TEST(AlertLifecycle, ARegressionBackOnItsOldLevelIsClosedByTheEvidence) {
   EXPECT_TRUE(l::regressions_gone({r}, back).empty());
   // Fewer than present_points runs: no evidence yet.
   EXPECT_TRUE(l::regressions_gone({r}, {back.begin() + 1, back.end()}).empty());
+}
+
+TEST(AlertLifecycle, ASmallRegressionStillThereIsNotClosedByAFewLowRuns) {
+  // +1.5% in 1% noise: six runs at +0.3% are within the half step of the old level, but only 1.8 standard errors
+  // below the new one: not the confidence it took to confirm the step.
+  const l::OpenRegression r{7, 1000, {100.0, 101.5, 0.015, 0.01, 6}};
+  std::vector<l::RecentRun> low;
+  for (int i = 0; i < 6; ++i) low.push_back({2000 + i, 100.3});
+  EXPECT_TRUE(l::regressions_gone({r}, low).empty());
+}
+
+TEST(AlertLifecycle, AnImprovementBackToARegressionsOldLevelIsItsRevert) {
+  // +4% at window index 20 (floor 1.5%); a faster step at 32 back to the old level is that regression undone:
+  // no new alert to triage. A partial fix (half the step won back) is an improvement of its own.
+  auto reg = alert(9, 20, AlertKind::Regression, false);  // already closed by the evidence: still its revert
+  reg.before = 100;
+  reg.after = 104;
+  reg.floor_rel = 0.015;
+  ChangePoint back;
+  back.index = 32;
+  back.before = 104;
+  back.after = 100.4;
+  back.delta_rel = -0.035;
+  back.outcome = ChangeKind::Improvement;
+  auto plan = l::plan_performance_alerts({back}, {reg}, 6);
+  ASSERT_EQ(plan.size(), 1u);
+  EXPECT_EQ(plan[0].action, l::Action::Revert);
+  EXPECT_EQ(plan[0].alert_id, 9);
+  ChangePoint partial = back;
+  partial.after = 102;
+  partial.delta_rel = -0.019;
+  plan = l::plan_performance_alerts({partial}, {reg}, 6);
+  ASSERT_EQ(plan.size(), 1u);
+  EXPECT_EQ(plan[0].action, l::Action::Insert);
+  EXPECT_EQ(plan[0].kind, AlertKind::Improvement);
+  // Fewer than min_segment runs after the regression's boundary: the same change, not its revert.
+  ChangePoint soon = back;
+  soon.index = 23;
+  plan = l::plan_performance_alerts({soon}, {reg}, 6);
+  EXPECT_TRUE(plan.empty() || plan[0].action != l::Action::Revert);
 }

@@ -181,10 +181,12 @@ TEST(DashboardApi, VocabularyAndTheOpenStateFilter) {
   EXPECT_NE(std::find(v["alert_kinds"].begin(), v["alert_kinds"].end(), "regression"), v["alert_kinds"].end());
   EXPECT_NE(std::find(v["causes"].begin(), v["causes"].end(), "machine"), v["causes"].end());
   EXPECT_EQ(v["main_branch"], "main");
-  // What the dashboard reads instead of spelling words by hand: every kind in one of the two groups, with a tone.
+  // What the dashboard reads instead of spelling words by hand: every kind in one of the three groups, with a tone.
   EXPECT_EQ(v["open_alert_states"], json::array({"new", "acknowledged"}));
   EXPECT_EQ(v["correctness_alert_kinds"], json::array({"correctness_regression", "correctness_failure"}));
-  EXPECT_EQ(v["level_alert_kinds"].size() + v["correctness_alert_kinds"].size(), v["alert_kinds"].size());
+  EXPECT_EQ(v["spread_alert_kinds"], json::array({"noise"}));
+  EXPECT_EQ(v["level_alert_kinds"].size() + v["correctness_alert_kinds"].size() + v["spread_alert_kinds"].size(),
+            v["alert_kinds"].size());
   for (const auto& k : v["alert_kinds"]) EXPECT_TRUE(v["alert_kind_tones"].contains(k.get<std::string>())) << k;
   EXPECT_EQ(v["alert_kind_tones"]["improvement"], "better");
   EXPECT_EQ(s.get("/api/v1/vocabulary?x=1", 400)["error"]["message"], "takes no query parameters");

@@ -136,17 +136,17 @@ int found_with_six_runs_on_it(std::mt19937_64& rng, std::size_t history, const d
 }  // namespace
 
 TEST(Detector, TheTailTestFindsAStepOnceSixRunsSitOnIt) {
-  // With 90 runs of history, the tail test (the newest split alone) finds what segmentation (a search over
-  // the window) finds only runs later.
+  // A 3% step in 1% noise with 50 runs of history (issue 28's case): the tail test (the newest split alone) finds
+  // it with six runs on it as often as the noise allows, more often than segmentation (a search over the window).
   std::mt19937_64 rng(31), same(31);
   d::Params without_tail;
   without_tail.tail_threshold = 1e9;
-  const int with = found_with_six_runs_on_it(rng, 90, {}, 200);
-  const int without = found_with_six_runs_on_it(same, 90, without_tail, 200);
-  std::cout << "found with 6 runs on the step, 90 runs of history: " << with << "/200 (segmentation alone: "
+  const int with = found_with_six_runs_on_it(rng, 50, {}, 200);
+  const int without = found_with_six_runs_on_it(same, 50, without_tail, 200);
+  std::cout << "found with 6 runs on the step, 50 runs of history: " << with << "/200 (segmentation alone: "
             << without << "/200)\n";
-  EXPECT_GE(with, 155);
-  EXPECT_GE(with, without + 20);
+  EXPECT_GE(with, 165);
+  EXPECT_GE(with, without + 40);
 }
 
 TEST(Detector, TheTailTestRaisesNothingOnNoise) {
@@ -306,14 +306,31 @@ TEST(Attribution, AFailureOnlyThisGpuShowsAtADriverUpdateIsTheDriver) {
 
 TEST(Detector, StillPresentAgainstTheOldLevelAndTheFloor) {
   const std::vector<double> back(6, 100.2), partial(6, 103.7), full(6, 108.0);
-  EXPECT_FALSE(d::still_present(100, 108, 0.015, back));
-  EXPECT_TRUE(d::still_present(100, 108, 0.015, partial)) << "a partial fix is still a regression";
-  EXPECT_TRUE(d::still_present(100, 108, 0.015, full));
-  EXPECT_TRUE(d::still_present(100, 108, 0.015, {})) << "no evidence: keep it";
+  const d::Step step{100, 108, 0.015};  // noise unknown: the old level and the floor alone decide
+  EXPECT_FALSE(d::still_present(step, back, 3));
+  EXPECT_TRUE(d::still_present(step, partial, 3)) << "a partial fix is still a regression";
+  EXPECT_TRUE(d::still_present(step, full, 3));
+  EXPECT_TRUE(d::still_present(step, {}, 3)) << "no evidence: keep it";
   // Only the latest present_points runs count.
   std::vector<double> mixed(10, 108.0);
   mixed.insert(mixed.end(), 6, 100.0);
-  EXPECT_FALSE(d::still_present(100, 108, 0.015, mixed));
+  EXPECT_FALSE(d::still_present(step, mixed, 3));
+}
+
+TEST(Detector, ASmallRegressionIsGoneOnlyOnEvidence) {
+  // +1.5% in 1% noise, its level measured on 6 runs: six runs 0.8% lower than it (within the noise of six runs
+  // against six) leave it present, where the half-step rule alone called it gone.
+  const d::Step small{100, 101.5, 0.015, 0.01, 6};
+  const std::vector<double> low(6, 100.7);
+  EXPECT_TRUE(d::still_present(small, low, 3));
+  EXPECT_FALSE(d::still_present({100, 101.5, 0.015, 0, 6}, low, 3)) << "the half-step rule alone";
+  // Back at the old level: 1.5% is 2.3 standard errors, gone at 2 but not at the confidence that closes it.
+  const std::vector<double> back(6, 100.0);
+  EXPECT_FALSE(d::still_present(small, back, 2));
+  EXPECT_TRUE(d::still_present(small, back, 4.5));
+  // A 4% step reverted: 6.0 standard errors back, gone at either.
+  const d::Step big{100, 104, 0.015, 0.01, 6};
+  EXPECT_FALSE(d::still_present(big, back, 4.5));
 }
 
 TEST(Detector, TwoSlowRunsAreNoRegression) {

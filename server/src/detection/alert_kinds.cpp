@@ -19,6 +19,7 @@ const char* to_string(AlertKind k) {
     case AlertKind::Regression: return "regression";
     case AlertKind::Ambiguous: return "ambiguous";
     case AlertKind::Improvement: return "improvement";
+    case AlertKind::Noise: return "noise";
   }
   return "ambiguous";
 }
@@ -36,6 +37,7 @@ int severity(AlertKind k) {
     case AlertKind::Regression: return 2;
     case AlertKind::Ambiguous: return 1;
     case AlertKind::Improvement: return 0;
+    case AlertKind::Noise: return 0;
   }
   return 0;
 }

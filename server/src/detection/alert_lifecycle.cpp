@@ -1,6 +1,7 @@
 #include "detection/alert_lifecycle.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace shaderwatch::lifecycle {
@@ -25,6 +26,20 @@ bool same_change(const detect::ChangePoint& cp, const ExistingAlert& e, std::siz
   return cp.trend ? idx + seg >= at : std::abs(idx - at) < seg;
 }
 
+// The regression change point cp undoes, if any: the latest before it whose old level cp returns to.
+const ExistingAlert* reverted_by(const detect::ChangePoint& cp, const std::vector<ExistingAlert>& existing,
+                                 std::size_t min_segment) {
+  if (cp.trend || cp.delta_rel >= 0 || cp.after <= 0) return nullptr;
+  const ExistingAlert* found = nullptr;
+  for (const auto& e : existing) {
+    if (e.kind != detect::AlertKind::Regression || e.invalid || e.before <= 0 || e.after <= e.before) continue;
+    if (e.index + min_segment > cp.index || (found && found->index > e.index)) continue;
+    const double near = std::min(0.5 * std::log(e.after / e.before), std::log1p(e.floor_rel));
+    if (std::fabs(std::log(cp.after / e.before)) <= near) found = &e;
+  }
+  return found;
+}
+
 }  // namespace
 
 std::vector<AlertChange> plan_performance_alerts(const std::vector<detect::ChangePoint>& cps,
@@ -38,6 +53,10 @@ std::vector<AlertChange> plan_performance_alerts(const std::vector<detect::Chang
       return e.drift && !e.invalid && e.index <= cp.index && e.slower == slower;
     });
     if (inside_drift) continue;
+    if (const ExistingAlert* r = reverted_by(cp, existing, min_segment)) {
+      plan.push_back({Action::Revert, i, r->id, detect::AlertKind::Improvement});
+      continue;
+    }
     bool matched = false;
     for (const auto& e : known) {
       if (!same_change(cp, e, min_segment)) continue;
@@ -64,12 +83,12 @@ std::vector<Closure> regressions_gone(const std::vector<OpenRegression>& open, c
   for (auto it = first; it != recent.end(); ++it) values.push_back(it->value);
   for (const auto& r : open) {
     if (first->started_ms < r.boundary_ms) continue;  // the recent runs must all follow the step
-    if (detect::still_present(r.before, r.after, r.floor_rel, values, p)) continue;
+    if (detect::still_present(r.step, values, p.fixed_z, p)) continue;
     char note[256];
     std::snprintf(note, sizeof note,
-                  "closed by the evidence: the last %zu runs (median %.0f ns) are back within %.1f%% of the old "
-                  "level %.0f ns (the step went to %.0f ns)",
-                  values.size(), stats::median(values), 100 * r.floor_rel, r.before, r.after);
+                  "closed by the evidence: the last %zu runs (median %.0f ns) are back near the old level %.0f ns "
+                  "(the step went to %.0f ns)",
+                  values.size(), stats::median(values), r.step.before, r.step.after);
     closed.push_back({r.id, note});
   }
   return closed;

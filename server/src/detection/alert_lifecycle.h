@@ -28,20 +28,26 @@ struct ExistingAlert {
   bool drift = false;     // raised as a drift (a trend), not a step
   bool invalid = false;   // triaged as no real change: a drift so marked covers nothing
   bool slower = false;    // its change made the series slower
+  double before = 0, after = 0;  // its levels (ns; 0: unknown)
+  double floor_rel = 0;          // its effect floor
 };
-enum class Action { Insert, Update };
+// Insert a new alert, update (move, settle) an untriaged one, or record a revert: an improvement that brings the
+// series back to the level before a regression is that regression undone, not a new alert to triage.
+enum class Action { Insert, Update, Revert };
 struct AlertChange {
   Action action = Action::Insert;
   std::size_t change_point = 0;  // index into the change points given
-  std::int64_t alert_id = 0;     // the alert updated (Action::Update)
+  std::int64_t alert_id = 0;     // the alert updated (Action::Update) or reverted (Action::Revert)
   detect::AlertKind kind = detect::AlertKind::Ambiguous;
 };
 // One alert per change: a change point within min_segment runs of an alert's boundary is that alert (a
 // drift is the same change as every alert on its way). An untriaged alert follows the evidence: it moves to
 // the new boundary and an ambiguous change settles either way, while a settled one never goes back to
 // ambiguous. A triaged alert is left as people left it. A step inside a drift already alerted, going its
-// way, is the drift going on: nothing. Change points matching no alert raise one each (and later change
-// points of the same call match those).
+// way, is the drift going on: nothing. A faster step min_segment runs or more after a regression (of any state
+// but invalid) that lands back on that regression's old level (within the smaller of its effect floor and half
+// its step: a partial fix is no revert) is its revert. Change points
+// matching no alert raise one each (and later change points of the same call match those).
 std::vector<AlertChange> plan_performance_alerts(const std::vector<detect::ChangePoint>& cps,
                                                  const std::vector<ExistingAlert>& existing, std::size_t min_segment);
 
@@ -49,7 +55,7 @@ std::vector<AlertChange> plan_performance_alerts(const std::vector<detect::Chang
 struct OpenRegression {
   std::int64_t id = 0;
   std::int64_t boundary_ms = 0;  // when its new level began
-  double before = 0, after = 0, floor_rel = 0;
+  detect::Step step;
 };
 struct RecentRun {
   std::int64_t started_ms = 0;
@@ -60,8 +66,8 @@ struct Closure {
   std::string note;  // said on the alert
 };
 // `recent`: the series' latest main runs, oldest first. A regression is closed when its latest present_points
-// runs all follow its boundary and detect::still_present says the step is gone; otherwise it would fail every
-// later verdict until someone triaged it.
+// runs all follow its boundary and detect::still_present says the step is gone at Params::fixed_z, the
+// confidence a step's confirmation takes: a small regression still there is not closed by a few low runs.
 std::vector<Closure> regressions_gone(const std::vector<OpenRegression>& open, const std::vector<RecentRun>& recent,
                                       const detect::Params& p = {});
 

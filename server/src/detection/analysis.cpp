@@ -186,7 +186,9 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
     if (b.history >= p.min_history) ++cov.change_points;
     if (run.on_main) {
       for (const auto& r : b.open) {
-        if (r.before && r.after && !detect::still_present(*r.before, *r.after, r.floor_rel, b.recent, p)) continue;
+        if (r.before && r.after &&
+            !detect::still_present({*r.before, *r.after, r.floor_rel, r.noise_rel, r.n_after}, b.recent, p.present_z, p))
+          continue;
         if (r.acknowledged) {
           v.acknowledged.push_back(r.alert_id);
           continue;

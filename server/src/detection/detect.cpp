@@ -46,9 +46,23 @@ double trimmed_sorted(const std::vector<double>& v) {
   return sum / static_cast<double>(v.size() - 2 * k);
 }
 
+// The run-to-run noise of each point of the window (log), as prefix sums of its variance, so that a split's
+// standard error weighs each side by the noise its own runs have: a series whose runner became 4x noisier is
+// judged against the noise it has now, not the quiet history's.
+struct NoiseProfile {
+  std::vector<double> var_sum;  // var_sum[i]: sum of the variances of points [0, i)
+  double var(std::size_t lo, std::size_t hi) const { return var_sum[hi] - var_sum[lo]; }
+  double mean_sd(std::size_t lo, std::size_t hi) const { return std::sqrt(var(lo, hi) / static_cast<double>(hi - lo)); }
+  // Standard error of the difference of the means of [lo, t) and [t, hi).
+  double diff_se(std::size_t lo, std::size_t t, std::size_t hi) const {
+    const double nl = static_cast<double>(t - lo), nr = static_cast<double>(hi - t);
+    return std::sqrt(var(lo, t) / (nl * nl) + var(t, hi) / (nr * nr));
+  }
+};
+
 void add_split(const std::vector<double>& y, std::size_t lo, std::size_t hi, std::size_t cand, double score,
-               double sigma, double threshold, const Params& p, std::vector<std::pair<std::size_t, double>>& out,
-               bool latest_only = false);
+               const NoiseProfile& noise, double threshold, const Params& p,
+               std::vector<std::pair<std::size_t, double>>& out, bool latest_only = false);
 
 // Stage 1, binary segmentation. The candidate split is where the shift between the segments'
 // trimmed means scores highest (robust to outliers); it is then placed exactly where the L1
@@ -56,7 +70,7 @@ void add_split(const std::vector<double>& y, std::size_t lo, std::size_t hi, std
 // score is flat near a step). A split leaving fewer than min_segment points on a side is not
 // yet a change point: a lone outlier never is, and a new level must hold min_segment runs
 // first. Known limit: two steps closer than 2*min_segment may be merged into one.
-void segment(const std::vector<double>& y, std::size_t lo, std::size_t hi, double sigma,
+void segment(const std::vector<double>& y, std::size_t lo, std::size_t hi, const NoiseProfile& noise,
              double threshold, const Params& p, std::vector<std::pair<std::size_t, double>>& out) {
   if (hi - lo < 2 * p.min_segment) return;
   // Levels of every prefix [lo, t) and suffix [t, hi), kept sorted incrementally: O(n^2) with
@@ -75,23 +89,21 @@ void segment(const std::vector<double>& y, std::size_t lo, std::size_t hi, doubl
   std::size_t cand = 0;
   double best_score = -1;
   for (std::size_t t = lo + p.min_segment; t + p.min_segment <= hi; ++t) {
-    const double se = sigma * kTrimSe *
-                      std::sqrt(1.0 / static_cast<double>(t - lo) + 1.0 / static_cast<double>(hi - t));
-    const double s = std::fabs(suf[t - lo] - pre[t - lo]) / se;
+    const double s = std::fabs(suf[t - lo] - pre[t - lo]) / (kTrimSe * noise.diff_se(lo, t, hi));
     if (s > best_score) {
       best_score = s;
       cand = t;
     }
   }
   if (best_score < threshold) return;
-  add_split(y, lo, hi, cand, best_score, sigma, threshold, p, out);
+  add_split(y, lo, hi, cand, best_score, noise, threshold, p, out);
 }
 
 // Places a split found at `cand` (see segment()) and recurses on both sides. With latest_only (the tail test,
 // whose first run after the split is on the new level), it is placed no later than `cand`.
 void add_split(const std::vector<double>& y, std::size_t lo, std::size_t hi, std::size_t cand, double score,
-               double sigma, double threshold, const Params& p, std::vector<std::pair<std::size_t, double>>& out,
-               bool latest_only) {
+               const NoiseProfile& noise, double threshold, const Params& p,
+               std::vector<std::pair<std::size_t, double>>& out, bool latest_only) {
   std::size_t best_t = cand;
   double best_cost = std::numeric_limits<double>::infinity();
   const std::size_t from = std::max(lo + 1, cand > p.min_segment ? cand - p.min_segment : 0);
@@ -105,8 +117,8 @@ void add_split(const std::vector<double>& y, std::size_t lo, std::size_t hi, std
   }
   if (best_t < lo + p.min_segment || best_t + p.min_segment > hi) return;
   out.emplace_back(best_t, score);
-  segment(y, lo, best_t, sigma, threshold, p, out);
-  segment(y, best_t, hi, sigma, threshold, p, out);
+  segment(y, lo, best_t, noise, threshold, p, out);
+  segment(y, best_t, hi, noise, threshold, p, out);
 }
 
 // Noise from first differences: a step moves one difference only, an outlier two. The RMS of
@@ -154,7 +166,7 @@ TrendFit fit_trend(const std::vector<double>& y, std::size_t min_segment) {
 
 // Whether the steps found are better told as one drift: two or more steps (a lone step near the end is
 // fitted well by a steep line too), all the same way, a straight line from one start at least 2 *
-// min_segment runs back fitting the window at least as well as the steps do, its slope far beyond its
+// min_segment runs back fitting the window as well as the steps do for its fewer parameters, its slope far beyond its
 // standard error and its total change beyond the floor. Then the drift as one change point, with its
 // stage-2 test.
 // `before` holds the series' points before the window (for the stage-2 test's runs before the drift).
@@ -170,7 +182,10 @@ std::optional<ChangePoint> as_trend(const std::vector<double>& before, const std
     for (std::size_t i = bounds[s]; i < bounds[s + 1]; ++i) sse_steps += (y[i] - seg_level[s]) * (y[i] - seg_level[s]);
   const std::size_t n = y.size();
   const TrendFit fit = fit_trend(y, p.min_segment);
-  if (fit.sse > sse_steps || n - 1 - fit.t0 < 2 * p.min_segment) return std::nullopt;
+  // The steps spend two parameters each (a place and a level) where the line spends two in all: each extra
+  // parameter must earn twice the noise variance of fit (Akaike's criterion), or the line is the better account.
+  const double extra = 2.0 * static_cast<double>(cps.size()) - 2.0;
+  if (fit.sse > sse_steps + 2.0 * extra * sigma * sigma || n - 1 - fit.t0 < 2 * p.min_segment) return std::nullopt;
   const double span = static_cast<double>(n - 1 - fit.t0);
   if (std::fabs(fit.b) / (sigma / std::sqrt(fit.sxx)) < threshold || std::fabs(fit.b) * span < floor) return std::nullopt;
   ChangePoint cp;
@@ -227,33 +242,75 @@ std::vector<char> outlier_runs(const std::vector<double>& y, std::size_t half_wi
 // min_segment runs after it. Tested alone, at a threshold for one test per run (tail_threshold(), a t quantile
 // for the noise estimate), a 3-sigma step is a change point as soon as min_segment runs sit on it far more
 // often. The latest segment only: a step found earlier already splits the window.
-void tail_split(const std::vector<double>& y, double sigma, double threshold, const Params& p,
+void tail_split(const std::vector<double>& y, const NoiseProfile& noise, double threshold, const Params& p,
                 std::vector<std::pair<std::size_t, double>>& cps) {
   std::size_t lo = 0;
   for (const auto& c : cps) lo = std::max(lo, c.first);
   const std::size_t n = y.size();
   if (n - lo < 2 * p.min_segment) return;
   const std::size_t t = n - p.min_segment;
+  const double sigma_new = noise.mean_sd(t, n);
   // The new level's mean with every run clamped to 2.5 sigma of the runs' median: as efficient as the mean
   // on normal noise (a run is clamped once in 80), while one heavy-tailed run cannot make a level alone.
   auto clamped_mean = [&](std::size_t a, std::size_t b) {
     const double m = stats::median(slice(y, a, b));
     double s = 0;
-    for (std::size_t i = a; i < b; ++i) s += std::clamp(y[i], m - 2.5 * sigma, m + 2.5 * sigma);
+    for (std::size_t i = a; i < b; ++i) s += std::clamp(y[i], m - 2.5 * sigma_new, m + 2.5 * sigma_new);
     return s / static_cast<double>(b - a);
   };
   const double before = level(y, lo, t);
-  const double se = sigma * std::sqrt(kTrimSe * kTrimSe / static_cast<double>(t - lo) + 1.0 / static_cast<double>(p.min_segment));
+  const double nl = static_cast<double>(t - lo), nr = static_cast<double>(p.min_segment);
+  const double se = std::sqrt(kTrimSe * kTrimSe * noise.var(lo, t) / (nl * nl) + noise.var(t, n) / (nr * nr));
   const double score = std::fabs(clamped_mean(t, n) - before) / se;
   if (score < threshold) return;
   // A step fewer than min_segment runs old shows here too, its first run clearly (by a sigma) nearer the old
   // level than the rest: not yet. (The first run of a real 3-sigma step is that near in 2% of cases.)
   const double rest = stats::median(slice(y, t + 1, n));
-  if (std::fabs(y[t] - before) + sigma < std::fabs(y[t] - rest)) return;
-  add_split(y, lo, n, t, score, sigma, threshold, p, cps, true);
+  if (std::fabs(y[t] - before) + sigma_new < std::fabs(y[t] - rest)) return;
+  add_split(y, lo, n, t, score, noise, threshold, p, cps, true);
+}
+
+// Each point's run-to-run noise: the series' own (`sigma`, from all its runs), or where the runs around the point
+// are clearly noisier, theirs: the first differences within kLocalDiffs runs either side, when they are kNoisierBy
+// times the typical such local noise of the window (the median over its points) or more. Measured against the
+// typical local noise rather than `sigma`, which the noisy runs themselves inflate: a runner 4x noisier stands out
+// from its first runs until it is most of the window (by then `sigma` is its noise). Runs that are not noisier
+// keep the series' noise, so an unlucky quiet stretch never lowers it (too low a noise is what false alarms are).
+constexpr std::size_t kLocalDiffs = 6;
+constexpr double kNoisierBy = 1.75;
+NoiseProfile noise_profile(const std::vector<double>& y, double sigma) {
+  const std::size_t n = y.size();
+  std::vector<double> local(n, 0.0), diffs;
+  for (std::size_t i = 0; i < n; ++i) {
+    diffs.clear();
+    // Difference j is y[j] - y[j - 1]: the ones touching points i - kLocalDiffs + 1 .. i + kLocalDiffs.
+    const std::size_t from = i + 1 > kLocalDiffs ? i + 1 - kLocalDiffs : 1;
+    const std::size_t to = std::min(n - 1, i + kLocalDiffs);
+    for (std::size_t j = from; j <= to; ++j) diffs.push_back(y[j] - y[j - 1]);
+    local[i] = diffs.size() >= 4 ? diff_sigma(diffs) : 0;
+  }
+  const double typical = stats::median(local);
+  NoiseProfile np;
+  np.var_sum.assign(n + 1, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double sd = local[i] >= kNoisierBy * typical ? std::max(local[i], sigma) : sigma;
+    np.var_sum[i + 1] = np.var_sum[i] + sd * sd;
+  }
+  return np;
 }
 
 }  // namespace
+
+KeptRuns kept_runs(const std::vector<Point>& all, const Params& p) {
+  // Log space: steps and noise become relative, so one threshold fits 1 us and 1 s kernels.
+  std::vector<double> y_given(all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) y_given[i] = std::log(std::max(all[i].value, 1e-6));
+  const std::vector<char> outlier = outlier_runs(y_given, p.min_segment > 0 ? p.min_segment - 1 : 0);
+  KeptRuns k;
+  for (std::size_t i = 0; i < y_given.size(); ++i)
+    if (!outlier[i]) k.y.push_back(y_given[i]), k.at.push_back(i);
+  return k;
+}
 
 double run_noise(const std::vector<double>& values) {
   std::vector<double> diffs;
@@ -264,15 +321,10 @@ double run_noise(const std::vector<double>& values) {
 std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) {
   std::vector<ChangePoint> result;
   if (p.min_segment == 0) return result;
-  // Log space: steps and noise become relative, so one threshold fits 1 us and 1 s kernels.
-  std::vector<double> y_given(all.size());
-  for (std::size_t i = 0; i < all.size(); ++i) y_given[i] = std::log(std::max(all[i].value, 1e-6));
   // Every statistic below is over the runs kept (outlier runs left out); `at` maps them back.
-  const std::vector<char> outlier = outlier_runs(y_given, p.min_segment - 1);
-  std::vector<double> y_all;
-  std::vector<std::size_t> at;
-  for (std::size_t i = 0; i < y_given.size(); ++i)
-    if (!outlier[i]) y_all.push_back(y_given[i]), at.push_back(i);
+  const KeptRuns kept = kept_runs(all, p);
+  const std::vector<double>& y_all = kept.y;
+  const std::vector<std::size_t>& at = kept.at;
   const std::size_t n_all = y_all.size();
   // Fewer points than min_history give noise estimates too loose to trust (a MAD over a dozen
   // points is off by a third easily), and short-window estimates were the source of false alarms.
@@ -291,9 +343,10 @@ std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) 
   // trimmed-RMS sigma is about 1/sqrt(1.6 (m-1)) for m points; allow p.noise_sd_margin of them.
   const double se_rel = 1.0 / std::sqrt(1.6 * static_cast<double>(n_all - 1));
   const double threshold = p.cp_threshold / std::max(0.5, 1.0 - p.noise_sd_margin * se_rel);
+  const NoiseProfile noise_now = noise_profile(y, sigma);
   std::vector<std::pair<std::size_t, double>> cps;
-  segment(y, 0, n, sigma, threshold, p, cps);
-  tail_split(y, sigma, stats::tail_threshold(p.tail_threshold, n_all), p, cps);
+  segment(y, 0, n, noise_now, threshold, p, cps);
+  tail_split(y, noise_now, stats::tail_threshold(p.tail_threshold, n_all), p, cps);
   if (cps.empty()) return result;
   std::sort(cps.begin(), cps.end());
 
@@ -307,13 +360,15 @@ std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) 
     seg_level[s] = level(y, bounds[s], bounds[s + 1]);
     for (std::size_t i = bounds[s]; i < bounds[s + 1]; ++i) resid.push_back(y[i] - seg_level[s]);
   }
-  // Both estimates of the series' noise; the larger one sets the floor (conservative).
+  // Both estimates of the series' noise; the larger one sets the floor (conservative). A change between
+  // stretches of different noise is held to the noisier one's.
   const double noise = std::max(stats::mad_sigma(resid), sigma);
-  const double floor = std::max(p.min_rel_effect, p.noise_k * noise);
+  const auto floor_at = [&](double sd) { return std::max(p.min_rel_effect, p.noise_k * std::max(noise, sd)); };
 
   const std::vector<double> before_window(y_all.begin(), y_all.begin() + static_cast<std::ptrdiff_t>(off));
-  if (auto drift = as_trend(before_window, y, cps, seg_level, bounds, sigma, threshold, floor, p)) {
-    drift->noise_rel = noise;
+  const double window_sd = noise_now.mean_sd(0, n);
+  if (auto drift = as_trend(before_window, y, cps, seg_level, bounds, window_sd, threshold, floor_at(window_sd), p)) {
+    drift->noise_rel = std::max(noise, window_sd);
     drift->index = at[drift->index + off];
     result.push_back(*drift);
     return result;
@@ -327,10 +382,11 @@ std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) 
     cp.before = std::exp(seg_level[s - 1]);
     cp.after = std::exp(seg_level[s]);
     cp.delta_rel = std::expm1(seg_level[s] - seg_level[s - 1]);
-    cp.noise_rel = noise;
-    cp.floor_rel = floor;
+    const double sd = std::max(noise_now.mean_sd(bounds[s - 1], bounds[s]), noise_now.mean_sd(bounds[s], bounds[s + 1]));
+    cp.noise_rel = std::max(noise, sd);
+    cp.floor_rel = floor_at(sd);
     cp.score = cps[s - 1].second;
-    if (std::fabs(seg_level[s] - seg_level[s - 1]) < floor) continue;  // too small to matter
+    if (std::fabs(seg_level[s] - seg_level[s - 1]) < cp.floor_rel) continue;  // too small to matter
     // One value per run (log, outlier runs left out; ranks are those of the times): pooled repetitions
     // made two slow runs look like dozens of slow samples.
     std::vector<double> left, right;
@@ -349,14 +405,20 @@ std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) 
   return result;
 }
 
-bool still_present(double before, double after, double floor_rel, const std::vector<double>& recent,
-                   const Params& p) {
-  if (recent.empty() || before <= 0 || after <= 0 || after == before) return true;  // no evidence: keep it
-  const std::size_t n = std::min(recent.size(), std::max<std::size_t>(1, p.present_points));
-  const double now = stats::median({recent.end() - static_cast<std::ptrdiff_t>(n), recent.end()});
-  const double direction = after > before ? 1 : -1;
-  const double half_step = 0.5 * std::fabs(after / before - 1);
-  return direction * (now / before - 1) >= (floor_rel > 0 ? std::min(floor_rel, half_step) : half_step);
+bool still_present(const Step& step, const std::vector<double>& recent, double gone_z, const Params& p) {
+  if (recent.empty() || step.before <= 0 || step.after <= 0 || step.after == step.before) return true;  // no evidence: keep it
+  const std::size_t k = std::min(recent.size(), std::max<std::size_t>(1, p.present_points));
+  const double now = stats::median({recent.end() - static_cast<std::ptrdiff_t>(k), recent.end()});
+  if (now <= 0) return true;
+  const double direction = step.after > step.before ? 1 : -1;
+  const double half_step = 0.5 * std::fabs(step.after / step.before - 1);
+  const double floor = step.floor_rel > 0 ? std::min(step.floor_rel, half_step) : half_step;
+  if (direction * (now / step.before - 1) >= floor) return true;
+  if (step.noise_rel <= 0) return false;
+  // The median of k normal values has a variance pi/2 times the mean's.
+  const double se = step.noise_rel * std::sqrt(M_PI / 2 / static_cast<double>(k) +
+                                               1.0 / static_cast<double>(std::max<std::size_t>(step.n_after, 1)));
+  return direction * std::log(step.after / now) < gone_z * se;
 }
 
 }  // namespace shaderwatch::detect

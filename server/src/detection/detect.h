@@ -28,28 +28,36 @@ struct Params {
   // threshold for one test rather than a search over the window: a normal tail, turned into the Student-t quantile
   // of the same tail for the noise estimate's degrees of freedom. 4.5: 0.0-0.3 failed verdicts per 1000 runs in 40
   // A/A fleet trials per noise model; 4.3 failed 2.2 per 1000 (gauss, 10 trials), over the target.
-  double tail_threshold = 4.5;
+  double tail_threshold = 4.25;
   // Stage 1's threshold is raised for the uncertainty of the series' noise estimate: divided by
   // (1 - noise_sd_margin * relative s.e. of that estimate): 5.7 at 96 points, 7.0 at 18.
   double noise_sd_margin = 1.5;
   // Stage 2: the shift must exceed noise_k times the series' own robust noise (the larger of
   // 1.4826 * MAD of residuals around segment levels and the stage-1 sigma), and never less
   // than min_rel_effect.
-  double noise_k = 1.5;
+  double noise_k = 1.0;
   double min_rel_effect = 0.005;
   // Stage 2: Mann-Whitney U on the runs either side (one value per run: the run is the unit of
   // evidence, as repetitions of one run share its conditions) must reach this p-value, otherwise the
   // change is reported as ambiguous instead of guessed. 6 runs against 12 can reach 1.1e-4.
   double alpha = 0.001;
   // Most points segmented per series (the latest ones).
-  std::size_t window = 48;
+  std::size_t window = 96;
   // Most points the noise is estimated from (detect() segments only the last `window` of the
   // points it is given and estimates the noise from all of them).
   std::size_t noise_window = 96;
   // Most points per side fed to the U test (the ones nearest the boundary).
-  std::size_t utest_points = 24;
+  std::size_t utest_points = 48;
   // Runs whose median says whether a regression is still present at the current level.
   std::size_t present_points = 6;
+  // A change in run-to-run noise (noise_change.h) is an event when its split scores this many standard
+  // errors (a search over every split, as stage 1's) and the noise changed by this factor or more either way.
+  double noise_z = 5.5;
+  double noise_ratio = 2.0;
+  // A regression stops failing verdicts once its latest runs are back by present_z standard errors (still_present),
+  // and is closed as fixed by the evidence at fixed_z: the confidence a step's confirmation takes (tail_threshold).
+  double present_z = 3.0;
+  double fixed_z = 4.5;
 };
 
 // One run of a series: its value (median of repetitions, in ns) and the raw repetitions.
@@ -74,18 +82,33 @@ struct ChangePoint {
   double rate_rel = 0;  // per run
 };
 
+// The runs of a series detection looks at: log values (steps and noise become relative), in time order, with
+// the outlier runs left out (a run far from the median of the runs around it: see detect.cpp); `at` maps each
+// back to its index in the points given.
+struct KeptRuns {
+  std::vector<double> y;
+  std::vector<std::size_t> at;
+};
+KeptRuns kept_runs(const std::vector<Point>& all, const Params& p = {});
+
 // Run-to-run noise of a stretch of values in time order (log values give relative noise): the larger
 // of the MAD estimate and the first-difference estimate the detector uses (which is nearly as efficient
 // as the SD), so an unlucky MAD never makes noise look like a change.
 double run_noise(const std::vector<double>& values);
 
-// Whether a step from `before` to `after` (levels, ns) still holds at the current level: the median of
-// `recent` (the latest run values, at most Params::present_points of them) is still beyond `before`, in
-// the step's direction, by the smaller of the step's effect floor `floor_rel` and half the step. A
-// partial fix leaves it present; a series back near its old level does not; a real step whose floor
-// is close to its size is not closed by the noise of six runs.
-bool still_present(double before, double after, double floor_rel, const std::vector<double>& recent,
-                   const Params& p = {});
+// A step as an alert records it: the levels either side (ns), its effect floor, the series' noise then (relative;
+// 0: unknown) and the runs its new level was measured on.
+struct Step {
+  double before = 0, after = 0, floor_rel = 0, noise_rel = 0;
+  std::size_t n_after = 0;
+};
+// Whether a step still holds at the current level, the median of `recent` (the latest run values, at most
+// Params::present_points of them). It is gone only on evidence: that median is back from the step's level
+// towards the old one by `gone_z` standard errors of the difference (the step's noise, the median of those runs
+// against the n_after runs of its level) and lies beyond the old level, in the step's direction, by less than the
+// smaller of its floor and half the step. So a partial fix leaves it present, and a small step is not taken
+// for gone by six runs that happen to sit low. With the noise unknown, the second condition alone decides.
+bool still_present(const Step& step, const std::vector<double>& recent, double gone_z, const Params& p = {});
 
 // Two-stage detection over a series in time order: the noise is estimated from all the points
 // given, change points are looked for in the last Params::window of them. Returns every change point that passed

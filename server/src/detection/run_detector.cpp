@@ -14,6 +14,7 @@
 #include "common/iso8601.h"
 #include "detection/alert_lifecycle.h"
 #include "detection/attribution.h"
+#include "detection/noise_change.h"
 #include "common/driver_identity.h"
 #include "storage/reps_blob.h"
 
@@ -82,14 +83,36 @@ RunInfo run_near(sql::Conn& c, std::int64_t sid, const RunInfo& a, int n) {
   return id == a.id ? a : load_run(c, id);
 }
 
+// What changed at a boundary, and so what a sibling series must show to have changed with it.
+enum class ChangeOf {
+  Level,        // a step: `own` is its relative size
+  Correctness,  // failing from the boundary on
+  Noise,        // the run-to-run noise: `own` is its ratio (after / before)
+};
+
+// Whether a sibling series changed with this one at the boundary: stepped the same way, or its noise changed the
+// same way (reported as a step of its noise ratio).
+detect::SiblingStep sibling_change(const std::vector<double>& before, const std::vector<double>& after, double own,
+                                   ChangeOf what, const detect::Params& params) {
+  if (what != ChangeOf::Noise) return detect::sibling_step(before, after, own, params);
+  const auto n = detect::sibling_noise(before, after, own, params);
+  detect::SiblingStep s;
+  s.present = n.present;
+  s.stepped = n.changed;
+  s.delta_rel = n.ratio - 1;
+  return s;
+}
+
 // Builds the attribution of a change between runs a and b of series sid, checking siblings.
-json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const RunInfo& b,
-                      double delta_rel, bool correctness, const detect::Params& params) {
+json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const RunInfo& b, double own, ChangeOf what,
+                      const detect::Params& params) {
   detect::AttributionInput in;
-  // A performance step is placed to within a run or two (noise can make a neighbour look stepped): a
-  // driver or runner change up to two runs either side of the boundary counts as at it. A correctness
-  // change is placed exactly.
-  const RunInfo early = correctness ? a : run_near(c, sid, a, -2), late = correctness ? b : run_near(c, sid, b, 2);
+  const bool correctness = what == ChangeOf::Correctness;
+  // A performance step is placed to within a run or two (noise can make a neighbour look stepped), a change in
+  // noise to within min_segment runs: a driver or runner change that near the boundary counts as at it. A
+  // correctness change is placed exactly.
+  const int slack = what == ChangeOf::Noise ? static_cast<int>(params.min_segment) : 2;
+  const RunInfo early = correctness ? a : run_near(c, sid, a, -slack), late = correctness ? b : run_near(c, sid, b, slack);
   in.driver_changed = early.driver != late.driver;
   in.commit_changed = a.commit != b.commit;
   in.runner_changed = early.runner != late.runner;
@@ -127,8 +150,8 @@ json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const Ru
             ev.step.stepped = f.i64(0) > 0;
           }
         } else {
-          ev.step = detect::sibling_step(values_before(c, ssid, ms, rid, kSide),
-                                         values_from(c, ssid, ms, rid, kSide), delta_rel, params);
+          ev.step = sibling_change(values_before(c, ssid, ms, rid, kSide), values_from(c, ssid, ms, rid, kSide), own,
+                                   what, params);
         }
       }
       in.gpu_siblings.push_back(ev);
@@ -150,9 +173,8 @@ json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const Ru
         ev.step.present = true;
         ev.step.stepped = nerr > 0;
       } else {
-        ev.step = detect::sibling_step(values_before(c, ssid, b.started_ms, b.id, kSide),
-                                       values_from(c, ssid, b.started_ms, b.id, kSide), delta_rel,
-                                       params);
+        ev.step = sibling_change(values_before(c, ssid, b.started_ms, b.id, kSide),
+                                 values_from(c, ssid, b.started_ms, b.id, kSide), own, what, params);
       }
       in.kernel_siblings.push_back(ev);
       if (ev.step.present && kernel_ev.size() < 12)
@@ -186,6 +208,35 @@ json with_trend(json attribution, const detect::ChangePoint& cp, const std::stri
   attribution["trend"] = {{"rate_pct_per_run", 100 * cp.rate_rel}, {"since_run", since_run}, {"runs", cp.n_after}};
   attribution["summary"] = text + attribution.value("summary", std::string());
   return attribution;
+}
+
+// A noise alert says what changed: the noise either side and since which run, before the attribution's summary.
+json with_noise(json attribution, const detect::NoiseChange& nc, const std::string& since_run) {
+  char text[160];
+  std::snprintf(text, sizeof text, "run-to-run noise x%.1f (%.2f%% -> %.2f%%) since run %s; ", nc.ratio,
+                100 * nc.before_rel, 100 * nc.after_rel, since_run.c_str());
+  attribution["noise"] = {{"ratio", nc.ratio}, {"before_pct", 100 * nc.before_rel}, {"after_pct", 100 * nc.after_rel},
+                          {"since_run", since_run}};
+  attribution["summary"] = text + attribution.value("summary", std::string());
+  return attribution;
+}
+
+// The noise alert's numbers in the alert's columns: the levels either side (medians), their change, the noise
+// after (noise_pct) and the split's score with its normal tail.
+detect::ChangePoint as_change_point(const detect::NoiseChange& nc, const std::vector<detect::Point>& pts) {
+  std::vector<double> before, after;
+  for (std::size_t i = 0; i < pts.size(); ++i) (i < nc.index ? before : after).push_back(pts[i].value);
+  detect::ChangePoint cp;
+  cp.index = nc.index;
+  cp.n_before = nc.n_before;
+  cp.n_after = nc.n_after;
+  cp.before = stats::median(before);
+  cp.after = stats::median(after);
+  cp.delta_rel = cp.before > 0 ? cp.after / cp.before - 1 : 0;
+  cp.noise_rel = nc.after_rel;
+  cp.score = nc.score;
+  cp.p_value = 0.5 * std::erfc(nc.score / std::sqrt(2.0));
+  return cp;
 }
 
 }  // namespace
@@ -287,12 +338,15 @@ RunEvidence load_evidence(sql::Conn& c, const RunInfo& run) {
     while (st.step()) ev.stale[st.i64(0)].push_back({st.i64(1), st.i64(2), st.i64(3), st.i64(4)});
   }
   {
-    auto& st = c.q("SELECT a.series_id, a.id, a.started_ms, a.before_ns, a.after_ns, a.floor_pct FROM alerts a"
+    auto& st = c.q("SELECT a.series_id, a.id, a.started_ms, a.before_ns, a.after_ns, a.floor_pct, a.noise_pct, a.n_after"
+                   " FROM alerts a"
                    " JOIN points t ON t.series_id=a.series_id WHERE t.run_id=? AND t.on_main=1 AND a.kind='regression'"
                    " AND a.state='new' AND a.before_ns IS NOT NULL ORDER BY a.series_id, a.id");
     st.bind(1, run.id);
     while (st.step())
-      ev.open[st.i64(0)].push_back({st.i64(1), st.i64(2), st.f64(3), st.f64(4), st.f64(5) / 100});
+      ev.open[st.i64(0)].push_back({st.i64(1), st.i64(2),
+                                    {st.f64(3), st.f64(4), st.f64(5) / 100, st.null(6) ? 0 : st.f64(6) / 100,
+                                     st.null(7) ? 0 : static_cast<std::size_t>(st.i64(7))}});
   }
   c.reset_all();
   return ev;
@@ -352,7 +406,7 @@ struct RunDetector::Pass {
                    json{{"cause", "neither"}, {"summary", "fails on its first run on this GPU"}});
     } else if (kind == detect::AlertKind::CorrectnessRegression) {
       const RunInfo a = load_run(w, prev_run);
-      insert_alert(sid, run, &a, *kind, nullptr, attribute_change(w, sid, a, run, 1.0, true, params()));
+      insert_alert(sid, run, &a, *kind, nullptr, attribute_change(w, sid, a, run, 1.0, ChangeOf::Correctness, params()));
     }
   }
 
@@ -360,7 +414,8 @@ struct RunDetector::Pass {
   // before this GPU had posted it): their attribution is weighed again now.
   void reweigh_siblings(std::int64_t sid) {
     for (const auto& [aid, asid, prev, at] : evidence.stale[sid]) {
-      const json attribution = attribute_change(w, asid, load_run(w, prev), load_run(w, at), 1.0, true, params());
+      const json attribution =
+          attribute_change(w, asid, load_run(w, prev), load_run(w, at), 1.0, ChangeOf::Correctness, params());
       const auto l = self.db_.detector_write_lock();
       w.q("UPDATE alerts SET cause=?, attribution=?, updated_at=? WHERE id=? AND state='new'")
           .bind(1, attribution.value("cause", std::string("neither"))).bind(2, attribution.dump())
@@ -371,8 +426,8 @@ struct RunDetector::Pass {
   // Existing performance alerts of a series in its window, by the window index of their boundary.
   std::vector<lifecycle::ExistingAlert> existing_alerts(std::int64_t sid, const Window& win) {
     std::vector<lifecycle::ExistingAlert> existing;
-    auto& st = w.q("SELECT id, run_id, kind, state, " + w.json_text("attribution", "trend") + " IS NOT NULL, delta_pct"
-                   " FROM alerts WHERE series_id=? AND kind IN ('regression','improvement','ambiguous') AND started_ms>=?");
+    auto& st = w.q("SELECT id, run_id, kind, state, " + w.json_text("attribution", "trend") + " IS NOT NULL, delta_pct,"
+                   " before_ns, after_ns, floor_pct FROM alerts WHERE series_id=? AND kind IN ('regression','improvement','ambiguous') AND started_ms>=?");
     st.bind(1, sid).bind(2, win.pts.front().started_ms);
     while (st.step()) {
       const auto rid = st.i64(1);
@@ -381,7 +436,8 @@ struct RunDetector::Pass {
       const auto kind = detect::parse_alert_kind(st.text(2)).value_or(detect::AlertKind::Ambiguous);
       const std::string state = st.text(3);
       existing.push_back({st.i64(0), static_cast<std::size_t>(it - win.pts.begin()), kind, state == "new",
-                          st.i64(4) != 0, state == "invalid", st.f64(5) > 0});
+                          st.i64(4) != 0, state == "invalid", st.f64(5) > 0, st.null(6) ? 0 : st.f64(6),
+                          st.null(7) ? 0 : st.f64(7), st.null(8) ? 0 : st.f64(8) / 100});
     }
     return existing;
   }
@@ -406,6 +462,48 @@ struct RunDetector::Pass {
     if (up.changes() > 0) raised.push_back(alert_id);
   }
 
+  // A regression undone by a later change point back to its old level: closed as fixed (if untriaged), with the
+  // run that undid it, instead of a new improvement alert.
+  void close_reverted(std::int64_t alert_id, const detect::ChangePoint& cp, const Window& win) {
+    const RunInfo b = load_run(w, win.pts[cp.index].run_id);
+    char note[200];
+    std::snprintf(note, sizeof note, "reverted at run %s: back to %.0f ns (%+.1f%%)", b.key.c_str(), cp.after,
+                  100 * cp.delta_rel);
+    const auto l = self.db_.detector_write_lock();
+    w.q("UPDATE alerts SET state='fixed', state_by='evidence', note=?, updated_at=? WHERE id=? AND state='new'")
+        .bind(1, std::string(note)).bind(2, format_iso8601_ms(now_ms())).bind(3, alert_id).run();
+  }
+
+  // A change in the series' run-to-run noise: one `noise` alert per change (within min_segment runs of its
+  // boundary), moved with the evidence while untriaged.
+  void noise(std::int64_t sid, const std::vector<detect::Point>& pts, const Window& win) {
+    const auto nc = detect::noise_change(pts, params());
+    if (!nc) return;
+    auto& st = w.q("SELECT id, run_id, state FROM alerts WHERE series_id=? AND kind='noise' AND started_ms>=?");
+    st.bind(1, sid).bind(2, win.pts.front().started_ms);
+    std::optional<std::int64_t> moving;
+    bool known = false;
+    while (st.step()) {
+      const auto rid = st.i64(1);
+      const auto it = std::find_if(win.pts.begin(), win.pts.end(), [&](const auto& p) { return p.run_id == rid; });
+      if (it == win.pts.end()) continue;
+      const auto at = static_cast<std::size_t>(it - win.pts.begin());
+      if ((at > nc->index ? at - nc->index : nc->index - at) >= params().min_segment) continue;
+      known = true;
+      if (st.text(2) == "new" && at != nc->index) moving = st.i64(0);
+    }
+    st.reset();
+    if (known && !moving) return;
+    const auto cp = as_change_point(*nc, pts);
+    const RunInfo b = load_run(w, win.pts[nc->index].run_id);
+    const RunInfo a = load_run(w, win.pts[nc->index - 1].run_id);
+    const json attribution = with_noise(attribute_change(w, sid, a, b, nc->ratio, ChangeOf::Noise, params()), *nc, b.key);
+    if (moving)
+      move_alert(*moving, b, a, detect::AlertKind::Noise, cp, attribution);
+    else
+      insert_alert(sid, b, &a, detect::AlertKind::Noise, &cp, attribution);
+  }
+
   // Performance: regressions gone are closed, then change points over the series' recent window become
   // alerts, new or moved, as the lifecycle's plan says.
   void performance(std::int64_t sid) {
@@ -416,13 +514,18 @@ struct RunDetector::Pass {
     std::vector<detect::Point> pts;
     pts.reserve(win.pts.size());
     for (const auto& p : win.pts) pts.push_back({p.value, p.reps});
+    noise(sid, pts, win);
     const auto cps = detect::detect(pts, P);
     if (cps.empty()) return;
     for (const auto& change : lifecycle::plan_performance_alerts(cps, existing_alerts(sid, win), P.min_segment)) {
       const auto& cp = cps[change.change_point];
+      if (change.action == lifecycle::Action::Revert) {
+        close_reverted(change.alert_id, cp, win);
+        continue;
+      }
       const RunInfo b = load_run(w, win.pts[cp.index].run_id);
       const RunInfo a = load_run(w, win.pts[cp.index - 1].run_id);
-      const json attribution = with_trend(attribute_change(w, sid, a, b, cp.delta_rel, false, P), cp, b.key);
+      const json attribution = with_trend(attribute_change(w, sid, a, b, cp.delta_rel, ChangeOf::Level, P), cp, b.key);
       if (change.action == lifecycle::Action::Insert) {
         insert_alert(sid, b, &a, change.kind, &cp, attribution);
       } else {

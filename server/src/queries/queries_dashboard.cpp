@@ -94,9 +94,7 @@ Vocabulary Queries::vocabulary() {
   Vocabulary v;
   v.alert_states.assign(kAlertStates.begin(), kAlertStates.end());
   v.open_alert_states = kOpenAlertStates;
-  for (auto k : {detect::AlertKind::CorrectnessRegression, detect::AlertKind::CorrectnessFailure,
-                 detect::AlertKind::Regression, detect::AlertKind::Ambiguous, detect::AlertKind::Improvement})
-    v.alert_kinds.push_back(detect::to_string(k));
+  for (auto k : detect::kAlertKinds) v.alert_kinds.push_back(detect::to_string(k));
   for (auto c : {detect::Cause::Driver, detect::Cause::Commit, detect::Cause::Both, detect::Cause::Machine,
                  detect::Cause::Neither})
     v.causes.push_back(detect::to_string(c));
@@ -105,10 +103,13 @@ Vocabulary Queries::vocabulary() {
     v.outcomes.emplace_back(contract::row_status_word(o));
   for (auto k : detect::kAlertKinds)
     v.alert_kind_tones[detect::to_string(k)] =
-        k == detect::AlertKind::Improvement ? "better" : k == detect::AlertKind::Ambiguous ? "unclear" : "worse";
+        k == detect::AlertKind::Improvement                                  ? "better"
+        : k == detect::AlertKind::Ambiguous || k == detect::AlertKind::Noise ? "unclear"
+                                                                            : "worse";
   for (auto k : detect::kAlertKinds)
-    (k == detect::AlertKind::CorrectnessRegression || k == detect::AlertKind::CorrectnessFailure ? v.correctness_alert_kinds
-                                                                                                  : v.level_alert_kinds)
+    (k == detect::AlertKind::Noise ? v.spread_alert_kinds
+     : k == detect::AlertKind::CorrectnessRegression || k == detect::AlertKind::CorrectnessFailure ? v.correctness_alert_kinds
+                                                                                                   : v.level_alert_kinds)
         .push_back(detect::to_string(k));
   v.main_branch = opts_.main_branch;
   return v;

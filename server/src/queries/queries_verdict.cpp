@@ -1,9 +1,14 @@
 // GET /api/v1/runs/{id}/verdict, the answer CI gates on: the run's evidence is loaded (verdict_evidence.h),
 // judged by analysis::judge, and returned with the alerts it names.
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <shaderwatch/result_contract.h>
 
 #include "detection/analysis.h"
@@ -54,6 +59,41 @@ void add_findings(const analysis::RunVerdict& v, Verdict& out) {
                              100 * f.slowdown.noise});
 }
 
+// Open noise alerts of the run's series at or before it, whose noise rose: how many, by how much, since when
+// and why (the most common boundary and cause among them).
+std::optional<NoiseNote> noise_note(sql::Conn& c, const JudgedRun& run) {
+  auto& st = c.q("SELECT r.run_key, a.cause, a.attribution FROM alerts a JOIN points p ON p.series_id=a.series_id"
+                 " AND p.run_id=? JOIN runs r ON r.id=a.run_id WHERE a.kind='noise' AND a.state IN ('new','acknowledged')"
+                 " AND (a.started_ms, a.run_id) <= (?, ?)");
+  st.bind(1, run.pk).bind(2, run.started_ms).bind(3, run.pk);
+  std::vector<double> ratios;
+  std::map<std::string, int> since, causes;
+  while (st.step()) {
+    const auto attribution = nlohmann::json::parse(st.text(2), nullptr, false);
+    const double ratio = attribution.is_object() ? attribution.value("/noise/ratio"_json_pointer, 1.0) : 1.0;
+    if (ratio <= 1) continue;
+    ratios.push_back(ratio);
+    ++since[st.text(0)];
+    ++causes[st.text(1)];
+  }
+  st.reset();
+  if (ratios.empty()) return std::nullopt;
+  const auto most = [](const std::map<std::string, int>& m) {
+    return std::max_element(m.begin(), m.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+  };
+  NoiseNote n;
+  n.benchmarks = static_cast<int>(ratios.size());
+  n.ratio = stats::median(ratios);
+  n.since_run = most(since);
+  n.cause = most(causes);
+  char text[200];
+  std::snprintf(text, sizeof text, "%s noisy: %d benchmark%s' spread x%.1f since run %s (cause: %s)",
+                n.cause == "driver" ? "driver" : n.cause == "commit" ? "code" : "runner", n.benchmarks,
+                n.benchmarks == 1 ? "" : "s", n.ratio, n.since_run.c_str(), n.cause.c_str());
+  n.line = text;
+  return n;
+}
+
 }  // namespace
 
 Verdict Queries::verdict(const std::string& key) {
@@ -75,6 +115,7 @@ Verdict Queries::verdict(const std::string& key) {
   out.skipped = skipped_kernels(*c, run.pk);
   out.coverage = {v.coverage, evidence.timings_gated, 100 * std::expm1(v.coverage.swing),
                   analysis::coverage_line(v.coverage, opts_.detect, opts_.gate)};
+  out.noise = noise_note(*c, run);
   return out;
 }
 

@@ -54,6 +54,16 @@ struct VerdictCoverage {
   std::string line;      // analysis::coverage_line: the history in one line for people
 };
 
+// The run's series whose run-to-run noise rose (open noise alerts at or before the run): a noisier runner or
+// driver is named as such, not taken for regressions. Absent where none did.
+struct NoiseNote {
+  int benchmarks = 0;     // series of this run with such an alert
+  double ratio = 1;       // their median noise ratio (after / before)
+  std::string since_run;  // the boundary most of them share
+  std::string cause;      // the cause most of them carry
+  std::string line;       // "runner noisy: 350 benchmarks' spread x4.0 since run r30 (cause: machine)"
+};
+
 struct Verdict {
   std::string run_id, branch;
   std::optional<VerdictBaseline> baseline;
@@ -64,6 +74,7 @@ struct Verdict {
   std::vector<SuspectEntry> suspects;
   std::vector<SkippedEntry> skipped;
   VerdictCoverage coverage;
+  std::optional<NoiseNote> noise;
 };
 
 }  // namespace shaderwatch

@@ -233,7 +233,7 @@ void to_json(json& j, const Vocabulary& v) {
        {"open_alert_states", v.open_alert_states},
        {"alert_kinds", v.alert_kinds},
        {"correctness_alert_kinds", v.correctness_alert_kinds},
-       {"level_alert_kinds", v.level_alert_kinds},
+       {"level_alert_kinds", v.level_alert_kinds}, {"spread_alert_kinds", v.spread_alert_kinds},
        {"alert_kind_tones", v.alert_kind_tones},
        {"causes", v.causes},
        {"outcomes", v.outcomes},
@@ -317,12 +317,17 @@ void to_json(json& j, const VerdictCoverage& c) {
        {"series_runs", n.series_runs}, {"single_run_gate", n.gated}, {"line", c.line}};
 }
 
+void to_json(json& j, const NoiseNote& n) {
+  j = {{"benchmarks", n.benchmarks}, {"ratio", n.ratio}, {"since_run", n.since_run}, {"cause", n.cause},
+       {"line", n.line}};
+}
+
 void to_json(json& j, const Verdict& v) {
   j = {{"run_id", v.run_id}, {"branch", v.branch}, {"baseline", v.baseline ? json(*v.baseline) : json(nullptr)},
        {"verdict", v.fail ? "fail" : "pass"}, {"correctness", v.correctness}, {"regressions", v.regressions},
        {"slowdowns", v.slowdowns}, {"acknowledged_regressions", v.acknowledged_regressions},
        {"unconfirmed_regressions", v.unconfirmed_regressions}, {"suspects", v.suspects}, {"skipped", v.skipped},
-       {"coverage", v.coverage}};
+       {"coverage", v.coverage}, {"noise", v.noise ? json(*v.noise) : json(nullptr)}};
 }
 
 }  // namespace shaderwatch

@@ -275,6 +275,7 @@ std::string summary_head(const RunReportInput& in) {
   head += "\n" + std::to_string(rows_of(in.run).size()) + " benchmarks, " + plural(v.suspects.size(), "suspect") + ", " +
           std::to_string(v.skipped.size()) + " skipped (unsupported or an expectations entry).\n";
   if (!v.coverage.line.empty()) head += "\n" + md_cell(v.coverage.line) + "\n";
+  if (v.noise) head += "\n" + md_cell(v.noise->line) + "\n";
   return head;
 }
 

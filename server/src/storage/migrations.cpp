@@ -62,6 +62,36 @@ void backfill_row_statuses(sql::Conn& c) {
   }
 }
 
+// 6: the `noise` kind of alert (a change in a series' run-to-run noise). SQLite cannot change a CHECK
+// constraint in place: the table is made again with the rows, ids and indexes it had.
+void allow_noise_alerts(sql::Conn& c) {
+  c.exec(c.ddl(R"SQL(
+CREATE TABLE alerts_v6(
+  id INTEGER PRIMARY KEY,
+  series_id INTEGER NOT NULL REFERENCES series(id),
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  prev_run_id INTEGER REFERENCES runs(id),
+  started_ms INTEGER NOT NULL,
+  kind TEXT NOT NULL CHECK(kind IN ('correctness_regression','correctness_failure',
+                                    'regression','improvement','ambiguous','noise')),
+  severity INTEGER NOT NULL,
+  state TEXT NOT NULL CHECK(state IN ('new','acknowledged','expected','fixed','invalid')),
+  before_ns REAL, after_ns REAL, delta_pct REAL, noise_pct REAL, floor_pct REAL,
+  score REAL, p_value REAL, n_before INTEGER, n_after INTEGER,
+  cause TEXT NOT NULL, attribution TEXT NOT NULL,
+  raised_by INTEGER NOT NULL REFERENCES runs(id),
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL, state_by TEXT, note TEXT,
+  UNIQUE(series_id, run_id, kind));
+INSERT INTO alerts_v6 SELECT * FROM alerts;
+DROP TABLE alerts;
+ALTER TABLE alerts_v6 RENAME TO alerts;
+CREATE INDEX alerts_series ON alerts(series_id, started_ms);
+CREATE INDEX alerts_state ON alerts(state, id);
+CREATE INDEX alerts_run ON alerts(run_id);
+)SQL"));
+  c.follow_copied_ids("alerts");
+}
+
 // Schema migrations, applied in order at start; the schema version records how many ran. Written in
 // SQLite's words; Conn::ddl gives PostgreSQL's; a migration that rewrites data does it in C++ after its
 // SQL. Append only: never edit a migration that has shipped.
@@ -169,6 +199,8 @@ ALTER TABLE results ADD COLUMN status TEXT NOT NULL DEFAULT 'pass'
   CHECK(status IN ('pass','flake','skip','xfail','xpass','unsupported','fail'));
 )SQL",
      backfill_row_statuses},
+    // 6: see allow_noise_alerts.
+    {"", allow_noise_alerts},
 };
 
 }  // namespace
