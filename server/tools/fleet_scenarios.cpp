@@ -392,6 +392,18 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
 
       const Verdict v = store.queries().verdict(id);
       ++res.runs;
+      bool noisier = false, noise_moved = false;
+      for (int q = 1; q < p.runs; ++q) {
+        noise_moved = noise_moved || pl.nz(g, q) != pl.nz(g, q - 1);
+        noisier = noisier || (q <= r && pl.nz(g, q) > pl.nz(g, q - 1));
+      }
+      if (noisier) {
+        ++res.noise_runs;
+        res.noise_noted += v.noise.has_value();
+        res.noise_noted_machine += v.noise && v.noise->cause == "machine";
+      } else if (!noise_moved) {
+        res.noise_noted_false += v.noise.has_value();
+      }
       const bool fail = v.fail;
       const int bin = history_bin(r);
       ++res.main.runs[bin];
@@ -528,6 +540,10 @@ void Summary::add(const TrialResult& t) {
   false_alerts += t.false_alerts;
   for (const auto& [k, n] : t.false_alert_kinds) false_alert_kinds[k] += n;
   noise_found += t.noise_found;
+  noise_runs += t.noise_runs;
+  noise_noted += t.noise_noted;
+  noise_noted_machine += t.noise_noted_machine;
+  noise_noted_false += t.noise_noted_false;
   noise_series += t.noise_series;
   false_noise_alerts += t.false_noise_alerts;
   for (const auto& [k, n] : t.noise_causes) noise_causes[k] += n;
@@ -596,6 +612,10 @@ json Summary::to_json() const {
           {"noise_series", noise_series},
           {"noise_causes", noise_causes},
           {"false_noise_alerts", false_noise_alerts},
+          {"noise_verdict_runs", noise_runs},
+          {"noise_verdict_noted", noise_noted},
+          {"noise_verdict_noted_machine", noise_noted_machine},
+          {"noise_verdict_noted_false", noise_noted_false},
           {"changes", changes},
           {"found", found},
           {"delay_runs_mean", num(mean_delay())},

@@ -125,6 +125,9 @@ struct TrialResult {
   // and the series that could have had one. Any other noise alert is false.
   int noise_found = 0, noise_series = 0, false_noise_alerts = 0;
   std::map<std::string, int> noise_causes;
+  // Verdicts naming a noisier runner (Verdict::noise): of runs after their GPU's noise rose, those that do and
+  // those that blame the machine; of runs on a GPU whose noise never changed, those that do (false).
+  int noise_runs = 0, noise_noted = 0, noise_noted_machine = 0, noise_noted_false = 0;
   std::vector<ChangeOutcome> changes;
   double ingest_ms_before = 0, ingest_ms_after = 0;  // mean wall ms of Store::ingest
   double seconds = 0;
@@ -151,6 +154,7 @@ struct Summary {
   std::map<std::string, int> causes, false_alert_kinds;
   int noise_found = 0, noise_series = 0, false_noise_alerts = 0;
   std::map<std::string, int> noise_causes;
+  int noise_runs = 0, noise_noted = 0, noise_noted_machine = 0, noise_noted_false = 0;
   nlohmann::json details = nlohmann::json::array();  // one object per change of every trial
   double ingest_before_sum = 0, ingest_after_sum = 0;
   double seconds = 0;

@@ -106,6 +106,22 @@ TEST(FleetSim, TheGateFailsA36xSlowdownOnItsOwnRun) {
 // Issue 28's noisier runner: GPU 0's runs from R/2 on a runner of its own with 4x the noise, its level
 // unchanged; every other run as in every other scenario. (How the server fares there is the fleet
 // simulation's to measure, not a test's.)
+TEST(FleetSim, ANoisierRunnerFailsNoVerdictAndIsNamedAsTheMachine) {
+  // GPU 0 moves at run 30 to a runner with 4x the noise (issue 28): before, 26 of its 30 runs' verdicts failed at
+  // 350 benchmarks (every alert blamed on the commit). Now none fails; its benchmarks' noise alerts blame the
+  // machine and its verdicts say the runner is noisy.
+  auto p = small(1);
+  p.benchmarks = 24;
+  const auto r = fl::run_trial(*fl::find_scenario("noisy_runner"), p);
+  EXPECT_EQ(r.false_fails, 0);
+  EXPECT_GE(r.noise_found, 6) << "of 24 series";
+  ASSERT_TRUE(r.noise_causes.count("machine"));
+  EXPECT_GE(2 * r.noise_causes.at("machine"), r.noise_found);
+  EXPECT_LE(r.false_noise_alerts, 2);
+  EXPECT_GE(r.noise_noted_machine, 10) << "of GPU 0's " << r.noise_runs << " runs after the move";
+  EXPECT_EQ(r.noise_noted_false, 0) << "GPUs whose noise never changed";
+}
+
 TEST(FleetSim, ANoisierRunnerChangesOnlyItsOwnRunsNoise) {
   std::mt19937_64 rng(1);
   const auto p = small(1);

@@ -125,15 +125,17 @@ void add_split(const std::vector<double>& y, std::size_t lo, std::size_t hi, std
 // the smallest 90% of |differences| is robust to those few and, unlike the MAD (37% efficient),
 // is nearly as efficient as the SD: an underestimated noise is what causes false alarms.
 // 0.7894 = sqrt(E[Z^2 | |Z| < z_0.95]) for a standard normal; sqrt(2): a difference has two draws.
-double diff_sigma(std::vector<double> diffs) {
+// (In place: it reorders `diffs`, so the callers that run it per point reuse one buffer.)
+double diff_sigma_in_place(std::vector<double>& diffs) {
   if (diffs.empty()) return 0;
   for (double& d : diffs) d = std::fabs(d);
-  std::sort(diffs.begin(), diffs.end());
   const std::size_t keep = std::max<std::size_t>(1, diffs.size() * 9 / 10);
+  if (keep < diffs.size()) std::nth_element(diffs.begin(), diffs.begin() + static_cast<std::ptrdiff_t>(keep), diffs.end());
   double ss = 0;
   for (std::size_t i = 0; i < keep; ++i) ss += diffs[i] * diffs[i];
   return std::sqrt(ss / static_cast<double>(keep)) / 0.7894 / std::sqrt(2.0);
 }
+double diff_sigma(std::vector<double> diffs) { return diff_sigma_in_place(diffs); }
 
 // The best "flat, then a straight line from t0" fit of y in the least-squares sense: y = a + b * max(0,
 // i - t0). Returns {sse, t0, a, b}.
@@ -221,11 +223,15 @@ constexpr double kHampelK = 8.0;
 std::vector<char> outlier_runs(const std::vector<double>& y, std::size_t half_window) {
   const std::size_t n = y.size();
   std::vector<char> outlier(n, 0);
-  std::vector<double> resid(n);
+  std::vector<double> resid(n), around;
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t lo = i > half_window ? i - half_window : 0;
     const std::size_t hi = std::min(n, i + half_window + 1);
-    resid[i] = y[i] - stats::median(slice(y, lo, hi));
+    around.assign(y.begin() + static_cast<std::ptrdiff_t>(lo), y.begin() + static_cast<std::ptrdiff_t>(hi));
+    const auto mid = around.begin() + static_cast<std::ptrdiff_t>(around.size() / 2);
+    std::nth_element(around.begin(), mid, around.end());
+    const double m = around.size() % 2 ? *mid : (*mid + *std::max_element(around.begin(), mid)) / 2;
+    resid[i] = y[i] - m;
   }
   // Scale: the median absolute first difference (each outlier moves two of them; the median survives
   // a quarter of the runs being outliers), not the MAD of the residuals: a run is the median of its own
@@ -287,7 +293,7 @@ NoiseProfile noise_profile(const std::vector<double>& y, double sigma) {
     const std::size_t from = i + 1 > kLocalDiffs ? i + 1 - kLocalDiffs : 1;
     const std::size_t to = std::min(n - 1, i + kLocalDiffs);
     for (std::size_t j = from; j <= to; ++j) diffs.push_back(y[j] - y[j - 1]);
-    local[i] = diffs.size() >= 4 ? diff_sigma(diffs) : 0;
+    local[i] = diffs.size() >= 4 ? diff_sigma_in_place(diffs) : 0;
   }
   const double typical = stats::median(local);
   NoiseProfile np;
@@ -319,10 +325,13 @@ double run_noise(const std::vector<double>& values) {
 }
 
 std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) {
+  return detect(kept_runs(all, p), p);
+}
+
+std::vector<ChangePoint> detect(const KeptRuns& kept, const Params& p) {
   std::vector<ChangePoint> result;
   if (p.min_segment == 0) return result;
   // Every statistic below is over the runs kept (outlier runs left out); `at` maps them back.
-  const KeptRuns kept = kept_runs(all, p);
   const std::vector<double>& y_all = kept.y;
   const std::vector<std::size_t>& at = kept.at;
   const std::size_t n_all = y_all.size();

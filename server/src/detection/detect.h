@@ -116,5 +116,7 @@ bool still_present(const Step& step, const std::vector<double>& recent, double g
 // improvement or ambiguous). Shifts below the floor are dropped (outcome none is never
 // returned).
 std::vector<ChangePoint> detect(const std::vector<Point>& series, const Params& p = {});
+// The same over the series' kept runs (kept_runs), where the caller needs them for noise_change too.
+std::vector<ChangePoint> detect(const KeptRuns& kept, const Params& p = {});
 
 }  // namespace shaderwatch::detect

@@ -20,7 +20,10 @@ std::vector<double> log_abs_diffs(const std::vector<double>& y) {
 }  // namespace
 
 std::optional<NoiseChange> noise_change(const std::vector<Point>& series, const Params& p) {
-  const KeptRuns kept = kept_runs(series, p);
+  return noise_change(kept_runs(series, p), p);
+}
+
+std::optional<NoiseChange> noise_change(const KeptRuns& kept, const Params& p) {
   const std::size_t n = kept.y.size();
   if (p.min_segment == 0 || n < std::max(p.min_history, 2 * p.min_segment + 2)) return std::nullopt;
   // l[j]: log |y[j+1] - y[j]|, with prefix sums of it and its square.

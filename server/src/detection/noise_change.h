@@ -25,6 +25,8 @@ struct NoiseChange {
 // slow-mode difference is a bounded number), in units of its standard error from the pooled spread of those
 // logs. Each side holds min_segment differences or more.
 std::optional<NoiseChange> noise_change(const std::vector<Point>& series, const Params& p = {});
+// The same over the series' kept runs (kept_runs), shared with detect().
+std::optional<NoiseChange> noise_change(const KeptRuns& kept, const Params& p = {});
 
 // Whether a sibling series' noise changed the same way, by at least half as much in log terms (for the
 // attribution): its run-to-run noise over `before` and `after` (values, ns), min_segment runs each or more.

@@ -476,8 +476,8 @@ struct RunDetector::Pass {
 
   // A change in the series' run-to-run noise: one `noise` alert per change (within min_segment runs of its
   // boundary), moved with the evidence while untriaged.
-  void noise(std::int64_t sid, const std::vector<detect::Point>& pts, const Window& win) {
-    const auto nc = detect::noise_change(pts, params());
+  void noise(std::int64_t sid, const std::vector<detect::Point>& pts, const detect::KeptRuns& kept, const Window& win) {
+    const auto nc = detect::noise_change(kept, params());
     if (!nc) return;
     auto& st = w.q("SELECT id, run_id, state FROM alerts WHERE series_id=? AND kind='noise' AND started_ms>=?");
     st.bind(1, sid).bind(2, win.pts.front().started_ms);
@@ -514,8 +514,9 @@ struct RunDetector::Pass {
     std::vector<detect::Point> pts;
     pts.reserve(win.pts.size());
     for (const auto& p : win.pts) pts.push_back({p.value, p.reps});
-    noise(sid, pts, win);
-    const auto cps = detect::detect(pts, P);
+    const detect::KeptRuns kept = detect::kept_runs(pts, P);
+    noise(sid, pts, kept, win);
+    const auto cps = detect::detect(kept, P);
     if (cps.empty()) return;
     for (const auto& change : lifecycle::plan_performance_alerts(cps, existing_alerts(sid, win), P.min_segment)) {
       const auto& cp = cps[change.change_point];
