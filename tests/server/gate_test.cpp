@@ -209,3 +209,24 @@ TEST(Gate, GaussianNoiseFailsNoRunOf350Benchmarks) {
     }
   EXPECT_EQ(fails, 0);
 }
+
+TEST(Gate, ARegressionIsWeighedWithTheNoiseItsRunsHaveNow) {
+  // An alert raised at 1% noise (+3.2%, 30 runs before); its 24 runs since alternate +-4% around +3.2%: a runner
+  // 4x noisier. Against the alert's 1% the score is far past the gate; against the noise those runs show (the
+  // median absolute first difference: 8% / sqrt(2) / 0.6745 ~ 8.4% here), it is unconfirmed.
+  a::BenchmarkEvidence b;
+  b.name = "lum/x/1080p/cold";
+  b.value = 103.2;
+  b.recent = std::vector<double>(6, 103.2);
+  std::vector<double> since;
+  for (int i = 0; i < 24; ++i) since.push_back(103.2 * (i % 2 ? 1.04 : 0.96));
+  b.open.push_back({7, false, 100.0, 103.2, 0.015, 0.01, 30, since});
+  a::RunEvidence run;
+  run.benchmarks.push_back(b);
+  const auto v = a::judge(run);
+  EXPECT_FALSE(v.fail);
+  EXPECT_EQ(v.unconfirmed, std::vector<std::int64_t>{7});
+  // The same runs at the alert's noise (all at +3.2%) fail it.
+  run.benchmarks[0].open[0].since = std::vector<double>(24, 103.2);
+  EXPECT_TRUE(a::judge(run).fail);
+}
