@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <shaderwatch/result_contract.h>
 
+#include "detection/alert_states.h"
 #include "detection/analysis.h"
 #include "queries/alert_loader.h"
 #include "queries/queries.h"
@@ -67,7 +68,7 @@ void add_findings(const analysis::RunVerdict& v, Verdict& out) {
 constexpr double kNoisyShare = 0.1;
 std::optional<NoiseNote> noise_note(sql::Conn& c, const JudgedRun& run) {
   auto& st = c.q("SELECT r.run_key, a.cause, a.attribution FROM alerts a JOIN points p ON p.series_id=a.series_id"
-                 " AND p.run_id=? JOIN runs r ON r.id=a.run_id WHERE a.kind='noise' AND a.state IN ('new','acknowledged')"
+                 " AND p.run_id=? JOIN runs r ON r.id=a.run_id WHERE a.kind='noise' AND a.state IN " + open_alert_states_sql() +
                  " AND (a.started_ms, a.run_id) <= (?, ?)");
   st.bind(1, run.pk).bind(2, run.started_ms).bind(3, run.pk);
   std::vector<double> ratios;
