@@ -125,6 +125,22 @@ TEST(RunReport, SummaryHasTheVerdictLineTablesAndMarker) {
   EXPECT_EQ(md.find("Cut to fit"), std::string::npos);
 }
 
+TEST(RunReport, SummaryNamesANoisyRunnerUnderTheHistoryLine) {
+  auto in = every_outcome();
+  EXPECT_EQ(shaderwatch::report::summary_markdown(in).find("runner noisy"), std::string::npos) << "none: no line";
+  shaderwatch::NoiseNote n;
+  n.benchmarks = 300;
+  n.ratio = 4.1;
+  n.since_run = "r-3";
+  n.cause = "machine";
+  n.line = "runner noisy: 300 benchmarks' spread x4.1 since run r-3 (cause: machine)";
+  in.verdict.noise = n;
+  const std::string md = shaderwatch::report::summary_markdown(in);
+  const auto at = md.find("runner noisy: 300 benchmarks' spread x4.1 since run r-3 (cause: machine)");
+  ASSERT_NE(at, std::string::npos) << md;
+  EXPECT_LT(md.find(in.verdict.coverage.line.empty() ? "benchmarks," : in.verdict.coverage.line), at);
+}
+
 TEST(RunReport, SummaryIsCutWithALinkPastItsLimit) {
   auto in = every_outcome();
   for (int i = 0; i < 2000; ++i)
