@@ -59,9 +59,13 @@ function triageForm(group, states, onDone, status) {
   token() ? '' : el('span', {class: 'muted'}, '(needs a token: paste one at the top right)'), message);
 }
 
-// One line per size and mode: its change (or its state) and a link to its series.
+// One line per size and mode: its change (or its state) and a link to its series. A change in noise says so first:
+// its level hardly moved.
 function memberLine(a) {
-  const change = a.before_ns !== null
+  const n = a.attribution?.noise;
+  const change = n
+    ? `run-to-run noise ${n.before_pct.toFixed(2)}% → ${n.after_pct.toFixed(2)}% (x${n.ratio.toFixed(1)}, p ${formatP(a.p_value)}); level ${formatNs(a.before_ns)} → ${formatNs(a.after_ns)}`
+    : a.before_ns !== null
     ? `${formatNs(a.before_ns)} → ${formatNs(a.after_ns)} (${formatDeltaPct(a.delta_pct)}, p ${formatP(a.p_value)}, noise ${formatDeltaPct(a.noise_pct)})`
     : '';
   return el('li', {'data-alert': a.id}, el('a', {href: buildHash('series', [a.series_id])}, a.rest || a.benchmark),

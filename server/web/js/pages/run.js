@@ -55,6 +55,8 @@ export async function render(main, route, stale) {
       ' · ', safeLink(r.job_url, 'CI job')));
   // What the verdict could see: a new series' pass says little, and the page says so.
   if (verdict.coverage) main.append(el('p', {class: 'muted coverage'}, verdict.coverage.line));
+  // A noisier runner (or driver) is named, never failed on: its series' noise alerts are in the alert list.
+  if (verdict.noise) main.append(el('p', {class: 'noise-note'}, verdict.noise.line));
   const problems = [
     ...verdict.correctness.map((c) => [el('a', {href: buildHash('series', [c.series_id])}, c.benchmark), `: ${c.kind}: ${c.error_message}`]),
     ...verdict.regressions.map((a) => [el('a', {href: buildHash('alerts', [], {id: a.id})}, `#${a.id}`), ` ${a.benchmark}: regression`]),
