@@ -18,6 +18,12 @@ double median(std::vector<double> v) {
   return (lo + hi) / 2;
 }
 
+double diff_mad_sigma(const std::vector<double>& y) {
+  std::vector<double> diffs;
+  for (std::size_t i = 1; i < y.size(); ++i) diffs.push_back(std::fabs(y[i] - y[i - 1]));
+  return 1.4826 * median(std::move(diffs)) / std::sqrt(2.0);
+}
+
 double mad_sigma(const std::vector<double>& v) {
   if (v.empty()) return 0;
   const double m = median(v);

@@ -13,6 +13,9 @@ inline constexpr double kMinSigma = 1e-5;                // keeps constant synth
 double median(std::vector<double> v);
 // Median absolute deviation scaled by 1.4826 (consistent with sigma for normal data).
 double mad_sigma(const std::vector<double>& v);
+// Sigma of a series in time order from its median absolute first difference (1.4826 / sqrt(2) of it): a step in
+// level moves one difference and a lone outlier two, so neither moves it.
+double diff_mad_sigma(const std::vector<double>& y);
 
 struct UTest {
   double u = 0;   // U statistic of the first sample

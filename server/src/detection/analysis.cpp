@@ -112,10 +112,9 @@ namespace {
 // twomode, 34 before). Counting this noise at 1/1.25 of its size failed 2 reps verdicts and won back 4 and 2.
 double evidence_noise(const OpenRegression& r, const detect::Params& p) {
   if (r.since.size() < p.min_segment) return r.noise_rel;
-  std::vector<double> diffs;
-  for (std::size_t i = 1; i < r.since.size(); ++i)
-    diffs.push_back(std::fabs(std::log(std::max(r.since[i], 1e-9) / std::max(r.since[i - 1], 1e-9))));
-  return std::max(r.noise_rel, 1.4826 * stats::median(std::move(diffs)) / std::sqrt(2.0));
+  std::vector<double> logs;
+  for (double v : r.since) logs.push_back(std::log(std::max(v, 1e-9)));
+  return std::max(r.noise_rel, stats::diff_mad_sigma(logs));
 }
 }  // namespace
 

@@ -236,9 +236,7 @@ std::vector<char> outlier_runs(const std::vector<double>& y, std::size_t half_wi
   // Scale: the median absolute first difference (each outlier moves two of them; the median survives
   // a quarter of the runs being outliers), not the MAD of the residuals: a run is the median of its own
   // window often enough that their MAD is far too small.
-  std::vector<double> diffs;
-  for (std::size_t i = 1; i < n; ++i) diffs.push_back(std::fabs(y[i] - y[i - 1]));
-  const double scale = std::max(stats::kMinSigma, 1.4826 * stats::median(std::move(diffs)) / std::sqrt(2.0));
+  const double scale = std::max(stats::kMinSigma, stats::diff_mad_sigma(y));
   for (std::size_t i = 0; i < n; ++i) outlier[i] = std::fabs(resid[i]) > kHampelK * scale;
   return outlier;
 }
