@@ -38,13 +38,47 @@ double l1_cost(const std::vector<double>& y, std::size_t lo, std::size_t hi) {
   return c;
 }
 
-// Trimmed mean of a sorted buffer (see level()).
-double trimmed_sorted(const std::vector<double>& v) {
-  const std::size_t k = v.size() >= 5 ? std::max<std::size_t>(1, v.size() / 5) : 0;
-  double sum = 0;
-  for (std::size_t i = k; i + k < v.size(); ++i) sum += v[i];
-  return sum / static_cast<double>(v.size() - 2 * k);
-}
+// A small window of values kept sorted as values enter and leave it (the running medians and local noises below
+// move it one value at a time instead of re-sorting a copy per point).
+class SortedWindow {
+ public:
+  void insert(double x) { v_.insert(std::upper_bound(v_.begin(), v_.end(), x), x); }
+  void erase(double x) { v_.erase(std::lower_bound(v_.begin(), v_.end(), x)); }
+  const std::vector<double>& sorted() const { return v_; }
+  double median() const {
+    const std::size_t m = v_.size();
+    return m % 2 ? v_[m / 2] : (v_[m / 2 - 1] + v_[m / 2]) / 2;
+  }
+
+ private:
+  std::vector<double> v_;
+};
+
+// The trimmed mean of level() over a growing set of values, updated per value added: the sums of all values and
+// of the k lowest and k highest (k = the count trimmed each side) follow each insertion, so every prefix's
+// level costs one sorted insertion rather than a pass over the prefix.
+class GrowingLevel {
+ public:
+  void add(double x) {
+    const std::size_t m = v_.size(), k = trim(m);
+    const auto pos = std::upper_bound(v_.begin(), v_.end(), x);
+    const auto r = static_cast<std::size_t>(pos - v_.begin());
+    if (r < k) low_ += x - v_[k - 1];          // x joins the lowest k, pushing their highest out
+    if (k > 0 && r >= m + 1 - k) high_ += x - v_[m - k];  // x joins the highest k, pushing their lowest out
+    v_.insert(pos, x);
+    sum_ += x;
+    if (trim(m + 1) > k) low_ += v_[k], high_ += v_[m - k];  // one more trimmed each side
+  }
+  double level() const {
+    const std::size_t m = v_.size(), k = trim(m);
+    return (sum_ - low_ - high_) / static_cast<double>(m - 2 * k);
+  }
+
+ private:
+  static std::size_t trim(std::size_t m) { return m >= 5 ? std::max<std::size_t>(1, m / 5) : 0; }
+  std::vector<double> v_;
+  double sum_ = 0, low_ = 0, high_ = 0;
+};
 
 // The run-to-run noise of each point of the window (log), as prefix sums of its variance, so that a split's
 // standard error weighs each side by the noise its own runs have: a series whose runner became 4x noisier is
@@ -60,9 +94,22 @@ struct NoiseProfile {
   }
 };
 
+// The level of every prefix [lo, t) of [lo, hi) (at t - lo, t in (lo, hi]), or with `suffixes` of every suffix [t, hi)
+// (at t - lo, t in [lo, hi)).
+std::vector<double> growing_levels(const std::vector<double>& y, std::size_t lo, std::size_t hi, bool suffixes) {
+  std::vector<double> out(hi - lo + 1, 0.0);
+  GrowingLevel growing;
+  if (suffixes) {
+    for (std::size_t t = hi; t-- > lo;) growing.add(y[t]), out[t - lo] = growing.level();
+  } else {
+    for (std::size_t t = lo + 1; t <= hi; ++t) growing.add(y[t - 1]), out[t - lo] = growing.level();
+  }
+  return out;
+}
+
 void add_split(const std::vector<double>& y, std::size_t lo, std::size_t hi, std::size_t cand, double score,
                const NoiseProfile& noise, double threshold, const Params& p,
-               std::vector<std::pair<std::size_t, double>>& out, bool latest_only = false);
+               std::vector<std::pair<std::size_t, double>>& out, bool latest_only = false, std::size_t min_after = 0);
 
 // Stage 1, binary segmentation. The candidate split is where the shift between the segments'
 // trimmed means scores highest (robust to outliers); it is then placed exactly where the L1
@@ -73,19 +120,9 @@ void add_split(const std::vector<double>& y, std::size_t lo, std::size_t hi, std
 void segment(const std::vector<double>& y, std::size_t lo, std::size_t hi, const NoiseProfile& noise,
              double threshold, const Params& p, std::vector<std::pair<std::size_t, double>>& out) {
   if (hi - lo < 2 * p.min_segment) return;
-  // Levels of every prefix [lo, t) and suffix [t, hi), kept sorted incrementally: O(n^2) with
-  // no allocation per split (this runs for every series of every ingested run).
-  std::vector<double> pre(hi - lo + 1, 0.0), suf(hi - lo + 1, 0.0), buf;
-  buf.reserve(hi - lo);
-  for (std::size_t t = lo + 1; t <= hi; ++t) {
-    buf.insert(std::upper_bound(buf.begin(), buf.end(), y[t - 1]), y[t - 1]);
-    pre[t - lo] = trimmed_sorted(buf);
-  }
-  buf.clear();
-  for (std::size_t t = hi; t-- > lo;) {
-    buf.insert(std::upper_bound(buf.begin(), buf.end(), y[t]), y[t]);
-    suf[t - lo] = trimmed_sorted(buf);
-  }
+  // Levels of every prefix [lo, t) and suffix [t, hi), one insertion each (this runs for every series of every
+  // ingested run).
+  const std::vector<double> pre = growing_levels(y, lo, hi, false), suf = growing_levels(y, lo, hi, true);
   std::size_t cand = 0;
   double best_score = -1;
   for (std::size_t t = lo + p.min_segment; t + p.min_segment <= hi; ++t) {
@@ -100,10 +137,12 @@ void segment(const std::vector<double>& y, std::size_t lo, std::size_t hi, const
 }
 
 // Places a split found at `cand` (see segment()) and recurses on both sides. With latest_only (the tail test,
-// whose first run after the split is on the new level), it is placed no later than `cand`.
+// whose first run after the split is on the new level), it is placed no later than `cand`. The new segment holds
+// min_after runs at least (0: min_segment).
 void add_split(const std::vector<double>& y, std::size_t lo, std::size_t hi, std::size_t cand, double score,
                const NoiseProfile& noise, double threshold, const Params& p,
-               std::vector<std::pair<std::size_t, double>>& out, bool latest_only) {
+               std::vector<std::pair<std::size_t, double>>& out, bool latest_only, std::size_t min_after) {
+  if (min_after == 0) min_after = p.min_segment;
   std::size_t best_t = cand;
   double best_cost = std::numeric_limits<double>::infinity();
   const std::size_t from = std::max(lo + 1, cand > p.min_segment ? cand - p.min_segment : 0);
@@ -115,7 +154,7 @@ void add_split(const std::vector<double>& y, std::size_t lo, std::size_t hi, std
       best_t = t;
     }
   }
-  if (best_t < lo + p.min_segment || best_t + p.min_segment > hi) return;
+  if (best_t < lo + p.min_segment || best_t + min_after > hi) return;
   out.emplace_back(best_t, score);
   segment(y, lo, best_t, noise, threshold, p, out);
   segment(y, best_t, hi, noise, threshold, p, out);
@@ -125,15 +164,24 @@ void add_split(const std::vector<double>& y, std::size_t lo, std::size_t hi, std
 // the smallest 90% of |differences| is robust to those few and, unlike the MAD (37% efficient),
 // is nearly as efficient as the SD: an underestimated noise is what causes false alarms.
 // 0.7894 = sqrt(E[Z^2 | |Z| < z_0.95]) for a standard normal; sqrt(2): a difference has two draws.
-// (In place: it reorders `diffs`, so the callers that run it per point reuse one buffer.)
+// (In place: it reorders `diffs`.)
+std::size_t diffs_kept(std::size_t m) { return std::max<std::size_t>(1, m * 9 / 10); }
+double rms_to_sigma(double ss, std::size_t keep) { return std::sqrt(ss / static_cast<double>(keep)) / 0.7894 / std::sqrt(2.0); }
 double diff_sigma_in_place(std::vector<double>& diffs) {
   if (diffs.empty()) return 0;
   for (double& d : diffs) d = std::fabs(d);
-  const std::size_t keep = std::max<std::size_t>(1, diffs.size() * 9 / 10);
+  const std::size_t keep = diffs_kept(diffs.size());
   if (keep < diffs.size()) std::nth_element(diffs.begin(), diffs.begin() + static_cast<std::ptrdiff_t>(keep), diffs.end());
   double ss = 0;
   for (std::size_t i = 0; i < keep; ++i) ss += diffs[i] * diffs[i];
-  return std::sqrt(ss / static_cast<double>(keep)) / 0.7894 / std::sqrt(2.0);
+  return rms_to_sigma(ss, keep);
+}
+// The same over |differences| already sorted.
+double trimmed_rms_sigma(const std::vector<double>& sorted_abs) {
+  const std::size_t keep = diffs_kept(sorted_abs.size());
+  double ss = 0;
+  for (std::size_t i = 0; i < keep; ++i) ss += sorted_abs[i] * sorted_abs[i];
+  return rms_to_sigma(ss, keep);
 }
 double diff_sigma(std::vector<double> diffs) { return diff_sigma_in_place(diffs); }
 
@@ -223,15 +271,13 @@ constexpr double kHampelK = 8.0;
 std::vector<char> outlier_runs(const std::vector<double>& y, std::size_t half_window) {
   const std::size_t n = y.size();
   std::vector<char> outlier(n, 0);
-  std::vector<double> resid(n), around;
+  std::vector<double> resid(n);
+  SortedWindow around;  // y[i - half_window, i + half_window], clipped to the series
+  for (std::size_t j = 0; j < std::min(n, half_window); ++j) around.insert(y[j]);
   for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t lo = i > half_window ? i - half_window : 0;
-    const std::size_t hi = std::min(n, i + half_window + 1);
-    around.assign(y.begin() + static_cast<std::ptrdiff_t>(lo), y.begin() + static_cast<std::ptrdiff_t>(hi));
-    const auto mid = around.begin() + static_cast<std::ptrdiff_t>(around.size() / 2);
-    std::nth_element(around.begin(), mid, around.end());
-    const double m = around.size() % 2 ? *mid : (*mid + *std::max_element(around.begin(), mid)) / 2;
-    resid[i] = y[i] - m;
+    if (i + half_window < n) around.insert(y[i + half_window]);
+    if (i > half_window) around.erase(y[i - half_window - 1]);
+    resid[i] = y[i] - around.median();
   }
   // Scale: the median absolute first difference (each outlier moves two of them; the median survives
   // a quarter of the runs being outliers), not the MAD of the residuals: a run is the median of its own
@@ -245,14 +291,15 @@ std::vector<char> outlier_runs(const std::vector<double>& y, std::size_t half_wi
 // pays for ~40 positions and every look; the one split that is new at each run is the one with exactly
 // min_segment runs after it. Tested alone, at a threshold for one test per run (tail_threshold(), a t quantile
 // for the noise estimate), a 3-sigma step is a change point as soon as min_segment runs sit on it far more
-// often. The latest segment only: a step found earlier already splits the window.
-void tail_split(const std::vector<double>& y, const NoiseProfile& noise, double threshold, const Params& p,
-                std::vector<std::pair<std::size_t, double>>& cps) {
-  std::size_t lo = 0;
-  for (const auto& c : cps) lo = std::max(lo, c.first);
+// often. The latest segment only: a step found earlier already splits the window. Stage 1c tests the split `age`
+// runs back the same way (Params::tail_ages). Returns whether it added a split.
+// `lo`: the latest segment's start; `before[t - lo]`: the level of [lo, t).
+bool tail_split(const std::vector<double>& y, std::size_t lo, const std::vector<double>& before_level,
+                const NoiseProfile& noise, double threshold, const Params& p,
+                std::vector<std::pair<std::size_t, double>>& cps, std::size_t age) {
   const std::size_t n = y.size();
-  if (n - lo < 2 * p.min_segment) return;
-  const std::size_t t = n - p.min_segment;
+  if (n < lo + age + p.min_segment) return false;
+  const std::size_t t = n - age;
   const double sigma_new = noise.mean_sd(t, n);
   // The new level's mean with every run clamped to 2.5 sigma of the runs' median: as efficient as the mean
   // on normal noise (a run is clamped once in 80), while one heavy-tailed run cannot make a level alone.
@@ -262,16 +309,22 @@ void tail_split(const std::vector<double>& y, const NoiseProfile& noise, double 
     for (std::size_t i = a; i < b; ++i) s += std::clamp(y[i], m - 2.5 * sigma_new, m + 2.5 * sigma_new);
     return s / static_cast<double>(b - a);
   };
-  const double before = level(y, lo, t);
-  const double nl = static_cast<double>(t - lo), nr = static_cast<double>(p.min_segment);
+  const double before = before_level[t - lo];
+  const double nl = static_cast<double>(t - lo), nr = static_cast<double>(age);
   const double se = std::sqrt(kTrimSe * kTrimSe * noise.var(lo, t) / (nl * nl) + noise.var(t, n) / (nr * nr));
   const double score = std::fabs(clamped_mean(t, n) - before) / se;
-  if (score < threshold) return;
-  // A step fewer than min_segment runs old shows here too, its first run clearly (by a sigma) nearer the old
-  // level than the rest: not yet. (The first run of a real 3-sigma step is that near in 2% of cases.)
-  const double rest = stats::median(slice(y, t + 1, n));
-  if (std::fabs(y[t] - before) + sigma_new < std::fabs(y[t] - rest)) return;
-  add_split(y, lo, n, t, score, noise, threshold, p, cps, true);
+  if (score < threshold) return false;
+  const bool newest = age <= p.min_segment;
+  if (newest) {
+    // A step fewer than min_segment runs old shows here too, its first run clearly (by a sigma) nearer the old
+    // level than the rest: not yet. (The first run of a real 3-sigma step is that near in 2% of cases.)
+    const double rest = stats::median(slice(y, t + 1, n));
+    if (std::fabs(y[t] - before) + sigma_new < std::fabs(y[t] - rest)) return false;
+  }
+  // An older split is placed either way around `t` (a younger step than `age` shows in its test too).
+  const std::size_t found = cps.size();
+  add_split(y, lo, n, t, score, noise, threshold, p, cps, newest, std::min(age, p.min_segment));
+  return cps.size() != found;
 }
 
 // Each point's run-to-run noise: the series' own (`sigma`, from all its runs), or where the runs around the point
@@ -284,14 +337,16 @@ constexpr std::size_t kLocalDiffs = 6;
 constexpr double kNoisierBy = 1.75;
 NoiseProfile noise_profile(const std::vector<double>& y, double sigma) {
   const std::size_t n = y.size();
-  std::vector<double> local(n, 0.0), diffs;
+  std::vector<double> local(n, 0.0);
+  // Difference j is |y[j] - y[j - 1]|: point i's are those touching points i - kLocalDiffs + 1 .. i + kLocalDiffs,
+  // j in [i + 1 - kLocalDiffs, i + kLocalDiffs] within [1, n - 1].
+  const auto diff = [&](std::size_t j) { return std::fabs(y[j] - y[j - 1]); };
+  SortedWindow diffs;
+  for (std::size_t j = 1; j < std::min(n, kLocalDiffs); ++j) diffs.insert(diff(j));
   for (std::size_t i = 0; i < n; ++i) {
-    diffs.clear();
-    // Difference j is y[j] - y[j - 1]: the ones touching points i - kLocalDiffs + 1 .. i + kLocalDiffs.
-    const std::size_t from = i + 1 > kLocalDiffs ? i + 1 - kLocalDiffs : 1;
-    const std::size_t to = std::min(n - 1, i + kLocalDiffs);
-    for (std::size_t j = from; j <= to; ++j) diffs.push_back(y[j] - y[j - 1]);
-    local[i] = diffs.size() >= 4 ? diff_sigma_in_place(diffs) : 0;
+    if (i + kLocalDiffs < n) diffs.insert(diff(i + kLocalDiffs));
+    if (i + 1 > kLocalDiffs + 1) diffs.erase(diff(i - kLocalDiffs));
+    local[i] = diffs.sorted().size() >= 4 ? trimmed_rms_sigma(diffs.sorted()) : 0;
   }
   const double typical = stats::median(local);
   NoiseProfile np;
@@ -353,7 +408,22 @@ std::vector<ChangePoint> detect(const KeptRuns& kept, const Params& p) {
   const NoiseProfile noise_now = noise_profile(y, sigma);
   std::vector<std::pair<std::size_t, double>> cps;
   segment(y, 0, n, noise_now, threshold, p, cps);
-  tail_split(y, noise_now, stats::tail_threshold(p.tail_threshold, n_all), p, cps);
+  // The newest split's min_segment runs are runs, not runs kept: where a run among them was left out (a slow
+  // mode's), the min_segment - 1 kept ones are its new level, rather than waiting a run more for a sixth.
+  const std::size_t fewer = p.min_segment - 1;
+  const bool one_left_out = fewer > 0 && n > fewer + 1 && at[n_all - 1] - at[n_all - 1 - fewer] > p.min_segment - 1;
+  const double newest_threshold = stats::tail_threshold(p.tail_threshold, n_all);
+  std::size_t lo = 0;
+  for (const auto& c : cps) lo = std::max(lo, c.first);
+  const std::vector<double> before_level = growing_levels(y, lo, n, false);
+  const auto tail = [&](double threshold, std::size_t age) {
+    return tail_split(y, lo, before_level, noise_now, threshold, p, cps, age);
+  };
+  if (!(one_left_out && tail(newest_threshold, fewer)) && !tail(newest_threshold, p.min_segment)) {
+    const double older = stats::tail_threshold(p.older_tail_threshold, n_all);
+    for (const std::size_t age : p.tail_ages)
+      if (tail(older, age)) break;
+  }
   if (cps.empty()) return result;
   std::sort(cps.begin(), cps.end());
 
