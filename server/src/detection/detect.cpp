@@ -85,7 +85,9 @@ class GrowingLevel {
 // judged against the noise it has now, not the quiet history's.
 struct NoiseProfile {
   std::vector<double> var_sum;  // var_sum[i]: sum of the variances of points [0, i)
+  std::vector<std::size_t> noisier_sum;  // noisier_sum[i]: how many of points [0, i) have a noise of their own
   double var(std::size_t lo, std::size_t hi) const { return var_sum[hi] - var_sum[lo]; }
+  bool steady(std::size_t lo, std::size_t hi) const { return noisier_sum[hi] == noisier_sum[lo]; }
   double mean_sd(std::size_t lo, std::size_t hi) const { return std::sqrt(var(lo, hi) / static_cast<double>(hi - lo)); }
   // Standard error of the difference of the means of [lo, t) and [t, hi).
   double diff_se(std::size_t lo, std::size_t t, std::size_t hi) const {
@@ -117,12 +119,16 @@ void add_split(const std::vector<double>& y, std::size_t lo, std::size_t hi, std
 // score is flat near a step). A split leaving fewer than min_segment points on a side is not
 // yet a change point: a lone outlier never is, and a new level must hold min_segment runs
 // first. Known limit: two steps closer than 2*min_segment may be merged into one.
+// `prefix_levels`: growing_levels(y, lo, hi, false) where the caller has them already.
 void segment(const std::vector<double>& y, std::size_t lo, std::size_t hi, const NoiseProfile& noise,
-             double threshold, const Params& p, std::vector<std::pair<std::size_t, double>>& out) {
+             double threshold, const Params& p, std::vector<std::pair<std::size_t, double>>& out,
+             const std::vector<double>* prefix_levels = nullptr) {
   if (hi - lo < 2 * p.min_segment) return;
   // Levels of every prefix [lo, t) and suffix [t, hi), one insertion each (this runs for every series of every
   // ingested run).
-  const std::vector<double> pre = growing_levels(y, lo, hi, false), suf = growing_levels(y, lo, hi, true);
+  const std::vector<double> own = prefix_levels ? std::vector<double>{} : growing_levels(y, lo, hi, false);
+  const std::vector<double>& pre = prefix_levels ? *prefix_levels : own;
+  const std::vector<double> suf = growing_levels(y, lo, hi, true);
   std::size_t cand = 0;
   double best_score = -1;
   for (std::size_t t = lo + p.min_segment; t + p.min_segment <= hi; ++t) {
@@ -351,9 +357,12 @@ NoiseProfile noise_profile(const std::vector<double>& y, double sigma) {
   const double typical = stats::median(local);
   NoiseProfile np;
   np.var_sum.assign(n + 1, 0.0);
+  np.noisier_sum.assign(n + 1, 0);
   for (std::size_t i = 0; i < n; ++i) {
-    const double sd = local[i] >= kNoisierBy * typical ? std::max(local[i], sigma) : sigma;
+    const bool noisier = local[i] >= kNoisierBy * typical;
+    const double sd = noisier ? std::max(local[i], sigma) : sigma;
     np.var_sum[i + 1] = np.var_sum[i] + sd * sd;
+    np.noisier_sum[i + 1] = np.noisier_sum[i] + noisier;
   }
   return np;
 }
@@ -407,19 +416,24 @@ std::vector<ChangePoint> detect(const KeptRuns& kept, const Params& p) {
   const double threshold = p.cp_threshold / std::max(0.5, 1.0 - p.noise_sd_margin * se_rel);
   const NoiseProfile noise_now = noise_profile(y, sigma);
   std::vector<std::pair<std::size_t, double>> cps;
-  segment(y, 0, n, noise_now, threshold, p, cps);
-  // The newest split's min_segment runs are runs, not runs kept: where a run among them was left out (a slow
-  // mode's), the min_segment - 1 kept ones are its new level, rather than waiting a run more for a sixth.
-  const std::size_t fewer = p.min_segment - 1;
-  const bool one_left_out = fewer > 0 && n > fewer + 1 && at[n_all - 1] - at[n_all - 1 - fewer] > p.min_segment - 1;
-  const double newest_threshold = stats::tail_threshold(p.tail_threshold, n_all);
-  std::size_t lo = 0;
+  const std::vector<double> window_levels = growing_levels(y, 0, n, false);
+  segment(y, 0, n, noise_now, threshold, p, cps, &window_levels);
+  std::size_t lo = 0;  // the latest segment's start
   for (const auto& c : cps) lo = std::max(lo, c.first);
-  const std::vector<double> before_level = growing_levels(y, lo, n, false);
+  const std::vector<double> before_level = lo == 0 ? window_levels : growing_levels(y, lo, n, false);
   const auto tail = [&](double threshold, std::size_t age) {
     return tail_split(y, lo, before_level, noise_now, threshold, p, cps, age);
   };
-  if (!(one_left_out && tail(newest_threshold, fewer)) && !tail(newest_threshold, p.min_segment)) {
+  // Where the latest segment's noise is steady, the newest split's min_segment runs are runs rather than runs kept
+  // (a slow mode's run left out among them, the min_segment - 1 kept ones are its new level at once), and the older
+  // splits are tried too. Not while a runner's noise changes: the outlier filter then leaves out the noisier
+  // runs' wide ones, and the local noise estimates lag the change; the more splits are tried on such a stretch,
+  // the likelier one is judged against too small a noise (a 4x noisier runner raised 1.6x the level alerts).
+  const bool steady = noise_now.steady(lo, n);
+  const std::size_t fewer = p.min_segment - 1;
+  const bool one_left_out = fewer > 0 && n > fewer + 1 && at[n_all - 1] - at[n_all - 1 - fewer] > p.min_segment - 1;
+  const double newest_threshold = stats::tail_threshold(p.tail_threshold, n_all);
+  if (!(steady && one_left_out && tail(newest_threshold, fewer)) && !tail(newest_threshold, p.min_segment) && steady) {
     const double older = stats::tail_threshold(p.older_tail_threshold, n_all);
     for (const std::size_t age : p.tail_ages)
       if (tail(older, age)) break;
