@@ -33,8 +33,9 @@ struct Params {
   // Stage 1c: the latest segment's older splits, tried when the newest one is not a change: the split that leaves
   // exactly `age` runs after it, for each of these ages, at older_tail_threshold (as a t quantile). A small step
   // grows its score with the runs on it and passes the test of its own age as soon as it can, where the window's
-  // search (stage 1) pays for every position: +1.5% in 1% noise found by 24 runs after 60 of history in 81% of
-  // series (stage 1 alone 60%) for 6% more false alerts in A/A (detect() alone, 6,000 series of 60 runs).
+  // search (stage 1) pays for every position: +1.5% in 1% noise found by 24 runs after 60 of history in 75% of
+  // series (61% without), for 0-13% more false alerts in A/A (detect() alone; server/README.md, "Stage 1c").
+  // Tried only where the latest segment's noise is steady (see detect.cpp).
   std::array<std::size_t, 5> tail_ages{9, 13, 19, 27, 38};
   double older_tail_threshold = 4.5;
   // Stage 1's threshold is raised for the uncertainty of the series' noise estimate: divided by
