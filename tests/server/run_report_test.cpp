@@ -121,7 +121,7 @@ TEST(RunReport, SummaryHasTheVerdictLineTablesAndMarker) {
   EXPECT_NE(md.find("<details><summary>Improvements (1)</summary>"), std::string::npos);
   EXPECT_NE(md.find("<details><summary>Unsupported on this device (1)</summary>"), std::string::npos);
   // A message cannot break the table or inject HTML.
-  EXPECT_NE(md.find("FAIL: wrong &lt;sum&gt;"), std::string::npos);
+  EXPECT_NE(md.find("FAIL: wrong \\<sum\\>"), std::string::npos) << md;
   EXPECT_EQ(md.find("Cut to fit"), std::string::npos);
 }
 
@@ -163,6 +163,38 @@ TEST(RunReport, CsvQuotesAndMarksRegressions) {
   EXPECT_NE(csv.find("lum/b_256/1920x1080/hot,REGRESSION,300.000,"), std::string::npos);
   EXPECT_NE(csv.find("lum/a_256/1920x1080/cold,FAIL,,"), std::string::npos);
   EXPECT_NE(csv.find("lum/a_256/7680x4320/hot,UNSUPPORTED,,"), std::string::npos);
+}
+
+// Reliability II, findings 4-6: what a client sent is shown as text by the program each report is for.
+TEST(RunReport, ClientTextIsNeitherMarkupNorAFormulaNorInvalidXml) {
+  auto in = every_outcome();
+  in.run.run.commit = "x`![t](https://evil.example/t.png)`x";
+  in.run.run.gpu.name = "GPU [x](https://evil.example) **bold** <b>";
+  in.verdict.correctness[0].error_message = "FAIL: [click](https://evil.example) ![i](https://evil.example/i.png) | `code`";
+  const std::string md = shaderwatch::report::summary_markdown(in);
+  // The commit is one code span the backticks inside cannot close: fenced by two.
+  EXPECT_NE(md.find("commit ``x`![t](https://evil.example/t.png)`x`` on"), std::string::npos) << md;
+  EXPECT_NE(md.find("GPU \\[x\\](https://evil.example) \\*\\*bold\\*\\* \\<b\\>"), std::string::npos) << md;
+  EXPECT_NE(md.find("FAIL: \\[click\\](https://evil.example) \\!\\[i\\](https://evil.example/i.png) \\| \\`code\\`"),
+            std::string::npos) << md;
+
+  in.run.points[0].benchmark = "=HYPERLINK(\"https://evil.example\",\"x\")/v/1/hot";
+  in.run.points[1].label = "@SUM(1+1)";
+  in.run.points[2].label = "-2+3";
+  const std::string csv = shaderwatch::report::results_csv(in);
+  EXPECT_NE(csv.find("\n\"'=HYPERLINK(\"\"https://evil.example\"\",\"\"x\"\")/v/1/hot\","), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",\"'@SUM(1+1)\"\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",\"'-2+3\"\n"), std::string::npos) << csv;
+
+  in.run.points[1].error_message = in.verdict.correctness[0].error_message = std::string("bad \xEF\xBF\xBE and \xEF\xBF\xBF, \xED\xA0\x80 half a pair, ") +
+                                            "\xC3 cut, \xC0\xAF overlong, \x01 control, kept: \xC3\xA9 \xF0\x9F\x98\x80";
+  const std::string x = shaderwatch::report::junit_xml(in);
+  EXPECT_EQ(x.find("\xEF\xBF\xBE"), std::string::npos);
+  EXPECT_EQ(x.find("\xEF\xBF\xBF"), std::string::npos);
+  EXPECT_EQ(x.find("\xED\xA0\x80"), std::string::npos);
+  EXPECT_EQ(x.find('\x01'), std::string::npos);
+  EXPECT_NE(x.find("bad  and ,  half a pair, \xEF\xBF\xBD cut, \xEF\xBF\xBD\xEF\xBF\xBD overlong,  control, "
+                   "kept: \xC3\xA9 \xF0\x9F\x98\x80"), std::string::npos) << x;
 }
 
 TEST(RunReport, EndpointsRenderAStoredRunWithAFailure) {

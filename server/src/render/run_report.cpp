@@ -1,5 +1,7 @@
 #include "render/run_report.h"
 
+#include "render/escape.h"
+
 #include "ingest/benchmark_name.h"
 
 #include <cctype>
@@ -24,48 +26,6 @@ std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
-}
-
-// XML 1.0 text and attribute values: the five entities, and characters XML cannot hold (C0 controls
-// but tab and newline) dropped, so a driver's error message can never make the file unparsable.
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (const unsigned char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        if (ch < 0x20 && ch != '\t' && ch != '\n') break;
-        out += static_cast<char>(ch);
-    }
-  }
-  return out;
-}
-
-// A markdown table cell: one line, no column breaks, no HTML.
-std::string md_cell(const std::string& s) {
-  std::string out;
-  for (const char ch : s) {
-    if (ch == '|') out += "\\|";
-    else if (ch == '\n' || ch == '\r') out += ' ';
-    else if (ch == '<') out += "&lt;";
-    else if (ch == '>') out += "&gt;";
-    else out += ch;
-  }
-  return out;
-}
-// Appends rather than `"literal" + std::string`, which trips GCC 12's bogus -Wrestrict under -O2.
-std::string md_code(const std::string& s) { return std::string("`").append(md_cell(s)).append("`"); }
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (const char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
 }
 
 // JUnit's classname and name: family/variant and the rest (size/mode[/devN]) of a benchmark name; a name
@@ -202,7 +162,7 @@ JunitCase junit_case(const Row& r, const VerdictByBenchmark& v, const std::strin
 
 void write_testcase(std::ostream& out, const Row& r, const JunitCase& c, double seconds) {
   const auto [classname, name] = junit_names(r.name);
-  out << "    <testcase classname=\"" << xml_escape(classname) << "\" name=\"" << xml_escape(name) << "\" time=\""
+  out << "    <testcase classname=\"" << xml_text(classname) << "\" name=\"" << xml_text(name) << "\" time=\""
       << fmt("%.9f", seconds) << "\"";
   if (c.failure.empty() && !c.skip && c.out_lines.empty()) {
     out << "/>\n";
@@ -210,15 +170,15 @@ void write_testcase(std::ostream& out, const Row& r, const JunitCase& c, double 
   }
   out << ">\n";
   if (!c.failure.empty()) {
-    out << "      <failure type=\"" << xml_escape(c.failure_type) << "\">" << xml_escape(c.failure) << "</failure>\n";
+    out << "      <failure type=\"" << xml_text(c.failure_type) << "\">" << xml_text(c.failure) << "</failure>\n";
   } else if (c.skip) {
-    out << "      <skipped message=\"" << xml_escape(r.error_message) << "\">" << xml_escape(r.error_message)
+    out << "      <skipped message=\"" << xml_text(r.error_message) << "\">" << xml_text(r.error_message)
         << "</skipped>\n";
   }
   if (!c.out_lines.empty()) {
     std::string text;
     for (const auto& l : c.out_lines) text += l + "\n";
-    out << "      <system-out>" << xml_escape(text) << "</system-out>\n";
+    out << "      <system-out>" << xml_text(text) << "</system-out>\n";
   }
   out << "    </testcase>\n";
 }
@@ -269,13 +229,13 @@ std::string summary_head(const RunReportInput& in) {
   if (regressions) problems += (problems.empty() ? "" : ", ") + plural(regressions, "regression");
   if (slowdowns) problems += (problems.empty() ? "" : ", ") + plural(slowdowns, "slowdown") + " in this run";
   head += "### " + std::string(pass ? "✅ shaderwatch: pass" : "❌ shaderwatch: fail") + (problems.empty() ? "" : " (" + problems + ")") +
-          " · " + md_cell(meta.gpu.name) + " · " + md_cell(meta.driver.name + " " + meta.driver.info) + " · commit " +
+          " · " + md_text(meta.gpu.name) + " · " + md_text(meta.driver.name + " " + meta.driver.info) + " · commit " +
           md_code(meta.commit) + (meta.branch.empty() ? "" : " on " + md_code(meta.branch)) + " · [run " +
-          md_cell(run_id) + "](" + link(in.dashboard, "runs/" + run_id) + ")\n";
+          md_text(run_id) + "](" + link(in.dashboard, "runs/" + run_id) + ")\n";
   head += "\n" + std::to_string(rows_of(in.run).size()) + " benchmarks, " + plural(v.suspects.size(), "suspect") + ", " +
           std::to_string(v.skipped.size()) + " skipped (unsupported or an expectations entry).\n";
-  if (!v.coverage.line.empty()) head += "\n" + md_cell(v.coverage.line) + "\n";
-  if (v.noise) head += "\n" + md_cell(v.noise->line) + "\n";
+  if (!v.coverage.line.empty()) head += "\n" + md_text(v.coverage.line) + "\n";
+  if (v.noise) head += "\n" + md_text(v.noise->line) + "\n";
   return head;
 }
 
@@ -305,9 +265,9 @@ std::string junit_xml(const RunReportInput& in) {
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   x << "<testsuites name=\"shaderwatch\" tests=\"" << rows.size() << "\" failures=\"" << failures
     << "\" errors=\"0\" skipped=\"" << skipped << "\" time=\"" << fmt("%.6f", total_s) << "\">\n";
-  x << "  <testsuite name=\"" << xml_escape(suite) << "\" tests=\"" << rows.size() << "\" failures=\"" << failures
+  x << "  <testsuite name=\"" << xml_text(suite) << "\" tests=\"" << rows.size() << "\" failures=\"" << failures
     << "\" errors=\"0\" skipped=\"" << skipped << "\" time=\"" << fmt("%.6f", total_s) << "\" timestamp=\""
-    << xml_escape(meta.started_at) << "\" hostname=\"" << xml_escape(meta.runner) << "\">\n";
+    << xml_text(meta.started_at) << "\" hostname=\"" << xml_text(meta.runner) << "\">\n";
   x << "    <properties>\n";
   const std::pair<const char*, std::string> props[] = {
       {"run_id", run_id},
@@ -321,7 +281,7 @@ std::string junit_xml(const RunReportInput& in) {
       {"run_url", link(in.dashboard, "runs/" + run_id)},
       {"job_url", meta.job_url}};
   for (const auto& [k, v] : props)
-    if (!v.empty()) x << "      <property name=\"" << k << "\" value=\"" << xml_escape(v) << "\"/>\n";
+    if (!v.empty()) x << "      <property name=\"" << k << "\" value=\"" << xml_text(v) << "\"/>\n";
   x << "    </properties>\n" << cases.str() << "  </testsuite>\n</testsuites>\n";
   return x.str();
 }
@@ -338,7 +298,7 @@ std::string summary_markdown(const RunReportInput& in, std::size_t max_bytes) {
   std::vector<std::string> rows;
   for (const auto& d : v.slowdowns)
     rows.push_back("| " + md_code(d.benchmark) + " | " + time_text(d.baseline_ns) + " → " + time_text(d.value_ns) + " | " +
-                   fmt("%.2fx", d.value_ns / d.baseline_ns) + " | " + md_cell(baseline_text(d)) + " | " +
+                   fmt("%.2fx", d.value_ns / d.baseline_ns) + " | " + md_text(baseline_text(d)) + " | " +
                    pct_text(d.floor_pct) + " |\n");
   sections.table("Slowdowns in this run (" + std::to_string(rows.size()) + ", beyond any noise: the single-run gate)",
                  "| benchmark | before → this run | ratio | against | gate floor |\n|---|---|---|---|---|\n", rows, false);
@@ -346,14 +306,14 @@ std::string summary_markdown(const RunReportInput& in, std::size_t max_bytes) {
   for (const auto& a : v.regressions)
     rows.push_back("| " + md_code(a.benchmark) + " | " + time_text(num(a.before_ns)) + " → " + time_text(num(a.after_ns)) +
                    " | " + pct_text(num(a.delta_pct)) + " | " + fmt("%.2f%%", num(a.noise_pct)) + " | " +
-                   fmt("%.2g", num(a.p_value)) + " | " + md_cell(a.cause) + " | [alert " + std::to_string(a.id) + "](" +
+                   fmt("%.2g", num(a.p_value)) + " | " + md_text(a.cause) + " | [alert " + std::to_string(a.id) + "](" +
                    link(in.dashboard, "alerts?id=" + std::to_string(a.id)) + ") |\n");
   sections.table("Regressions (" + std::to_string(rows.size()) + ")",
                  "| benchmark | before → after | delta | noise | p | cause | alert |\n|---|---|---|---|---|---|---|\n", rows, false);
   rows.clear();
   for (const auto& c : v.correctness)
-    rows.push_back("| " + md_code(c.benchmark) + " | " + md_cell(detect::to_string(c.kind)) + " | " +
-                   md_cell(c.error_message) + " |\n");
+    rows.push_back("| " + md_code(c.benchmark) + " | " + md_text(detect::to_string(c.kind)) + " | " +
+                   md_text(c.error_message) + " |\n");
   sections.table("Correctness failures (" + std::to_string(rows.size()) + ")", "| benchmark | kind | message |\n|---|---|---|\n",
                  rows, false);
   rows.clear();
@@ -369,11 +329,11 @@ std::string summary_markdown(const RunReportInput& in, std::size_t max_bytes) {
   rows.clear();
   for (const auto& a : in.improvements)
     rows.push_back("| " + md_code(a.benchmark) + " | " + time_text(num(a.before_ns)) + " → " + time_text(num(a.after_ns)) +
-                   " | " + pct_text(num(a.delta_pct)) + " | " + md_cell(a.cause) + " |\n");
+                   " | " + pct_text(num(a.delta_pct)) + " | " + md_text(a.cause) + " |\n");
   sections.table("Improvements (" + std::to_string(rows.size()) + ")",
                  "| benchmark | before → after | delta | cause |\n|---|---|---|---|\n", rows, true);
   rows.clear();
-  for (const auto& s : v.skipped) rows.push_back("| " + md_code(s.benchmark) + " | " + md_cell(s.reason) + " |\n");
+  for (const auto& s : v.skipped) rows.push_back("| " + md_code(s.benchmark) + " | " + md_text(s.reason) + " |\n");
   sections.table("Unsupported on this device (" + std::to_string(rows.size()) + ")", "| benchmark | reason |\n|---|---|\n", rows, true);
 
   return head + sections.body() + (sections.cut() ? cut_line : "");
