@@ -581,11 +581,11 @@ TEST(Cli, BadArgumentsAreNamed) {
 
 TEST(Cli, GoogleBenchmarkFlagsItWouldTakeSilentlyAreRefused) {
   // Google Benchmark itself exits 0 on a bad format (a CI job would pass with no results) and takes a
-  // negative repetition count; a negative seed used to wrap around to 2^64-1; an empty --sizes or --device
-  // meant the default. Each fails before any GPU work.
+  // negative repetition count; a negative seed used to wrap around to 2^64-1 and 2^64 was clamped to it; an
+  // empty --sizes or --device meant the default. Each fails before any GPU work.
   for (const std::string flag : {"--benchmark_format=bogus", "--benchmark_out_format=bogus", "--benchmark_color=maybe",
                                  "--benchmark_repetitions=-1", "--benchmark_repetitions=0", "--v=x", "--seed=-1",
-                                 "--seed=12x", "--sizes=", "--device=", "--expectations=/nonexistent.json",
+                                 "--seed=12x", "--seed=18446744073709551616", "--sizes=", "--device=", "--expectations=/nonexistent.json",
                                  "--corrupt-output=nope/*", "--kernels-dir=/nonexistent", "--repeat=3", "--repeat=0"}) {
     auto [rc, out] = run_bench("--quick --benchmark_filter=^lum/sequential_256/ " + flag);
     EXPECT_NE(rc, 0) << flag << ": " << out;

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <memory>
 #include <sstream>
+#include <string>
+#include <string_view>
 
 #include "report/text_wrap.h"
 
@@ -90,9 +92,13 @@ void add_bench_options(CLI::App& app, BenchArgs& a, size_t columns) {
       ->check(non_empty);
   app.add_option("--seed", a.seed, "Seed for the random inputs (default: random, printed)")
       ->check([](const std::string& text) -> std::string {
-        // A leading minus would wrap around to a huge seed: only plain digits.
-        const bool digits = !text.empty() && text.size() <= 20 && text.find_first_not_of("0123456789") == std::string::npos;
-        return digits ? "" : "'" + text + "' is not a whole number from 0 to 2^64-1";
+        // A leading minus would wrap around to a huge seed: only plain digits, and at most 2^64-1 (the parser
+        // clamps 2^64 itself to that, where it refuses larger numbers).
+        const std::string_view max = "18446744073709551615";
+        const std::string_view digits = std::string_view(text).substr(std::min(text.find_first_not_of('0'), text.size()));
+        const bool whole = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos &&
+                           (digits.size() < max.size() || (digits.size() == max.size() && digits <= max));
+        return whole ? "" : "'" + text + "' is not a whole number from 0 to 2^64-1";
       });
   app.add_option("--filter", a.filter, "Only kernels whose name matches this regular expression");
   app.add_option("--sizes", a.sizes, "Benchmark sizes, comma-separated: WxH for images, N for boids (default "

@@ -19,9 +19,10 @@ struct Out {
   std::string out, err;
 };
 
-Out run(const std::string& args, const TempDir& dir) {
+// `limit_s`: stop it after that long (a server that should have refused to start).
+Out run(const std::string& args, const TempDir& dir, int limit_s = 0) {
   const std::string errf = dir.file("stderr.txt");
-  const std::string cmd = cat(SW_SERVER_BIN, " ", args, " 2>", errf);
+  const std::string cmd = cat(limit_s > 0 ? cat("timeout ", std::to_string(limit_s), " ") : "", SW_SERVER_BIN, " ", args, " 2>", errf);
   FILE* f = popen(cmd.c_str(), "r");
   Out o;
   if (!f) return o;
@@ -69,6 +70,30 @@ TEST(Cli, DbBeforeTheSubcommandAndAPrivateDatabaseFile) {
   struct stat st {};
   ASSERT_EQ(stat(db.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
+  // Reliability II, finding 10: a file an older version created 0644 (and its -wal and -shm) stayed so.
+  for (const std::string& file : {db, db + "-wal", db + "-shm"}) {
+    if (stat(file.c_str(), &st) != 0) std::ofstream(file).flush();
+    ASSERT_EQ(chmod(file.c_str(), 0644), 0) << file;
+  }
+  TestServer server(db, {}, false);  // holds the database open: its -wal and -shm stay
+  for (const std::string& file : {db, db + "-wal", db + "-shm"}) {
+    ASSERT_EQ(stat(file.c_str(), &st), 0) << file;
+    EXPECT_EQ(st.st_mode & 0777, 0600u) << file;
+  }
+}
+
+// Reliability II, finding 7: SQLite opens "" as a temporary file and ":memory:" as a memory database, each
+// private to its connection: the server started healthy and answered 500s, a token was stored nowhere.
+TEST(Cli, ADatabaseThatIsNoFileIsRefusedByName) {
+  TempDir dir;
+  for (const std::string db : {"''", "sqlite:", ":memory:", "sqlite::memory:"}) {
+    auto t = run(cat("token create lost --db ", db), dir);
+    EXPECT_NE(t.rc, 0) << db;
+    EXPECT_NE(t.err.find("the database must be a file path or a postgresql:// URI"), std::string::npos) << db << ": " << t.err;
+    auto s = run(cat("serve --port 0 --db ", db), dir, 20);
+    EXPECT_NE(s.rc, 0) << db;
+    EXPECT_NE(s.err.find("the database must be a file path"), std::string::npos) << db << ": " << s.err;
+  }
 }
 
 TEST(Cli, TokenCreateListRevokeAndPost) {

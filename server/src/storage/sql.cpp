@@ -6,8 +6,13 @@ namespace shaderwatch::sql {
 
 Location Location::parse(const std::string& db) {
   if (db.starts_with("postgresql://") || db.starts_with("postgres://")) return {Engine::Postgresql, db};
-  if (db.starts_with("sqlite:")) return {Engine::Sqlite, db.substr(7)};
-  return {Engine::Sqlite, db};
+  const std::string path = db.starts_with("sqlite:") ? db.substr(7) : db;
+  // SQLite opens "" as a temporary file and ":memory:" as a memory database, each private to its connection: a
+  // server would start healthy and answer from databases its writes never reach, and a token would be stored
+  // nowhere.
+  if (path.empty() || path == ":memory:")
+    throw Error("the database must be a file path or a postgresql:// URI, not \"" + db + "\"");
+  return {Engine::Sqlite, path};
 }
 
 std::string Location::describe() const {

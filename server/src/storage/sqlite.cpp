@@ -1,7 +1,12 @@
 // The SQLite engine: one file, WAL so readers run beside the one writer.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sqlite3.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 
 #include <unordered_map>
 
@@ -76,14 +81,28 @@ class SqliteStmt final : public Stmt {
   sqlite3_stmt* s_ = nullptr;
 };
 
+// Takes group and other permissions off a file this process owns (nothing where it does not exist); throws
+// naming the file where it cannot.
+void make_private(const std::string& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0 || (st.st_mode & 077) == 0) return;
+  if (::chmod(file.c_str(), st.st_mode & 07700) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%03o", static_cast<unsigned>(st.st_mode & 0777));
+    throw Error("cannot make " + file + " (mode " + mode + ") private to its owner: " + std::strerror(errno));
+  }
+}
+
 class SqliteConn final : public Conn {
  public:
   SqliteConn(const std::string& path, Role role) {
-    // A new database is private to its owner (it holds the tokens' hashes); SQLite would create it 0644,
-    // and gives its -wal and -shm files the database file's mode.
+    // The database is private to its owner (it holds the tokens' hashes): SQLite would create it 0644, and gives
+    // its -wal and -shm files the database file's mode. A file an older version created 0644 is made private
+    // too, with its -wal and -shm, when the writer opens it.
     if (role == Role::Writer && !path.empty() && path != ":memory:" && !path.starts_with("file:")) {
       const int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
       if (fd >= 0) ::close(fd);
+      for (const std::string& file : {path, path + "-wal", path + "-shm"}) make_private(file);
     }
     const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
     if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
