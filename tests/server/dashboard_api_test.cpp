@@ -63,6 +63,34 @@ TEST(DashboardApi, ThePageIsEmbeddedWithACspAndContentHashEtags) {
   EXPECT_NE(traversal->status, 200);
 }
 
+// Reliability II, finding 9: gzip answers lacked Vary and reused the identity ETag (a cache could serve one for
+// the other), and weak or listed tags in If-None-Match got the whole file again.
+TEST(DashboardApi, EachEncodingHasItsOwnTagAndRevalidationTakesWeakAndListedTags) {
+  TempDir dir;
+  TestServer s(dir.db("sw.db"));
+  auto c = s.client();
+  auto plain = c->Get("/vendor/uplot.js", {{"Accept-Encoding", "identity"}});
+  auto zipped = c->Get("/vendor/uplot.js", {{"Accept-Encoding", "gzip, br"}});
+  ASSERT_TRUE(plain && zipped);
+  EXPECT_EQ(plain->get_header_value("Content-Encoding"), "");
+  EXPECT_EQ(zipped->get_header_value("Content-Encoding"), "gzip");
+  const std::string plain_tag = plain->get_header_value("ETag"), zipped_tag = zipped->get_header_value("ETag");
+  EXPECT_NE(plain_tag, zipped_tag);
+  for (const auto* r : {&plain, &zipped}) EXPECT_EQ((*r)->get_header_value("Vary"), "Accept-Encoding");
+  EXPECT_EQ(c->Get("/api/v1/summary")->get_header_value("Vary"), "Accept-Encoding");
+  const auto revalidate = [&](const std::string& encoding, const std::string& if_none_match) {
+    return c->Get("/vendor/uplot.js", {{"Accept-Encoding", encoding}, {"If-None-Match", if_none_match}})->status;
+  };
+  EXPECT_EQ(revalidate("identity", plain_tag), 304);
+  EXPECT_EQ(revalidate("identity", "W/" + plain_tag), 304);
+  EXPECT_EQ(revalidate("identity", "\"other\", W/" + plain_tag + ", \"more\""), 304);
+  EXPECT_EQ(revalidate("identity", "*"), 304);
+  EXPECT_EQ(revalidate("gzip", zipped_tag), 304);
+  EXPECT_EQ(revalidate("identity", zipped_tag), 200) << "the gzip tag is not the identity file's";
+  EXPECT_EQ(revalidate("gzip", plain_tag), 200);
+  EXPECT_EQ(revalidate("identity", "\"other\""), 200);
+}
+
 TEST(DashboardApi, WhereReadsNeedATokenThePageStillLoadsAndTheApiDoesNot) {
   TempDir dir;
   shaderwatch::ServerOptions o;

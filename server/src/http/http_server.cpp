@@ -263,6 +263,36 @@ struct HttpServer::Impl {
     if (gzip) headers.emplace("Accept-Encoding", "gzip");
   }
 
+  // Whether httplib will send this answer gzipped: the request accepts it (offer_gzip_only narrowed the header)
+  // and the type is one httplib 0.11 compresses (text/* but event streams, JavaScript, JSON, XML, SVG).
+  static bool gzip_answer(const httplib::Request& req, std::string_view type) {
+    if (req.get_header_value("Accept-Encoding") != "gzip") return false;
+    return (type.starts_with("text/") && type != "text/event-stream") || type == "image/svg+xml" ||
+           type == "application/javascript" || type == "application/json" || type == "application/xml" ||
+           type == "application/xhtml+xml" || type == "application/protobuf";
+  }
+  // A quoted entity tag for the identity or the gzip representation.
+  static std::string representation_etag(std::string_view tag, bool gzip) {
+    std::string t(tag);
+    if (gzip && t.size() >= 2) t.insert(t.size() - 1, "-gzip");
+    return t;
+  }
+  // If-None-Match: "*" or a comma-separated list of tags, each maybe weak (W/); weak comparison (RFC 9110 13.1.2).
+  static bool none_match_hits(std::string_view header, std::string_view etag) {
+    std::size_t pos = 0;
+    while (pos < header.size()) {
+      std::size_t end = header.find(',', pos);
+      if (end == std::string_view::npos) end = header.size();
+      std::string_view tag = header.substr(pos, end - pos);
+      while (!tag.empty() && (tag.front() == ' ' || tag.front() == '\t')) tag.remove_prefix(1);
+      while (!tag.empty() && (tag.back() == ' ' || tag.back() == '\t')) tag.remove_suffix(1);
+      if (tag.starts_with("W/")) tag.remove_prefix(2);
+      if (tag == "*" || tag == etag) return true;
+      pos = end + 1;
+    }
+    return false;
+  }
+
   // The dashboard's files by URL path; "/" is its page.
   void serve_dashboard() {
     static const auto by_path = [] {
@@ -278,10 +308,11 @@ struct HttpServer::Impl {
       }
       const web::Asset& a = *it->second;
       // The ETag is a content hash: a browser revalidates (no-cache) and gets a bodiless 304 until
-      // the server is rebuilt with other files.
-      res.set_header("ETag", std::string(a.etag));
+      // the server is rebuilt with other files. The gzip representation is another entity with its own tag.
+      const std::string etag = representation_etag(a.etag, gzip_answer(req, a.content_type));
+      res.set_header("ETag", etag);
       res.set_header("Cache-Control", "no-cache");
-      if (req.get_header_value("If-None-Match") == a.etag) {
+      if (none_match_hits(req.get_header_value("If-None-Match"), etag)) {
         res.status = 304;
         return;
       }
@@ -296,6 +327,8 @@ struct HttpServer::Impl {
                               "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none';"
                               " form-action 'self'"},
                              {"X-Content-Type-Options", "nosniff"},
+                             // Any answer may be sent gzipped or not, as the request's Accept-Encoding says.
+                             {"Vary", "Accept-Encoding"},
                              {"Referrer-Policy", "no-referrer"}});
     svr.set_payload_max_length(opts.max_body_bytes);
     svr.set_keep_alive_max_count(1000);  // pollers and uploaders reuse their connection
