@@ -4,7 +4,8 @@
 # The command finds the socket directory in SW_TEST_POSTGRES_SOCKET; the cluster's superuser is `sw`,
 # with trust authentication on that socket. As root, the cluster runs as the `postgres` user (initdb
 # refuses root). SW_TEST_POSTGRES_SETTINGS adds server settings (-c name=value ...); by default the
-# cluster does not fsync (a test cluster is thrown away).
+# cluster does not fsync (a test cluster is thrown away). $SW_TEST_POSTGRES_SOCKET/ctl.sh start|stop starts and
+# stops it again.
 # Usage: with_postgres.sh COMMAND [ARGS...]
 set -euo pipefail
 bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
@@ -27,8 +28,19 @@ if ! "${as_owner[@]}" "$bindir/initdb" -D "$dir/data" -U sw --auth=trust --local
   exit 1
 fi
 settings=${SW_TEST_POSTGRES_SETTINGS:-"-c fsync=off -c synchronous_commit=off -c full_page_writes=off"}
-if ! "${as_owner[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-k $dir -c listen_addresses= -c max_connections=300 $settings" start >/dev/null; then
+# $dir/ctl.sh start|stop: the cluster started as here, or stopped (fast), for tests of a database outage.
+cat >"$dir/ctl.sh" <<EOF
+#!/usr/bin/env bash
+set -euo pipefail
+case "\$1" in
+  start) ${as_owner[*]} "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \\
+           -o "-k $dir -c listen_addresses= -c max_connections=300 $settings" start >/dev/null ;;
+  stop) ${as_owner[*]} "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null ;;
+  *) echo "usage: \$0 start|stop" >&2; exit 2 ;;
+esac
+EOF
+chmod 755 "$dir/ctl.sh"
+if ! bash "$dir/ctl.sh" start; then
   cat "$dir/server.log" >&2
   exit 1
 fi

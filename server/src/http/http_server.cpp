@@ -62,6 +62,8 @@ constexpr std::size_t kMaxWorkers = 512;
 constexpr time_t kKeepAliveSeconds = 2;
 // A request body must arrive within this (a 64 MiB upload needs 0.5 MB/s).
 constexpr auto kBodyDeadline = std::chrono::seconds(120);
+// What a 503 asks the client to wait before retrying (the upload client retries 503s).
+constexpr int kRetryAfterSeconds = 5;
 
 // The listening socket without SO_REUSEPORT (httplib sets it): with it, a second server on the same port
 // started, and the kernel split connections between two databases.
@@ -104,7 +106,8 @@ struct HttpServer::Impl {
       send_error(res, 401, "Authorization must be 'Bearer <token>'", "Authorization");
       return std::nullopt;
     }
-    auto t = store.tokens().check(std::string_view(h).substr(prefix.size()));
+    std::optional<TokenInfo> t;
+    if (!guard(res, [&] { t = store.tokens().check(std::string_view(h).substr(prefix.size())); })) return std::nullopt;
     if (!t) {
       res.set_header("WWW-Authenticate", "Bearer error=\"invalid_token\"");
       send_error(res, 401, "invalid or revoked token", "Authorization");
@@ -235,18 +238,30 @@ struct HttpServer::Impl {
       guard(res, [&] { send_json(res, 200, f(req)); });
     };
   }
+  // Runs f; whether it ran without error, the error answer set otherwise. A database connection that broke under it
+  // and is live again runs it once more (every handler is safe to repeat: reads, and writes that are idempotent or
+  // rolled back whole); a database still unreachable is a 503 the client may retry.
   template <class F>
-  void guard(httplib::Response& res, F f) {
-    try {
-      f();
-    } catch (const ClientError& e) {
-      send_error(res, e.status, e.what(), e.field);
-    } catch (const StorageFull& e) {
-      std::cerr << "shaderwatch-server: " << e.what() << "\n";
-      send_error(res, 507, std::string(e.what()) + " (no room on its disk, or --max-db-mib reached): nothing was stored");
-    } catch (const std::exception& e) {
-      std::cerr << "shaderwatch-server: internal error: " << e.what() << "\n";
-      send_error(res, 500, std::string("internal error: ") + e.what());
+  static bool guard(httplib::Response& res, F f) {
+    for (int attempt = 1;; ++attempt) {
+      try {
+        f();
+        return true;
+      } catch (const ClientError& e) {
+        send_error(res, e.status, e.what(), e.field);
+      } catch (const StorageFull& e) {
+        std::cerr << "shaderwatch-server: " << e.what() << "\n";
+        send_error(res, 507, std::string(e.what()) + " (no room on its disk, or --max-db-mib reached): nothing was stored");
+      } catch (const DatabaseUnavailable& e) {
+        if (e.reconnected && attempt == 1) continue;
+        std::cerr << "shaderwatch-server: " << e.what() << "\n";
+        res.set_header("Retry-After", std::to_string(kRetryAfterSeconds));
+        send_error(res, 503, std::string("the database is unavailable, nothing was done: ") + e.what());
+      } catch (const std::exception& e) {
+        std::cerr << "shaderwatch-server: internal error: " << e.what() << "\n";
+        send_error(res, 500, std::string("internal error: ") + e.what());
+      }
+      return false;
     }
   }
 
@@ -394,8 +409,13 @@ struct HttpServer::Impl {
     svr.Get(std::string(shaderwatch::upload::kUploadCheckPath), [this](const httplib::Request& req, httplib::Response& res) {
       if (auto who = authorize(req, res, Act::PostRun)) send_json(res, 200, {{"token", *who}, {"may_post_runs", true}});
     });
-    svr.Get("/api/v1/health", [](const httplib::Request&, httplib::Response& res) {
-      send_json(res, 200, {{"status", "ok"}});
+    // Liveness and readiness in one: 200 while the database answers, 503 (with Retry-After) while it does not, so a
+    // load balancer or systemd's watchdog sends no traffic to a server whose database is down.
+    svr.Get("/api/v1/health", [this](const httplib::Request&, httplib::Response& res) {
+      guard(res, [&] {
+        store.ping();
+        send_json(res, 200, {{"status", "ok"}, {"database", "ok"}});
+      });
     });
     svr.Get("/api/v1/gpus", read([this](const auto& req) { return store.queries().gpus(params_of(req)); }));
     svr.Get("/api/v1/drivers", read([this](const auto& req) { return store.queries().drivers(params_of(req)); }));

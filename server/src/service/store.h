@@ -66,6 +66,9 @@ class Store {
   // The alert as triaged.
   Alert set_alert_state(std::int64_t id, std::string_view body, const std::string& by);
 
+  // Whether the database answers: a trivial read on a pooled reader (throws DatabaseUnavailable where it cannot).
+  void ping() { db_.ping(); }
+
   TokenStore& tokens() { return tokens_; }
   Queries& queries() { return queries_; }
   StoreStats stats() const;

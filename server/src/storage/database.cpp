@@ -46,6 +46,13 @@ Database::ReaderLease Database::reader() {
   return ReaderLease(*this, std::move(c));
 }
 
+void Database::ping() {
+  auto c = reader();
+  auto& st = c->q("SELECT 1");
+  st.step();
+  st.reset();
+}
+
 // Each statement its own transaction. Every statement is reset first: an open read snapshot older than the
 // last commit could not be upgraded to a write (SQLITE_BUSY_SNAPSHOT).
 std::unique_lock<std::mutex> Database::detector_write_lock() {

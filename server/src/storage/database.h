@@ -65,6 +65,8 @@ class Database {
     std::unique_ptr<sql::Conn> c_;
   };
   ReaderLease reader();
+  // A trivial read on a pooled reader: returns when the database answers.
+  void ping();
 
   WriteLock write() { return WriteLock(write_mu_, *writer_); }
 

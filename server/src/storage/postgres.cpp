@@ -152,6 +152,7 @@ class PgConn final : public Conn {
 
   Engine engine() const override { return Engine::Postgresql; }
   void exec(const std::string& sql) override {
+    live();
     Result r(PQexec(conn_, sql.c_str()), &PQclear);
     checked(r.get(), sql);
   }
@@ -218,26 +219,43 @@ class PgConn final : public Conn {
   // check(), after reconnecting where the connection broke, so the next statement finds a live one.
   void checked(const PGresult* r, std::string_view what) {
     if (PQstatus(conn_) == CONNECTION_BAD) {
-      const std::string why = PQerrorMessage(conn_);
-      PQreset(conn_);
-      ++generation_;
-      if (PQstatus(conn_) == CONNECTION_OK) configure();
-      throw Error("the connection to PostgreSQL broke (" + why + "); reconnected for the next request");
+      const std::string why = trimmed(PQerrorMessage(conn_));
+      const bool back = reset();
+      throw DatabaseUnavailable("the connection to PostgreSQL broke (" + why + ")" +
+                                    (back ? "; reconnected" : "; PostgreSQL is unreachable"),
+                                back);
     }
     check(conn_, r, what);
+  }
+  // Before a statement: a connection left broken (PostgreSQL was down when it broke) is reconnected first, so the
+  // first request after PostgreSQL is back succeeds; while it is still down, DatabaseUnavailable.
+  void live() {
+    if (PQstatus(conn_) != CONNECTION_BAD || reset()) return;
+    throw DatabaseUnavailable("PostgreSQL is unreachable: " + trimmed(PQerrorMessage(conn_)), false);
   }
 
  private:
   void open() {
     conn_ = PQconnectdb(uri_.c_str());
     if (PQstatus(conn_) != CONNECTION_OK) {
-      std::string msg = PQerrorMessage(conn_);
-      while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+      const std::string msg = trimmed(PQerrorMessage(conn_));
       PQfinish(conn_);
       conn_ = nullptr;
-      throw Error("cannot connect to " + Location{Engine::Postgresql, uri_}.describe() + ": " + msg);
+      throw DatabaseUnavailable("cannot connect to " + Location{Engine::Postgresql, uri_}.describe() + ": " + msg, false);
     }
     configure();
+  }
+  // Reconnects; whether the connection is live again. Statements prepared before are prepared again.
+  bool reset() {
+    PQreset(conn_);
+    ++generation_;
+    if (PQstatus(conn_) != CONNECTION_OK) return false;
+    configure();
+    return true;
+  }
+  static std::string trimmed(std::string msg) {
+    while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
+    return msg;
   }
   void configure() {
     PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);  // "already exists, skipping" and such
@@ -269,6 +287,7 @@ void PgStmt::prepare() {
 
 bool PgStmt::step() {
   if (res_) return ++row_ < PQntuples(res_.get());
+  c_.live();
   if (prepared_in_ != c_.generation()) prepare();
   std::vector<const char*> values(static_cast<std::size_t>(n_));
   std::vector<int> lengths(static_cast<std::size_t>(n_));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <string>
 
 namespace shaderwatch {
 
@@ -10,6 +11,14 @@ namespace shaderwatch {
 // rolled back. The HTTP layer answers 507.
 struct StorageFull : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+
+// The database server cannot be reached (PostgreSQL down, restarting or cut off). `reconnected`: the connection
+// broke under a statement and is live again, so the request may be tried once more; otherwise the HTTP layer
+// answers 503 with a Retry-After.
+struct DatabaseUnavailable : std::runtime_error {
+  DatabaseUnavailable(const std::string& what, bool reconnected) : std::runtime_error(what), reconnected(reconnected) {}
+  bool reconnected;
 };
 
 }  // namespace shaderwatch
