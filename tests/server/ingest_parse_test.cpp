@@ -111,7 +111,7 @@ TEST(IngestParse, TimesThatDoNotExistAreRefusedNotMoved) {
 }
 
 // Finding 7: a byte order mark, a trailing NUL and a duplicate key were accepted (the last key winning),
-// and so were 100,000 counters in one row.
+// and so were 100,000 counters in one row (1,000 here: more of such tiny values pass the memory bound, json_body).
 TEST(IngestParse, BodiesThatMeanSomethingElseThanTheyShowAreRefused) {
   const std::string good = wrapped(swt::read_fixture("decorated_plain.json"));
   EXPECT_EQ(refusal(good), "accepted");
@@ -121,7 +121,7 @@ TEST(IngestParse, BodiesThatMeanSomethingElseThanTheyShowAreRefused) {
   twice.insert(1, R"("run": {"id": "shadow", "commit": "c0"}, )");
   EXPECT_EQ(refusal(twice), "run: duplicate key in a JSON object");
   json doc = swt::read_fixture("decorated_plain.json");
-  for (int i = 0; i < 100000; ++i) doc["benchmarks"][0][std::string("c").append(std::to_string(i))] = i;
+  for (int i = 0; i < 1000; ++i) doc["benchmarks"][0][std::string("c").append(std::to_string(i))] = i;
   EXPECT_NE(refusal(wrapped(doc)).find("counters, more than 256"), std::string::npos);
 }
 

@@ -1,5 +1,6 @@
 #include "common/json_body.h"
 
+#include <algorithm>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -10,40 +11,66 @@ namespace shaderwatch {
 
 namespace {
 
+// The most the parsed tree may take in memory per byte of body (see DomWithoutDuplicateKeys).
+constexpr std::size_t kTreeBytesPerBodyByte = 8;
+
 // nlohmann's own DOM builder, fed by one SAX pass that also keeps the keys of the objects open, refusing the text
 // (ClientError, 400) at a duplicate key or where it is not JSON. (nlohmann's callback parser, which could do the
 // same, rescans an array after each value it ends: 200,000 `{}` in one array took 7-11 s.)
+// The memory the tree takes is bounded: each value is counted as it is added, at about what nlohmann's tree spends
+// on it (a value's 16 bytes and its share of its array's growth, a map node per key, the heap of strings past
+// the small-string buffer), and a body whose tree would pass kTreeBytesPerBodyByte times its own size is refused
+// (413) as it is read. The count errs high for small values (28 bytes per byte of `{"a":1}`, which takes 17), so
+// the tree a refused body reached stays under about 5 times its size. The real runs of ../shared/data take 2.8-3.0
+// times theirs (counted under 4).
 class DomWithoutDuplicateKeys : public nlohmann::json_sax<nlohmann::json> {
  public:
-  explicit DomWithoutDuplicateKeys(nlohmann::json& out) : dom_(out, true) {}
-  bool null() override { return dom_.null(); }
-  bool boolean(bool v) override { return dom_.boolean(v); }
-  bool number_integer(number_integer_t v) override { return dom_.number_integer(v); }
-  bool number_unsigned(number_unsigned_t v) override { return dom_.number_unsigned(v); }
-  bool number_float(number_float_t v, const string_t& s) override { return dom_.number_float(v, s); }
-  bool string(string_t& v) override { return dom_.string(v); }
+  DomWithoutDuplicateKeys(nlohmann::json& out, std::size_t body_bytes)
+      : dom_(out, true), budget_(std::max<std::size_t>(kTreeBytesPerBodyByte * body_bytes, 1 << 20)) {}
+  bool null() override { return spend(kSlot) && dom_.null(); }
+  bool boolean(bool v) override { return spend(kSlot) && dom_.boolean(v); }
+  bool number_integer(number_integer_t v) override { return spend(kSlot) && dom_.number_integer(v); }
+  bool number_unsigned(number_unsigned_t v) override { return spend(kSlot) && dom_.number_unsigned(v); }
+  bool number_float(number_float_t v, const string_t& s) override { return spend(kSlot) && dom_.number_float(v, s); }
+  bool string(string_t& v) override { return spend(kSlot + kString + heap(v)) && dom_.string(v); }
   bool binary(binary_t& v) override { return dom_.binary(v); }
   bool start_object(std::size_t n) override {
     keys_.emplace_back();
-    return dom_.start_object(n);
+    return spend(kSlot + kObject) && dom_.start_object(n);
   }
   bool key(string_t& k) override {
     if (!keys_.back().insert(k).second) throw ClientError(400, "duplicate key in a JSON object", k);
-    return dom_.key(k);
+    return spend(kMapNode + heap(k)) && dom_.key(k);
   }
   bool end_object() override {
     keys_.pop_back();
     return dom_.end_object();
   }
-  bool start_array(std::size_t n) override { return dom_.start_array(n); }
+  bool start_array(std::size_t n) override { return spend(kSlot + kArray) && dom_.start_array(n); }
   bool end_array() override { return dom_.end_array(); }
   bool parse_error(std::size_t, const std::string&, const nlohmann::json::exception& e) override {
     throw ClientError(400, std::string("body is not valid JSON: ") + e.what());
   }
 
  private:
+  // Bytes, as libstdc++ and malloc lay them out on 64-bit Linux.
+  static constexpr std::size_t kSlot = 32;     // a value, and its array's spare capacity
+  static constexpr std::size_t kObject = 64;   // the std::map of an object
+  static constexpr std::size_t kMapNode = 96;  // a key: its tree node with the key's string and the value
+  static constexpr std::size_t kString = 48;   // a string value's std::string
+  static constexpr std::size_t kArray = 40;    // the std::vector of an array
+  static std::size_t heap(const std::string& s) { return s.size() > 15 ? s.size() + 17 : 0; }
+  bool spend(std::size_t bytes) {
+    if ((used_ += bytes) <= budget_) return true;
+    throw ClientError(413, "the body's JSON would take more than " + std::to_string(budget_ >> 20) +
+                               " MiB to hold in memory (" + std::to_string(kTreeBytesPerBodyByte) +
+                               " times its size): too many small values");
+  }
+
   nlohmann::detail::json_sax_dom_parser<nlohmann::json> dom_;
   std::vector<std::unordered_set<std::string>> keys_;  // per open object
+  const std::size_t budget_;
+  std::size_t used_ = 0;
 };
 
 }  // namespace
@@ -57,7 +84,7 @@ nlohmann::json parse_json_object(std::string_view body, std::size_t max_nesting)
   if (body.starts_with("\xEF\xBB\xBF")) throw ClientError(400, "a UTF-8 byte order mark before the JSON", "$");
   if (body.find('\0') != std::string_view::npos) throw ClientError(400, "a NUL byte in the body", "$");
   nlohmann::json j;
-  DomWithoutDuplicateKeys builder(j);
+  DomWithoutDuplicateKeys builder(j, body.size());
   try {
     nlohmann::json::sax_parse(body.begin(), body.end(), &builder);
   } catch (const nlohmann::json::exception& e) {
