@@ -1,5 +1,7 @@
 #include "detection/detect.h"
 
+#include "detection/running_order.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -17,17 +19,6 @@ std::vector<double> slice(const std::vector<double>& y, std::size_t lo, std::siz
   return {y.begin() + static_cast<std::ptrdiff_t>(lo), y.begin() + static_cast<std::ptrdiff_t>(hi)};
 }
 
-// Level of a stretch of points: the 20% trimmed mean. A lone outlier among 5 or more points is
-// trimmed away, as with the median, but it is 94% as efficient as the mean on normal noise
-// where the median is 64%: steps of 3 sigma are found runs earlier.
-double level(const std::vector<double>& y, std::size_t lo, std::size_t hi) {
-  auto v = slice(y, lo, hi);
-  std::sort(v.begin(), v.end());
-  const std::size_t k = v.size() >= 5 ? std::max<std::size_t>(1, v.size() / 5) : 0;
-  double sum = 0;
-  for (std::size_t i = k; i + k < v.size(); ++i) sum += v[i];
-  return sum / static_cast<double>(v.size() - 2 * k);
-}
 constexpr double kTrimSe = 1.03;  // s.e. of a 20% trimmed mean relative to a mean (normal)
 
 double l1_cost(const std::vector<double>& y, std::size_t lo, std::size_t hi) {
@@ -37,48 +28,6 @@ double l1_cost(const std::vector<double>& y, std::size_t lo, std::size_t hi) {
   for (double x : v) c += std::fabs(x - m);
   return c;
 }
-
-// A small window of values kept sorted as values enter and leave it (the running medians and local noises below
-// move it one value at a time instead of re-sorting a copy per point).
-class SortedWindow {
- public:
-  void insert(double x) { v_.insert(std::upper_bound(v_.begin(), v_.end(), x), x); }
-  void erase(double x) { v_.erase(std::lower_bound(v_.begin(), v_.end(), x)); }
-  const std::vector<double>& sorted() const { return v_; }
-  double median() const {
-    const std::size_t m = v_.size();
-    return m % 2 ? v_[m / 2] : (v_[m / 2 - 1] + v_[m / 2]) / 2;
-  }
-
- private:
-  std::vector<double> v_;
-};
-
-// The trimmed mean of level() over a growing set of values, updated per value added: the sums of all values and
-// of the k lowest and k highest (k = the count trimmed each side) follow each insertion, so every prefix's
-// level costs one sorted insertion rather than a pass over the prefix.
-class GrowingLevel {
- public:
-  void add(double x) {
-    const std::size_t m = v_.size(), k = trim(m);
-    const auto pos = std::upper_bound(v_.begin(), v_.end(), x);
-    const auto r = static_cast<std::size_t>(pos - v_.begin());
-    if (r < k) low_ += x - v_[k - 1];          // x joins the lowest k, pushing their highest out
-    if (k > 0 && r >= m + 1 - k) high_ += x - v_[m - k];  // x joins the highest k, pushing their lowest out
-    v_.insert(pos, x);
-    sum_ += x;
-    if (trim(m + 1) > k) low_ += v_[k], high_ += v_[m - k];  // one more trimmed each side
-  }
-  double level() const {
-    const std::size_t m = v_.size(), k = trim(m);
-    return (sum_ - low_ - high_) / static_cast<double>(m - 2 * k);
-  }
-
- private:
-  static std::size_t trim(std::size_t m) { return m >= 5 ? std::max<std::size_t>(1, m / 5) : 0; }
-  std::vector<double> v_;
-  double sum_ = 0, low_ = 0, high_ = 0;
-};
 
 // The run-to-run noise of each point of the window (log), as prefix sums of its variance, so that a split's
 // standard error weighs each side by the noise its own runs have: a series whose runner became 4x noisier is
@@ -95,19 +44,6 @@ struct NoiseProfile {
     return std::sqrt(var(lo, t) / (nl * nl) + var(t, hi) / (nr * nr));
   }
 };
-
-// The level of every prefix [lo, t) of [lo, hi) (at t - lo, t in (lo, hi]), or with `suffixes` of every suffix [t, hi)
-// (at t - lo, t in [lo, hi)).
-std::vector<double> growing_levels(const std::vector<double>& y, std::size_t lo, std::size_t hi, bool suffixes) {
-  std::vector<double> out(hi - lo + 1, 0.0);
-  GrowingLevel growing;
-  if (suffixes) {
-    for (std::size_t t = hi; t-- > lo;) growing.add(y[t]), out[t - lo] = growing.level();
-  } else {
-    for (std::size_t t = lo + 1; t <= hi; ++t) growing.add(y[t - 1]), out[t - lo] = growing.level();
-  }
-  return out;
-}
 
 void add_split(const std::vector<double>& y, std::size_t lo, std::size_t hi, std::size_t cand, double score,
                const NoiseProfile& noise, double threshold, const Params& p,
