@@ -54,6 +54,33 @@ TEST(HttpHardening, IdleAndSlowConnectionsLeaveTheServerAnswering) {
   }
 }
 
+// Reliability II, finding 11: a client trickling one header byte a second was never cut off (httplib's read timeout
+// restarts with each byte), and past 512 such connections health went unanswered. Headers are due within 10 s of
+// the accept (ConnectionQueue::kFirstHeadersDue), and within 12 s of the previous answer on a kept-alive connection.
+TEST(HttpHardening, AClientTricklingItsHeadersIsCutOff) {
+  swt::TempDir dir;
+  swt::TestServer s(dir.db("trickle.db"));
+  RawConnection slow(s.port), kept(s.port);
+  ASSERT_TRUE(slow.send("GET /api/v1/health HTTP/1.1\r\nHost: x\r\n"));
+  ASSERT_TRUE(kept.send("GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n"));
+  EXPECT_EQ(kept.receive(3000ms).rfind("HTTP/1.1 200", 0), 0u);
+  ASSERT_TRUE(kept.send("GET /api/v1/health HTTP/1.1\r\n"));  // its next request trickles too
+  const auto start = std::chrono::steady_clock::now();
+  bool slow_cut = false, kept_cut = false;
+  while (std::chrono::steady_clock::now() - start < 30s && !(slow_cut && kept_cut)) {
+    slow_cut = slow_cut || !slow.send("X");
+    kept_cut = kept_cut || !kept.send("X");
+    std::this_thread::sleep_for(500ms);
+  }
+  const auto took = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start);
+  EXPECT_TRUE(slow_cut) << "a new connection's headers trickled for " << took.count() << " s";
+  EXPECT_TRUE(kept_cut) << "a kept-alive connection's next headers trickled for " << took.count() << " s";
+  // A client that sends its request at once is served all along.
+  RawConnection probe(s.port);
+  ASSERT_TRUE(probe.send("GET /api/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  EXPECT_EQ(probe.receive(3000ms).rfind("HTTP/1.1 200", 0), 0u);
+}
+
 // Finding 2: the 401 was sent before the body was read and the connection kept alive, so the body
 // (arriving 0.3 s late) was parsed as the next request, and a valid request after it was lost.
 TEST(HttpHardening, AnEarlyAnswerClosesTheConnectionSoNoBodyIsReadAsARequest) {

@@ -9,27 +9,56 @@
 
 #include <httplib.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
+#include <thread>
 #include <utility>
 
 namespace shaderwatch {
 
+//
+// It also cuts off a client that takes too long to send a request's headers (a slowloris trickling a byte a second
+// would hold a worker for ever: httplib's read timeout restarts with every byte): they are due within
+// kFirstHeadersDue of the connection's accept, and within kNextHeadersDue of the previous answer on a kept-alive
+// connection. A watchdog shuts such a socket down; its worker then ends.
 class ConnectionQueue : public httplib::TaskQueue {
  public:
+  using Clock = std::chrono::steady_clock;
+  static constexpr auto kFirstHeadersDue = std::chrono::seconds(10);
+  static constexpr auto kNextHeadersDue = std::chrono::seconds(12);  // the 2 s keep-alive wait, then 10 s
+
   // `inner` runs the jobs; `listen_port` is the server's.
   ConnectionQueue(std::unique_ptr<httplib::TaskQueue> inner, int listen_port);
+  ~ConnectionQueue() override;
   void enqueue(std::function<void()> fn) override;
-  void shutdown() override { inner_->shutdown(); }
+  void shutdown() override;
+
+  // The connection `fd` (current_connection()) has a request's headers in: no deadline while it is served.
+  void headers_in(int fd);
+  // Its answer is written: the next request's headers are due within kNextHeadersDue.
+  void answered(int fd);
 
  private:
+  struct Served {
+    bool awaiting_headers = true;
+    Clock::time_point due;
+  };
+  using Key = std::pair<int, std::string>;  // (socket, peer address:port)
+  void watch();
+  void set(int fd, bool awaiting, Clock::time_point due);
+
   std::unique_ptr<httplib::TaskQueue> inner_;
   const int listen_port_;
   std::mutex mutex_;
-  std::set<std::pair<int, std::string>> served_;  // (socket, peer address:port) whose job has not ended
+  std::map<Key, Served> served_;  // connections whose job has not ended
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+  std::thread watchdog_;
 };
 
 // The socket of the connection the calling thread serves, or -1 (not a server worker, or not found).

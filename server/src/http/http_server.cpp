@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -79,6 +80,7 @@ struct HttpServer::Impl {
   ServerOptions opts;
   httplib::Server svr;
   int bound_port = 0;  // set by HttpServer::bind, before the task queue is made
+  std::atomic<ConnectionQueue*> connections{nullptr};  // httplib's, made when it listens
 
   Impl(Store& s, ServerOptions o) : store(s), opts(std::move(o)) {}
 
@@ -269,6 +271,11 @@ struct HttpServer::Impl {
     }
   }
 
+  // The request on this thread's connection has its headers: no header deadline while it is served.
+  void headers_in() {
+    if (auto* q = connections.load()) q->headers_in(current_connection());
+  }
+
   // Answers are compressed with gzip, never brotli: Debian's cpp-httplib compresses brotli at quality 11,
   // which took 6.2 s for a 10,000-point series (3.5 MB) that gzip sends in 0.18 s, and every browser asks
   // for brotli. httplib passes this same (non-const) Request on to its compression step, so the
@@ -353,7 +360,9 @@ struct HttpServer::Impl {
     svr.set_keep_alive_max_count(1000);  // pollers and uploaders reuse their connection
     svr.set_keep_alive_timeout(kKeepAliveSeconds);
     svr.new_task_queue = [this] {
-      return new ConnectionQueue(std::make_unique<GrowingTaskQueue>(kMaxWorkers), bound_port);
+      auto* q = new ConnectionQueue(std::make_unique<GrowingTaskQueue>(kMaxWorkers), bound_port);
+      connections.store(q);
+      return q;
     };
     svr.set_socket_options(listen_socket_options);
     // Headers and body go out in separate writes: without TCP_NODELAY, Nagle plus the client's
@@ -382,12 +391,14 @@ struct HttpServer::Impl {
     // Writes (and reads, when configured) are authorised, and a body's headers checked, before the body
     // is read, so an unauthenticated client cannot make the server read --max-body-bytes.
     svr.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+      headers_in();
       offer_gzip_only(req);
       return checks_before_body(req, res) ? httplib::Server::HandlerResponse::Unhandled
                                           : httplib::Server::HandlerResponse::Handled;
     });
     // "Expect: 100-continue" is answered only once the token and the size are known to be good.
     svr.set_expect_100_continue_handler([this](const httplib::Request& req, httplib::Response& res) {
+      headers_in();
       return checks_before_body(req, res) ? 100 : res.status;
     });
     // An error answer to a request with a body (maybe unread), or to one httplib could not parse, closes the
@@ -398,7 +409,11 @@ struct HttpServer::Impl {
       const bool unparsed = req.remote_port < 0;
       if (res.status >= 400 && (unparsed || declares_body(req) || req.has_header("Expect"))) mark_close(res);
     });
-    svr.set_logger([](const httplib::Request& req, const httplib::Response& res) { close_if_marked(req, res); });
+    // Called once the answer is written: the next request's headers are due from now.
+    svr.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+      close_if_marked(req, res);
+      if (auto* q = connections.load()) q->answered(current_connection());
+    });
     svr.Post(std::string(shaderwatch::upload::kRunsPath), [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
       auto who = authorize(req, res, Act::PostRun);
       if (!who) return;
