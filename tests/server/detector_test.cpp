@@ -314,6 +314,23 @@ TEST(Attribution, NothingChangedIsNeitherAndOnlyTheRunnerIsTheMachine) {
   EXPECT_EQ(d::attribute(in).cause, d::Cause::Driver);
 }
 
+TEST(Attribution, ANoiseChangeIsToldInWordsOfNoise) {
+  // A runner whose noise rose on most of this GPU's kernels: the same reasoning as a step, told as noise.
+  d::AttributionInput in;
+  in.runner_changed = in.commit_changed = true;
+  for (int i = 0; i < 4; ++i) in.kernel_siblings.push_back({std::string("k").append(std::to_string(i)), {true, i < 3, 1.0}});
+  in.gpu_siblings.push_back({"GPU B", {true, false, 0.0}});
+  const auto step = d::attribute(in);
+  in.noise = true;
+  const auto noise = d::attribute(in);
+  EXPECT_EQ(noise.cause, step.cause);
+  EXPECT_EQ(noise.cause, d::Cause::Machine);
+  EXPECT_EQ(noise.summary, "the runner changed and most kernels on this GPU changed their noise together, other GPUs "
+                           "did not: the machine");
+  for (const auto& line : noise.evidence) EXPECT_EQ(line.find("stepped"), std::string::npos) << line;
+  EXPECT_EQ(noise.evidence.back(), "other benchmarks on this GPU at this run: 3 of 4 changed their noise the same way");
+}
+
 TEST(Attribution, AnotherMachineIsTheMachineThoughTheCommitAdvanced) {
   // CI advances the commit on every run: the runner changing, every kernel of this GPU stepping and
   // no other GPU stepping at that commit is the machine.

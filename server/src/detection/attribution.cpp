@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <utility>
 
 #include "common/statistics.h"
 
@@ -33,6 +35,22 @@ SiblingStep sibling_step(const std::vector<double>& before, const std::vector<do
   return s;
 }
 
+namespace {
+
+// The summaries above tell of a step; for a change in noise the same reasoning holds with these words.
+std::string noise_wording(std::string summary) {
+  static const std::pair<const char*, const char*> kWords[] = {
+      {"the same step shows", "the same noise change shows"}, {"the step shows", "the noise change shows"},
+      {"stepped together", "changed their noise together"},   {"stepped at", "changed their noise at"},
+      {"stepped,", "changed their noise,"},                    {"did not step", "did not change their noise"}};
+  for (const auto& [from, to] : kWords)
+    for (auto at = summary.find(from); at != std::string::npos; at = summary.find(from, at + std::strlen(to)))
+      summary.replace(at, std::strlen(from), to);
+  return summary;
+}
+
+}  // namespace
+
 Attribution attribute(const AttributionInput& in) {
   Attribution a;
   for (const auto& s : in.gpu_siblings) {
@@ -55,12 +73,13 @@ Attribution attribute(const AttributionInput& in) {
     a.evidence.push_back("commit unchanged: " + in.commit_after);
   if (in.runner_changed)
     a.evidence.push_back("runner changed: " + in.runner_before + " -> " + in.runner_after);
+  const std::string same_way = in.noise ? " changed their noise the same way" : " stepped the same way";
   a.evidence.push_back("same benchmark on other GPUs at commit " + in.commit_after + ": " +
                        std::to_string(a.gpu_siblings_stepped) + " of " +
-                       std::to_string(a.gpu_siblings_checked) + " stepped the same way");
+                       std::to_string(a.gpu_siblings_checked) + same_way);
   a.evidence.push_back("other benchmarks on this GPU at this run: " +
                        std::to_string(a.kernel_siblings_stepped) + " of " +
-                       std::to_string(a.kernel_siblings_checked) + " stepped the same way");
+                       std::to_string(a.kernel_siblings_checked) + same_way);
 
   // Every piece of evidence, every time. The same SPIR-V runs on every GPU, so a code change shows on
   // the other GPUs at the same commit (code_sign) and, where they were checked and none stepped, the
@@ -104,6 +123,7 @@ Attribution attribute(const AttributionInput& in) {
     a.summary = code_sign ? "commit and driver changed; siblings point at both"
                           : "commit and driver changed; no sibling evidence to tell them apart";
   }
+  if (in.noise) a.summary = noise_wording(a.summary);
   return a;
 }
 

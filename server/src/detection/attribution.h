@@ -38,6 +38,8 @@ struct AttributionInput {
   std::vector<SiblingEvidence> gpu_siblings;
   // Other benchmarks on the same GPU, split at the same run.
   std::vector<SiblingEvidence> kernel_siblings;
+  // The change is in the run-to-run noise, not the level: siblings "changed their noise", not "stepped".
+  bool noise = false;
 };
 
 struct Attribution {

@@ -1,0 +1,202 @@
+#include "detection/change_attribution.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <tuple>
+#include <vector>
+
+#include "detection/attribution.h"
+
+using nlohmann::json;
+
+namespace shaderwatch {
+
+RunInfo load_run(sql::Conn& c, std::int64_t id) {
+  auto& st = c.q("SELECT run_key, commit_id, driver_name, driver_version, runner, started_ms, gpu_id,"
+                 " driver_info, driver_uuid FROM runs WHERE id=?");
+  st.bind(1, id);
+  if (!st.step()) throw std::runtime_error("run vanished");
+  RunInfo r;
+  r.id = id;
+  r.key = st.text(0);
+  r.commit = st.text(1);
+  r.driver = {st.text(2), st.text(3), st.text(7), st.text(8)};
+  r.runner = st.text(4);
+  r.started_ms = st.i64(5);
+  r.gpu_id = st.i64(6);
+  return r;
+}
+
+namespace {
+
+// The measured values of series `sid` before, or from, the point (ms, run), nearest first, at most `limit`.
+std::vector<double> series_values(sql::Conn& c, const char* sql, std::int64_t sid, std::int64_t ms, std::int64_t run,
+                                  int limit) {
+  auto& st = c.q(sql);
+  st.bind(1, sid).bind(2, ms).bind(3, run).bind(4, limit);
+  std::vector<double> v;
+  while (st.step()) v.push_back(st.f64(0));
+  return v;
+}
+std::vector<double> values_before(sql::Conn& c, std::int64_t sid, std::int64_t ms, std::int64_t run,
+                                  int limit) {
+  return series_values(c,
+                       "SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?) AND on_main=1"
+                       " AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?",
+                       sid, ms, run, limit);
+}
+std::vector<double> values_from(sql::Conn& c, std::int64_t sid, std::int64_t ms, std::int64_t run,
+                                int limit) {
+  return series_values(c,
+                       "SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) >= (?, ?) AND on_main=1"
+                       " AND value_ns IS NOT NULL ORDER BY started_ms, run_id LIMIT ?",
+                       sid, ms, run, limit);
+}
+
+// The run `n` main runs before (n < 0) or after (n > 0) run `a` in series sid, or the farthest there is.
+RunInfo run_near(sql::Conn& c, std::int64_t sid, const RunInfo& a, int n) {
+  auto& st = c.q(n < 0 ? "SELECT run_id FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?) AND on_main=1"
+                         " ORDER BY started_ms DESC, run_id DESC LIMIT ?"
+                       : "SELECT run_id FROM points WHERE series_id=? AND (started_ms, run_id) > (?, ?) AND on_main=1"
+                         " ORDER BY started_ms, run_id LIMIT ?");
+  st.bind(1, sid).bind(2, a.started_ms).bind(3, a.id).bind(4, std::abs(n));
+  std::int64_t id = a.id;
+  while (st.step()) id = st.i64(0);
+  st.reset();
+  return id == a.id ? a : load_run(c, id);
+}
+
+
+// Whether a sibling series changed with this one at the boundary: stepped the same way, or its noise changed the
+// same way (reported as a step of its noise ratio).
+detect::SiblingStep sibling_change(const std::vector<double>& before, const std::vector<double>& after, double own,
+                                   ChangeOf what, const detect::Params& params) {
+  if (what != ChangeOf::Noise) return detect::sibling_step(before, after, own, params);
+  const auto n = detect::sibling_noise(before, after, own, params);
+  detect::SiblingStep s;
+  s.present = n.present;
+  s.stepped = n.changed;
+  s.delta_rel = n.ratio - 1;
+  return s;
+}
+
+}  // namespace
+
+json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const RunInfo& b, double own, ChangeOf what,
+                      const detect::Params& params) {
+  detect::AttributionInput in;
+  const bool correctness = what == ChangeOf::Correctness;
+  // A performance step is placed to within a run or two (noise can make a neighbour look stepped), a change in
+  // noise to within min_segment runs: a driver or runner change that near the boundary counts as at it. A
+  // correctness change is placed exactly.
+  const int slack = what == ChangeOf::Noise ? static_cast<int>(params.min_segment) : 2;
+  const RunInfo early = correctness ? a : run_near(c, sid, a, -slack), late = correctness ? b : run_near(c, sid, b, slack);
+  in.driver_changed = early.driver != late.driver;
+  in.commit_changed = a.commit != b.commit;
+  in.noise = what == ChangeOf::Noise;
+  in.runner_changed = early.runner != late.runner;
+  const auto driver_text = driver_change_text(early.driver, late.driver);
+  in.driver_before = driver_text.before;
+  in.driver_after = driver_text.after;
+  in.commit_before = a.commit;
+  in.commit_after = b.commit;
+  in.runner_before = early.runner;
+  in.runner_after = late.runner;
+  constexpr int kSide = 12;
+  json gpu_ev = json::array(), kernel_ev = json::array();
+  {
+    auto& st = c.q("SELECT s.id, g.name, g.id FROM series s JOIN gpus g ON g.id=s.gpu_id"
+                   " WHERE s.benchmark_id=(SELECT benchmark_id FROM series WHERE id=?) AND s.id!=?"
+                   " ORDER BY s.id LIMIT 16");
+    st.bind(1, sid).bind(2, sid);
+    std::vector<std::tuple<std::int64_t, std::string, std::int64_t>> sibs;
+    while (st.step()) sibs.emplace_back(st.i64(0), st.text(1), st.i64(2));
+    for (const auto& [ssid, gname, gid] : sibs) {
+      detect::SiblingEvidence ev{gname, {}};
+      auto& first = c.q("SELECT started_ms, id FROM runs WHERE commit_id=? AND gpu_id=? AND"
+                        " EXISTS(SELECT 1 FROM points p WHERE p.run_id=runs.id AND p.on_main=1)"
+                        " ORDER BY started_ms, id LIMIT 1");
+      first.bind(1, b.commit).bind(2, gid);
+      if (first.step()) {
+        const auto ms = first.i64(0), rid = first.i64(1);
+        first.reset();
+        if (correctness) {
+          // For correctness the sibling "stepped" when it also fails at that commit.
+          auto& f = c.q("SELECT n_errors FROM points WHERE series_id=? AND run_id=?");
+          f.bind(1, ssid).bind(2, rid);
+          if (f.step()) {
+            ev.step.present = true;
+            ev.step.stepped = f.i64(0) > 0;
+          }
+        } else {
+          ev.step = sibling_change(values_before(c, ssid, ms, rid, kSide), values_from(c, ssid, ms, rid, kSide), own,
+                                   what, params);
+        }
+      }
+      in.gpu_siblings.push_back(ev);
+      if (ev.step.present)
+        gpu_ev.push_back({{"gpu", gname}, {"stepped", ev.step.stepped},
+                          {"delta_pct", 100 * ev.step.delta_rel}});
+    }
+  }
+  {
+    auto& st = c.q("SELECT p.series_id, bm.name, p.n_errors FROM points p JOIN series s ON s.id=p.series_id"
+                   " JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE p.run_id=? AND p.series_id!=?"
+                   " ORDER BY p.series_id LIMIT 24");
+    st.bind(1, b.id).bind(2, sid);
+    std::vector<std::tuple<std::int64_t, std::string, std::int64_t>> sibs;
+    while (st.step()) sibs.emplace_back(st.i64(0), st.text(1), st.i64(2));
+    for (const auto& [ssid, bname, nerr] : sibs) {
+      detect::SiblingEvidence ev{bname, {}};
+      if (correctness) {
+        ev.step.present = true;
+        ev.step.stepped = nerr > 0;
+      } else {
+        ev.step = sibling_change(values_before(c, ssid, b.started_ms, b.id, kSide),
+                                 values_from(c, ssid, b.started_ms, b.id, kSide), own, what, params);
+      }
+      in.kernel_siblings.push_back(ev);
+      if (ev.step.present && kernel_ev.size() < 12)
+        kernel_ev.push_back({{"benchmark", bname}, {"stepped", ev.step.stepped},
+                             {"delta_pct", 100 * ev.step.delta_rel}});
+    }
+  }
+  const auto at = detect::attribute(in);
+  return {{"cause", detect::to_string(at.cause)},
+          {"summary", at.summary},
+          {"evidence", at.evidence},
+          {"driver_changed", in.driver_changed},
+          {"commit_changed", in.commit_changed},
+          {"runner_changed", in.runner_changed},
+          {"driver_before", in.driver_before},
+          {"driver_after", in.driver_after},
+          {"commit_before", a.commit},
+          {"commit_after", b.commit},
+          {"gpu_siblings", {{"checked", at.gpu_siblings_checked}, {"stepped", at.gpu_siblings_stepped},
+                            {"detail", gpu_ev}}},
+          {"kernel_siblings", {{"checked", at.kernel_siblings_checked},
+                               {"stepped", at.kernel_siblings_stepped}, {"detail", kernel_ev}}}};
+}
+
+json with_trend(json attribution, const detect::ChangePoint& cp, const std::string& since_run) {
+  if (!cp.trend) return attribution;
+  char text[160];
+  std::snprintf(text, sizeof text, "drift: %+.2f%% per run since run %s (%+.1f%% so far); ", 100 * cp.rate_rel,
+                since_run.c_str(), 100 * cp.delta_rel);
+  attribution["trend"] = {{"rate_pct_per_run", 100 * cp.rate_rel}, {"since_run", since_run}, {"runs", cp.n_after}};
+  attribution["summary"] = text + attribution.value("summary", std::string());
+  return attribution;
+}
+
+json with_noise(json attribution, const detect::NoiseChange& nc, const std::string& since_run) {
+  char text[160];
+  std::snprintf(text, sizeof text, "run-to-run noise x%.1f (%.2f%% -> %.2f%%) since run %s; ", nc.ratio,
+                100 * nc.before_rel, 100 * nc.after_rel, since_run.c_str());
+  attribution["noise"] = {{"ratio", nc.ratio}, {"before_pct", 100 * nc.before_rel}, {"after_pct", 100 * nc.after_rel},
+                          {"since_run", since_run}};
+  attribution["summary"] = text + attribution.value("summary", std::string());
+  return attribution;
+}
+
+}  // namespace shaderwatch

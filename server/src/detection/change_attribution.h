@@ -1,0 +1,42 @@
+// The attribution of a change a series shows at a boundary, read from the store: the runs either side (commit,
+// driver, runner), the same benchmark on the other GPUs and the other benchmarks of the run, fed to the pure
+// detect::attribute (attribution.h), and written as the alert's attribution JSON. run_detector calls it for steps,
+// drifts, noise changes and correctness changes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/driver_identity.h"
+#include "detection/detect.h"
+#include "detection/noise_change.h"
+#include "storage/sql.h"
+
+namespace shaderwatch {
+
+// A run as attribution reads it.
+struct RunInfo {
+  std::int64_t id = 0, started_ms = 0, gpu_id = 0;
+  std::string key, commit, runner;
+  DriverIdentity driver;
+};
+RunInfo load_run(sql::Conn& c, std::int64_t id);
+
+// What changed at a boundary, and so what a sibling series must show to have changed with it.
+enum class ChangeOf {
+  Level,        // a step: `own` is its relative size
+  Correctness,  // failing from the boundary on
+  Noise,        // the run-to-run noise: `own` is its ratio (after / before)
+};
+
+// The attribution of a change between runs a and b of series sid, checking siblings.
+nlohmann::json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const RunInfo& b, double own,
+                                ChangeOf what, const detect::Params& params);
+// A drift's alert says so: its rate and where it started, before the attribution's own summary.
+nlohmann::json with_trend(nlohmann::json attribution, const detect::ChangePoint& cp, const std::string& since_run);
+// A noise alert says what changed: the noise either side and since which run, before the attribution's summary.
+nlohmann::json with_noise(nlohmann::json attribution, const detect::NoiseChange& nc, const std::string& since_run);
+
+}  // namespace shaderwatch
