@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 
 #include <unordered_map>
 
@@ -81,16 +82,16 @@ class SqliteStmt final : public Stmt {
   sqlite3_stmt* s_ = nullptr;
 };
 
-// Takes group and other permissions off a file this process owns (nothing where it does not exist); throws
-// naming the file where it cannot.
+// Takes group and other permissions off a file (nothing where it does not exist). Where the process cannot (the
+// file is another user's), it says so on stderr and goes on: a database shared on purpose still opens.
 void make_private(const std::string& file) {
   struct stat st {};
   if (::stat(file.c_str(), &st) != 0 || (st.st_mode & 077) == 0) return;
-  if (::chmod(file.c_str(), st.st_mode & 07700) != 0) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%03o", static_cast<unsigned>(st.st_mode & 0777));
-    throw Error("cannot make " + file + " (mode " + mode + ") private to its owner: " + std::strerror(errno));
-  }
+  if (::chmod(file.c_str(), st.st_mode & 07700) == 0) return;
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%03o", static_cast<unsigned>(st.st_mode & 0777));
+  std::cerr << "shaderwatch-server: warning: cannot make " << file << " (mode " << mode
+            << ") private to its owner: " << std::strerror(errno) << "\n";
 }
 
 class SqliteConn final : public Conn {
