@@ -30,28 +30,24 @@ RunInfo load_run(sql::Conn& c, std::int64_t id) {
 
 namespace {
 
-// The measured values of series `sid` before, or from, the point (ms, run), nearest first, at most `limit`.
-std::vector<double> series_values(sql::Conn& c, const char* sql, std::int64_t sid, std::int64_t ms, std::int64_t run,
+// The measured main-branch values of series `sid` before (`before`) or from the point (ms, run), nearest first, at
+// most `limit`.
+std::vector<double> series_values(sql::Conn& c, bool before, std::int64_t sid, std::int64_t ms, std::int64_t run,
                                   int limit) {
-  auto& st = c.q(sql);
+  auto& st = c.q(before ? "SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?) AND on_main=1"
+                          " AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?"
+                        : "SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) >= (?, ?) AND on_main=1"
+                          " AND value_ns IS NOT NULL ORDER BY started_ms, run_id LIMIT ?");
   st.bind(1, sid).bind(2, ms).bind(3, run).bind(4, limit);
   std::vector<double> v;
   while (st.step()) v.push_back(st.f64(0));
   return v;
 }
-std::vector<double> values_before(sql::Conn& c, std::int64_t sid, std::int64_t ms, std::int64_t run,
-                                  int limit) {
-  return series_values(c,
-                       "SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) < (?, ?) AND on_main=1"
-                       " AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?",
-                       sid, ms, run, limit);
+std::vector<double> values_before(sql::Conn& c, std::int64_t sid, std::int64_t ms, std::int64_t run, int limit) {
+  return series_values(c, true, sid, ms, run, limit);
 }
-std::vector<double> values_from(sql::Conn& c, std::int64_t sid, std::int64_t ms, std::int64_t run,
-                                int limit) {
-  return series_values(c,
-                       "SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) >= (?, ?) AND on_main=1"
-                       " AND value_ns IS NOT NULL ORDER BY started_ms, run_id LIMIT ?",
-                       sid, ms, run, limit);
+std::vector<double> values_from(sql::Conn& c, std::int64_t sid, std::int64_t ms, std::int64_t run, int limit) {
+  return series_values(c, false, sid, ms, run, limit);
 }
 
 // The run `n` main runs before (n < 0) or after (n > 0) run `a` in series sid, or the farthest there is.
