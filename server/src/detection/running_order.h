@@ -1,8 +1,9 @@
 // Order statistics of a series' values kept up to date one value at a time, for detect.cpp, which runs them on
-// every series of every ingested run: a sorted window for running medians and local noises, and the 20% trimmed
+// every series of every ingested run (inline: they are called per value): a sorted window for running medians and local noises, and the 20% trimmed
 // mean (a stretch's level) of a set growing by one value at a time.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -20,10 +21,13 @@ double level(const std::vector<double>& y, std::size_t lo, std::size_t hi);
 // value at a time instead of re-sorting a copy per point).
 class SortedWindow {
  public:
-  void insert(double x);
-  void erase(double x);  // x must be in the window
+  void insert(double x) { v_.insert(std::upper_bound(v_.begin(), v_.end(), x), x); }
+  void erase(double x) { v_.erase(std::lower_bound(v_.begin(), v_.end(), x)); }  // x must be in the window
   const std::vector<double>& sorted() const { return v_; }
-  double median() const;
+  double median() const {
+    const std::size_t m = v_.size();
+    return m % 2 ? v_[m / 2] : (v_[m / 2 - 1] + v_[m / 2]) / 2;
+  }
 
  private:
   std::vector<double> v_;
@@ -34,8 +38,21 @@ class SortedWindow {
 // than a pass over the prefix.
 class GrowingLevel {
  public:
-  void add(double x);
-  double level() const;
+  explicit GrowingLevel(std::size_t capacity = 0) { v_.reserve(capacity); }
+  void add(double x) {
+    const std::size_t m = v_.size(), k = trimmed_count(m);
+    const auto pos = std::upper_bound(v_.begin(), v_.end(), x);
+    const auto r = static_cast<std::size_t>(pos - v_.begin());
+    if (r < k) low_ += x - v_[k - 1];                     // x joins the lowest k, pushing their highest out
+    if (k > 0 && r >= m + 1 - k) high_ += x - v_[m - k];  // x joins the highest k, pushing their lowest out
+    v_.insert(pos, x);
+    sum_ += x;
+    if (trimmed_count(m + 1) > k) low_ += v_[k], high_ += v_[m - k];  // one more trimmed each side
+  }
+  double level() const {
+    const std::size_t m = v_.size(), k = trimmed_count(m);
+    return (sum_ - low_ - high_) / static_cast<double>(m - 2 * k);
+  }
 
  private:
   std::vector<double> v_;
