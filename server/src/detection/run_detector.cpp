@@ -16,7 +16,6 @@
 #include "detection/change_attribution.h"
 #include "detection/noise_change.h"
 #include "common/driver_identity.h"
-#include "storage/reps_blob.h"
 
 using nlohmann::json;
 
@@ -48,11 +47,11 @@ RunDetector::Window& RunDetector::window_for(std::int64_t sid) {
   if (auto it = windows_.find(sid); it != windows_.end()) return *it->second;
   if (windows_.size() > 50000) windows_.clear();  // bound memory; reloads are cheap
   auto win = std::make_unique<Window>();
-  auto& st = db_.detector().q("SELECT started_ms, run_id, value_ns, reps FROM points WHERE series_id=? AND on_main=1"
+  auto& st = db_.detector().q("SELECT started_ms, run_id, value_ns FROM points WHERE series_id=? AND on_main=1"
                         " AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
   st.bind(1, sid).bind(2, static_cast<std::int64_t>(std::max(opts_.detect.window, opts_.detect.noise_window)));
   while (st.step())
-    win->pts.push_back({st.i64(0), st.i64(1), st.f64(2), unpack_reps(st.blob(3))});
+    win->pts.push_back({st.i64(0), st.i64(1), st.f64(2)});
   std::reverse(win->pts.begin(), win->pts.end());
   return *windows_.emplace(sid, std::move(win)).first->second;
 }
@@ -79,14 +78,14 @@ void RunDetector::load_windows(std::int64_t run_pk, std::int64_t gpu_id, const s
   }
   std::unordered_map<std::int64_t, std::unique_ptr<Window>> loaded;
   {
-    auto& st = w.q("SELECT series_id, started_ms, run_id, value_ns, reps FROM points WHERE series_id IN"
+    auto& st = w.q("SELECT series_id, started_ms, run_id, value_ns FROM points WHERE series_id IN"
                    " (SELECT series_id FROM points WHERE run_id=? AND on_main=1) AND on_main=1 AND value_ns IS NOT NULL"
                    " AND started_ms>=? ORDER BY series_id, started_ms, run_id");
     st.bind(1, run_pk).bind(2, cutoff.value_or(INT64_MIN));
     while (st.step()) {
       auto& win = loaded[st.i64(0)];
       if (!win) win = std::make_unique<Window>();
-      win->pts.push_back({st.i64(1), st.i64(2), st.f64(3), unpack_reps(st.blob(4))});
+      win->pts.push_back({st.i64(1), st.i64(2), st.f64(3)});
     }
     st.reset();
   }
@@ -316,7 +315,7 @@ struct RunDetector::Pass {
     if (win.pts.size() < 2 * P.min_segment) return;
     std::vector<detect::Point> pts;
     pts.reserve(win.pts.size());
-    for (const auto& p : win.pts) pts.push_back({p.value, p.reps});
+    for (const auto& p : win.pts) pts.push_back({p.value, {}});
     const detect::KeptRuns kept = detect::kept_runs(pts, P);
     noise(sid, pts, kept, win);
     const auto cps = detect::detect(kept, P);
@@ -372,7 +371,7 @@ std::vector<std::int64_t> RunDetector::after_ingest(const WrittenRun& run) {
     if (wit == windows_.end()) continue;  // loaded from the database when first needed
     auto& pts = wit->second->pts;
     if (std::any_of(pts.begin(), pts.end(), [&](const auto& q) { return q.run_id == run.run_pk; })) continue;
-    Window::Pt pt{run.started_ms, run.run_pk, stats::median(reps), reps};
+    Window::Pt pt{run.started_ms, run.run_pk, stats::median(reps)};
     auto pos = std::upper_bound(pts.begin(), pts.end(), pt, [](const auto& l, const auto& r) {
       return std::tie(l.started_ms, l.run_id) < std::tie(r.started_ms, r.run_id);
     });

@@ -32,10 +32,9 @@ class RunDetector {
 
  private:
   struct Window {
-    struct Pt {
+    struct Pt {  // a run's value only: detection judges runs, never their repetitions
       std::int64_t started_ms = 0, run_id = 0;
       double value = 0;
-      std::vector<double> reps;
     };
     std::vector<Pt> pts;  // time order, at most max(window, noise_window)
   };
