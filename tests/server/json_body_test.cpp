@@ -25,6 +25,13 @@ TEST(JsonBody, ADuplicateKeyIsRefusedAtAnyDepthAndSameKeysInSiblingsAreNot) {
   EXPECT_NE(refusal(R"({"a": [{"k": 1}, {"k": 2, "x": 0, "k": 3}]})").find("duplicate key in a JSON object"), std::string::npos);
   EXPECT_NE(refusal(R"({"a": 1, "b": {"c": [[{"d": 1, "d": 1}]]}})").find("duplicate key"), std::string::npos);
   EXPECT_NE(refusal(R"({"a": 1, "a": 1})").find("duplicate key"), std::string::npos);
+  // Objects with more keys than are scanned one by one (32), their duplicate first or last.
+  std::string wide = "{";
+  for (int i = 0; i < 100; ++i) wide.append(i ? "," : "").append("\"k").append(std::to_string(i)).append("\": 0");
+  EXPECT_EQ(refusal(wide + "}"), "accepted");
+  EXPECT_EQ(refusal("{\"o\": [" + wide + "}, " + wide + "}]}"), "accepted") << "the same keys in sibling objects";
+  EXPECT_NE(refusal(wide + ", \"k99\": 1}").find("duplicate key"), std::string::npos);
+  EXPECT_NE(refusal(wide + ", \"k0\": 1}").find("duplicate key"), std::string::npos);
 }
 
 TEST(JsonBody, WhatIsNotAJsonObjectIsRefusedByName) {

@@ -1,7 +1,10 @@
 #include "common/json_body.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
@@ -35,15 +38,17 @@ class DomWithoutDuplicateKeys : public nlohmann::json_sax<nlohmann::json> {
   bool string(string_t& v) override { return spend(kSlot + kString + heap(v)) && dom_.string(v); }
   bool binary(binary_t& v) override { return dom_.binary(v); }
   bool start_object(std::size_t n) override {
-    keys_.emplace_back();
+    if (depth_ == keys_.size()) keys_.emplace_back();
+    keys_[depth_++].clear();
     return spend(kSlot + kObject) && dom_.start_object(n);
   }
   bool key(string_t& k) override {
-    if (!keys_.back().insert(k).second) throw ClientError(400, "duplicate key in a JSON object", k);
+    if (!keys_[depth_ - 1].insert(std::hash<std::string_view>{}(k)))
+      throw ClientError(400, "duplicate key in a JSON object", k);
     return spend(kMapNode + heap(k)) && dom_.key(k);
   }
   bool end_object() override {
-    keys_.pop_back();
+    --depth_;
     return dom_.end_object();
   }
   bool start_array(std::size_t n) override { return spend(kSlot + kArray) && dom_.start_array(n); }
@@ -68,7 +73,32 @@ class DomWithoutDuplicateKeys : public nlohmann::json_sax<nlohmann::json> {
   }
 
   nlohmann::detail::json_sax_dom_parser<nlohmann::json> dom_;
-  std::vector<std::unordered_set<std::string>> keys_;  // per open object
+  // The keys of one object, as 64-bit hashes: a key twice always hashes the same, and two keys of one object with
+  // the same hash (a false "duplicate", refusing only the sender's own body) take a collision made on purpose. A
+  // few are scanned; past kScanned they go in a hash set. Kept across objects, so their buffers are reused.
+  class ObjectKeys {
+   public:
+    void clear() {
+      few_.clear();
+      if (!many_.empty()) many_ = {};  // not clear(): a big set's buckets would be swept again for every object
+    }
+    bool insert(std::uint64_t h) {
+      if (few_.size() < kScanned) {
+        if (std::find(few_.begin(), few_.end(), h) != few_.end()) return false;
+        few_.push_back(h);
+        return true;
+      }
+      if (many_.empty()) many_.insert(few_.begin(), few_.end());
+      return many_.insert(h).second;
+    }
+
+   private:
+    static constexpr std::size_t kScanned = 32;
+    std::vector<std::uint64_t> few_;
+    std::unordered_set<std::uint64_t> many_;
+  };
+  std::vector<ObjectKeys> keys_;  // per open object, the first depth_ of them
+  std::size_t depth_ = 0;
   const std::size_t budget_;
   std::size_t used_ = 0;
 };
