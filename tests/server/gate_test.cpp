@@ -37,6 +37,19 @@ a::RunEvidence run_with(int n, int runs, std::vector<a::BenchmarkEvidence> extra
   return run;
 }
 
+// A run of one benchmark at +3.2% (its latest 6 runs too) with an open, unacknowledged regression (alert 7)
+// raised at 1% noise with 30 runs before its step; `since`: the series' runs since the step.
+a::RunEvidence with_open_regression(const std::vector<double>& since) {
+  a::BenchmarkEvidence b;
+  b.name = "lum/x/1080p/cold";
+  b.value = 103.2;
+  b.recent = std::vector<double>(6, 103.2);
+  b.open.push_back({7, false, 100.0, 103.2, 0.015, 0.01, 30, since});
+  a::RunEvidence run;
+  run.benchmarks.push_back(b);
+  return run;
+}
+
 }  // namespace
 
 TEST(Gate, ASlowdownTwiceTheLevelFailsTheRunThatBringsIt) {
@@ -160,17 +173,12 @@ TEST(Gate, TheCoverageLineSaysWhatEachRuleSaw) {
 }
 
 TEST(Gate, AConfirmedRegressionFailsOnceItsEvidencePassesTheGatesScore) {
-  a::BenchmarkEvidence b;
-  b.name = "lum/x/1080p/cold";
-  b.value = 103.2;
-  b.recent = std::vector<double>(6, 103.2);
   // A +3.2% step in 1% noise over 30 runs, 6 runs on it: z = ln(1.032) / (0.01 sqrt(pi/12 + 1/30)) = 5.8, under
   // the t quantile of 5 for 36 runs (6.4): present, listed, not failing until more runs confirm it...
-  b.open.push_back({7, false, 100.0, 103.2, 0.015, 0.01, 30, b.recent});
-  EXPECT_NEAR(a::evidence_z(100, b.recent, 0.01, 30), 5.8, 0.05);
+  const std::vector<double> six(6, 103.2);
+  auto run = with_open_regression(six);
+  EXPECT_NEAR(a::evidence_z(100, six, 0.01, 30), 5.8, 0.05);
   EXPECT_NEAR(shaderwatch::stats::tail_threshold(5.0, 36), 6.4, 0.1);
-  a::RunEvidence run;
-  run.benchmarks.push_back(b);
   const auto v = a::judge(run);
   EXPECT_FALSE(v.fail);
   EXPECT_EQ(v.unconfirmed, std::vector<std::int64_t>{7});
@@ -214,15 +222,9 @@ TEST(Gate, ARegressionIsWeighedWithTheNoiseItsRunsHaveNow) {
   // An alert raised at 1% noise (+3.2%, 30 runs before); its 24 runs since alternate +-4% around +3.2%: a runner
   // 4x noisier. Against the alert's 1% the score is far past the gate; against the noise those runs show (the
   // median absolute first difference: 8% / sqrt(2) / 0.6745 ~ 8.4% here), it is unconfirmed.
-  a::BenchmarkEvidence b;
-  b.name = "lum/x/1080p/cold";
-  b.value = 103.2;
-  b.recent = std::vector<double>(6, 103.2);
   std::vector<double> since;
   for (int i = 0; i < 24; ++i) since.push_back(103.2 * (i % 2 ? 1.04 : 0.96));
-  b.open.push_back({7, false, 100.0, 103.2, 0.015, 0.01, 30, since});
-  a::RunEvidence run;
-  run.benchmarks.push_back(b);
+  auto run = with_open_regression(since);
   const auto v = a::judge(run);
   EXPECT_FALSE(v.fail);
   EXPECT_EQ(v.unconfirmed, std::vector<std::int64_t>{7});
