@@ -166,6 +166,17 @@ struct RunDetector::Pass {
 
   const detect::Params& params() const { return self.opts_.detect; }
 
+  // The window index of run `run_id`, where the window holds it.
+  static std::optional<std::size_t> index_in(const Window& win, std::int64_t run_id) {
+    const auto it = std::find_if(win.pts.begin(), win.pts.end(), [&](const auto& p) { return p.run_id == run_id; });
+    if (it == win.pts.end()) return std::nullopt;
+    return static_cast<std::size_t>(it - win.pts.begin());
+  }
+  // The runs either side of a boundary at window index `i`: {last of the old level, first of the new}.
+  std::pair<RunInfo, RunInfo> boundary(const Window& win, std::size_t i) {
+    return {load_run(w, win.pts[i - 1].run_id), load_run(w, win.pts[i].run_id)};
+  }
+
   void insert_alert(std::int64_t sid, const RunInfo& b, const RunInfo* a, detect::AlertKind kind,
                     const detect::ChangePoint* cp, const json& attribution) {
     auto& ins = w.q(
@@ -232,12 +243,11 @@ struct RunDetector::Pass {
                    " before_ns, after_ns, floor_pct FROM alerts WHERE series_id=? AND kind IN ('regression','improvement','ambiguous') AND started_ms>=?");
     st.bind(1, sid).bind(2, win.pts.front().started_ms);
     while (st.step()) {
-      const auto rid = st.i64(1);
-      auto it = std::find_if(win.pts.begin(), win.pts.end(), [&](const auto& p) { return p.run_id == rid; });
-      if (it == win.pts.end()) continue;
+      const auto at = index_in(win, st.i64(1));
+      if (!at) continue;
       const auto kind = detect::parse_alert_kind(st.text(2)).value_or(detect::AlertKind::Ambiguous);
       const std::string state = st.text(3);
-      existing.push_back({st.i64(0), static_cast<std::size_t>(it - win.pts.begin()), kind, state == "new",
+      existing.push_back({st.i64(0), *at, kind, state == "new",
                           st.i64(4) != 0, state == "invalid", st.f64(5) > 0, st.null(6) ? 0 : st.f64(6),
                           st.null(7) ? 0 : st.f64(7), st.null(8) ? 0 : st.f64(8) / 100});
     }
@@ -286,19 +296,15 @@ struct RunDetector::Pass {
     std::optional<std::int64_t> moving;
     bool known = false;
     while (st.step()) {
-      const auto rid = st.i64(1);
-      const auto it = std::find_if(win.pts.begin(), win.pts.end(), [&](const auto& p) { return p.run_id == rid; });
-      if (it == win.pts.end()) continue;
-      const auto at = static_cast<std::size_t>(it - win.pts.begin());
-      if ((at > nc->index ? at - nc->index : nc->index - at) >= params().min_segment) continue;
+      const auto at = index_in(win, st.i64(1));
+      if (!at || (*at > nc->index ? *at - nc->index : nc->index - *at) >= params().min_segment) continue;
       known = true;
-      if (st.text(2) == "new" && at != nc->index) moving = st.i64(0);
+      if (st.text(2) == "new" && *at != nc->index) moving = st.i64(0);
     }
     st.reset();
     if (known && !moving) return;
     const auto cp = as_change_point(*nc, pts);
-    const RunInfo b = load_run(w, win.pts[nc->index].run_id);
-    const RunInfo a = load_run(w, win.pts[nc->index - 1].run_id);
+    const auto [a, b] = boundary(win, nc->index);
     const json attribution = with_noise(attribute_change(w, sid, a, b, nc->ratio, ChangeOf::Noise, params()), *nc, b.key);
     if (moving)
       move_alert(*moving, b, a, detect::AlertKind::Noise, cp, attribution);
@@ -326,8 +332,7 @@ struct RunDetector::Pass {
         close_reverted(change.alert_id, cp, win);
         continue;
       }
-      const RunInfo b = load_run(w, win.pts[cp.index].run_id);
-      const RunInfo a = load_run(w, win.pts[cp.index - 1].run_id);
+      const auto [a, b] = boundary(win, cp.index);
       const json attribution = with_trend(attribute_change(w, sid, a, b, cp.delta_rel, ChangeOf::Level, P), cp, b.key);
       if (change.action == lifecycle::Action::Insert) {
         insert_alert(sid, b, &a, change.kind, &cp, attribution);
