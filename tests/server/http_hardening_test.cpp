@@ -107,6 +107,26 @@ TEST(HttpHardening, AnEarlyAnswerClosesTheConnectionSoNoBodyIsReadAsARequest) {
   EXPECT_EQ(runs_stored(s), 1);
 }
 
+// Issue 29, finding 8: requests sent before the previous answer (pipelining) were read through a stream that died
+// with the first request: GET+POST+GET in one write got one answer, and the POST never ran.
+TEST(HttpHardening, PipelinedRequestsAreEachAnsweredInOrder) {
+  swt::TempDir dir;
+  swt::TestServer s(dir.db("pipelined.db"));
+  RawConnection c(s.port);
+  ASSERT_TRUE(c.send(swt::cat("GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n",
+                              post_request(small_run("pipelined"), s.token),
+                              "GET /api/v1/runs/no-such-run HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")));
+  const std::string answers = c.receive(5000ms);
+  EXPECT_EQ(swt::count_of(answers, "HTTP/1.1 "), 3u) << answers;
+  const std::size_t ok = answers.find("HTTP/1.1 200"), created = answers.find("HTTP/1.1 201"),
+                    missing = answers.find("HTTP/1.1 404");
+  EXPECT_LT(ok, created) << answers;
+  EXPECT_LT(created, missing) << answers;
+  EXPECT_NE(missing, std::string::npos) << answers;
+  EXPECT_TRUE(c.closed()) << "the last request asked to close";
+  EXPECT_EQ(runs_stored(s), 1) << "the pipelined POST ran";
+}
+
 // httplib reads no body for GET, HEAD or OPTIONS: a body sent with one was parsed as the next request.
 TEST(HttpHardening, ABodyOnAGetIsRefusedNotReadAsARequest) {
   swt::TempDir dir;

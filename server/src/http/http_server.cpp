@@ -16,6 +16,7 @@
 #include "http/growing_task_queue.h"
 #include "http/lingering_close.h"
 #include "http/own_sockets.h"
+#include "http/pipelining_server.h"
 #include "queries/query_helpers.h"
 #include "render/run_report.h"
 #include "render/api_json.h"
@@ -78,7 +79,7 @@ void listen_socket_options(socket_t sock) {
 struct HttpServer::Impl {
   Store& store;
   ServerOptions opts;
-  httplib::Server svr;
+  PipeliningServer svr;  // httplib's, reading each connection through one stream
   int bound_port = 0;  // set by HttpServer::bind, before the task queue is made
   std::atomic<ConnectionQueue*> connections{nullptr};  // httplib's, made when it listens
 

@@ -7,6 +7,7 @@
 
 #include "http/connection_queue.h"
 #include "http/own_sockets.h"
+#include "http/pipelining_server.h"
 
 namespace shaderwatch {
 
@@ -40,6 +41,7 @@ void mark_close(httplib::Response& res) {
 
 void close_if_marked(const httplib::Request& req, const httplib::Response& res, std::chrono::milliseconds linger) {
   if (res.get_header_value("Connection") != "close") return;
+  connection_closed_by_answer();  // nothing the connection's stream has read past the request is served
   const int fd = current_connection() >= 0 ? current_connection() : connection_socket(req);
   if (fd < 0) return;
   shutdown(fd, SHUT_WR);  // the answer is out; FIN after it
