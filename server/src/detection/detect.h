@@ -33,10 +33,11 @@ struct Params {
   // Stage 1c: the latest segment's older splits, tried when the newest one is not a change: the split that leaves
   // exactly `age` runs after it, for each of these ages, at older_tail_threshold (as a t quantile). A small step
   // grows its score with the runs on it and passes the test of its own age as soon as it can, where the window's
-  // search (stage 1) pays for every position: +1.5% in 1% noise found by 24 runs after 60 of history in 75% of
-  // series (61% without), for 0-13% more false alerts in A/A (detect() alone; server/README.md, "Stage 1c").
-  // Tried only where the latest segment's noise is steady (see detect.cpp).
-  std::array<std::size_t, 5> tail_ages{9, 13, 19, 27, 38};
+  // search (stage 1) pays for every position. Ages about 10% apart: a step between two ages is tested with few of
+  // its runs on the wrong side. The tests are nearly the same statistic at neighbouring ages, so 17 of them raise
+  // false alerts far less than 17-fold (server/README.md, "Stage 1c"). Tried only where the latest segment's
+  // noise is steady (see detect.cpp).
+  std::array<std::size_t, 17> tail_ages{7, 8, 9, 10, 11, 12, 14, 16, 18, 20, 22, 24, 27, 30, 34, 38, 43};
   double older_tail_threshold = 4.5;
   // Stage 1's threshold is raised for the uncertainty of the series' noise estimate: divided by
   // (1 - noise_sd_margin * relative s.e. of that estimate): 5.7 at 96 points, 7.0 at 18.
