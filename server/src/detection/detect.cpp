@@ -210,7 +210,7 @@ std::optional<ChangePoint> as_trend(const std::vector<double>& before, const std
 // level. Left in, two of them in six runs made a segment, and they inflated the noise estimate, hiding
 // real steps. 8 scale units: a Gaussian run is never one.
 constexpr double kHampelK = 8.0;
-std::vector<char> outlier_runs(const std::vector<double>& y, std::size_t half_window) {
+std::vector<char> outlier_runs(const std::vector<double>& y, std::size_t half_window, const double* gpu_noise) {
   const std::size_t n = y.size();
   std::vector<char> outlier(n, 0);
   std::vector<double> resid(n);
@@ -225,7 +225,8 @@ std::vector<char> outlier_runs(const std::vector<double>& y, std::size_t half_wi
   // a quarter of the runs being outliers), not the MAD of the residuals: a run is the median of its own
   // window often enough that their MAD is far too small.
   const double scale = std::max(stats::kMinSigma, stats::diff_mad_sigma(y));
-  for (std::size_t i = 0; i < n; ++i) outlier[i] = std::fabs(resid[i]) > kHampelK * scale;
+  for (std::size_t i = 0; i < n; ++i)
+    outlier[i] = std::fabs(resid[i]) > kHampelK * scale * (gpu_noise ? std::max(1.0, gpu_noise[i]) : 1.0);
   return outlier;
 }
 
@@ -295,7 +296,12 @@ constexpr double kNoisierBy = 1.75;
 // clear change of runner (4x the noise shows 3-4x). At kNoisierBy, a local estimate from 6-12 differences reaches
 // it by chance somewhere in 23% (normal noise) to 45% (Student-t) of 56-run A/A windows, and in 2.5: 1-7%.
 constexpr double kUnsteadyBy = 2.5;
-NoiseProfile noise_profile(const std::vector<double>& y, double sigma) {
+// A run whose whole GPU is kGpuNoisierBy times noisier than usual (`gpu_noise`, see gpu_noise.h; empty: unknown) has at
+// least that multiple of the series' typical noise (`typical_sd`), and makes its stretch unsteady: measured on a
+// GPU's hundreds of series, a runner's noise is known from its first run, where the series' own few runs say little.
+// 2: a driver update that moves a third of the series by 3 sigma raises the median to about 1.7.
+constexpr double kGpuNoisierBy = 2.0;
+NoiseProfile noise_profile(const std::vector<double>& y, double sigma, const double* gpu_noise, double typical_sd) {
   const std::size_t n = y.size();
   std::vector<double> local(n, 0.0);
   // Difference j is |y[j] - y[j - 1]|: point i's are those touching points i - kLocalDiffs + 1 .. i + kLocalDiffs,
@@ -313,23 +319,31 @@ NoiseProfile noise_profile(const std::vector<double>& y, double sigma) {
   np.var_sum.assign(n + 1, 0.0);
   np.unsteady_sum.assign(n + 1, 0);
   for (std::size_t i = 0; i < n; ++i) {
-    const double sd = local[i] >= kNoisierBy * typical ? std::max(local[i], sigma) : sigma;
+    double sd = local[i] >= kNoisierBy * typical ? std::max(local[i], sigma) : sigma;
+    const bool gpu_noisier = gpu_noise && gpu_noise[i] >= kGpuNoisierBy;
+    if (gpu_noisier) sd = std::max(sd, gpu_noise[i] * typical_sd);
     np.var_sum[i + 1] = np.var_sum[i] + sd * sd;
-    np.unsteady_sum[i + 1] = np.unsteady_sum[i] + (local[i] >= kUnsteadyBy * typical);
+    np.unsteady_sum[i + 1] = np.unsteady_sum[i] + (local[i] >= kUnsteadyBy * typical || gpu_noisier);
   }
   return np;
 }
 
 }  // namespace
 
-KeptRuns kept_runs(const std::vector<Point>& all, const Params& p) {
+KeptRuns kept_runs(const std::vector<Point>& all, const Params& p, const std::vector<double>& gpu_noise) {
   // Log space: steps and noise become relative, so one threshold fits 1 us and 1 s kernels.
   std::vector<double> y_given(all.size());
   for (std::size_t i = 0; i < all.size(); ++i) y_given[i] = std::log(std::max(all[i].value, 1e-6));
-  const std::vector<char> outlier = outlier_runs(y_given, p.min_segment > 0 ? p.min_segment - 1 : 0);
+  const bool known = gpu_noise.size() == all.size();
+  const std::vector<char> outlier =
+      outlier_runs(y_given, p.min_segment > 0 ? p.min_segment - 1 : 0, known ? gpu_noise.data() : nullptr);
   KeptRuns k;
-  for (std::size_t i = 0; i < y_given.size(); ++i)
-    if (!outlier[i]) k.y.push_back(y_given[i]), k.at.push_back(i);
+  for (std::size_t i = 0; i < y_given.size(); ++i) {
+    if (outlier[i]) continue;
+    k.y.push_back(y_given[i]);
+    k.at.push_back(i);
+    if (known) k.gpu_noise.push_back(gpu_noise[i]);
+  }
   return k;
 }
 
@@ -367,7 +381,8 @@ std::vector<ChangePoint> detect(const KeptRuns& kept, const Params& p) {
   // trimmed-RMS sigma is about 1/sqrt(1.6 (m-1)) for m points; allow p.noise_sd_margin of them.
   const double se_rel = 1.0 / std::sqrt(1.6 * static_cast<double>(n_all - 1));
   const double threshold = p.cp_threshold / std::max(0.5, 1.0 - p.noise_sd_margin * se_rel);
-  const NoiseProfile noise_now = noise_profile(y, sigma);
+  const double* gpu_noise = kept.gpu_noise.size() == n_all ? kept.gpu_noise.data() + off : nullptr;
+  const NoiseProfile noise_now = noise_profile(y, sigma, gpu_noise, stats::diff_mad_sigma(y_all));
   std::vector<std::pair<std::size_t, double>> cps;
   const std::vector<double> window_levels = growing_levels(y, 0, n, false);
   segment(y, 0, n, noise_now, threshold, p, cps, &window_levels);

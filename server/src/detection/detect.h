@@ -98,8 +98,13 @@ struct ChangePoint {
 struct KeptRuns {
   std::vector<double> y;
   std::vector<std::size_t> at;
+  // Per kept run, its GPU's noise then relative to the series' own (gpu_noise.h), where the caller knows it (empty:
+  // unknown). A run whose GPU is clearly noisier is judged against that much more noise.
+  std::vector<double> gpu_noise;
 };
-KeptRuns kept_runs(const std::vector<Point>& all, const Params& p = {});
+// `gpu_noise`: per point given, its GPU's noise factor then (empty: unknown); a run on a clearly noisier GPU is an
+// outlier only that many times further out.
+KeptRuns kept_runs(const std::vector<Point>& all, const Params& p = {}, const std::vector<double>& gpu_noise = {});
 
 // Run-to-run noise of a stretch of values in time order (log values give relative noise): the larger
 // of the MAD estimate and the first-difference estimate the detector uses (which is nearly as efficient

@@ -14,6 +14,7 @@
 #include "common/iso8601.h"
 #include "detection/alert_lifecycle.h"
 #include "detection/change_attribution.h"
+#include "detection/gpu_noise.h"
 #include "detection/noise_change.h"
 #include "common/driver_identity.h"
 
@@ -163,6 +164,7 @@ struct RunDetector::Pass {
   const RunInfo run;
   RunEvidence evidence;
   std::vector<std::int64_t> raised;
+  std::unordered_map<std::int64_t, double> gpu_noise;  // the GPU's noise factor per run (gpu_noise.h)
 
   const detect::Params& params() const { return self.opts_.detect; }
 
@@ -321,8 +323,14 @@ struct RunDetector::Pass {
     if (win.pts.size() < 2 * P.min_segment) return;
     std::vector<detect::Point> pts;
     pts.reserve(win.pts.size());
-    for (const auto& p : win.pts) pts.push_back({p.value, {}});
-    const detect::KeptRuns kept = detect::kept_runs(pts, P);
+    std::vector<double> noise_factor;
+    noise_factor.reserve(win.pts.size());
+    for (const auto& p : win.pts) {
+      pts.push_back({p.value, {}});
+      const auto it = gpu_noise.find(p.run_id);
+      noise_factor.push_back(it == gpu_noise.end() ? 1.0 : it->second);
+    }
+    const detect::KeptRuns kept = detect::kept_runs(pts, P, noise_factor);
     noise(sid, pts, kept, win);
     const auto cps = detect::detect(kept, P);
     if (cps.empty()) return;
@@ -356,6 +364,15 @@ std::vector<std::int64_t> RunDetector::detect_run(std::int64_t run_pk, const std
   }
   pass.evidence = load_evidence(w, pass.run);
   load_windows(pass.run.id, pass.run.gpu_id, series_ids);
+  if (series_ids.size() >= detect::kGpuNoiseMinSeries) {
+    std::vector<std::vector<detect::RunValue>> gpu_series;
+    gpu_series.reserve(series_ids.size());
+    for (const std::int64_t sid : series_ids) {
+      auto& s = gpu_series.emplace_back();
+      for (const auto& p : window_for(sid).pts) s.push_back({p.run_id, p.value});
+    }
+    pass.gpu_noise = detect::gpu_noise_by_run(gpu_series);
+  }
   for (const std::int64_t sid : series_ids) {
     pass.correctness(sid);
     pass.reweigh_siblings(sid);
