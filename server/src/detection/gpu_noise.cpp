@@ -3,36 +3,54 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common/statistics.h"
-
 namespace shaderwatch::detect {
 
+namespace {
+
+// The median, reordering `v` (the upper middle value of an even count: a median over hundreds of series).
+double median_in_place(std::vector<double>& v) {
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+}  // namespace
+
 std::unordered_map<std::int64_t, double> gpu_noise_by_run(const std::vector<std::vector<RunValue>>& series) {
-  // Per run: each series' log difference into it and that series' noise.
-  struct Diff {
-    double d, scale;
-  };
-  std::unordered_map<std::int64_t, std::vector<Diff>> into;
-  std::vector<double> y;
+  // Runs by column, in the order first met (a GPU's series mostly share their runs); per column each series' log
+  // difference into that run and the series' typical |difference|.
+  std::unordered_map<std::int64_t, std::size_t> column;
+  std::vector<std::int64_t> run_of;
+  std::vector<std::vector<double>> diffs, scales;
+  std::vector<double> y, abs_d;
   for (const auto& s : series) {
     if (s.size() < 3) continue;
-    y.clear();
-    for (const auto& r : s) y.push_back(std::log(std::max(r.value, 1e-6)));
-    const double scale = stats::diff_mad_sigma(y) * std::sqrt(2.0);  // the typical |difference|'s sigma
+    y.resize(s.size());
+    abs_d.resize(s.size() - 1);
+    for (std::size_t j = 0; j < s.size(); ++j) y[j] = std::log(std::max(s[j].value, 1e-6));
+    for (std::size_t j = 1; j < y.size(); ++j) abs_d[j - 1] = std::fabs(y[j] - y[j - 1]);
+    // |N(0, s)| has its median at 0.6745 s.
+    const double scale = median_in_place(abs_d) / 0.6745;
     if (!(scale > 0)) continue;
-    for (std::size_t j = 1; j < y.size(); ++j) into[s[j].run_id].push_back({y[j] - y[j - 1], scale});
+    for (std::size_t j = 1; j < s.size(); ++j) {
+      const auto [it, fresh] = column.try_emplace(s[j].run_id, diffs.size());
+      if (fresh) {
+        run_of.push_back(s[j].run_id);
+        diffs.emplace_back().reserve(series.size());
+        scales.emplace_back().reserve(series.size());
+      }
+      diffs[it->second].push_back(y[j] - y[j - 1]);
+      scales[it->second].push_back(scale);
+    }
   }
   std::unordered_map<std::int64_t, double> factor;
   std::vector<double> v;
-  for (const auto& [run_id, diffs] : into) {
-    if (diffs.size() < kGpuNoiseMinSeries) continue;
-    v.clear();
-    for (const auto& x : diffs) v.push_back(x.d);
-    const double common = stats::median(v);
-    v.clear();
-    for (const auto& x : diffs) v.push_back(std::fabs(x.d - common) / x.scale);
-    // The median |N(0, 1)| is 0.6745.
-    factor[run_id] = stats::median(v) / 0.6745;
+  for (std::size_t c = 0; c < diffs.size(); ++c) {
+    if (diffs[c].size() < kGpuNoiseMinSeries) continue;
+    v = diffs[c];
+    const double common = median_in_place(v);
+    for (std::size_t k = 0; k < v.size(); ++k) v[k] = std::fabs(diffs[c][k] - common) / scales[c][k];
+    factor[run_of[c]] = median_in_place(v) / 0.6745;
   }
   return factor;
 }
