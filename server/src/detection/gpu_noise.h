@@ -18,10 +18,12 @@ struct RunValue {
 // Runs seen by fewer series than this get no factor (too few for a median to mean anything).
 inline constexpr std::size_t kGpuNoiseMinSeries = 20;
 
-// For each run (by id) some kGpuNoiseMinSeries of `series` (a GPU's, each in time order) step into from their
-// previous run: the median over those series of |difference - the differences' median| in units of the series'
-// own noise (the median absolute difference over its runs), scaled so that unchanged noise gives 1. Taking out the
-// median difference leaves a machine step (all series alike) out of it.
+// For each run (by id) that at least kGpuNoiseMinSeries of `series` (a GPU's, each in time order) step into from
+// a previous run: the median over those series of |difference - the differences' median| in units of the series'
+// typical difference (its median absolute difference), scaled so that unchanged noise gives 1. Taking out the
+// median difference leaves a machine step (all series alike) out of it. Relative to the series' typical difference,
+// a noisier stretch shows less the more of the window it holds (4x: about 3x at a quarter, 2x at half); the
+// detector takes the factor times the same typical noise, so the product is the run's noise either way.
 std::unordered_map<std::int64_t, double> gpu_noise_by_run(const std::vector<std::vector<RunValue>>& series);
 
 }  // namespace shaderwatch::detect
