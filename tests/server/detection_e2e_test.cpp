@@ -201,6 +201,28 @@ TEST(DetectionE2E, ARegressionBackOnItsOldLevelIsClosedByTheEvidence) {
   EXPECT_EQ(s.get("/api/v1/runs/r44-g1/verdict")["verdict"], "pass");
 }
 
+TEST(DetectionE2E, ARevertPassesTheVerdictFromItsSecondRun) {
+  // The same 6% step, reverted at run 28. Presence was the median of the latest 6 runs, so a revert failed the
+  // verdicts of its first three runs (issue 28: 13-24 failed verdicts per 360 runs of the fleet's revert); the
+  // newest runs alone now count too, and two runs back on the old level free the verdict.
+  TempDir dir;
+  TestServer s(dir.db("sw.db"));
+  Scenario sc;
+  sc.runs = 28;
+  sc.effect = [](int, int k, int i) { return k == 0 && i >= 12 && i < 28 ? 1.06 : 1.0; };
+  post_history(s, sc, 16);
+  EXPECT_EQ(s.get("/api/v1/runs/r27-g0/verdict")["verdict"], "fail") << "the step holds";
+  sc.first = 28;
+  sc.runs = 30;
+  post_history(s, sc, 21);
+  for (const char* run : {"r29-g0", "r29-g1"}) {
+    const json v = s.get(cat("/api/v1/runs/", run, "/verdict"));
+    EXPECT_EQ(v["verdict"], "pass") << run << ", the second run back on the old level: " << v.dump(1);
+  }
+  EXPECT_EQ(s.get("/api/v1/alerts?kind=regression&state=new")["total"].get<int>(), 2)
+      << "still open: six runs close a regression, two only stop it failing verdicts";
+}
+
 TEST(DetectionE2E, ALaterAlertNeverMasksARegressionStillThere) {
   TempDir dir;
   TestServer s(dir.db("sw.db"));

@@ -404,6 +404,26 @@ TEST(Detector, StillPresentAgainstTheOldLevelAndTheFloor) {
   EXPECT_FALSE(d::still_present(step, mixed, 3));
 }
 
+TEST(Detector, TheNewestRunsAloneCanSayARevertIsGone) {
+  // +6% in 1% noise, 16 runs on it; runs oldest first. One run back on the old level is 4.3 standard errors from
+  // the step's (the run against the 16), over present_newest_z: gone, where the median of six waits for the fourth.
+  const d::Step step{100, 106, 0.01, 0.01, 16};
+  const std::vector<double> one_back{106.2, 105.4, 106.9, 105.8, 106.1, 100.3};
+  EXPECT_TRUE(d::still_present(step, one_back, 3)) << "the median of six";
+  EXPECT_FALSE(d::present_in_newest(step, one_back));
+  // A partial fix is still a regression however many of the newest runs show it; one fast run is noise.
+  EXPECT_TRUE(d::present_in_newest(step, {106.2, 105.4, 106.9, 103.1, 102.8, 103.2}));
+  EXPECT_TRUE(d::present_in_newest(step, {106.2, 105.4, 106.9, 105.8, 106.1, 103.0}));
+  EXPECT_TRUE(d::present_in_newest(step, {})) << "no evidence: keep it";
+  // +3%: one run back is 2.4 standard errors; with two back, the median of the newest three is back, 3.7 standard
+  // errors of a median of three: gone from the second reverted run.
+  const d::Step small{100, 103, 0.01, 0.01, 16};
+  EXPECT_TRUE(d::present_in_newest(small, {103.2, 102.7, 103.1, 103.0, 102.9, 99.9}));
+  const std::vector<double> two_back{103.2, 102.7, 103.1, 103.0, 100.1, 99.9};
+  EXPECT_FALSE(d::present_in_newest(small, two_back));
+  EXPECT_TRUE(d::still_present(small, two_back, 3)) << "the median of six";
+}
+
 TEST(Detector, ASmallRegressionIsGoneOnlyOnEvidence) {
   // +1.5% in 1% noise, its level measured on 6 runs: six runs 0.8% lower than it (within the noise of six runs
   // against six) leave it present, where the half-step rule alone called it gone.

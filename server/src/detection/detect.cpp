@@ -465,20 +465,41 @@ std::vector<ChangePoint> detect(const KeptRuns& kept, const Params& p) {
   return result;
 }
 
-bool still_present(const Step& step, const std::vector<double>& recent, double gone_z, const Params& p) {
-  if (recent.empty() || step.before <= 0 || step.after <= 0 || step.after == step.before) return true;  // no evidence: keep it
-  const std::size_t k = std::min(recent.size(), std::max<std::size_t>(1, p.present_points));
+namespace {
+
+// Whether the median of the newest k of `recent` says the step is gone, at gone_z (see still_present).
+bool gone_in_newest(const Step& step, const std::vector<double>& recent, std::size_t k, double gone_z) {
   const double now = stats::median({recent.end() - static_cast<std::ptrdiff_t>(k), recent.end()});
-  if (now <= 0) return true;
+  if (now <= 0) return false;
   const double direction = step.after > step.before ? 1 : -1;
   const double half_step = 0.5 * std::fabs(step.after / step.before - 1);
   const double floor = step.floor_rel > 0 ? std::min(step.floor_rel, half_step) : half_step;
-  if (direction * (now / step.before - 1) >= floor) return true;
-  if (step.noise_rel <= 0) return false;
-  // The median of k normal values has a variance pi/2 times the mean's.
+  if (direction * (now / step.before - 1) >= floor) return false;
+  if (step.noise_rel <= 0) return true;
+  // The median of k normal values has a variance pi/2 times the mean's (for k of 1 and 2 it is the mean's).
   const double se = step.noise_rel * std::sqrt(M_PI / 2 / static_cast<double>(k) +
                                                1.0 / static_cast<double>(std::max<std::size_t>(step.n_after, 1)));
-  return direction * std::log(step.after / now) < gone_z * se;
+  return direction * std::log(step.after / now) >= gone_z * se;
+}
+
+bool no_evidence(const Step& step, const std::vector<double>& recent) {
+  return recent.empty() || step.before <= 0 || step.after <= 0 || step.after == step.before;
+}
+
+}  // namespace
+
+bool still_present(const Step& step, const std::vector<double>& recent, double gone_z, const Params& p) {
+  if (no_evidence(step, recent)) return true;  // keep it
+  return !gone_in_newest(step, recent, std::min(recent.size(), std::max<std::size_t>(1, p.present_points)), gone_z);
+}
+
+bool present_in_newest(const Step& step, const std::vector<double>& recent, const Params& p) {
+  if (no_evidence(step, recent)) return true;
+  const std::size_t most = std::min(recent.size(), std::max<std::size_t>(1, p.present_points));
+  if (gone_in_newest(step, recent, most, p.present_z)) return false;
+  for (std::size_t k = 1; k < most; ++k)
+    if (gone_in_newest(step, recent, k, p.present_newest_z)) return false;
+  return true;
 }
 
 }  // namespace shaderwatch::detect

@@ -144,6 +144,7 @@ void load_open_alerts(sql::Conn& c, const JudgedRun& run, const BySeries& series
 void load_open_regressions(sql::Conn& c, const JudgedRun& run, const EvidenceParams& p, const BySeries& series) {
   latest_main_points(c, run, p, {run.started_ms, run.pk}, true, p.detect.present_points, series,
                      [](Evidence& b, const sql::Stmt& st) { b.recent.push_back(st.f64(1)); });
+  for (auto& [sid, b] : series) std::reverse(b->recent.begin(), b->recent.end());  // read newest first
   std::vector<std::pair<Evidence*, std::pair<std::int64_t, std::int64_t>>> steps;
   load_open_alerts(c, run, series, steps);
   // Open regressions are few (a handful per run): one read each.
