@@ -45,6 +45,14 @@ void post_history(const TestServer& s, const Scenario& sc, std::uint64_t seed) {
   }
 }
 
+// Kernel 0 is 6% slower from run 12 to run 27 on both GPUs, then back; runs 0 .. runs-1 posted.
+Scenario reverted_at_28(int runs) {
+  Scenario sc;
+  sc.runs = runs;
+  sc.effect = [](int, int k, int i) { return k == 0 && i >= 12 && i < 28 ? 1.06 : 1.0; };
+  return sc;
+}
+
 }  // namespace
 
 TEST(DetectionE2E, AANoiseRaisesNoAlert) {
@@ -179,11 +187,9 @@ TEST(DetectionE2E, OneSlowRunIsASuspectNotAFailure) {
 TEST(DetectionE2E, ARegressionBackOnItsOldLevelIsClosedByTheEvidence) {
   TempDir dir;
   TestServer s(dir.db("sw.db"));
-  Scenario sc;
-  sc.runs = 27;
-  // Kernel 0 is 6% slower from run 12 to run 27 on both GPUs, then back. Its alert gates once 15 runs sit on
-  // the step (10 did not reach the t quantile of 5 for 22 runs: the noise is estimated from them).
-  sc.effect = [](int, int k, int i) { return k == 0 && i >= 12 && i < 28 ? 1.06 : 1.0; };
+  // Its alert gates once 15 runs sit on the step (10 did not reach the t quantile of 5 for 22 runs: the noise is
+  // estimated from them).
+  Scenario sc = reverted_at_28(27);
   post_history(s, sc, 16);
   const json v26 = s.get("/api/v1/runs/r26-g0/verdict");
   EXPECT_EQ(v26["verdict"], "fail") << "while the step holds: " << v26.dump(1);
@@ -207,9 +213,7 @@ TEST(DetectionE2E, ARevertPassesTheVerdictFromItsSecondRun) {
   // newest runs alone now count too, and two runs back on the old level free the verdict.
   TempDir dir;
   TestServer s(dir.db("sw.db"));
-  Scenario sc;
-  sc.runs = 28;
-  sc.effect = [](int, int k, int i) { return k == 0 && i >= 12 && i < 28 ? 1.06 : 1.0; };
+  Scenario sc = reverted_at_28(28);
   post_history(s, sc, 16);
   EXPECT_EQ(s.get("/api/v1/runs/r27-g0/verdict")["verdict"], "fail") << "the step holds";
   sc.first = 28;
