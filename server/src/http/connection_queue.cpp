@@ -8,12 +8,6 @@
 
 namespace shaderwatch {
 
-namespace {
-thread_local int current = -1;
-}  // namespace
-
-int current_connection() { return current; }
-
 ConnectionQueue::ConnectionQueue(std::unique_ptr<httplib::TaskQueue> inner, int listen_port)
     : inner_(std::move(inner)), listen_port_(listen_port), watchdog_([this] { watch(); }) {}
 
@@ -74,9 +68,7 @@ void ConnectionQueue::enqueue(std::function<void()> fn) {
     if (fd >= 0) served_[key] = {true, Clock::now() + kFirstHeadersDue};
   }
   inner_->enqueue([this, fd, key, fn = std::move(fn)] {
-    current = fd;
     fn();  // serves the connection and closes its socket
-    current = -1;
     if (fd >= 0) {
       const std::lock_guard lock(mutex_);
       served_.erase(key);

@@ -1,10 +1,8 @@
-// httplib's task queue with each connection's socket made known to the thread that serves it.
-// cpp-httplib 0.11.4 hands a worker an opaque job per accepted connection; when a request cannot even be
-// parsed it answers before it records the client's address, so lingering_close.hpp could not find the
-// connection by its addresses. Here the listener's enqueue (right after accept, one connection at a
-// time) finds the one socket on the listening port it has not seen yet, and the job runs with it as the
-// thread's current connection. A socket is known by its descriptor and its peer: a job's descriptor is
-// closed before the job ends, and a connection accepted in between may get the same number.
+// httplib's task queue with a deadline on each connection's request headers. cpp-httplib 0.11.4 hands a worker an
+// opaque job per accepted connection: the listener's enqueue (right after accept, one connection at a time) finds
+// the one socket on the listening port it has not seen yet, so the deadline runs from the accept. A socket is known
+// by its descriptor and its peer: a job's descriptor is closed before the job ends, and a connection accepted in
+// between may get the same number. The serving thread knows its socket (current_connection, pipelining_server.h).
 #pragma once
 
 #include <httplib.h>
@@ -21,8 +19,7 @@
 
 namespace shaderwatch {
 
-//
-// It also cuts off a client that takes too long to send a request's headers (a slowloris trickling a byte a second
+// It cuts off a client that takes too long to send a request's headers (a slowloris trickling a byte a second
 // would hold a worker for ever: httplib's read timeout restarts with every byte): they are due within
 // kFirstHeadersDue of the connection's accept, and within kNextHeadersDue of the previous answer on a kept-alive
 // connection. A watchdog shuts such a socket down; its worker then ends.
@@ -60,8 +57,5 @@ class ConnectionQueue : public httplib::TaskQueue {
   bool stopping_ = false;
   std::thread watchdog_;
 };
-
-// The socket of the connection the calling thread serves, or -1 (not a server worker, or not found).
-int current_connection();
 
 }  // namespace shaderwatch

@@ -411,8 +411,8 @@ struct HttpServer::Impl {
       if (res.status >= 400 && (unparsed || declares_body(req) || req.has_header("Expect"))) mark_close(res);
     });
     // Called once the answer is written: the next request's headers are due from now.
-    svr.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
-      close_if_marked(req, res);
+    svr.set_logger([this](const httplib::Request&, const httplib::Response& res) {
+      close_if_marked(res);
       if (auto* q = connections.load()) q->answered(current_connection());
     });
     svr.Post(std::string(shaderwatch::upload::kRunsPath), [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {

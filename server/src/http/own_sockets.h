@@ -1,6 +1,6 @@
-// This process's sockets, found by what they are connected to. cpp-httplib 0.11.4 (Debian's, compiled)
-// hands its handlers no socket: closing a connection after an answer (lingering_close.hpp) and widening
-// the listen backlog it fixes at 5 both need the descriptor.
+// This process's sockets, found by what they are connected to. cpp-httplib 0.11.4 (Debian's, compiled) hands
+// its task queue no socket: the header deadline from accept (connection_queue.h) and widening the listen backlog it
+// fixes at 5 both need the descriptor.
 #pragma once
 
 #include <functional>

@@ -17,6 +17,7 @@ namespace shaderwatch {
 namespace {
 
 thread_local bool closed_by_answer = false;
+thread_local int current = -1;
 
 bool wait_for(int fd, short events, int timeout_ms) {
   pollfd p{fd, events, 0};
@@ -84,6 +85,7 @@ int to_ms(time_t sec, time_t usec) { return static_cast<int>(sec * 1000 + usec /
 }  // namespace
 
 void connection_closed_by_answer() { closed_by_answer = true; }
+int current_connection() { return current; }
 
 bool PipeliningServer::next_request_arrives(socket_t sock) const {
   using Clock = std::chrono::steady_clock;
@@ -104,6 +106,7 @@ bool PipeliningServer::next_request_arrives(socket_t sock) const {
 // the stream made once.
 bool PipeliningServer::process_and_close_socket(socket_t sock) {
   ConnectionStream strm(sock, to_ms(read_timeout_sec_, read_timeout_usec_), to_ms(write_timeout_sec_, write_timeout_usec_));
+  current = sock;
   bool ok = false;
   for (size_t left = keep_alive_max_count_; left > 0 && svr_sock_ != INVALID_SOCKET; --left) {
     if (!strm.buffered() && !next_request_arrives(sock)) break;
@@ -113,6 +116,7 @@ bool PipeliningServer::process_and_close_socket(socket_t sock) {
     if (!ok || connection_closed || closed_by_answer) break;
   }
   closed_by_answer = false;
+  current = -1;
   ::shutdown(sock, SHUT_RDWR);
   ::close(sock);
   return ok;

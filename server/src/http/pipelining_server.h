@@ -22,4 +22,7 @@ class PipeliningServer : public httplib::Server {
 // Called on the thread that serves a connection once an answer closed it (lingering_close.cpp).
 void connection_closed_by_answer();
 
+// The socket of the connection the calling thread serves, or -1 (not a server worker).
+int current_connection();
+
 }  // namespace shaderwatch
