@@ -382,7 +382,7 @@ std::vector<ChangePoint> detect(const KeptRuns& kept, const Params& p) {
   const double se_rel = 1.0 / std::sqrt(1.6 * static_cast<double>(n_all - 1));
   const double threshold = p.cp_threshold / std::max(0.5, 1.0 - p.noise_sd_margin * se_rel);
   const double* gpu_noise = kept.gpu_noise.size() == n_all ? kept.gpu_noise.data() + off : nullptr;
-  const NoiseProfile noise_now = noise_profile(y, sigma, gpu_noise, stats::diff_mad_sigma(y_all));
+  const NoiseProfile noise_now = noise_profile(y, sigma, gpu_noise, gpu_noise ? stats::diff_mad_sigma(y_all) : 0.0);
   std::vector<std::pair<std::size_t, double>> cps;
   const std::vector<double> window_levels = growing_levels(y, 0, n, false);
   segment(y, 0, n, noise_now, threshold, p, cps, &window_levels);
