@@ -15,7 +15,7 @@ runner=(
   libbenchmark-dev libvulkan-dev libvulkan-volk-dev glslang-dev glslang-tools spirv-tools
   libcli11-dev nlohmann-json3-dev libpng-dev libcpp-httplib-dev libssl-dev curl
 )
-server=(libsqlite3-dev libpq-dev nginx openssl)
+server=(libsqlite3-dev libpq-dev libmimalloc-dev nginx openssl)
 tests=(
   libgtest-dev libgmock-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   postgresql chromium python3

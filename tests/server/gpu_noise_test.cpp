@@ -24,7 +24,7 @@ std::vector<std::vector<d::RunValue>> gpu(std::mt19937_64& rng, int n_series, in
       const bool after = r >= from;
       const double sd = 0.01 * (after ? noisier : 1.0);
       out[static_cast<std::size_t>(s)].push_back(
-          {r, base * std::exp(sd * z(rng) + (after && s < shifted ? shift : 0.0))});
+          {r, d::log_value(base * std::exp(sd * z(rng) + (after && s < shifted ? shift : 0.0)))});
     }
   }
   return out;

@@ -41,6 +41,23 @@ TEST(JsonBody, WhatIsNotAJsonObjectIsRefusedByName) {
   EXPECT_NE(refusal("").find("empty body"), std::string::npos);
 }
 
+TEST(JsonBody, NestingPastTheLimitIsRefusedWhereverItIs) {
+  const auto nested = [](int depth, const char* open, const char* close) {
+    std::string s = R"({"a": )";
+    for (int i = 1; i < depth; ++i) s += open;
+    s += "1";
+    for (int i = 1; i < depth; ++i) s += close;
+    return s + "}";
+  };
+  EXPECT_EQ(refusal(nested(64, "[", "]")), "accepted") << "64 levels: the object and 63 arrays";
+  EXPECT_EQ(refusal(nested(65, "[", "]")), "JSON nested deeper than 64 levels");
+  EXPECT_EQ(refusal(nested(65, R"({"k": )", "}")), "JSON nested deeper than 64 levels");
+  // Deep and unterminated: refused at the limit, long before the end.
+  EXPECT_EQ(refusal(R"({"a": )" + std::string(1000000, '[')), "JSON nested deeper than 64 levels");
+  // Brackets inside strings are text.
+  EXPECT_EQ(refusal(R"({"a": ")" + std::string(200, '[') + R"("})"), "accepted");
+}
+
 TEST(JsonBody, ValuesAreKeptAsSent) {
   const auto j = shaderwatch::parse_json_object(R"({"i": -3, "u": 18446744073709551615, "f": 0.5, "s": "x\u00e9", "n": null,)"
                                                 R"( "b": true, "a": [{}, []]})", 64);

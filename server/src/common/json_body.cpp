@@ -26,10 +26,13 @@ constexpr std::size_t kTreeBytesPerBodyByte = 8;
 // (413) as it is read. The count errs high for small values (28 bytes per byte of `{"a":1}`, which takes 17), so
 // the tree a refused body reached stays under about 5 times its size. The real runs of ../shared/data take 2.8-3.0
 // times theirs (counted under 4).
+// Nesting deeper than max_nesting is refused as it is read too (nlohmann's parser keeps its own stack, so a deep
+// text cannot overflow ours; a scan for brackets before parsing took a pass over the body of its own).
 class DomWithoutDuplicateKeys : public nlohmann::json_sax<nlohmann::json> {
  public:
-  DomWithoutDuplicateKeys(nlohmann::json& out, std::size_t body_bytes)
-      : dom_(out, true), budget_(std::max<std::size_t>(kTreeBytesPerBodyByte * body_bytes, 1 << 20)) {}
+  DomWithoutDuplicateKeys(nlohmann::json& out, std::size_t body_bytes, std::size_t max_nesting)
+      : dom_(out, true), budget_(std::max<std::size_t>(kTreeBytesPerBodyByte * body_bytes, 1 << 20)),
+        max_nesting_(max_nesting) {}
   bool null() override { return spend(kSlot) && dom_.null(); }
   bool boolean(bool v) override { return spend(kSlot) && dom_.boolean(v); }
   bool number_integer(number_integer_t v) override { return spend(kSlot) && dom_.number_integer(v); }
@@ -38,6 +41,7 @@ class DomWithoutDuplicateKeys : public nlohmann::json_sax<nlohmann::json> {
   bool string(string_t& v) override { return spend(kSlot + kString + heap(v)) && dom_.string(v); }
   bool binary(binary_t& v) override { return dom_.binary(v); }
   bool start_object(std::size_t n) override {
+    nest();
     if (depth_ == keys_.size()) keys_.emplace_back();
     keys_[depth_++].clear();
     return spend(kSlot + kObject) && dom_.start_object(n);
@@ -49,10 +53,17 @@ class DomWithoutDuplicateKeys : public nlohmann::json_sax<nlohmann::json> {
   }
   bool end_object() override {
     --depth_;
+    --nesting_;
     return dom_.end_object();
   }
-  bool start_array(std::size_t n) override { return spend(kSlot + kArray) && dom_.start_array(n); }
-  bool end_array() override { return dom_.end_array(); }
+  bool start_array(std::size_t n) override {
+    nest();
+    return spend(kSlot + kArray) && dom_.start_array(n);
+  }
+  bool end_array() override {
+    --nesting_;
+    return dom_.end_array();
+  }
   bool parse_error(std::size_t, const std::string&, const nlohmann::json::exception& e) override {
     throw ClientError(400, std::string("body is not valid JSON: ") + e.what());
   }
@@ -65,6 +76,10 @@ class DomWithoutDuplicateKeys : public nlohmann::json_sax<nlohmann::json> {
   static constexpr std::size_t kString = 48;   // a string value's std::string
   static constexpr std::size_t kArray = 40;    // the std::vector of an array
   static std::size_t heap(const std::string& s) { return s.size() > 15 ? s.size() + 17 : 0; }
+  void nest() {
+    if (++nesting_ > max_nesting_)
+      throw ClientError(400, "JSON nested deeper than " + std::to_string(max_nesting_) + " levels");
+  }
   bool spend(std::size_t bytes) {
     if ((used_ += bytes) <= budget_) return true;
     throw ClientError(413, "the body's JSON would take more than " + std::to_string(budget_ >> 20) +
@@ -98,8 +113,10 @@ class DomWithoutDuplicateKeys : public nlohmann::json_sax<nlohmann::json> {
     std::unordered_set<std::uint64_t> many_;
   };
   std::vector<ObjectKeys> keys_;  // per open object, the first depth_ of them
-  std::size_t depth_ = 0;
+  std::size_t depth_ = 0;    // objects open
+  std::size_t nesting_ = 0;  // objects and arrays open
   const std::size_t budget_;
+  const std::size_t max_nesting_;
   std::size_t used_ = 0;
 };
 
@@ -107,14 +124,12 @@ class DomWithoutDuplicateKeys : public nlohmann::json_sax<nlohmann::json> {
 
 nlohmann::json parse_json_object(std::string_view body, std::size_t max_nesting) {
   if (body.empty()) throw ClientError(400, "empty body: expected a JSON object");
-  if (json_nesting_depth(body, max_nesting) > max_nesting)
-    throw ClientError(400, "JSON nested deeper than " + std::to_string(max_nesting) + " levels");
   // nlohmann skips a byte order mark, stops at a NUL and keeps the last of duplicate keys: each would
   // store something other than what the client meant to send.
   if (body.starts_with("\xEF\xBB\xBF")) throw ClientError(400, "a UTF-8 byte order mark before the JSON", "$");
   if (body.find('\0') != std::string_view::npos) throw ClientError(400, "a NUL byte in the body", "$");
   nlohmann::json j;
-  DomWithoutDuplicateKeys builder(j, body.size());
+  DomWithoutDuplicateKeys builder(j, body.size(), max_nesting);
   try {
     nlohmann::json::sax_parse(body.begin(), body.end(), &builder);
   } catch (const nlohmann::json::exception& e) {
@@ -122,27 +137,6 @@ nlohmann::json parse_json_object(std::string_view body, std::size_t max_nesting)
   }
   if (!j.is_object()) throw ClientError(400, "body must be a JSON object", "$");
   return j;
-}
-
-std::size_t json_nesting_depth(std::string_view text, std::size_t limit) {
-  std::size_t depth = 0, max_depth = 0;
-  bool in_string = false, escape = false;
-  for (char ch : text) {
-    if (in_string) {
-      if (escape) escape = false;
-      else if (ch == '\\') escape = true;
-      else if (ch == '"') in_string = false;
-      continue;
-    }
-    if (ch == '"') in_string = true;
-    else if (ch == '[' || ch == '{') {
-      if (++depth > max_depth) {
-        max_depth = depth;
-        if (max_depth > limit) return max_depth;  // no need to scan the rest
-      }
-    } else if ((ch == ']' || ch == '}') && depth > 0) --depth;
-  }
-  return max_depth;
 }
 
 }  // namespace shaderwatch

@@ -331,10 +331,13 @@ NoiseProfile noise_profile(const std::vector<double>& y, double sigma, const dou
 }  // namespace
 
 KeptRuns kept_runs(const std::vector<Point>& all, const Params& p, const std::vector<double>& gpu_noise) {
-  // Log space: steps and noise become relative, so one threshold fits 1 us and 1 s kernels.
   std::vector<double> y_given(all.size());
-  for (std::size_t i = 0; i < all.size(); ++i) y_given[i] = std::log(std::max(all[i].value, 1e-6));
-  const bool known = gpu_noise.size() == all.size();
+  for (std::size_t i = 0; i < all.size(); ++i) y_given[i] = log_value(all[i].value);
+  return kept_runs_of_logs(y_given, p, gpu_noise);
+}
+
+KeptRuns kept_runs_of_logs(const std::vector<double>& y_given, const Params& p, const std::vector<double>& gpu_noise) {
+  const bool known = gpu_noise.size() == y_given.size();
   const std::vector<char> outlier =
       outlier_runs(y_given, p.min_segment > 0 ? p.min_segment - 1 : 0, known ? gpu_noise.data() : nullptr);
   KeptRuns k;
@@ -381,7 +384,9 @@ std::vector<ChangePoint> detect(const KeptRuns& kept, const Params& p) {
   // trimmed-RMS sigma is about 1/sqrt(1.6 (m-1)) for m points; allow p.noise_sd_margin of them.
   const double se_rel = 1.0 / std::sqrt(1.6 * static_cast<double>(n_all - 1));
   const double threshold = p.cp_threshold / std::max(0.5, 1.0 - p.noise_sd_margin * se_rel);
+  // The GPU's noise counts only where it is clearly up (and the series' typical noise is needed only then).
   const double* gpu_noise = kept.gpu_noise.size() == n_all ? kept.gpu_noise.data() + off : nullptr;
+  if (gpu_noise && std::none_of(gpu_noise, gpu_noise + n, [](double g) { return g >= kGpuNoisierBy; })) gpu_noise = nullptr;
   const NoiseProfile noise_now = noise_profile(y, sigma, gpu_noise, gpu_noise ? stats::diff_mad_sigma(y_all) : 0.0);
   std::vector<std::pair<std::size_t, double>> cps;
   const std::vector<double> window_levels = growing_levels(y, 0, n, false);

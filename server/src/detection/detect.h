@@ -3,7 +3,9 @@
 // attribution.h. The design and its thresholds are explained in server/README.md ("Detector").
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -106,9 +108,15 @@ struct KeptRuns {
   // unknown). A run whose GPU is clearly noisier is judged against that much more noise.
   std::vector<double> gpu_noise;
 };
+// A run's value as detection sees it: its log, so that steps and noise are relative and one threshold fits 1 us and
+// 1 s kernels.
+inline double log_value(double ns) { return std::log(std::max(ns, 1e-6)); }
 // `gpu_noise`: per point given, its GPU's noise factor then (empty: unknown); a run on a clearly noisier GPU is an
 // outlier only that many times further out.
 KeptRuns kept_runs(const std::vector<Point>& all, const Params& p = {}, const std::vector<double>& gpu_noise = {});
+// The same over the points' log_value()s, where the caller keeps them (the server's windows do: every series of
+// every run is looked at again at each run).
+KeptRuns kept_runs_of_logs(const std::vector<double>& y_given, const Params& p, const std::vector<double>& gpu_noise);
 
 // Run-to-run noise of a stretch of values in time order (log values give relative noise): the larger
 // of the MAD estimate and the first-difference estimate the detector uses (which is nearly as efficient

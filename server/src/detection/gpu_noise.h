@@ -12,7 +12,7 @@ namespace shaderwatch::detect {
 
 struct RunValue {
   std::int64_t run_id = 0;
-  double value = 0;  // ns
+  double log_value = 0;  // detect::log_value of its ns
 };
 
 // Runs seen by fewer series than this get no factor (too few for a median to mean anything).

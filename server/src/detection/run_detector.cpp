@@ -165,6 +165,22 @@ struct RunDetector::Pass {
   RunEvidence evidence;
   std::vector<std::int64_t> raised;
   std::unordered_map<std::int64_t, double> gpu_noise;  // the GPU's noise factor per run (gpu_noise.h)
+  // The factors of the previous series' runs by window position: the GPU's series mostly hold the same runs.
+  std::vector<std::int64_t> factor_runs;
+  std::vector<double> factors;
+
+  // The GPU's noise factor at each run of a window (1: not known).
+  std::vector<double> noise_factors(const Window& win) {
+    factor_runs.resize(win.pts.size(), -1);
+    factors.resize(win.pts.size());
+    for (std::size_t j = 0; j < win.pts.size(); ++j) {
+      if (factor_runs[j] == win.pts[j].run_id) continue;
+      const auto it = gpu_noise.find(win.pts[j].run_id);
+      factor_runs[j] = win.pts[j].run_id;
+      factors[j] = it == gpu_noise.end() ? 1.0 : it->second;
+    }
+    return {factors.begin(), factors.begin() + static_cast<std::ptrdiff_t>(win.pts.size())};
+  }
 
   const detect::Params& params() const { return self.opts_.detect; }
 
@@ -323,14 +339,13 @@ struct RunDetector::Pass {
     if (win.pts.size() < 2 * P.min_segment) return;
     std::vector<detect::Point> pts;
     pts.reserve(win.pts.size());
-    std::vector<double> noise_factor;
-    noise_factor.reserve(win.pts.size());
+    std::vector<double> logs;
+    logs.reserve(win.pts.size());
     for (const auto& p : win.pts) {
       pts.push_back({p.value, {}});
-      const auto it = gpu_noise.find(p.run_id);
-      noise_factor.push_back(it == gpu_noise.end() ? 1.0 : it->second);
+      logs.push_back(p.log_value);
     }
-    const detect::KeptRuns kept = detect::kept_runs(pts, P, noise_factor);
+    const detect::KeptRuns kept = detect::kept_runs_of_logs(logs, P, gpu_noise.empty() ? std::vector<double>{} : noise_factors(win));
     noise(sid, pts, kept, win);
     const auto cps = detect::detect(kept, P);
     if (cps.empty()) return;
@@ -369,7 +384,7 @@ std::vector<std::int64_t> RunDetector::detect_run(std::int64_t run_pk, const std
     gpu_series.reserve(series_ids.size());
     for (const std::int64_t sid : series_ids) {
       auto& s = gpu_series.emplace_back();
-      for (const auto& p : window_for(sid).pts) s.push_back({p.run_id, p.value});
+      for (const auto& p : window_for(sid).pts) s.push_back({p.run_id, p.log_value});
     }
     pass.gpu_noise = detect::gpu_noise_by_run(gpu_series);
   }

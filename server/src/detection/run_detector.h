@@ -33,8 +33,10 @@ class RunDetector {
  private:
   struct Window {
     struct Pt {  // a run's value only: detection judges runs, never their repetitions
+      Pt(std::int64_t started, std::int64_t run, double ns)
+          : started_ms(started), run_id(run), value(ns), log_value(detect::log_value(ns)) {}
       std::int64_t started_ms = 0, run_id = 0;
-      double value = 0;
+      double value = 0, log_value = 0;
     };
     std::vector<Pt> pts;  // time order, at most max(window, noise_window)
   };

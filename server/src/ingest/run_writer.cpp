@@ -118,7 +118,8 @@ std::optional<std::int64_t> insert_run(sql::Conn& w, const Parsed& p, std::int64
 // Every row as posted, in document order.
 void insert_results(sql::Conn& w, const Parsed& p, std::int64_t run_pk, Ids& ids) {
   using sql::Value;
-  const auto text_or_null = [](const std::string& v) { return v.empty() ? Value{} : Value{v}; };
+  // The rows' text is viewed, not copied: `p` outlives the insert.
+  const auto text_or_null = [](const std::string& v) { return v.empty() ? Value{} : Value{std::string_view(v)}; };
   const auto real_or_null = [](const std::optional<double>& v) { return v ? Value{*v} : Value{}; };
   sql::BulkInsert results(w,
                           "INSERT INTO results(run_id, benchmark_id, idx, run_type, aggregate_name,"
@@ -126,11 +127,12 @@ void insert_results(sql::Conn& w, const Parsed& p, std::int64_t run_pk, Ids& ids
                           " label, error_occurred, error_message, counters, status)",
                           17);
   for (const auto& r : p.rows)
-    results.add({run_pk, ids.bench_id(r.series_name), static_cast<std::int64_t>(r.idx), r.run_type,
+    results.add({run_pk, ids.bench_id(r.series_name), static_cast<std::int64_t>(r.idx), std::string_view(r.run_type),
                  text_or_null(r.aggregate_name), std::int64_t{r.repetition_index}, std::int64_t{r.repetitions},
                  std::int64_t{r.threads}, std::int64_t{r.iterations}, real_or_null(r.real_ns),
-                 real_or_null(r.cpu_ns), r.time_unit, r.label, std::int64_t{r.error ? 1 : 0}, r.error_message,
-                 r.counters, std::string(contract::row_status_word(r.status))});
+                 real_or_null(r.cpu_ns), std::string_view(r.time_unit), std::string_view(r.label),
+                 std::int64_t{r.error ? 1 : 0}, std::string_view(r.error_message), std::string_view(r.counters),
+                 contract::row_status_word(r.status)});
   results.finish();
 }
 

@@ -10,11 +10,20 @@ BulkInsert::BulkInsert(Conn& c, std::string head, int columns, std::string tail)
 }
 
 void BulkInsert::add(std::vector<Value> row) {
-  if (static_cast<int>(row.size()) != columns_)
-    throw std::logic_error(head_ + ": a row of " + std::to_string(row.size()) + " values, not " +
-                           std::to_string(columns_));
+  check_width(row.size());
   for (auto& v : row) pending_.push_back(std::move(v));
   if (static_cast<int>(pending_.size()) == columns_ * kRowsPerStatement) send(kRowsPerStatement);
+}
+
+void BulkInsert::add(std::initializer_list<Value> row) {
+  check_width(row.size());
+  pending_.insert(pending_.end(), row);
+  if (static_cast<int>(pending_.size()) == columns_ * kRowsPerStatement) send(kRowsPerStatement);
+}
+
+void BulkInsert::check_width(std::size_t values) const {
+  if (static_cast<int>(values) != columns_)
+    throw std::logic_error(head_ + ": a row of " + std::to_string(values) + " values, not " + std::to_string(columns_));
 }
 
 void BulkInsert::finish() {
@@ -46,6 +55,7 @@ void bind_value(Stmt& st, int i, const Value& v) {
   if (const auto* x = std::get_if<std::int64_t>(&v)) st.bind(i, *x);
   else if (const auto* d = std::get_if<double>(&v)) st.bind(i, *d);
   else if (const auto* s = std::get_if<std::string>(&v)) st.bind(i, *s);
+  else if (const auto* t = std::get_if<std::string_view>(&v)) st.bind(i, *t);
   else if (const auto* b = std::get_if<Blob>(&v)) st.bind_blob(i, b->bytes.data(), b->bytes.size());
   else st.bind_null(i);
 }

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -14,7 +16,9 @@ namespace shaderwatch::sql {
 struct Blob {
   std::string bytes;
 };
-using Value = std::variant<std::monostate, std::int64_t, double, std::string, Blob>;
+// Text as a std::string, or as a std::string_view where the caller keeps the text alive until finish() (ingest's
+// rows: their strings are not copied once per row).
+using Value = std::variant<std::monostate, std::int64_t, double, std::string, Blob, std::string_view>;
 
 class BulkInsert {
  public:
@@ -22,6 +26,7 @@ class BulkInsert {
   BulkInsert(Conn& c, std::string head, int columns, std::string tail = {});
   // One row of `columns` values; sent once a batch is full.
   void add(std::vector<Value> row);
+  void add(std::initializer_list<Value> row);
   // Sends what is left. Call before committing: rows still held are not in the database.
   void finish();
 
@@ -29,6 +34,7 @@ class BulkInsert {
 
  private:
   void send(int rows);
+  void check_width(std::size_t values) const;
   Conn& c_;
   std::string head_, tail_;
   int columns_;
