@@ -341,6 +341,9 @@ KeptRuns kept_runs_of_logs(const std::vector<double>& y_given, const Params& p, 
   const std::vector<char> outlier =
       outlier_runs(y_given, p.min_segment > 0 ? p.min_segment - 1 : 0, known ? gpu_noise.data() : nullptr);
   KeptRuns k;
+  k.y.reserve(y_given.size());
+  k.at.reserve(y_given.size());
+  if (known) k.gpu_noise.reserve(y_given.size());
   for (std::size_t i = 0; i < y_given.size(); ++i) {
     if (outlier[i]) continue;
     k.y.push_back(y_given[i]);

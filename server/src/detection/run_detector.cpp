@@ -26,7 +26,9 @@ namespace {
 
 // The noise alert's numbers in the alert's columns: the levels either side (medians), their change, the noise
 // after (noise_pct) and the split's score with its normal tail.
-detect::ChangePoint as_change_point(const detect::NoiseChange& nc, const std::vector<detect::Point>& pts) {
+// `pts`: the window's points (each with its `value`, ns).
+template <class Points>
+detect::ChangePoint as_change_point(const detect::NoiseChange& nc, const Points& pts) {
   std::vector<double> before, after;
   for (std::size_t i = 0; i < pts.size(); ++i) (i < nc.index ? before : after).push_back(pts[i].value);
   detect::ChangePoint cp;
@@ -223,7 +225,7 @@ struct RunDetector::Pass {
 
   // Correctness: an error now is a failure on this GPU and driver; after a pass, a regression.
   void correctness(std::int64_t sid) {
-    if (evidence.errors[sid] <= 0) return;
+    if (const auto it = evidence.errors.find(sid); it == evidence.errors.end() || it->second <= 0) return;
     auto& prev = w.q("SELECT n_errors, run_id FROM points WHERE series_id=? AND on_main=1 AND"
                      " (started_ms, run_id) < (?, ?) ORDER BY started_ms DESC, run_id DESC LIMIT 1");
     prev.bind(1, sid).bind(2, run.started_ms).bind(3, run.id);
@@ -244,7 +246,9 @@ struct RunDetector::Pass {
   // This run is sibling evidence for correctness alerts raised at its commit on other GPUs (raised
   // before this GPU had posted it): their attribution is weighed again now.
   void reweigh_siblings(std::int64_t sid) {
-    for (const auto& [aid, asid, prev, at] : evidence.stale[sid]) {
+    const auto stale = evidence.stale.find(sid);
+    if (stale == evidence.stale.end()) return;
+    for (const auto& [aid, asid, prev, at] : stale->second) {
       const json attribution =
           attribute_change(w, asid, load_run(w, prev), load_run(w, at), 1.0, ChangeOf::Correctness, params());
       const auto l = self.db_.detector_write_lock();
@@ -306,7 +310,7 @@ struct RunDetector::Pass {
 
   // A change in the series' run-to-run noise: one `noise` alert per change (within min_segment runs of its
   // boundary), moved with the evidence while untriaged.
-  void noise(std::int64_t sid, const std::vector<detect::Point>& pts, const detect::KeptRuns& kept, const Window& win) {
+  void noise(std::int64_t sid, const detect::KeptRuns& kept, const Window& win) {
     const auto nc = detect::noise_change(kept, params());
     if (!nc) return;
     auto& st = w.q("SELECT id, run_id, state FROM alerts WHERE series_id=? AND kind='noise' AND started_ms>=?");
@@ -321,7 +325,7 @@ struct RunDetector::Pass {
     }
     st.reset();
     if (known && !moving) return;
-    const auto cp = as_change_point(*nc, pts);
+    const auto cp = as_change_point(*nc, win.pts);
     const auto [a, b] = boundary(win, nc->index);
     const json attribution = with_noise(attribute_change(w, sid, a, b, nc->ratio, ChangeOf::Noise, params()), *nc, b.key);
     if (moving)
@@ -335,18 +339,13 @@ struct RunDetector::Pass {
   void performance(std::int64_t sid) {
     const auto& P = params();
     auto& win = self.window_for(sid);
-    self.close_regressions_gone(evidence.open[sid], win);
+    if (const auto open = evidence.open.find(sid); open != evidence.open.end()) self.close_regressions_gone(open->second, win);
     if (win.pts.size() < 2 * P.min_segment) return;
-    std::vector<detect::Point> pts;
-    pts.reserve(win.pts.size());
     std::vector<double> logs;
     logs.reserve(win.pts.size());
-    for (const auto& p : win.pts) {
-      pts.push_back({p.value, {}});
-      logs.push_back(p.log_value);
-    }
+    for (const auto& p : win.pts) logs.push_back(p.log_value);
     const detect::KeptRuns kept = detect::kept_runs_of_logs(logs, P, gpu_noise.empty() ? std::vector<double>{} : noise_factors(win));
-    noise(sid, pts, kept, win);
+    noise(sid, kept, win);
     const auto cps = detect::detect(kept, P);
     if (cps.empty()) return;
     for (const auto& change : lifecycle::plan_performance_alerts(cps, existing_alerts(sid, win), P.min_segment)) {

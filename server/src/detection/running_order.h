@@ -17,22 +17,6 @@ inline std::size_t trimmed_count(std::size_t m) { return m >= 5 ? m / 5 : 0; }
 // sigma are found runs earlier.
 double level(const std::vector<double>& y, std::size_t lo, std::size_t hi);
 
-// std::upper_bound's and std::lower_bound's index in sorted `v`, halving without a branch (a conditional move):
-// the values come in random order, so the branch of the usual search is mispredicted about every other step, and
-// these searches were most of the detector's time.
-template <bool kUpper>
-std::size_t sorted_index(const std::vector<double>& v, double x) {
-  if (v.empty()) return 0;
-  const double* base = v.data();
-  for (std::size_t len = v.size(); len > 1; len -= len / 2) {
-    const double at = base[len / 2];
-    base = (kUpper ? at <= x : at < x) ? base + len / 2 : base;
-  }
-  return static_cast<std::size_t>(base - v.data()) + (kUpper ? *base <= x : *base < x);
-}
-inline std::size_t upper_index(const std::vector<double>& v, double x) { return sorted_index<true>(v, x); }
-inline std::size_t lower_index(const std::vector<double>& v, double x) { return sorted_index<false>(v, x); }
-
 // A small window of values kept sorted as values enter and leave it (running medians and local noises move it one
 // value at a time instead of re-sorting a copy per point). Its values are shifted one by one: for a dozen values
 // that beats a search and a call to memmove.
@@ -68,10 +52,13 @@ class GrowingLevel {
   explicit GrowingLevel(std::size_t capacity = 0) { v_.reserve(capacity); }
   void add(double x) {
     const std::size_t m = v_.size(), k = trimmed_count(m);
-    const std::size_t r = upper_index(v_, x);
-    if (r < k) low_ += x - v_[k - 1];                     // x joins the lowest k, pushing their highest out
+    // Inserted by shifting the larger values up one by one: a search and a memmove cost more at these sizes.
+    v_.push_back(x);
+    std::size_t r = m;  // where x goes
+    for (; r > 0 && v_[r - 1] > x; --r) v_[r] = v_[r - 1];
+    v_[r] = x;
+    if (r < k) low_ += x - v_[k];                         // x joins the lowest k, pushing their highest (now at k) out
     if (k > 0 && r >= m + 1 - k) high_ += x - v_[m - k];  // x joins the highest k, pushing their lowest out
-    v_.insert(v_.begin() + static_cast<std::ptrdiff_t>(r), x);
     sum_ += x;
     if (trimmed_count(m + 1) > k) low_ += v_[k], high_ += v_[m - k];  // one more trimmed each side
   }
