@@ -25,7 +25,7 @@ contains() {  # every line of $2 is in $1
 contains "$server" "$runner" "the server role (the runner's packages)"
 contains "$tests" "$server" "the test role (the server's packages)"
 contains "$all" "$tests" "the default role"
-for p in libsqlite3-dev libpq-dev nginx "npm ci --prefix server/web"; do grep -qx -- "$p" <<<"$server" || fail "server lacks $p"; done
+for p in libsqlite3-dev libpq-dev libmimalloc-dev nginx "npm ci --prefix server/web"; do grep -qx -- "$p" <<<"$server" || fail "server lacks $p"; done
 for p in chromium postgresql libgtest-dev mesa-vulkan-drivers vulkan-validationlayers; do
   grep -qx -- "$p" <<<"$tests" || fail "test lacks $p"
 done
