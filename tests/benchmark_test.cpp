@@ -121,6 +121,27 @@ TEST(BenchmarkQuick, EveryKernelTimedCheckedAndDescribed) {
     EXPECT_EQ(label.find("groups:") != std::string::npos, b.at("groups").get<double>() > 1) << label;
     EXPECT_EQ(label.find("precision-not-reached") != std::string::npos, b.at("precise").get<double>() == 0) << label;
   }
+  // What was compiled, once per kernel: its SPIR-V hash as in its labels, and the driver's statistics where the
+  // device gives them (NVIDIA's driver does; this machine's lavapipe says it cannot).
+  const std::string statistics = context.at("sw_pipeline_statistics");
+  const bool captured = statistics == "captured";
+  if (!captured) {
+    EXPECT_EQ(statistics.rfind("unavailable: ", 0), 0u) << statistics;
+  }
+  const auto& compiled = doc.at("sw_compiled");
+  EXPECT_EQ(compiled.size(), kernels_seen.size());
+  for (const auto& b : doc.at("benchmarks")) {
+    const std::string name = b.at("name");
+    const std::string kernel = name.substr(0, name.find('/', name.find('/') + 1));
+    if (b.value("error_occurred", false) || b.value("run_type", "iteration") != "iteration") continue;
+    ASSERT_TRUE(compiled.contains(kernel)) << kernel;
+    EXPECT_NE(b.at("label").get<std::string>().find("spirv:" + compiled[kernel].at("spirv").get<std::string>() + " "),
+              std::string::npos) << name;
+    ASSERT_GE(compiled[kernel].at("pipelines").size(), 1u) << kernel;
+    for (const auto& executables : compiled[kernel].at("pipelines")) {
+      EXPECT_EQ(executables.empty(), !captured) << kernel;
+    }
+  }
   for (const auto& [name, count] : repetitions) {
     const bool negative = name.rfind("lum/unrolled_literal_256/", 0) == 0;
     EXPECT_EQ(count, negative ? 1u : shaderwatch::kReportedRepetitions) << name;

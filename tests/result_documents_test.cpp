@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "catalog.h"
 #include "report/result_documents.h"
 
 namespace {
@@ -79,6 +80,41 @@ TEST(ResultDocuments, SeveralDevicesAreOneDocumentEach) {
   EXPECT_EQ(dev1["benchmarks"][0]["name"], "lum/a/64/hot");
   EXPECT_EQ(dev1["benchmarks"][0]["sw_status"], "unsupported");
   EXPECT_EQ(read(docs[0].path)["benchmarks"][0]["sw_status"], "pass");
+}
+
+TEST(ResultDocuments, EachDeviceDocumentSaysWhatWasCompiledForItsKernelsOnce) {
+  TempDir dir;
+  const auto file = dir.path / "results.json";
+  write(file, {{"context", {{"swdev0_device_name", "H200"}, {"swdev1_device_name", "llvmpipe"}}},
+               {"benchmarks", {row("lum/interleaved_256/64/hot/dev0", "lum/interleaved_256/64/hot/dev0", false),
+                               row("lum/interleaved_256/64/cold/dev0", "lum/interleaved_256/64/cold/dev0", false),
+                               row("lum/interleaved_256/64/hot/dev1", "lum/interleaved_256/64/hot/dev1", false)}}});
+  const auto& catalog = shaderwatch::catalog();
+  const auto spec = std::find_if(catalog.begin(), catalog.end(), [](const auto& s) { return s.name == "lum/interleaved_256"; });
+  ASSERT_NE(spec, catalog.end());
+  const auto measured = [&](const std::string& mode_and_device, const std::string& spirv, bool cold,
+                            std::vector<std::vector<shaderwatch::PipelineExecutable>> compiled) {
+    BenchmarkResult r = result("lum/interleaved_256/64/" + mode_and_device, CheckStatus::Pass);
+    r.spec = &*spec;
+    r.size = "64";
+    r.cold = cold;
+    r.spirv_hash = spirv;
+    r.compiled = std::make_shared<const std::vector<std::vector<shaderwatch::PipelineExecutable>>>(std::move(compiled));
+    return r;
+  };
+  const shaderwatch::PipelineExecutable main{"Compute shader", "", 32,
+                                             {{"Registers", "", uint64_t{40}}, {"Spills", "", false}, {"Occupancy", "", 0.5}}};
+  shaderwatch::finish_result_documents(file.string(), {measured("hot/dev0", "7ee3", false, {{main}}),
+                                                       measured("cold/dev0", "7ee3", true, {{main}}),
+                                                       measured("hot/dev1", "7ee3", false, {{}})});
+  const auto dev0 = read(dir.path / "results-dev0.json")["sw_compiled"];
+  EXPECT_EQ(dev0, ordered_json::parse(R"({"lum/interleaved_256": {"spirv": "7ee3", "pipelines": [[{"executable":
+      "Compute shader", "subgroup_size": 32, "statistics": [{"name": "Registers", "format": "uint64", "value": 40},
+      {"name": "Spills", "format": "bool32", "value": false}, {"name": "Occupancy", "format": "float64", "value": 0.5}]}]]}})"))
+      << "once per kernel, under its plain name";
+  EXPECT_EQ(read(dir.path / "results-dev1.json")["sw_compiled"],
+            ordered_json::parse(R"({"lum/interleaved_256": {"spirv": "7ee3", "pipelines": [[]]}})"))
+      << "a device that does not say: the hash, and one empty list per pipeline";
 }
 
 TEST(ResultDocuments, ARowOfNoBenchmarkIsNamed) {

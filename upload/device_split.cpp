@@ -75,6 +75,13 @@ std::vector<DeviceDocument> split_document_by_device(const ordered_json& doc) {
       rows.push_back(std::move(row));
     }
     part["benchmarks"] = std::move(rows);
+    // What was compiled, per kernel: this device's entries, under their plain names.
+    if (doc.contains(contract::kCompiledSection) && doc[contract::kCompiledSection].is_object()) {
+      ordered_json compiled = ordered_json::object();
+      for (const auto& [kernel, entry] : doc[contract::kCompiledSection].items())
+        if (kernel.ends_with(suffix)) compiled[kernel.substr(0, kernel.size() - suffix.size())] = entry;
+      part[contract::kCompiledSection] = std::move(compiled);
+    }
     parts.push_back({"-dev" + index, std::move(part)});
   }
   for (std::size_t i = 0; i < benchmarks.size(); ++i) {

@@ -133,6 +133,15 @@ inline constexpr const char* kDeviceUuid = "device_uuid";
 inline constexpr const char* kDriverUuid = "driver_uuid";
 inline constexpr const char* kSubgroupSize = "subgroup_size";
 inline constexpr const char* kHarnessRevision = "harness_revision";
+// Whether the run recorded what the driver compiled: "captured", or "unavailable: <why>" (a device without
+// VK_KHR_pipeline_executable_properties records the SPIR-V hash only).
+inline constexpr const char* kPipelineStatistics = "pipeline_statistics";
+// What was compiled, once per kernel, in a top-level section of the document beside "benchmarks":
+//   "sw_compiled": {"<family/variant>": {"spirv": "<hash>", "pipelines": [  // one per pipeline, in dispatch order
+//       [{"executable": "<driver's name>", "subgroup_size": 32,             // one per compiled stage
+//         "statistics": [{"name": "<driver's name>", "format": "bool32|int64|uint64|float64", "value": 58}]}]]}}
+// With several devices the kernel names end in "/dev<N>" until the document is split, like benchmark names.
+inline constexpr const char* kCompiledSection = "sw_compiled";
 inline std::string context_key(std::string_view name) { return std::string(kContextPrefix) + std::string(name); }
 
 // Per-benchmark counters on every repetition row: the quartiles of all the run's samples. The server

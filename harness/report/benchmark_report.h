@@ -12,6 +12,7 @@
 #include "run/gpu_timer.h"
 #include "run/nvml_monitor.h"
 #include "run/roofline.h"
+#include "vulkan/pipeline_statistics.h"
 
 namespace shaderwatch {
 
@@ -32,6 +33,9 @@ struct BenchmarkResult {
   CheckResult outcome;              // of the check of the last timed dispatch
   std::string error_message;    // non-empty: reported as an error row (no times)
   std::string spirv_hash;
+  // What the driver compiled of its kernel's pipelines (empty where the device does not say), shared by the
+  // kernel's benchmarks on that device.
+  std::shared_ptr<const std::vector<std::vector<PipelineExecutable>>> compiled;
   Traffic traffic;    // per dispatch
   uint64_t items = 0;  // per dispatch
   Bandwidths bandwidths;  // of its device, measured at the start of the run; none on a CPU device

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/compiled_section.h"
 #include "shaderwatch/device_split.h"
 
 namespace shaderwatch {
@@ -64,6 +65,7 @@ std::string device_path(const std::string& path, const std::string& suffix) {
 std::vector<ResultDocument> finish_result_documents(const std::string& path, const std::vector<BenchmarkResult>& results) {
   ordered_json document = read_document(path);
   add_statuses(document, results, path);
+  document[contract::kCompiledSection] = compiled_section(results);
   std::vector<upload::DeviceDocument> parts;
   try {
     parts = upload::split_document_by_device(document);

@@ -138,6 +138,9 @@ void add_device_context(const DeviceBench& d, const std::string& prefix) {
   add("roofline_method", "bytes read and written per dispatch (catalog) at these rates: pairs at the copy rate, "
                          "the rest at the read-only or write rate (harness/run/roofline.h)");
   add("nvml", d.nvml->available() ? "clocks per benchmark" : "unavailable: " + d.nvml->why_unavailable());
+  add(contract::kPipelineStatistics, d.device->captures_pipeline_statistics()
+                                         ? "captured"
+                                         : "unavailable: " + d.device->why_no_pipeline_statistics());
 }
 
 // Inputs are generated once per size and shared by every kernel and device; the last KernelRun is kept
@@ -348,6 +351,7 @@ void measure_case(const BenchmarkCase& c, BenchmarkResult& r, std::shared_future
     std::shared_ptr<KernelRun> run = s.cache.run(*c.device, *c.spec, problem);
     t = timing.add("kernel setup and upload", t);
     r.spirv_hash = run->spirv_hash();
+    r.compiled = run->compiled();
     r.traffic = kernel_traffic(*c.spec, problem.items());
     r.items = problem.items();
     c.device->nvml->start();

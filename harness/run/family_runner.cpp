@@ -13,7 +13,9 @@ const std::vector<uint32_t>& RunContext::compile(size_t shader) {
 
 std::unique_ptr<ComputePipeline> RunContext::pipeline(size_t shader, const std::vector<Resource>& resources,
                                                       const std::vector<uint32_t>& specialization) {
-  return std::make_unique<ComputePipeline>(device, compile(shader), resources, specialization, subgroup_size);
+  auto made = std::make_unique<ComputePipeline>(device, compile(shader), resources, specialization, subgroup_size);
+  compiled.push_back(made->executables());
+  return made;
 }
 
 std::unique_ptr<Buffer> RunContext::buffer(VkDeviceSize bytes) const {

@@ -34,6 +34,10 @@ class RunContext {
   const PostfxInput& postfx;   // post-processing: the input as uploaded and its parameters
   uint32_t subgroup_size;      // required of every compute pass; 0: the device's choice
   std::string spirv_hash;      // of every shader compiled through compile()
+  // What the driver compiled of each of the kernel's pipelines, in order: pipeline() adds the compute pipelines it
+  // makes, a runner that makes another (boids' blend) adds it itself. Empty lists where the device does not say
+  // (Device::captures_pipeline_statistics()).
+  std::vector<std::vector<PipelineExecutable>> compiled;
 
   const std::vector<uint32_t>& compile(size_t shader);
   // The compute pipeline of the spec's shader `shader` (compiled through compile()), at subgroup_size.

@@ -13,6 +13,7 @@ struct KernelRun::Impl {
   const KernelSpec& spec;
   const Problem& problem;
   std::string hash;
+  std::shared_ptr<const std::vector<std::vector<PipelineExecutable>>> compiled;
   std::unique_ptr<Buffer> input;
   PostfxInput derived_input;  // the family's derive_input (post-processing): uploaded, then moved to the check
   std::unique_ptr<FamilyRunner> runner;
@@ -68,6 +69,7 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
   RunContext context(device, compiler, spec, problem, *r.input, r.derived_input, subgroup_size);
   r.runner = family.method(spec.method).make_runner(context);
   r.hash = context.spirv_hash;
+  r.compiled = std::make_shared<const std::vector<std::vector<PipelineExecutable>>>(std::move(context.compiled));
   if (r.runner->groups_x > info.max_workgroup_count_x) {
     throw UnsupportedError(std::to_string(r.runner->groups_x) + " workgroups in x exceed maxComputeWorkGroupCount " +
                            std::to_string(info.max_workgroup_count_x));
@@ -88,6 +90,7 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
 KernelRun::~KernelRun() = default;
 
 const std::string& KernelRun::spirv_hash() const { return impl_->hash; }
+std::shared_ptr<const std::vector<std::vector<PipelineExecutable>>> KernelRun::compiled() const { return impl_->compiled; }
 bool KernelRun::writes_image() const { return kernel_method(impl_->spec).writes_image(); }
 std::vector<float> KernelRun::output_pixels() const {
   if (!writes_image()) throw std::logic_error(impl_->spec.name + " does not write an image");

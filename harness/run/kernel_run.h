@@ -13,6 +13,7 @@
 #include "catalog.h"
 #include "check/check.h"
 #include "run/inputs.h"
+#include "vulkan/pipeline_statistics.h"
 #include "vulkan/readback.h"
 #include "vulkan/shader_compiler.h"
 #include "vulkan/vulkan_context.h"
@@ -51,6 +52,8 @@ class KernelRun {
   std::vector<float> output_pixels() const;
 
   const std::string& spirv_hash() const;   // of all its shaders, combined
+  // What the driver compiled of each of its pipelines (RunContext::compiled).
+  std::shared_ptr<const std::vector<std::vector<PipelineExecutable>>> compiled() const;
   uint64_t groups() const;                 // workgroups of the main dispatch
 
  private:

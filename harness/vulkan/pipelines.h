@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "vulkan/pipeline_statistics.h"
 #include "vulkan/vulkan_context.h"
 
 namespace shaderwatch {
@@ -50,11 +51,14 @@ class ComputePipeline {
   ComputePipeline(const ComputePipeline&) = delete;
   ComputePipeline& operator=(const ComputePipeline&) = delete;
   void dispatch(VkCommandBuffer cmd, const PushConstants& push, uint32_t groups_x, uint32_t groups_y = 1) const;
+  // What the driver compiled, where the device tells (Device::captures_pipeline_statistics()); else empty.
+  const std::vector<PipelineExecutable>& executables() const { return executables_; }
 
  private:
   Device& device_;
   Bindings bindings_;
   VkPipeline pipeline_ = VK_NULL_HANDLE;
+  std::vector<PipelineExecutable> executables_;
 };
 
 // Workgroups for a grid-stride loop over `items` that fills the device: 8 groups of 256 invocations per

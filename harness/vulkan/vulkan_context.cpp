@@ -294,9 +294,13 @@ Device::Device(Instance& instance, uint32_t index)
 
   VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
   VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executables{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  const bool has_executables = has_device_extension(physical_, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   VkPhysicalDeviceFeatures2 available{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   available.pNext = &v12;
   v12.pNext = &v13;
+  if (has_executables) v13.pNext = &executables;
   vkGetPhysicalDeviceFeatures2(physical_, &available);
   if (!v13.dynamicRendering || !v13.synchronization2) {
     throw UnsupportedError(info_.name + " lacks dynamicRendering or synchronization2");
@@ -315,11 +319,26 @@ Device::Device(Instance& instance, uint32_t index)
   enable12.pNext = &enable13;
   VkPhysicalDeviceFeatures2 enable{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   enable.pNext = &enable12;
+  // What the compiler made of each pipeline (pipeline_statistics.h), where the driver tells.
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR enable_executables{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  std::vector<const char*> extensions;
+  if (has_executables && executables.pipelineExecutableInfo) {
+    enable_executables.pipelineExecutableInfo = VK_TRUE;
+    enable13.pNext = &enable_executables;
+    extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    captures_statistics_ = true;
+  } else {
+    no_statistics_ = has_executables ? "pipelineExecutableInfo is not supported"
+                                     : "no " VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+  }
 
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   info.pNext = &enable;
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue_info;
+  info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
   vk_check(vkCreateDevice(physical_, &info, nullptr, &device_), "vkCreateDevice");
   // No volkLoadDevice: the loader's trampolines dispatch on the VkDevice, so several devices can be open at
   // once (--device all); the indirection costs nanoseconds on the host and nothing on the GPU.

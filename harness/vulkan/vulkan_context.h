@@ -122,6 +122,10 @@ class Device {
   // Shared by every pipeline made on the device: a kernel's hot and cold runs and each size rebuild
   // their pipelines from the same SPIR-V.
   VkPipelineCache pipeline_cache() const { return pipeline_cache_; }
+  // Whether pipelines capture what the compiler made of them (VK_KHR_pipeline_executable_properties), and if not,
+  // why not.
+  bool captures_pipeline_statistics() const { return captures_statistics_; }
+  const std::string& why_no_pipeline_statistics() const { return no_statistics_; }
 
  private:
   uint32_t memory_type(uint32_t type_bits, VkMemoryPropertyFlags wanted, VkMemoryPropertyFlags fallback) const;
@@ -136,6 +140,8 @@ class Device {
   VkFence fence_ = VK_NULL_HANDLE;
   VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
   VkPhysicalDeviceMemoryProperties memory_{};
+  bool captures_statistics_ = false;
+  std::string no_statistics_;
   // Long kernels (one invocation over a million boids on lavapipe) need minutes, not the default seconds.
   double submit_timeout_s_ = 600;
   std::string lost_;  // declared before staging_: the staging buffer's destructor reads it

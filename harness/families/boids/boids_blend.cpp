@@ -63,11 +63,15 @@ class BlendPipeline {
     info.pMultisampleState = &multisample;
     info.pColorBlendState = &blend_state;
     info.layout = bindings_.layout();
+    if (device.captures_pipeline_statistics()) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     const VkResult result = vkCreateGraphicsPipelines(device.handle(), device.pipeline_cache(), 1, &info, nullptr, &pipeline_);
     vkDestroyShaderModule(device.handle(), vert, nullptr);
     vkDestroyShaderModule(device.handle(), frag, nullptr);
     vk_check(result, "vkCreateGraphicsPipelines");
+    if (device.captures_pipeline_statistics()) executables_ = pipeline_executables(device, pipeline_);
   }
+  // What the driver compiled (its vertex and fragment stages), where the device tells.
+  const std::vector<PipelineExecutable>& executables() const { return executables_; }
   ~BlendPipeline() {
     if (device_.lost().empty()) vkDestroyPipeline(device_.handle(), pipeline_, nullptr);
   }
@@ -98,6 +102,7 @@ class BlendPipeline {
   Device& device_;
   Bindings bindings_;
   VkPipeline pipeline_ = VK_NULL_HANDLE;
+  std::vector<PipelineExecutable> executables_;
 };
 
 class BlendRunner final : public BoidsRunner {
@@ -111,6 +116,7 @@ class BlendRunner final : public BoidsRunner {
     image_ = std::make_unique<Image>(device, 1, 1, 1, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
     output = c.guarded(output_bytes, kVec4);
     blend_ = std::make_unique<BlendPipeline>(device, c.compiler, c.spec, c.input.handle());
+    c.compiled.push_back(blend_->executables());
   }
   void record(VkCommandBuffer cmd) const override {
     blend_->draw(cmd, *image_, count_);

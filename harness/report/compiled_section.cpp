@@ -1,0 +1,58 @@
+#include "report/compiled_section.h"
+
+#include <string>
+#include <type_traits>
+
+namespace shaderwatch {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+// "/dev<N>" where the benchmark's name carries its device, else "".
+std::string device_suffix(const BenchmarkResult& r) {
+  const std::string plain = r.spec->name + "/" + r.size + (r.cold ? "/cold" : "/hot");
+  return r.name.starts_with(plain) ? r.name.substr(plain.size()) : std::string();
+}
+
+ordered_json statistic_json(const PipelineStatistic& s) {
+  ordered_json out{{"name", s.name}};
+  std::visit(
+      [&](auto value) {
+        using T = decltype(value);
+        out["format"] = std::is_same_v<T, bool>       ? "bool32"
+                        : std::is_same_v<T, int64_t>  ? "int64"
+                        : std::is_same_v<T, uint64_t> ? "uint64"
+                                                      : "float64";
+        out["value"] = value;
+      },
+      s.value);
+  return out;
+}
+
+}  // namespace
+
+ordered_json compiled_section(const std::vector<BenchmarkResult>& results) {
+  ordered_json section = ordered_json::object();
+  for (const BenchmarkResult& r : results) {
+    if (!r.spec || r.spirv_hash.empty()) continue;  // not run (skipped, unsupported, its device lost)
+    const std::string key = r.spec->name + device_suffix(r);
+    if (section.contains(key)) continue;
+    ordered_json pipelines = ordered_json::array();
+    if (r.compiled) {
+      for (const auto& executables : *r.compiled) {
+        ordered_json pipeline = ordered_json::array();
+        for (const PipelineExecutable& e : executables) {
+          ordered_json statistics = ordered_json::array();
+          for (const PipelineStatistic& s : e.statistics) statistics.push_back(statistic_json(s));
+          pipeline.push_back({{"executable", e.name}, {"subgroup_size", e.subgroup_size}, {"statistics", statistics}});
+        }
+        pipelines.push_back(std::move(pipeline));
+      }
+    }
+    section[key] = {{"spirv", r.spirv_hash}, {"pipelines", std::move(pipelines)}};
+  }
+  return section;
+}
+
+}  // namespace shaderwatch

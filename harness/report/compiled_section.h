@@ -1,0 +1,15 @@
+#pragma once
+// The results document's section of what was compiled, once per kernel and device (contract::kCompiledSection).
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report/benchmark_report.h"
+
+namespace shaderwatch {
+
+// {"<family/variant>[/dev<N>]": {"spirv": ..., "pipelines": [[{"executable", "subgroup_size", "statistics"}]]}}
+// from each kernel's first benchmark on each device.
+nlohmann::ordered_json compiled_section(const std::vector<BenchmarkResult>& results);
+
+}  // namespace shaderwatch
