@@ -563,6 +563,23 @@ TEST(Cli, ListsKernelsByStableNameFirst) {
   EXPECT_NE(out.find("\nboids/minmax_atomic "), std::string::npos);
 }
 
+TEST(Cli, ListsWhatADeviceCompiledOfEachKernel) {
+  const auto [rc, out] = run_bench("--list-kernels --device 0 --filter 'lum/interleaved_256|two_pass_rows'");
+  ASSERT_EQ(rc, 0) << out;
+  const std::smatch device = [&] {
+    std::smatch m;
+    std::regex_search(out, m, std::regex("^device 0: .*: pipeline statistics (captured|unavailable: .+)\n"));
+    return m;
+  }();
+  ASSERT_FALSE(device.empty()) << out;
+  const bool captured = device[1] == "captured";
+  EXPECT_TRUE(std::regex_search(out, std::regex("\nlum/interleaved_256  spirv:[0-9a-f]{16}\n"))) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex("\nboids/two_pass_rows  spirv:[0-9a-f]{32}\n"))) << out;
+  EXPECT_EQ(out.find("lum/sequential_256"), std::string::npos) << "the filter holds";
+  // Where the driver reports statistics, each pipeline's executables follow their kernel (two for two passes).
+  EXPECT_EQ(std::regex_search(out, std::regex(R"(\n  pipeline 1 .*\(subgroup \d+\):( [^=\n]+=\S+)+\n)")), captured) << out;
+}
+
 TEST(Cli, BadArgumentsAreNamed) {
   auto [rc, out] = run_bench("--check --device no-such-gpu");
   EXPECT_EQ(rc, 4) << "an unknown device is a configuration mistake";

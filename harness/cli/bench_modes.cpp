@@ -3,8 +3,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <type_traits>
+#include <variant>
 
 #include "check/check_suite.h"
+#include "families/kernel_family.h"
+#include "run/kernel_run.h"
 #include "report/benchmark_report.h"
 #include "report/exit_status.h"
 #include "report/image_writer.h"
@@ -60,6 +64,62 @@ void list_devices(const Instance& instance) {
     if (d.compute_subgroup_size_control) std::cout << ", requirable in compute";
     std::cout << "\n";
   }
+}
+
+namespace {
+
+std::string statistic_text(const PipelineStatistic& s) {
+  return std::visit(
+      [](auto v) {
+        if constexpr (std::is_same_v<decltype(v), bool>) return std::string(v ? "true" : "false");
+        else if constexpr (std::is_same_v<decltype(v), double>) {
+          char text[32];
+          std::snprintf(text, sizeof text, "%g", v);
+          return std::string(text);
+        } else return std::to_string(v);
+      },
+      s.value);
+}
+
+}  // namespace
+
+int list_compiled_mode(Instance& instance, const BenchArgs& a, const std::regex& filter_re) {
+  std::vector<uint32_t> indices;
+  if (a.device_selector == "all") {
+    for (const auto& d : instance.devices()) indices.push_back(d.index);
+  } else {
+    indices.push_back(instance.select(a.device_selector));
+  }
+  for (const uint32_t index : indices) {
+    Device device(instance, index);
+    std::cout << "device " << index << ": " << device.info().name << " (" << device.info().driver_name << " "
+              << device.info().driver_version_string() << "): pipeline statistics "
+              << (device.captures_pipeline_statistics() ? "captured" : "unavailable: " + device.why_no_pipeline_statistics())
+              << "\n";
+    ShaderCompiler compiler;
+    for (const auto& spec : catalog()) {
+      if (!std::regex_search(spec.name, filter_re)) continue;
+      const KernelFamily& family = kernel_family(spec.family);
+      const SizeSpec small = family.size == SizeKind::Image ? SizeSpec{64, 64, 0} : SizeSpec{0, 0, 4096};
+      std::cout << spec.name;
+      try {
+        const Problem problem = family.make_problem(family.benchmark_input, small, 1);
+        const KernelRun run(device, compiler, spec, problem);
+        std::cout << "  spirv:" << run.spirv_hash() << "\n";
+        const auto& pipelines = *run.compiled();
+        for (size_t p = 0; p < pipelines.size(); ++p) {
+          for (const PipelineExecutable& e : pipelines[p]) {
+            std::cout << "  pipeline " << p << " " << e.name << " (subgroup " << e.subgroup_size << "):";
+            for (const PipelineStatistic& s : e.statistics) std::cout << " " << s.name << "=" << statistic_text(s);
+            std::cout << "\n";
+          }
+        }
+      } catch (const UnsupportedError& e) {
+        std::cout << "  unsupported on this device: " << e.what() << "\n";
+      }
+    }
+  }
+  return 0;
 }
 
 int write_images_mode(Instance& instance, const BenchArgs& a) {

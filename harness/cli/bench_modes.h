@@ -16,6 +16,9 @@ namespace shaderwatch {
 [[noreturn]] void exit_leaving_the_driver(int status);
 
 void list_devices(const Instance& instance);
+// --list-kernels --device N: each kernel (matching the filter) built on the device at a small size, and what the
+// driver compiled of it (the code does not depend on the size: sizes reach kernels as push constants).
+int list_compiled_mode(Instance& instance, const BenchArgs& args, const std::regex& filter_re);
 int write_images_mode(Instance& instance, const BenchArgs& args);
 int check_mode(Instance& instance, const BenchArgs& args, const std::regex& filter_re);
 int benchmark_mode(Instance& instance, const BenchArgs& args, BenchmarkOptions options, const GbenchFlags& gbench,

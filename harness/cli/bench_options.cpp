@@ -76,7 +76,10 @@ void add_bench_options(CLI::App& app, BenchArgs& a, size_t columns) {
   app.formatter(std::make_shared<WrappingFormatter>(columns));
   app.footer(wrapped_footer(columns));
   app.add_flag("--list-devices", a.list_devices, "List every Vulkan device (index, name, type, driver, API, subgroup)");
-  app.add_flag("--list-kernels", a.list_kernels, "List every catalog kernel, its stable name first");
+  app.add_flag("--list-kernels", a.list_kernels,
+               "List every catalog kernel, its stable name first; with --device, what that device's driver compiled of "
+               "each (--filter: some): SPIR-V hash, and per pipeline each executable's subgroup size and statistics, "
+               "where the driver reports them (VK_KHR_pipeline_executable_properties)");
   app.add_flag("--list-sources", a.list_sources,
                "List every catalog kernel's name, then the kernels/ files it is built from (its shaders and what "
                "they #include), space-separated");

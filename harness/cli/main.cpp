@@ -75,8 +75,9 @@ int main(int argc, char** argv) {
     if (!check.problem.empty()) std::cerr << "shaderwatch-bench: " << check.problem << "\n";
     if (check.status != kExitPass) return check.status;
   }
-  list_catalog(args);
-  if ((args.list_kernels || args.list_sources) && !args.list_devices && !args.check) return 0;
+  const bool compiled_on_device = args.list_kernels && !args.device_selector.empty();
+  if (!compiled_on_device) list_catalog(args);
+  if ((args.list_kernels || args.list_sources) && !args.list_devices && !args.check && !compiled_on_device) return 0;
   if (args.seed == 0) args.seed = std::random_device{}() | 1;
   if (!args.kernels_dir.empty()) use_kernel_sources_from(args.kernels_dir);
 
@@ -84,8 +85,9 @@ int main(int argc, char** argv) {
     Instance instance(args.validation);
     if (args.list_devices) {
       list_devices(instance);
-      if (!args.check) return 0;
+      if (!args.check && !compiled_on_device) return 0;
     }
+    if (compiled_on_device) return list_compiled_mode(instance, args, filter_re);
     if (!args.images_dir.empty()) return write_images_mode(instance, args);
     if (args.check) return check_mode(instance, args, filter_re);
     return benchmark_mode(instance, args, options, gbench, columns);
