@@ -18,6 +18,8 @@
 #include "vulkan/kernel_sources.h"
 #include "postfx.h"
 #include "families/postfx/postfx_check.h"
+#include "families/kernel_family.h"
+#include "run/inputs.h"
 #include "run_command.h"
 
 using namespace shaderwatch;
@@ -556,6 +558,42 @@ TEST(Cli, CheckPrintsTheTableAndExitsZero) {
   EXPECT_NE(out.find("0 unexpected failures"), std::string::npos) << out;
 }
 
+// Each family's generator makes what its version in input_identity says (run/inputs.cpp): a change to what one
+// makes fails here until its version goes up (and its checksum here with it). Libstdc++'s distributions, as CI's.
+TEST(Inputs, EachGeneratorMakesWhatItsVersionSays) {
+  const auto checksum = [](const shaderwatch::Problem& p) {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a over the floats' bytes
+    for (const float f : p.data) {
+      uint32_t bits;
+      std::memcpy(&bits, &f, sizeof bits);
+      for (int b = 0; b < 4; ++b) h = (h ^ ((bits >> (8 * b)) & 0xff)) * 1099511628211ull;
+    }
+    return h;
+  };
+  using shaderwatch::InputKind;
+  struct Pinned {
+    shaderwatch::Family family;
+    shaderwatch::InputKind kind;
+    const char* identity;
+    uint64_t checksum;
+  };
+  const Pinned pinned[] = {
+      {shaderwatch::Family::Luminance, InputKind::Random, "random@1", 10134845794225288534ull},
+      {shaderwatch::Family::Luminance, InputKind::Exponents, "exponents@1", 5831803300062543993ull},
+      {shaderwatch::Family::Boids, InputKind::Random, "random@1", 11611942170681893737ull},
+      {shaderwatch::Family::Postfx, InputKind::HdrTest, "hdr-test@1", 10332219263933673622ull},
+  };
+  for (const Pinned& p : pinned) {
+    const auto& family = shaderwatch::kernel_family(p.family);
+    const shaderwatch::SizeSpec size = family.size == shaderwatch::SizeKind::Image ? shaderwatch::SizeSpec{48, 32, 0}
+                                                                                  : shaderwatch::SizeSpec{0, 0, 1000};
+    EXPECT_EQ(shaderwatch::input_identity(p.family, p.kind), p.identity);
+    EXPECT_EQ(checksum(family.make_problem(p.kind, size, 1)), p.checksum)
+        << family.name << " " << p.identity << ": its generator makes something else now; raise its version in "
+        << "run/inputs.cpp (generator_version) and pin the new checksum here";
+  }
+}
+
 TEST(Cli, ListsKernelsByStableNameFirst) {
   const auto [rc, out] = run_bench("--list-kernels");
   EXPECT_EQ(rc, 0);
@@ -573,8 +611,8 @@ TEST(Cli, ListsWhatADeviceCompiledOfEachKernel) {
   }();
   ASSERT_FALSE(device.empty()) << out;
   const bool captured = device[1] == "captured";
-  EXPECT_TRUE(std::regex_search(out, std::regex("\nlum/interleaved_256  spirv:[0-9a-f]{16}\n"))) << out;
-  EXPECT_TRUE(std::regex_search(out, std::regex("\nboids/two_pass_rows  spirv:[0-9a-f]{32}\n"))) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex("\nlum/interleaved_256  spirv:[0-9a-f]{16} input:random@1\n"))) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex("\nboids/two_pass_rows  spirv:[0-9a-f]{32} input:random@1\n"))) << out;
   EXPECT_EQ(out.find("lum/sequential_256"), std::string::npos) << "the filter holds";
   // Where the driver reports statistics, each pipeline's executables follow their kernel (two for two passes).
   EXPECT_EQ(std::regex_search(out, std::regex(R"(\n  pipeline 1 .*\(subgroup \d+\):( [^=\n]+=\S+)+\n)")), captured) << out;

@@ -99,6 +99,7 @@ TEST(ResultDocuments, EachDeviceDocumentSaysWhatWasCompiledForItsKernelsOnce) {
     r.size = "64";
     r.cold = cold;
     r.spirv_hash = spirv;
+    r.input = "random@1";
     r.compiled = std::make_shared<const std::vector<std::vector<shaderwatch::PipelineExecutable>>>(std::move(compiled));
     return r;
   };
@@ -108,12 +109,12 @@ TEST(ResultDocuments, EachDeviceDocumentSaysWhatWasCompiledForItsKernelsOnce) {
                                                        measured("cold/dev0", "7ee3", true, {{main}}),
                                                        measured("hot/dev1", "7ee3", false, {{}})});
   const auto dev0 = read(dir.path / "results-dev0.json")["sw_compiled"];
-  EXPECT_EQ(dev0, ordered_json::parse(R"({"lum/interleaved_256": {"spirv": "7ee3", "pipelines": [[{"executable":
+  EXPECT_EQ(dev0, ordered_json::parse(R"({"lum/interleaved_256": {"spirv": "7ee3", "input": "random@1", "pipelines": [[{"executable":
       "Compute shader", "subgroup_size": 32, "statistics": [{"name": "Registers", "format": "uint64", "value": 40},
       {"name": "Spills", "format": "bool32", "value": false}, {"name": "Occupancy", "format": "float64", "value": 0.5}]}]]}})"))
       << "once per kernel, under its plain name";
   EXPECT_EQ(read(dir.path / "results-dev1.json")["sw_compiled"],
-            ordered_json::parse(R"({"lum/interleaved_256": {"spirv": "7ee3", "pipelines": [[]]}})"))
+            ordered_json::parse(R"({"lum/interleaved_256": {"spirv": "7ee3", "input": "random@1", "pipelines": [[]]}})"))
       << "a device that does not say: the hash, and one empty list per pipeline";
 }
 

@@ -137,7 +137,8 @@ inline constexpr const char* kHarnessRevision = "harness_revision";
 // VK_KHR_pipeline_executable_properties records the SPIR-V hash only).
 inline constexpr const char* kPipelineStatistics = "pipeline_statistics";
 // What was compiled, once per kernel, in a top-level section of the document beside "benchmarks":
-//   "sw_compiled": {"<family/variant>": {"spirv": "<hash>", "pipelines": [  // one per pipeline, in dispatch order
+//   "sw_compiled": {"<family/variant>": {"spirv": "<hash>", "input": "<kind>@<generator version>",
+//                                        "pipelines": [  // one per pipeline, in dispatch order
 //       [{"executable": "<driver's name>", "subgroup_size": 32,             // one per compiled stage
 //         "statistics": [{"name": "<driver's name>", "format": "bool32|int64|uint64|float64", "value": 58}]}]]}}
 // With several devices the kernel names end in "/dev<N>" until the document is split, like benchmark names.

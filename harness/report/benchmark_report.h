@@ -33,6 +33,7 @@ struct BenchmarkResult {
   CheckResult outcome;              // of the check of the last timed dispatch
   std::string error_message;    // non-empty: reported as an error row (no times)
   std::string spirv_hash;
+  std::string input;  // run/inputs.h input_identity: "hdr-test@1"
   // What the driver compiled of its kernel's pipelines (empty where the device does not say), shared by the
   // kernel's benchmarks on that device.
   std::shared_ptr<const std::vector<std::vector<PipelineExecutable>>> compiled;

@@ -8,7 +8,8 @@
 
 namespace shaderwatch {
 
-// {"<family/variant>[/dev<N>]": {"spirv": ..., "pipelines": [[{"executable", "subgroup_size", "statistics"}]]}}
+// {"<family/variant>[/dev<N>]": {"spirv": ..., "input": ..., "pipelines": [[{"executable", "subgroup_size",
+// "statistics"}]]}}
 // from each kernel's first benchmark on each device.
 nlohmann::ordered_json compiled_section(const std::vector<BenchmarkResult>& results);
 

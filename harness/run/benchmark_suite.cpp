@@ -352,6 +352,7 @@ void measure_case(const BenchmarkCase& c, BenchmarkResult& r, std::shared_future
     t = timing.add("kernel setup and upload", t);
     r.spirv_hash = run->spirv_hash();
     r.compiled = run->compiled();
+    r.input = input_identity(problem.family, problem.kind);
     r.traffic = kernel_traffic(*c.spec, problem.items());
     r.items = problem.items();
     c.device->nvml->start();

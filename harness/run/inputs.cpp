@@ -20,6 +20,22 @@ std::string input_kind_name(InputKind kind) {
   return "?";
 }
 
+namespace {
+// The version of what each family's generator makes (1: as of 2026-11-26).
+int generator_version(Family family) {
+  switch (family) {
+    case Family::Luminance: return 1;  // make_luminance_problem
+    case Family::Boids: return 1;      // make_boids_problem
+    case Family::Postfx: return 1;     // make_postfx_problem, its HdrTest image included
+  }
+  return 0;
+}
+}  // namespace
+
+std::string input_identity(Family family, InputKind kind) {
+  return input_kind_name(kind) + "@" + std::to_string(generator_version(family));
+}
+
 uint64_t Problem::items() const { return kernel_family(family).size == SizeKind::Count ? count : uint64_t{width} * height; }
 
 std::string Problem::size_string() const { return size_text(kernel_family(family).size, {width, height, count}); }

@@ -17,6 +17,11 @@ enum class InputKind {
   HdrTest,    // post-processing test image: gradients over 0..10^4, a sun, black pixels, saturated primaries
 };
 std::string input_kind_name(InputKind kind);
+// A benchmark's input beyond its size and seed: its kind and its family generator's version, "hdr-test@1". The
+// same SPIR-V timed on another scene is another measurement (the DoF composite at 4K on an H200 went from 2.47 to
+// 2.98 ms when its test image changed), so a generator's version goes up whenever its output does
+// (tests/harness_test.cpp, Inputs.*, holds each generator's checksum and fails until then).
+std::string input_identity(Family family, InputKind kind);
 
 struct Problem {
   Family family;
