@@ -68,6 +68,17 @@ void list_devices(const Instance& instance) {
 
 namespace {
 
+// The devices --device names: one, or every one for "all".
+std::vector<uint32_t> selected_devices(const Instance& instance, const std::string& selector) {
+  std::vector<uint32_t> indices;
+  if (selector == "all") {
+    for (const auto& d : instance.devices()) indices.push_back(d.index);
+  } else {
+    indices.push_back(instance.select(selector));
+  }
+  return indices;
+}
+
 std::string statistic_text(const PipelineStatistic& s) {
   return std::visit(
       [](auto v) {
@@ -84,13 +95,7 @@ std::string statistic_text(const PipelineStatistic& s) {
 }  // namespace
 
 int list_compiled_mode(Instance& instance, const BenchArgs& a, const std::regex& filter_re) {
-  std::vector<uint32_t> indices;
-  if (a.device_selector == "all") {
-    for (const auto& d : instance.devices()) indices.push_back(d.index);
-  } else {
-    indices.push_back(instance.select(a.device_selector));
-  }
-  for (const uint32_t index : indices) {
+  for (const uint32_t index : selected_devices(instance, a.device_selector)) {
     Device device(instance, index);
     std::cout << "device " << index << ": " << device.info().name << " (" << device.info().driver_name << " "
               << device.info().driver_version_string() << "): pipeline statistics "
@@ -145,12 +150,7 @@ int check_mode(Instance& instance, const BenchArgs& a, const std::regex& filter_
 
 int benchmark_mode(Instance& instance, const BenchArgs& a, BenchmarkOptions options, const GbenchFlags& gbench,
                    size_t columns) {
-  std::vector<uint32_t> devices;
-  if (a.device_selector == "all") {
-    for (const auto& d : instance.devices()) devices.push_back(d.index);
-  } else {
-    devices.push_back(instance.select(a.device_selector));
-  }
+  const std::vector<uint32_t> devices = selected_devices(instance, a.device_selector);
   options.seed = a.seed;
   options.harness_revision = kHarnessRevision;
   options.policy = a.policy;
