@@ -20,6 +20,7 @@
 #include "families/postfx/postfx_check.h"
 #include "families/kernel_family.h"
 #include "run/inputs.h"
+#include "vulkan/pipeline_statistics.h"
 #include "run_command.h"
 
 using namespace shaderwatch;
@@ -592,6 +593,17 @@ TEST(Inputs, EachGeneratorMakesWhatItsVersionSays) {
         << family.name << " " << p.identity << ": its generator makes something else now; raise its version in "
         << "run/inputs.cpp (generator_version) and pin the new checksum here";
   }
+}
+
+TEST(PipelineStatistics, AreWordsAsTheDriverTypedThem) {
+  using shaderwatch::PipelineStatistic;
+  const PipelineStatistic spills{"Spills", "", true}, stack{"Stack", "", int64_t{-8}},
+      registers{"Register Count", "", uint64_t{164}}, occupancy{"Occupancy", "", 0.5};
+  EXPECT_EQ(spills.value_text() + " " + stack.value_text() + " " + registers.value_text() + " " + occupancy.value_text(),
+            "true -8 164 0.5");
+  EXPECT_EQ(std::string(spills.format_name()) + " " + std::string(stack.format_name()) + " " +
+                std::string(registers.format_name()) + " " + std::string(occupancy.format_name()),
+            "bool32 int64 uint64 float64");
 }
 
 TEST(Cli, ListsKernelsByStableNameFirst) {

@@ -98,6 +98,7 @@ TEST(ResultDocuments, EachDeviceDocumentSaysWhatWasCompiledForItsKernelsOnce) {
     r.spec = &*spec;
     r.size = "64";
     r.cold = cold;
+    r.device_suffix = mode_and_device.substr(mode_and_device.find('/'));
     r.spirv_hash = spirv;
     r.input = "random@1";
     r.compiled = std::make_shared<const std::vector<std::vector<shaderwatch::PipelineExecutable>>>(std::move(compiled));

@@ -3,8 +3,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <type_traits>
-#include <variant>
 
 #include "check/check_suite.h"
 #include "families/kernel_family.h"
@@ -79,19 +77,6 @@ std::vector<uint32_t> selected_devices(const Instance& instance, const std::stri
   return indices;
 }
 
-std::string statistic_text(const PipelineStatistic& s) {
-  return std::visit(
-      [](auto v) {
-        if constexpr (std::is_same_v<decltype(v), bool>) return std::string(v ? "true" : "false");
-        else if constexpr (std::is_same_v<decltype(v), double>) {
-          char text[32];
-          std::snprintf(text, sizeof text, "%g", v);
-          return std::string(text);
-        } else return std::to_string(v);
-      },
-      s.value);
-}
-
 }  // namespace
 
 int list_compiled_mode(Instance& instance, const BenchArgs& a, const std::regex& filter_re) {
@@ -115,7 +100,7 @@ int list_compiled_mode(Instance& instance, const BenchArgs& a, const std::regex&
         for (size_t p = 0; p < pipelines.size(); ++p) {
           for (const PipelineExecutable& e : pipelines[p]) {
             std::cout << "  pipeline " << p << " " << e.name << " (subgroup " << e.subgroup_size << "):";
-            for (const PipelineStatistic& s : e.statistics) std::cout << " " << s.name << "=" << statistic_text(s);
+            for (const PipelineStatistic& s : e.statistics) std::cout << " " << s.name << "=" << s.value_text();
             std::cout << "\n";
           }
         }

@@ -27,6 +27,7 @@ struct BenchmarkResult {
   // The same, apart, for the terminal report.
   const KernelSpec* spec = nullptr;
   std::string device, size;  // device name; "1920x1080" or "4096"
+  std::string device_suffix;  // "/dev<N>" ending the name with several devices, else ""
   uint64_t size_items = 0;   // pixels or boids
   bool cold = false;
   Measurement measurement;

@@ -1,7 +1,6 @@
 #include "report/compiled_section.h"
 
 #include <string>
-#include <type_traits>
 
 namespace shaderwatch {
 
@@ -9,24 +8,9 @@ using nlohmann::ordered_json;
 
 namespace {
 
-// "/dev<N>" where the benchmark's name carries its device, else "".
-std::string device_suffix(const BenchmarkResult& r) {
-  const std::string plain = r.spec->name + "/" + r.size + (r.cold ? "/cold" : "/hot");
-  return r.name.starts_with(plain) ? r.name.substr(plain.size()) : std::string();
-}
-
 ordered_json statistic_json(const PipelineStatistic& s) {
-  ordered_json out{{"name", s.name}};
-  std::visit(
-      [&](auto value) {
-        using T = decltype(value);
-        out["format"] = std::is_same_v<T, bool>       ? "bool32"
-                        : std::is_same_v<T, int64_t>  ? "int64"
-                        : std::is_same_v<T, uint64_t> ? "uint64"
-                                                      : "float64";
-        out["value"] = value;
-      },
-      s.value);
+  ordered_json out{{"name", s.name}, {"format", std::string(s.format_name())}};
+  std::visit([&](auto value) { out["value"] = value; }, s.value);
   return out;
 }
 
@@ -36,7 +20,7 @@ ordered_json compiled_section(const std::vector<BenchmarkResult>& results) {
   ordered_json section = ordered_json::object();
   for (const BenchmarkResult& r : results) {
     if (!r.spec || r.spirv_hash.empty()) continue;  // not run (skipped, unsupported, its device lost)
-    const std::string key = r.spec->name + device_suffix(r);
+    const std::string key = r.spec->name + r.device_suffix;
     if (section.contains(key)) continue;
     ordered_json pipelines = ordered_json::array();
     if (r.compiled) {

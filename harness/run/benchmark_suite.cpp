@@ -327,6 +327,7 @@ void measure_case(const BenchmarkCase& c, BenchmarkResult& r, std::shared_future
   r.name = c.name;
   r.spec = c.spec;
   r.device = c.device->device->info().name;
+  r.device_suffix = c.device->suffix;
   r.size = c.size_text;
   r.size_items = c.size.items();
   r.cold = c.cold;

@@ -1,6 +1,24 @@
 #include "vulkan/pipeline_statistics.h"
 
+#include <cstdio>
+
 namespace shaderwatch {
+
+std::string_view PipelineStatistic::format_name() const {
+  static constexpr std::string_view kNames[] = {"bool32", "int64", "uint64", "float64"};  // the variant's order
+  return kNames[value.index()];
+}
+
+std::string PipelineStatistic::value_text() const {
+  if (const auto* b = std::get_if<bool>(&value)) return *b ? "true" : "false";
+  if (const auto* d = std::get_if<double>(&value)) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", *d);
+    return text;
+  }
+  if (const auto* i = std::get_if<int64_t>(&value)) return std::to_string(*i);
+  return std::to_string(std::get<uint64_t>(value));
+}
 
 std::vector<PipelineExecutable> pipeline_executables(const Device& device, VkPipeline pipeline) {
   VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};

@@ -4,6 +4,7 @@
 // it (registers, shared memory, instruction counts: whatever it reports, as it reports them).
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -14,6 +15,10 @@ namespace shaderwatch {
 struct PipelineStatistic {
   std::string name, description;
   std::variant<bool, int64_t, uint64_t, double> value;  // as the driver typed it (VkPipelineExecutableStatisticFormatKHR)
+  // The driver's format in words: "bool32", "int64", "uint64" or "float64".
+  std::string_view format_name() const;
+  // The value for people: "true", "40", "0.5".
+  std::string value_text() const;
 };
 
 struct PipelineExecutable {
