@@ -597,8 +597,8 @@ TEST(Inputs, EachGeneratorMakesWhatItsVersionSays) {
 
 TEST(PipelineStatistics, AreWordsAsTheDriverTypedThem) {
   using shaderwatch::PipelineStatistic;
-  const PipelineStatistic spills{"Spills", "", true}, stack{"Stack", "", int64_t{-8}},
-      registers{"Register Count", "", uint64_t{164}}, occupancy{"Occupancy", "", 0.5};
+  const PipelineStatistic spills{"Spills", true}, stack{"Stack", int64_t{-8}}, registers{"Register Count", uint64_t{164}},
+      occupancy{"Occupancy", 0.5};
   EXPECT_EQ(spills.value_text() + " " + stack.value_text() + " " + registers.value_text() + " " + occupancy.value_text(),
             "true -8 164 0.5");
   EXPECT_EQ(std::string(spills.format_name()) + " " + std::string(stack.format_name()) + " " +

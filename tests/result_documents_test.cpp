@@ -104,8 +104,8 @@ TEST(ResultDocuments, EachDeviceDocumentSaysWhatWasCompiledForItsKernelsOnce) {
     r.compiled = std::make_shared<const std::vector<std::vector<shaderwatch::PipelineExecutable>>>(std::move(compiled));
     return r;
   };
-  const shaderwatch::PipelineExecutable main{"Compute shader", "", 32,
-                                             {{"Registers", "", uint64_t{40}}, {"Spills", "", false}, {"Occupancy", "", 0.5}}};
+  const shaderwatch::PipelineExecutable main{"Compute shader", 32,
+                                             {{"Registers", uint64_t{40}}, {"Spills", false}, {"Occupancy", 0.5}}};
   shaderwatch::finish_result_documents(file.string(), {measured("hot/dev0", "7ee3", false, {{main}}),
                                                        measured("cold/dev0", "7ee3", true, {{main}}),
                                                        measured("hot/dev1", "7ee3", false, {{}})});

@@ -20,7 +20,12 @@ std::string PipelineStatistic::value_text() const {
   return std::to_string(std::get<uint64_t>(value));
 }
 
+VkPipelineCreateFlags statistics_flags(const Device& device) {
+  return device.captures_pipeline_statistics() ? VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR : 0;
+}
+
 std::vector<PipelineExecutable> pipeline_executables(const Device& device, VkPipeline pipeline) {
+  if (!device.captures_pipeline_statistics()) return {};
   VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
   info.pipeline = pipeline;
   uint32_t count = 0;
@@ -31,7 +36,7 @@ std::vector<PipelineExecutable> pipeline_executables(const Device& device, VkPip
            "vkGetPipelineExecutablePropertiesKHR");
   std::vector<PipelineExecutable> out;
   for (uint32_t e = 0; e < count; ++e) {
-    PipelineExecutable executable{properties[e].name, properties[e].description, properties[e].subgroupSize, {}};
+    PipelineExecutable executable{properties[e].name, properties[e].subgroupSize, {}};
     VkPipelineExecutableInfoKHR which{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
     which.pipeline = pipeline;
     which.executableIndex = e;
@@ -42,7 +47,7 @@ std::vector<PipelineExecutable> pipeline_executables(const Device& device, VkPip
     vk_check(vkGetPipelineExecutableStatisticsKHR(device.handle(), &which, &n, stats.data()),
              "vkGetPipelineExecutableStatisticsKHR");
     for (uint32_t s = 0; s < n; ++s) {
-      PipelineStatistic statistic{stats[s].name, stats[s].description, false};
+      PipelineStatistic statistic{stats[s].name, false};
       switch (stats[s].format) {
         case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: statistic.value = stats[s].value.b32 == VK_TRUE; break;
         case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: statistic.value = stats[s].value.i64; break;

@@ -13,7 +13,7 @@
 namespace shaderwatch {
 
 struct PipelineStatistic {
-  std::string name, description;
+  std::string name;
   std::variant<bool, int64_t, uint64_t, double> value;  // as the driver typed it (VkPipelineExecutableStatisticFormatKHR)
   // The driver's format in words: "bool32", "int64", "uint64" or "float64".
   std::string_view format_name() const;
@@ -22,13 +22,15 @@ struct PipelineStatistic {
 };
 
 struct PipelineExecutable {
-  std::string name, description;
+  std::string name;
   uint32_t subgroup_size = 0;
   std::vector<PipelineStatistic> statistics;
 };
 
-// The executables of `pipeline`, made with VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR on `device`
-// (Device::captures_pipeline_statistics()).
+// The flag a pipeline is created with so that the driver keeps what it compiled, where `device` can say
+// (Device::captures_pipeline_statistics()); else none.
+VkPipelineCreateFlags statistics_flags(const Device& device);
+// The executables of `pipeline`, created with statistics_flags(device); empty where the device cannot say.
 std::vector<PipelineExecutable> pipeline_executables(const Device& device, VkPipeline pipeline);
 
 }  // namespace shaderwatch

@@ -96,11 +96,11 @@ ComputePipeline::ComputePipeline(Device& device, const std::vector<uint32_t>& sp
   required.requiredSubgroupSize = subgroup_size;
   if (subgroup_size) info.stage.pNext = &required;
   info.layout = bindings_.layout();
-  if (device.captures_pipeline_statistics()) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+  info.flags |= statistics_flags(device);
   const VkResult result = vkCreateComputePipelines(device.handle(), device.pipeline_cache(), 1, &info, nullptr, &pipeline_);
   vkDestroyShaderModule(device.handle(), module, nullptr);
   vk_check(result, "vkCreateComputePipelines");
-  if (device.captures_pipeline_statistics()) executables_ = pipeline_executables(device, pipeline_);
+  executables_ = pipeline_executables(device, pipeline_);
 }
 
 ComputePipeline::~ComputePipeline() {

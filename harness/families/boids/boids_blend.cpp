@@ -63,12 +63,12 @@ class BlendPipeline {
     info.pMultisampleState = &multisample;
     info.pColorBlendState = &blend_state;
     info.layout = bindings_.layout();
-    if (device.captures_pipeline_statistics()) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+    info.flags |= statistics_flags(device);
     const VkResult result = vkCreateGraphicsPipelines(device.handle(), device.pipeline_cache(), 1, &info, nullptr, &pipeline_);
     vkDestroyShaderModule(device.handle(), vert, nullptr);
     vkDestroyShaderModule(device.handle(), frag, nullptr);
     vk_check(result, "vkCreateGraphicsPipelines");
-    if (device.captures_pipeline_statistics()) executables_ = pipeline_executables(device, pipeline_);
+    executables_ = pipeline_executables(device, pipeline_);
   }
   // What the driver compiled (its vertex and fragment stages), where the device tells.
   const std::vector<PipelineExecutable>& executables() const { return executables_; }
