@@ -143,6 +143,14 @@ inline constexpr const char* kPipelineStatistics = "pipeline_statistics";
 //         "statistics": [{"name": "<driver's name>", "format": "bool32|int64|uint64|float64", "value": 58}]}]]}}
 // With several devices the kernel names end in "/dev<N>" until the document is split, like benchmark names.
 inline constexpr const char* kCompiledSection = "sw_compiled";
+// Each result row's label starts with its kernel's SPIR-V hash: "spirv:<hash> stop:...".
+inline constexpr std::string_view kSpirvLabelPrefix = "spirv:";
+// The SPIR-V hash a label names, or "" (a label from another tool).
+inline std::string_view spirv_of_label(std::string_view label) {
+  if (!label.starts_with(kSpirvLabelPrefix)) return {};
+  label.remove_prefix(kSpirvLabelPrefix.size());
+  return label.substr(0, label.find(' '));
+}
 inline std::string context_key(std::string_view name) { return std::string(kContextPrefix) + std::string(name); }
 
 // Per-benchmark counters on every repetition row: the quartiles of all the run's samples. The server

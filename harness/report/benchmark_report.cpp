@@ -50,7 +50,7 @@ std::string row_error_message(const CheckResult& outcome, uint64_t seed) {
 }
 
 std::string result_label(const BenchmarkResult& r) {
-  std::string label = "spirv:" + r.spirv_hash + " stop:" + stop_reason_name(r.measurement.stop);
+  std::string label = std::string(contract::kSpirvLabelPrefix) + r.spirv_hash + " stop:" + stop_reason_name(r.measurement.stop);
   const auto& groups = r.measurement.stats.groups;
   if (groups.size() > 1) {
     label += " groups:" + std::to_string(groups.size());

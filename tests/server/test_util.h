@@ -36,6 +36,10 @@ std::string cat(const A&... a) {
 // A database set back to schema version `v` for a migration test (made by this server, then told it is
 // older): the columns migrations after `v` add are dropped, so that they run again.
 inline void set_back_to_schema(shaderwatch::sql::Conn& c, int v) {
+  if (v < 7) {
+    c.exec("DROP TABLE run_compiled");
+    c.exec("DROP TABLE compiled");
+  }
   if (v < 5) c.exec("ALTER TABLE results DROP COLUMN status");
   // Migration 6 only widened a CHECK constraint: a database of version 5 holds the same columns.
   c.set_schema_version(v);

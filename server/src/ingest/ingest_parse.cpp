@@ -139,6 +139,11 @@ std::string content_hash(const Parsed& p) {
     h.field(r.real_ns ? *r.real_ns : -1.0);
     h.field(r.cpu_ns ? *r.cpu_ns : -1.0);
   }
+  // Only when given: a run posted before the section keeps its hash.
+  for (const auto& k : p.compiled) {
+    h.field(k.kernel);
+    h.field(k.sha);
+  }
   return h.hex();
 }
 
@@ -361,6 +366,7 @@ Parsed parse_body(std::string_view body, std::size_t max_nesting) {
   parse_started_at(*run, *ctx, p);
   parse_device_context(*ctx, p);
   parse_rows(*doc, p);
+  p.compiled = parse_compiled_section(*doc);
   p.sha = content_hash(p);
   return p;
 }

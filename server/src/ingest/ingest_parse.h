@@ -11,6 +11,8 @@
 
 #include <shaderwatch/result_contract.h>
 
+#include "ingest/compiled_parse.h"
+
 namespace shaderwatch {
 
 struct Row {
@@ -31,6 +33,7 @@ struct Parsed {
       driver_version, api_version, harness_revision, device_uuid, driver_uuid, subgroup_size,
       host_name, context;
   std::vector<Row> rows;
+  std::vector<CompiledKernel> compiled;  // what the driver made of each kernel, where the bench said
   std::string sha;
 };
 

@@ -161,6 +161,21 @@ void insert_points(sql::Conn& w, const Parsed& p, const std::map<std::string, Po
   points.finish();
 }
 
+// What the driver compiled of each kernel: an entry another run stored already is pointed at, not copied.
+void insert_compiled(sql::Conn& w, const Parsed& p, std::int64_t run_pk) {
+  for (const auto& k : p.compiled) {
+    w.q("INSERT INTO compiled(sha256, spirv, input, pipelines) VALUES(?,?,?,?) ON CONFLICT DO NOTHING")
+        .bind(1, k.sha).bind(2, k.spirv).bind(3, k.input).bind(4, k.pipelines).run();
+    auto& id = w.q("SELECT id FROM compiled WHERE sha256=?");
+    id.bind(1, k.sha);
+    id.step();
+    const auto compiled_id = id.i64(0);
+    id.reset();
+    w.q("INSERT INTO run_compiled(run_id, kernel, compiled_id) VALUES(?,?,?)")
+        .bind(1, run_pk).bind(2, k.kernel).bind(3, compiled_id).run();
+  }
+}
+
 }  // namespace
 
 WrittenRun RunWriter::write(std::string_view body, const std::string& posted_by) {
@@ -201,6 +216,7 @@ WrittenRun RunWriter::write(std::string_view body, const std::string& posted_by)
       }
       insert_results(w, p, *run_pk, ids);
       insert_points(w, p, points_of, *run_pk, on_main, ids, out);
+      insert_compiled(w, p, *run_pk);
       tx.commit();
       // Only now are the new ids real.
       bench_ids_.insert(ids.new_bench.begin(), ids.new_bench.end());

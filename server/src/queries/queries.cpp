@@ -51,20 +51,42 @@ struct Where {
 };
 
 // Covariate changes: where a run differs from the one before in anything but the commit. A driver is
-// its build: its label (name, version, driver_info) and its UUID.
-std::vector<CovariateChange> covariate_changes(const std::vector<SeriesPoint>& pts) {
+// its build: its label (name, version, driver_info) and its UUID. What ran: the SPIR-V, the input and, where
+// both runs say, the statistics of the driver's compilation.
+std::vector<CovariateChange> covariate_changes(const Series& s) {
   static const std::pair<const char*, std::string SeriesPoint::*> kCov[] = {
       {"driver", &SeriesPoint::driver},         {"driver_uuid", &SeriesPoint::driver_uuid},
       {"api_version", &SeriesPoint::api_version}, {"harness_revision", &SeriesPoint::harness_revision},
-      {"runner", &SeriesPoint::runner},         {"branch", &SeriesPoint::branch}};
+      {"runner", &SeriesPoint::runner},         {"branch", &SeriesPoint::branch},
+      {"spirv", &SeriesPoint::spirv},           {"input", &SeriesPoint::input}};
+  const auto& pts = s.points;
   std::vector<CovariateChange> changes;
-  for (std::size_t i = 1; i < pts.size(); ++i)
+  for (std::size_t i = 1; i < pts.size(); ++i) {
     for (const auto& [field, member] : kCov)
-      if (pts[i].*member != pts[i - 1].*member)
+      if (pts[i].*member != pts[i - 1].*member && !(pts[i].*member).empty() && !(pts[i - 1].*member).empty())
         changes.push_back({i, pts[i].run_id, field, pts[i - 1].*member, pts[i].*member});
+    const auto a = s.compiled.find(pts[i - 1].compiled_id), b = s.compiled.find(pts[i].compiled_id);
+    if (a == s.compiled.end() || b == s.compiled.end() || a->second.statistics.empty() || b->second.statistics.empty())
+      continue;
+    auto [before, after] = statistics_difference(a->second.statistics, b->second.statistics);
+    if (!before.empty()) changes.push_back({i, pts[i].run_id, "statistics", std::move(before), std::move(after)});
+  }
   return changes;
 }
 
+// The compilations the points name, read once each.
+std::map<std::int64_t, Compilation> load_compiled(sql::Conn& c, const std::vector<SeriesPoint>& pts) {
+  std::map<std::int64_t, Compilation> out;
+  auto& st = c.q("SELECT spirv, input, pipelines FROM compiled WHERE id=?");
+  for (const auto& p : pts) {
+    if (!p.compiled_id || out.count(p.compiled_id)) continue;
+    st.reset();
+    st.bind(1, p.compiled_id);
+    if (st.step()) out[p.compiled_id] = {st.text(0), st.text(1), flatten_statistics(st.text(2))};
+  }
+  st.reset();
+  return out;
+}
 }  // namespace
 
 GpuList Queries::gpus(const Params& q) {
@@ -139,7 +161,7 @@ RunPage Queries::runs(const Params& q) {
 RunDetail Queries::run(const std::string& key) {
   auto c = db_.reader();
   const auto pk = run_pk(*c, key, "run_id");
-  RunDetail out{load_run_summary(*c, pk), {}, {}};
+  RunDetail out{load_run_summary(*c, pk), {}, {}, {}};
   auto& st = c->q("SELECT p.series_id, bm.name, p.value_ns, p.min_ns, p.max_ns, p.n_reps, p.n_errors,"
                   " p.error_message, p.label FROM points p JOIN series s ON s.id=p.series_id"
                   " JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE p.run_id=? ORDER BY bm.name");
@@ -158,6 +180,11 @@ RunDetail Queries::run(const std::string& key) {
   // Benchmarks with rows but no point: the negative control's expected outcome, kernels the device
   // could not run.
   for (auto& [name, k] : counters) out.not_measured.push_back({name, k.outcome, std::move(k.message)});
+  auto& compiled = c->q("SELECT rc.kernel, cm.spirv, cm.input, cm.pipelines FROM run_compiled rc"
+                        " JOIN compiled cm ON cm.id=rc.compiled_id WHERE rc.run_id=? ORDER BY rc.kernel");
+  compiled.bind(1, pk);
+  while (compiled.step())
+    out.compiled.push_back({compiled.text(0), {compiled.text(1), compiled.text(2), flatten_statistics(compiled.text(3))}});
   return out;
 }
 
@@ -239,14 +266,19 @@ Series Queries::series(std::int64_t id, const Params& q) {
     auto& st = c->q(
         "SELECT r.run_key, r.started_at, r.commit_id, r.branch, r.runner, r.driver_name, r.driver_version,"
         " r.api_version, r.harness_revision, p.value_ns, p.min_ns, p.max_ns, p.n_reps, p.n_errors,"
-        " p.error_message, p.run_id, r.driver_info, r.driver_uuid FROM points p JOIN runs r ON r.id=p.run_id"
+        " p.error_message, p.run_id, r.driver_info, r.driver_uuid, p.label, cm.id, cm.spirv, cm.input"
+        " FROM points p JOIN runs r ON r.id=p.run_id"
+        " LEFT JOIN run_compiled rc ON rc.run_id=p.run_id AND rc.kernel=? LEFT JOIN compiled cm ON cm.id=rc.compiled_id"
         " WHERE p.series_id=? AND p.started_ms<? ORDER BY p.started_ms DESC, p.run_id DESC LIMIT ?");
-    st.bind(1, id).bind(2, until).bind(3, limit);
+    st.bind(1, out.family + "/" + out.variant).bind(2, id).bind(3, until).bind(4, limit);
     while (st.step()) {
+      const bool compiled = !st.null(19);
       out.points.push_back({st.text(0), st.text(1), st.text(2), st.text(3), st.text(4), st.text(5), st.text(6),
                             st.text(7), st.text(8), opt_f64(st, 9), opt_f64(st, 10), opt_f64(st, 11), st.i64(12),
                             st.i64(13), st.text(14), st.text(16), st.text(17),
-                            DriverIdentity{st.text(5), st.text(6), st.text(16), st.text(17)}.label(), NAN, NAN});
+                            DriverIdentity{st.text(5), st.text(6), st.text(16), st.text(17)}.label(), NAN, NAN,
+                            compiled ? st.text(20) : std::string(contract::spirv_of_label(st.text(18))),
+                            compiled ? st.text(21) : std::string(), compiled ? st.i64(19) : 0});
       run_pks.push_back(st.i64(15));
     }
   }
@@ -256,7 +288,8 @@ Series Queries::series(std::int64_t id, const Params& q) {
   const auto quartiles = run_quartiles(*c, run_pks, benchmark_id);
   for (std::size_t i = 0; i < out.points.size(); ++i)
     std::tie(out.points[i].p25_ns, out.points[i].p75_ns) = quartiles.at(run_pks[i]);
-  out.covariate_changes = covariate_changes(out.points);
+  out.compiled = load_compiled(*c, out.points);
+  out.covariate_changes = covariate_changes(out);
   {
     std::vector<std::int64_t> ids;
     auto& st = c->q("SELECT id FROM alerts WHERE series_id=? ORDER BY started_ms, id");

@@ -56,11 +56,18 @@ struct NotMeasuredEntry {
   std::string error_message;
 };
 
+// What the driver compiled of one of the run's kernels.
+struct KernelCompilation {
+  std::string kernel;  // family/variant
+  Compilation compiled;
+};
+
 // GET /api/v1/runs/{id}.
 struct RunDetail {
   RunSummary run;
   std::vector<RunPointEntry> points;  // by benchmark name
   std::vector<NotMeasuredEntry> not_measured;
+  std::vector<KernelCompilation> compiled;  // by kernel; none where the run did not say
 };
 
 // One raw row of the run's document.

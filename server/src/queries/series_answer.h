@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,7 +22,12 @@ struct SeriesPoint {
   std::string error_message, driver_info, driver_uuid;
   std::string driver;  // DriverIdentity's label: a driver is its build
   double p25_ns = 0, p75_ns = 0;  // the run's own sample spread; NaN where its rows carry no quartiles
+  // What ran: the kernel's SPIR-V hash (from its label where the run has no compiled section), its input, and
+  // the driver's compilation of it (a key of Series::compiled; 0 where the run did not say).
+  std::string spirv, input;
+  std::int64_t compiled_id = 0;
 };
+
 
 // Where a run differs from the one before in anything but the commit.
 struct CovariateChange {
@@ -34,6 +40,7 @@ struct Series {
   std::string benchmark, family, variant, config;
   GpuRef gpu;
   std::vector<SeriesPoint> points;  // oldest first
+  std::map<std::int64_t, Compilation> compiled;  // the points' compilations
   std::vector<CovariateChange> covariate_changes;
   std::vector<Alert> change_points;
 };

@@ -101,7 +101,14 @@ void to_json(json& j, const SeriesPoint& p) {
        {"min_ns", or_null(p.min_ns)}, {"max_ns", or_null(p.max_ns)}, {"repetitions", p.repetitions},
        {"errors", p.errors}, {"error_message", p.error_message}, {"driver_info", p.driver_info},
        {"driver_uuid", p.driver_uuid}, {"driver", p.driver}, {"p25_ns", number_or_null(p.p25_ns)},
-       {"p75_ns", number_or_null(p.p75_ns)}};
+       {"p75_ns", number_or_null(p.p75_ns)}, {"spirv", p.spirv}, {"input", p.input},
+       {"compiled_id", p.compiled_id ? json(std::to_string(p.compiled_id)) : json(nullptr)}};
+}
+
+void to_json(json& j, const Compilation& c) {
+  json statistics = json::array();
+  for (const auto& s : c.statistics) statistics.push_back({{"name", s.name}, {"value", s.value}});
+  j = {{"spirv", c.spirv}, {"input", c.input}, {"statistics", statistics}};
 }
 
 void to_json(json& j, const CovariateChange& c) {
@@ -111,7 +118,8 @@ void to_json(json& j, const CovariateChange& c) {
 void to_json(json& j, const Series& s) {
   j = {{"id", s.id}, {"benchmark", s.benchmark}, {"family", s.family}, {"variant", s.variant}, {"config", s.config},
        {"gpu", s.gpu}, {"points", s.points}, {"covariate_changes", s.covariate_changes},
-       {"change_points", s.change_points}};
+       {"change_points", s.change_points}, {"compiled", json::object()}};
+  for (const auto& [id, c] : s.compiled) j["compiled"][std::to_string(id)] = c;
 }
 
 void to_json(json& j, const CompareRow& r) {
@@ -184,7 +192,12 @@ void to_json(json& j, const NotMeasuredEntry& e) {
 }
 
 void to_json(json& j, const RunDetail& r) {
-  j = {{"run", r.run}, {"points", r.points}, {"not_measured", r.not_measured}};
+  j = {{"run", r.run}, {"points", r.points}, {"not_measured", r.not_measured}, {"compiled", json::array()}};
+  for (const auto& k : r.compiled) {
+    json entry = k.compiled;
+    entry["kernel"] = k.kernel;
+    j["compiled"].push_back(std::move(entry));
+  }
 }
 
 void to_json(json& j, const ResultRow& r) {

@@ -17,7 +17,8 @@ struct Table {
   const char* key = "id";
 };
 constexpr Table kTables[] = {{"tokens"}, {"gpus"}, {"benchmarks"}, {"series"}, {"runs"}, {"results"},
-                             {"points", "series_id, started_ms, run_id"}, {"alerts"}};
+                             {"points", "series_id, started_ms, run_id"}, {"alerts"},
+                             {"compiled"}, {"run_compiled", "run_id, kernel"}};
 
 std::uint64_t count_rows(sql::Conn& c, const std::string& table) {
   auto& st = c.q("SELECT COUNT(*) FROM " + table);

@@ -201,6 +201,20 @@ ALTER TABLE results ADD COLUMN status TEXT NOT NULL DEFAULT 'pass'
      backfill_row_statuses},
     // 6: see allow_noise_alerts.
     {"", allow_noise_alerts},
+    // 7: what the driver compiled of each kernel in a run (contract::kCompiledSection): one row per distinct
+    // entry, shared by the runs that compiled the same (most of them), and each run's kernel pointing at it.
+    {R"SQL(
+CREATE TABLE compiled(
+  id INTEGER PRIMARY KEY,
+  sha256 TEXT NOT NULL UNIQUE,         -- of spirv, input and pipelines
+  spirv TEXT NOT NULL, input TEXT NOT NULL,
+  pipelines TEXT NOT NULL);            -- JSON: [[{executable, subgroup_size, statistics: [{name, format, value}]}]]
+CREATE TABLE run_compiled(
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  kernel TEXT NOT NULL,                -- family/variant, as in benchmarks
+  compiled_id INTEGER NOT NULL REFERENCES compiled(id),
+  PRIMARY KEY(run_id, kernel)) WITHOUT ROWID;
+)SQL"},
 };
 
 }  // namespace

@@ -1,0 +1,24 @@
+// The ingest adapter for a document's section of what was compiled (contract::kCompiledSection): each
+// kernel's SPIR-V hash, input and the statistics its driver reported, every field validated.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace shaderwatch {
+
+// One kernel's entry as the server keeps it.
+struct CompiledKernel {
+  std::string kernel;     // family/variant, as benchmarks name it
+  std::string spirv, input;
+  std::string pipelines;  // the validated "pipelines" array as JSON text, keys sorted
+  std::string sha;        // of spirv, input and pipelines: runs that compiled the same share one stored row
+};
+
+// The section's entries sorted by kernel; none where the document has no section. Throws ClientError
+// naming the field.
+std::vector<CompiledKernel> parse_compiled_section(const nlohmann::json& doc);
+
+}  // namespace shaderwatch
