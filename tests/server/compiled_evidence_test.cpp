@@ -136,7 +136,8 @@ TEST(CompiledEvidence, TheRunSaysWhatWasCompiledAndTheSeriesWhereItChanged) {
   EXPECT_EQ(lum["spirv"], "00000000feedface");
   EXPECT_EQ(lum["input"], "random@1");
   ASSERT_GE(lum["statistics"].size(), 5u);
-  EXPECT_EQ(lum["statistics"][0], (json{{"name", "CS Register Count"}, {"value", 24}}));
+  EXPECT_EQ(lum["statistics"][0],
+            (json{{"name", "CS Register Count"}, {"executable", "CS"}, {"statistic", "Register Count"}, {"value", 24}}));
   // A graphics pipeline's stages are named apart.
   std::set<std::string> blend;
   for (const auto& st : by_kernel.at("boids/blend_1x1")["statistics"]) blend.insert(st["name"]);

@@ -31,11 +31,13 @@ std::vector<CompiledStatistic> flatten_statistics(std::string_view pipelines_jso
   for (std::size_t p = 0; p < pipelines.size(); ++p) {
     for (const auto& executable : pipelines[p]) {
       for (const auto& s : executable.value("statistics", nlohmann::json::array())) {
-        std::string name = executable.value("executable", "") + " " + s.value("name", "");
+        const std::string stage = executable.value("executable", ""), statistic = s.value("name", "");
+        std::string name = stage + " " + statistic;
         if (seen.count(name)) name = "pipeline " + std::to_string(p + 1) + " " + name;
         seen.insert(name);
         const auto& v = s["value"];
-        out.push_back({std::move(name), v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.is_number() ? v.get<double>() : 0.0});
+        out.push_back({std::move(name), stage, statistic,
+                       v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.is_number() ? v.get<double>() : 0.0});
       }
     }
   }

@@ -12,6 +12,7 @@ namespace shaderwatch {
 
 struct CompiledStatistic {
   std::string name;  // "<executable> <statistic>", e.g. "CS Register Count"; "pipeline N ..." where names repeat
+  std::string executable, statistic;  // the driver's words: "CS", "Register Count"
   double value = 0;  // a bool32 as 0 or 1
 };
 

@@ -107,7 +107,8 @@ void to_json(json& j, const SeriesPoint& p) {
 
 void to_json(json& j, const Compilation& c) {
   json statistics = json::array();
-  for (const auto& s : c.statistics) statistics.push_back({{"name", s.name}, {"value", s.value}});
+  for (const auto& s : c.statistics)
+    statistics.push_back({{"name", s.name}, {"executable", s.executable}, {"statistic", s.statistic}, {"value", s.value}});
   j = {{"spirv", c.spirv}, {"input", c.input}, {"statistics", statistics}};
 }
 

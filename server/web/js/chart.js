@@ -53,15 +53,18 @@ function annotations(markers, levels) {
 
 // A series chart. series: [{label, color, values, points, band: [lowerIdx, upperIdx]}, ...]; data[0] is
 // x: Unix seconds (byTime) or run indices (xLabel(i) names run i). onDraw(ms) is called once, after the
-// first draw, with the time since `startedAt` (performance.now() when the data arrived).
+// first draw, with the time since `startedAt` (performance.now() when the data arrived). y is in ns, or
+// plain numbers written by yFormat; charts of one syncKey share their cursor. width: the container's unless
+// given (a chart drawn before its container is in the page).
 export function timeChart(container, {data, series, bands = [], markers = [], levels = [], height = 320,
-  onCursor = null, startedAt = performance.now(), onDraw = null, byTime = true, xLabel = (i) => `run ${i + 1}`}) {
+  onCursor = null, startedAt = performance.now(), onDraw = null, byTime = true, xLabel = (i) => `run ${i + 1}`,
+  yFormat = null, syncKey = null, width = null}) {
   const fg = cssVar('--fg'), line = cssVar('--line');
   let drawn = false;
   const xs = data[0].filter(Number.isFinite);
   const dataLo = Math.min(...xs), dataHi = Math.max(...xs);
   const opts = {
-    width: Math.max(320, container.clientWidth || 1000),
+    width: width ?? Math.max(320, container.clientWidth || 1000),
     height,
     scales: {
       // The whole series padded (one point once spread over two years); a drag-zoom as asked.
@@ -74,6 +77,7 @@ export function timeChart(container, {data, series, bands = [], markers = [], le
           values: (u, vals) => vals.map((v) => (Number.isInteger(v) && v >= dataLo && v <= dataHi ? xLabel(v) : ''))},
       {stroke: fg, grid: {stroke: line, width: 1}, ticks: {stroke: line}, size: 80,
         values: (u, vals) => {
+          if (yFormat) return vals.map(yFormat);
           const unit = nsUnit(Math.max(...vals.map(Math.abs)));
           return axisLabels(vals, unit).map((v) => `${v} ${unit.suffix}`);
         }},
@@ -87,10 +91,10 @@ export function timeChart(container, {data, series, bands = [], markers = [], le
         show: s.show ?? true,
         paths: s.paths,
         points: s.points ?? {show: true, size: 4},
-        value: (u, v) => formatNs(v),
+        value: (u, v) => (yFormat ? (v === null ? '–' : yFormat(v)) : formatNs(v)),
       }))],
     bands,
-    cursor: {drag: {x: true, y: false}},
+    cursor: {drag: {x: true, y: false}, ...(syncKey ? {sync: {key: syncKey}} : {})},
     legend: {live: true},
     plugins: [annotations(markers, levels)],
     hooks: {

@@ -1,11 +1,12 @@
 // A run: its verdict and every benchmark (median, spread, % of roofline, error/bound, outcome), sortable and
-// filterable; a form to compare it with another run.
+// filterable; a form to compare it with another run; what the driver compiled of each kernel.
 import {el, clear, badge, safeLink, select} from '../dom.js';
 import {get} from '../api.js';
 import {buildHash} from '../route.js';
 import {coverageText, formatNs, formatPct, formatNumber, formatTime, shortCommit, spreadPct, outcomeLabel} from '../format.js';
 import {dataTable} from '../table.js';
 import {verdictBadge} from './overview.js';
+import {compiledRows} from '../compiled.js';
 
 const OUTCOME_BADGE = {
   pass: 'pass', flake: 'expected', fail: 'fail', xfail: 'expected', xpass: 'expected', skip: 'muted', unsupported: 'muted',
@@ -89,4 +90,19 @@ export async function render(main, route, stale) {
   ];
   main.append(el('h2', {}, 'Benchmarks'), dataTable(columns, runRows(answer), {
     filterPlaceholder: 'filter benchmarks', rowClass: (x) => (x.outcome === 'fail' ? 'row-fail' : null)}));
+  main.append(el('h2', {id: 'compiled'}, 'What was compiled'), compiledTable(answer.compiled || []));
+}
+
+// Each kernel's SPIR-V hash, input and the statistics the driver reported, one column per statistic.
+function compiledTable(entries) {
+  if (!entries.length) return el('p', {class: 'muted'}, 'This run did not record what was compiled (a bench before the compiled section).');
+  const {columns, rows} = compiledRows(entries);
+  const table = dataTable([
+    {key: 'kernel', label: 'Kernel', value: (k) => k.kernel},
+    {key: 'spirv', label: 'SPIR-V', value: (k) => k.spirv, cell: (k) => el('span', {class: 'mono', title: k.spirv}, k.spirv.slice(0, 16))},
+    {key: 'input', label: 'Input', value: (k) => k.input},
+    ...columns.map((c) => ({key: `stat:${c}`, label: c, numeric: true, value: (k) => k.values[c] ?? null, cell: (k) => k.cells[c] ?? '–'})),
+  ], rows, {filterPlaceholder: 'filter kernels'});
+  return columns.length ? table
+    : el('div', {}, el('p', {class: 'muted'}, 'The device reported no compiled statistics (no VK_KHR_pipeline_executable_properties): SPIR-V hashes only.'), table);
 }

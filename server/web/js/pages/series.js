@@ -1,17 +1,22 @@
 // Series: one benchmark on one GPU over runs (x by run order, or by time with ?x=time): median with its
-// p25-p75 band, driver and runner changes as labelled markers, change points as before/after levels,
-// correctness failures as red marks, commit and driver on hover, drag to zoom (double-click to reset);
-// other GPUs overlaid with their bands; hot and cold side by side.
-import {el, clear, badge} from '../dom.js';
+// p25-p75 band, driver and runner changes and what ran (SPIR-V, input, the driver's compilation) as
+// labelled markers, change points as before/after levels, correctness failures as red marks, commit and
+// driver on hover, drag to zoom (double-click to reset); a strip under the chart draws one compiled
+// statistic per run (registers, say); other GPUs overlaid with their bands; hot and cold side by side.
+import {el, clear, badge, select} from '../dom.js';
 import {get, vocabulary} from '../api.js';
 import {buildHash} from '../route.js';
 import {countOf, formatNs, formatDeltaPct, formatTime, shortCommit, otherMode} from '../format.js';
 import {minMaxIndices, pick} from '../downsample.js';
 import {timeChart, cssVar, GPU_COLORS} from '../chart.js';
 import {fillGaps, runOrderXs} from '../series_axes.js';
+import {statisticNames, statisticValues, defaultStatistic, statisticsChangeText} from '../compiled.js';
 
 // A driver is its build: its label (name, version, driver_info) and its UUID.
 const DRIVER_FIELDS = new Set(['driver', 'driver_uuid', 'api_version']);
+// What ran: the kernel's SPIR-V (code), its input, the driver's compilation of it (compiler).
+const RAN_FIELDS = {spirv: 'code', input: 'input', statistics: 'compiler'};
+const MARKER_COLORS = {driver: '--expected', runner: '--warn', code: '--pass', compiler: '--expected', input: '--muted'};
 const POINT_LIMIT = 10000;  // the API's most points per series
 
 const seconds = (iso) => Date.parse(iso) / 1000;
@@ -21,7 +26,7 @@ const seconds = (iso) => Date.parse(iso) / 1000;
 export function changeMarkers(s, toX = (t) => t) {
   const byIndex = new Map();
   for (const c of s.covariate_changes) {
-    const kind = DRIVER_FIELDS.has(c.field) ? 'driver' : c.field === 'runner' ? 'runner' : null;
+    const kind = DRIVER_FIELDS.has(c.field) ? 'driver' : c.field === 'runner' ? 'runner' : RAN_FIELDS[c.field] ?? null;
     if (!kind) continue;
     const key = `${kind}:${c.index}`;
     const m = byIndex.get(key) || {kind, index: c.index, run_id: c.run_id, changes: []};
@@ -32,7 +37,10 @@ export function changeMarkers(s, toX = (t) => t) {
     const shown = m.kind === 'driver'
       ? m.changes.find((c) => c.field === 'driver') || m.changes[0] : m.changes[0];
     const what = shown.field === 'driver_uuid' ? 'driver build' : m.kind;
-    return {...m, x: toX(seconds(s.points[m.index].started_at)), label: `${what} ${shown.before || 'unknown'} → ${shown.after || 'unknown'}`};
+    const label = m.kind === 'code' ? `SPIR-V ${shown.before.slice(0, 8)} → ${shown.after.slice(0, 8)}`
+      : m.kind === 'compiler' ? `compiled ${statisticsChangeText(shown.before, shown.after)}`
+      : `${what} ${shown.before || 'unknown'} → ${shown.after || 'unknown'}`;
+    return {...m, x: toX(seconds(s.points[m.index].started_at)), label};
   });
 }
 
@@ -71,7 +79,7 @@ function seriesData(s, maxPoints, toX) {
 function hoverText(p) {
   if (!p) return '';
   return `${formatTime(p.started_at)} · run ${p.run_id} · commit ${shortCommit(p.commit)} · ${p.branch} · ` +
-    `${p.driver} · ${p.runner} · median ${formatNs(p.value_ns)}` +
+    `${p.driver} · ${p.runner}` + (p.spirv ? ` · SPIR-V ${p.spirv.slice(0, 8)}` : '') + ` · median ${formatNs(p.value_ns)}` +
     (p.p25_ns !== null && p.p75_ns !== null ? ` (p25 ${formatNs(p.p25_ns)}, p75 ${formatNs(p.p75_ns)})` : '') +
     (p.errors > 0 ? ` · FAILED: ${p.error_message}` : '');
 }
@@ -95,7 +103,7 @@ function drawSeries(box, s, overlays, startedAt, byTime, vocab) {
   const toX = byTime ? (t) => t : (t) => ranks.get(t);
   const width = Math.max(320, box.clientWidth || 1000);
   const main = seriesData(s, 4 * width, toX);
-  const markers = changeMarkers(s, toX).map((m) => ({...m, color: m.kind === 'driver' ? cssVar('--expected') : cssVar('--warn')}));
+  const markers = changeMarkers(s, toX).map((m) => ({...m, color: cssVar(MARKER_COLORS[m.kind])}));
   for (const m of markers)
     markerList.append(el('li', {'data-marker': m.kind},
       `${m.label} at ${formatTime(s.points[m.index].started_at)} (run ${m.run_id})`));
@@ -122,15 +130,53 @@ function drawSeries(box, s, overlays, startedAt, byTime, vocab) {
   ];
   const bands = [{series: [3, 2], fill: cssVar('--band')},
     ...overlays.map((o, i) => ({series: [7 + 3 * i, 6 + 3 * i], fill: `${GPU_COLORS[(i + 1) % GPU_COLORS.length]}22`}))];
+  const syncKey = `series-${s.id}`;
   const chart = timeChart(chartBox, {
-    data, series, startedAt, bands, byTime,
+    data, series, startedAt, bands, byTime, syncKey, width,
     xLabel: (x) => { const p = runAt.get(x); return p ? shortCommit(p.commit).slice(0, 8) : ''; },
     markers, levels: changeLevels(s, colors, toX, vocab),
     onCursor: (idx) => { hover.textContent = idx === null || idx === undefined ? ' ' : hoverText(pointAt.get(data[0][idx])); },
   });
   chartBox.dataset.points = String(main.xs.length);
   chartBox.dataset.failures = String(main.fails.filter((v) => v !== null).length);
-  return chart;
+  // The strip's markers without their labels: the chart above says them.
+  const stripMarkers = markers.filter((m) => m.kind === 'code' || m.kind === 'compiler').map((m) => ({...m, label: ''}));
+  const strip = statisticsStrip(s, toX, byTime, stripMarkers, syncKey, width);
+  chartBox.after(strip.box);
+  return {destroy: () => { chart.destroy(); strip.destroy(); }};
+}
+
+// Under the chart, on its x axis: one statistic of the driver's compilation per run, a step where it changed
+// (a select picks which). Says so where the runs recorded none.
+function statisticsStrip(s, toX, byTime, markers, syncKey, width) {
+  const box = el('div', {class: 'statistics-strip'});
+  const names = statisticNames(s.compiled);
+  let chart = null;
+  if (!names.length) {
+    box.append(el('p', {class: 'muted'}, Object.keys(s.compiled).length
+      ? 'The driver reported no compiled statistics for these runs (no VK_KHR_pipeline_executable_properties).'
+      : 'These runs did not record what was compiled (a bench before the compiled section).'));
+    return {box, destroy: () => {}};
+  }
+  const plot = el('div', {class: 'chart strip'});
+  const draw = (name) => {
+    if (chart) chart.destroy();
+    clear(plot);
+    const xs = s.points.map((p) => toX(seconds(p.started_at)));
+    const values = statisticValues(s.points, s.compiled, name);
+    plot.dataset.statistic = name;
+    plot.dataset.values = JSON.stringify(values);
+    chart = timeChart(plot, {
+      data: [xs, values], byTime, height: 130, syncKey, markers, width,
+      series: [{label: name, color: cssVar('--expected'), paths: window.uPlot.paths.stepped({align: 1}), points: {show: true, size: 3}}],
+      xLabel: (x) => { const p = s.points.find((q) => toX(seconds(q.started_at)) === x); return p ? shortCommit(p.commit).slice(0, 8) : ''; },
+      yFormat: (v) => String(Math.round(v * 100) / 100),
+    });
+  };
+  const pick = select(names, defaultStatistic(s.points, s.compiled), draw, {'aria-label': 'compiled statistic'});
+  box.append(el('p', {class: 'strip-title'}, 'Compiled: ', pick), plot);
+  draw(pick.value);
+  return {box, destroy: () => chart && chart.destroy()};
 }
 
 function changePointTable(s) {

@@ -9,7 +9,7 @@ import {existsSync, mkdirSync} from 'node:fs';
 import {join} from 'node:path';
 import puppeteer from 'puppeteer-core';
 import {startServer, seed, XSS_NAME, STEPPED, FAILING, BROKEN_KERNEL, NEW_DRIVER, ROOFLINE_COMMIT, PARTIAL_RUN,
-  HISTORY} from './fixture.mjs';
+  HISTORY, STEPPED_KERNEL, NEW_SPIRV, REGISTERS, DRIVER_CHANGE_AT, STEP_AT} from './fixture.mjs';
 
 const bin = process.env.SW_SERVER_BIN, dataDir = process.env.SW_DATA_DIR;
 const artifacts = process.env.SW_ARTIFACTS || join(process.cwd(), 'dashboard-screenshots');
@@ -143,6 +143,45 @@ test('series: every run a point, one marker per driver change, change points, fa
   await shot(f.page, '2b-series-failure-dark');
   assert.deepEqual(f.problems, []);
   await f.page.close();
+});
+
+test('series: what ran: a SPIR-V marker at the step, a compiler marker at the driver, the registers strip; the run lists it', async () => {
+  const id = await seriesId(STEPPED, expected.gpus[0]);
+  const {page, problems} = await open(`#/series/${id}`);
+  const markers = await page.$$eval(`.chart[data-series="${id}"] ~ ul.markers li`, (ls) => ls.map((l) => [l.dataset.marker, l.textContent]));
+  const code = markers.filter(([kind]) => kind === 'code'), compiler = markers.filter(([kind]) => kind === 'compiler');
+  assert.equal(code.length, 1, JSON.stringify(markers));
+  assert.match(code[0][1], new RegExp(`^SPIR-V 7ee3f905 → ${NEW_SPIRV.slice(0, 8)} at .* \\(run syn-h200-${STEP_AT}\\)$`));
+  assert.equal(compiler.length, 1, JSON.stringify(markers));
+  assert.match(compiler[0][1], new RegExp(`^compiled CS Register Count ${REGISTERS.before} → ${REGISTERS.after} at .* \\(run syn-h200-${DRIVER_CHANGE_AT}\\)$`));
+  // The strip: one value per run, the statistic that changed chosen, none for the runs before the section.
+  const strip = await page.$eval(`.chart[data-series="${id}"] + .statistics-strip .chart`, (c) => ({...c.dataset}));
+  assert.equal(strip.statistic, 'CS Register Count');
+  const values = JSON.parse(strip.values);
+  assert.equal(values.length, expected.h200Points);
+  const synthetic = values.slice(values.length - HISTORY);
+  assert.deepEqual(synthetic, synthetic.map((_, i) => (i >= DRIVER_CHANGE_AT ? REGISTERS.after : REGISTERS.before)));
+  assert.ok(values.slice(0, values.length - HISTORY).every((v) => v === null), strip.values);
+  await page.select(`.chart[data-series="${id}"] + .statistics-strip select`, 'CS Shared Memory Size');
+  assert.equal(await page.$eval(`.chart[data-series="${id}"] + .statistics-strip .chart`, (c) => c.dataset.statistic), 'CS Shared Memory Size');
+  await page.select(`.chart[data-series="${id}"] + .statistics-strip select`, 'CS Register Count');
+  await shot(page, '2c-series-compiled');
+  assert.deepEqual(problems, []);
+  await page.close();
+
+  const run = await open(`#/runs/syn-h200-${HISTORY - 1}`);
+  const table = await run.page.$eval('#compiled + .table-wrap table', (t) => ({
+    headers: [...t.querySelectorAll('th')].map((h) => h.textContent),
+    rows: [...t.querySelectorAll('tbody tr')].map((r) => [...r.children].map((c) => c.textContent))}));
+  assert.deepEqual(table.headers.slice(0, 4), ['Kernel', 'SPIR-V', 'Input', 'Register Count']);
+  assert.equal(table.rows.length, 48);
+  const stepped = table.rows.find((r) => r[0] === STEPPED_KERNEL);
+  assert.deepEqual(stepped.slice(1, 4), [NEW_SPIRV, 'random@1', String(REGISTERS.after)]);
+  assert.equal(table.rows.find((r) => r[0] === 'boids/blend_1x1')[3], 'VS 16 · FS 16');
+  await run.page.$eval('#compiled', (h) => h.scrollIntoView());
+  await shot(run.page, '5d-run-compiled');
+  assert.deepEqual(run.problems, []);
+  await run.page.close();
 });
 
 test('series with one point: sane axes by run and by time; an overlay keeps its band and every point in view', async () => {

@@ -2,7 +2,10 @@
 // three real runs in ../shared/data (two H200, one H100), the H200 and H100 runs of 1a5ab89 (with % of
 // roofline; the GPU comparison's default commit), and a synthetic H200 history derived from them
 // that holds what the pages must show: a driver update, a runner change, a step (regression alerts), a
-// correctness failure, an UNSUPPORTED kernel, and a benchmark whose name is an XSS attempt.
+// correctness failure, an UNSUPPORTED kernel, and a benchmark whose name is an XSS attempt. The synthetic
+// runs carry the compiled section of a real --quick run (h200-37f43c1-quick.json.gz), changed where the
+// story says: the new driver compiles the stepped kernel with more registers, and the step's commit
+// changes its SPIR-V.
 import {spawn, execFileSync} from 'node:child_process';
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {gunzipSync} from 'node:zlib';
@@ -19,6 +22,9 @@ export const PARTIAL_RUN = 'partial-h200-16k';                 // the H200's lat
 export const DRIVER_CHANGE_AT = 12, STEP_AT = 18, RUNNER_CHANGE_AT = 24;
 // NVIDIA's own spelling, with the raw driverVersion the server spells it from (10.8.8.6 bits).
 export const NEW_DRIVER = '590.10.01';
+export const STEPPED_KERNEL = 'lum/interleaved_256';
+export const NEW_SPIRV = 'c0de5fee18000000';                    // the stepped kernel's SPIR-V from STEP_AT
+export const REGISTERS = {before: 16, after: 18};               // its CS Register Count, before and after the new driver
 const NEW_DRIVER_RAW = '0x93828040';
 
 export async function startServer(bin, extraArgs = []) {
@@ -63,14 +69,26 @@ export async function post(url, token, run, benchmark) {
 
 const TIME_KEYS = ['real_time', 'median_us', 'min_us', 'p25_us', 'p75_us'];
 
-function syntheticRun(base, i, next) {
+// The stepped kernel's compiled statistics and SPIR-V as of synthetic run i.
+function compiledAt(section, i) {
+  const out = structuredClone(section);
+  const kernel = out[STEPPED_KERNEL];
+  if (i >= DRIVER_CHANGE_AT)
+    kernel.pipelines[0][0].statistics.find((s) => s.name === 'Register Count').value = REGISTERS.after;
+  if (i >= STEP_AT) kernel.spirv = NEW_SPIRV;
+  return out;
+}
+
+function syntheticRun(base, compiled, i, next) {
   const doc = structuredClone(base);
+  doc.sw_compiled = compiledAt(compiled, i);
   if (i >= DRIVER_CHANGE_AT)
     Object.assign(doc.context, {sw_driver_version: NEW_DRIVER, sw_driver_version_raw: NEW_DRIVER_RAW, sw_driver_info: NEW_DRIVER});
   const rows = doc.benchmarks.map((b) => {
     const name = b.name.replace(/\/iterations:\d+\/manual_time$/, '');
     const factor = (1 + 0.01 * gaussian(next)) * (name === STEPPED && i >= STEP_AT ? 1.08 : 1);
     const row = {...b, name, run_name: name};
+    if (name.startsWith(`${STEPPED_KERNEL}/`)) row.label = row.label.replace(/^spirv:\S+/, `spirv:${doc.sw_compiled[STEPPED_KERNEL].spirv}`);
     for (const k of TIME_KEYS) if (typeof row[k] === 'number') row[k] *= factor;
     if (name.startsWith(BROKEN_KERNEL + '/') && i === HISTORY - 1)  // the whole kernel breaks: every size and mode
       Object.assign(row, {error_occurred: true, error_message: `FAIL: ${name.split('/')[2]}: sum off by 3.2e-3, bound 1.1e-5 (seed 7)`});
@@ -89,6 +107,7 @@ export async function seed(url, token, dataDir) {
   const load = (f) => JSON.parse(f.endsWith('.gz') ? gunzipSync(readFileSync(join(dataDir, f))).toString('utf8')
     : readFileSync(join(dataDir, f), 'utf8'));
   const h200a = load('h200-run1.json'), h200b = load('h200-run2.json'), h100 = load('h100-run1.json');
+  const compiled = load('h200-37f43c1-quick.json.gz').sw_compiled;
   const run = (id, commit, startedAt, runner = 'gpu-box-1') => ({id, commit, branch: 'main', runner, started_at: startedAt,
     job_url: 'https://ci.example/jobs/' + id});
   await post(url, token, run('real-h200-1', 'a1b2c3d4e5f6', '2026-11-01T00:00:00Z'), h200a);
@@ -101,7 +120,7 @@ export async function seed(url, token, dataDir) {
     const startedAt = new Date(Date.parse('2026-11-02T00:00:00Z') + i * 3600e3).toISOString();
     const commit = i === 5 ? '<script>alert(2)</script>' : `c${String(i).padStart(2, '0')}0ffee${i}`;
     await post(url, token, run(`syn-h200-${i}`, commit, startedAt, i >= RUNNER_CHANGE_AT ? 'gpu-box-2' : 'gpu-box-1'),
-      syntheticRun(h200a, i, next));
+      syntheticRun(h200a, compiled, i, next));
   }
   // Last: a partial run (the luminance reductions at 16K only) becomes the H200's latest.
   await post(url, token, run(PARTIAL_RUN, 'd4e5f6a7b8c9', '2026-11-04T00:00:00Z'), load('h200-50e20fd-lum16k.json.gz'));
