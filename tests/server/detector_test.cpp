@@ -510,3 +510,75 @@ TEST(Detector, AStepIsNoDrift) {
     for (const auto& cp : d::detect(s)) EXPECT_FALSE(cp.trend) << "seed " << seed;
   }
 }
+
+// Issue 30: what was compiled decides before the siblings do.
+namespace {
+d::AttributionInput with_compiled(const std::string& spirv_after, bool statistics, const std::string& changed) {
+  d::AttributionInput in;
+  in.commit_changed = true;
+  in.compiled.spirv_known = true;
+  in.compiled.spirv_before = "aaaa";
+  in.compiled.spirv_after = spirv_after;
+  in.compiled.input_before = in.compiled.input_after = "random@1";
+  in.compiled.statistics_known = statistics;
+  if (!changed.empty()) {
+    in.compiled.statistics_before = "CS Register Count 16";
+    in.compiled.statistics_after = changed;
+  }
+  return in;
+}
+}  // namespace
+
+TEST(Attribution, ChangedSpirvIsTheCodeWhereTheSiblingsWouldSayDriver) {
+  // A commit that slows one kernel on this GPU only, at a driver update: the siblings clear the code (other GPUs
+  // at that commit did not step), the SPIR-V says otherwise.
+  auto in = with_compiled("bbbb", true, "");
+  in.driver_changed = true;
+  d::SiblingStep no{true, false, 0.001, 0.3};
+  in.gpu_siblings = {{"GPU B", no}, {"GPU C", no}};
+  in.kernel_siblings = {{"k1", no}, {"k2", no}};
+  auto statistical = in;
+  statistical.compiled = {};
+  EXPECT_EQ(d::attribute(statistical).cause, d::Cause::Driver);
+  EXPECT_EQ(d::attribute(statistical).evidence_class, d::EvidenceClass::None);
+  const auto a = d::attribute(in);
+  EXPECT_EQ(a.cause, d::Cause::Commit);
+  EXPECT_EQ(a.evidence_class, d::EvidenceClass::Code);
+  EXPECT_EQ(a.evidence.front(), "SPIR-V changed: aaaa -> bbbb");
+  EXPECT_EQ(a.summary, "the kernel's SPIR-V changed at the boundary: the code (the driver changed too)");
+}
+
+TEST(Attribution, SameSpirvUnderANewDriverIsItsCompilerOrItsRuntimeByTheStatistics) {
+  auto compiler = with_compiled("aaaa", true, "CS Register Count 24");
+  compiler.driver_changed = true;
+  EXPECT_EQ(d::attribute(compiler).evidence_class, d::EvidenceClass::DriverCompiler);
+  EXPECT_EQ(d::attribute(compiler).cause, d::Cause::Driver);
+  EXPECT_EQ(d::attribute(compiler).evidence[1], "compiled statistics changed: CS Register Count 16 -> CS Register Count 24");
+  auto runtime = with_compiled("aaaa", true, "");
+  runtime.driver_changed = true;
+  EXPECT_EQ(d::attribute(runtime).evidence_class, d::EvidenceClass::DriverRuntime);
+  auto unknown = with_compiled("aaaa", false, "");
+  unknown.driver_changed = true;
+  EXPECT_EQ(d::attribute(unknown).evidence_class, d::EvidenceClass::Driver);
+  // The runner changed with the driver and nothing compiled changed: compiled evidence cannot tell them apart.
+  runtime.runner_changed = true;
+  EXPECT_EQ(d::attribute(runtime).evidence_class, d::EvidenceClass::None);
+}
+
+TEST(Attribution, NothingCompiledChangedAndTheRunnerDidIsTheMachine) {
+  auto in = with_compiled("aaaa", true, "");
+  in.runner_changed = true;
+  d::SiblingStep yes{true, true, 0.05, 9};
+  in.gpu_siblings = {{"GPU B", yes}, {"GPU C", yes}};  // siblings alone would say the code
+  const auto a = d::attribute(in);
+  EXPECT_EQ(a.cause, d::Cause::Machine);
+  EXPECT_EQ(a.evidence_class, d::EvidenceClass::Machine);
+  // Another input for the same SPIR-V is the test's input, not the machine.
+  in.compiled.input_after = "random@2";
+  EXPECT_EQ(d::attribute(in).evidence_class, d::EvidenceClass::Input);
+  EXPECT_EQ(d::attribute(in).cause, d::Cause::Commit);
+  // Nothing compiled known: the siblings decide, as before.
+  in.compiled = {};
+  EXPECT_EQ(d::attribute(in).evidence_class, d::EvidenceClass::None);
+  EXPECT_EQ(d::attribute(in).evidence.front(), "SPIR-V: not recorded on both sides");
+}

@@ -49,10 +49,88 @@ std::string noise_wording(std::string summary) {
   return summary;
 }
 
+// The compiled evidence, where it decides (the first rule that holds), with its facts; false where it does not.
+//   SPIR-V changed                                        -> the code (a commit)
+//   same SPIR-V, input changed                            -> the input (a commit)
+//   same SPIR-V, driver changed, statistics changed       -> the driver's compiler
+//   same SPIR-V, driver changed, same statistics          -> the driver's runtime (unless the runner changed too)
+//   same SPIR-V, driver changed, no statistics            -> the driver (compiler or runtime: unknown)
+//   same SPIR-V and statistics, same driver, runner changed -> the machine
+bool decide_by_compiled(const AttributionInput& in, Attribution& a) {
+  const CompiledEvidence& c = in.compiled;
+  if (!c.spirv_known) {
+    a.evidence.push_back("SPIR-V: not recorded on both sides");
+    return false;
+  }
+  a.evidence.push_back(c.spirv_changed() ? "SPIR-V changed: " + c.spirv_before + " -> " + c.spirv_after
+                                         : "SPIR-V unchanged: " + c.spirv_after);
+  if (c.input_changed()) a.evidence.push_back("input changed: " + c.input_before + " -> " + c.input_after);
+  if (!c.statistics_known)
+    a.evidence.push_back("compiled statistics: not recorded on both sides");
+  else if (c.statistics_changed())
+    a.evidence.push_back("compiled statistics changed: " + c.statistics_before + " -> " + c.statistics_after);
+  else
+    a.evidence.push_back("compiled statistics unchanged");
+  if (c.spirv_changed()) {
+    a.cause = Cause::Commit;
+    a.evidence_class = EvidenceClass::Code;
+    a.summary = "the kernel's SPIR-V changed at the boundary: the code";
+    if (in.driver_changed) a.summary += " (the driver changed too)";
+    return true;
+  }
+  if (c.input_changed()) {
+    a.cause = Cause::Commit;
+    a.evidence_class = EvidenceClass::Input;
+    a.summary = "the same SPIR-V ran on another input (" + c.input_before + " -> " + c.input_after + "): the test's input";
+    return true;
+  }
+  if (in.driver_changed && c.statistics_changed()) {
+    a.cause = Cause::Driver;
+    a.evidence_class = EvidenceClass::DriverCompiler;
+    a.summary = "the same SPIR-V, compiled differently by the new driver: the driver's compiler";
+    return true;
+  }
+  if (in.driver_changed && c.statistics_known && !in.runner_changed) {
+    a.cause = Cause::Driver;
+    a.evidence_class = EvidenceClass::DriverRuntime;
+    a.summary = "the same SPIR-V, compiled the same, under a new driver: the driver's runtime";
+    return true;
+  }
+  if (in.driver_changed && !c.statistics_known && !in.runner_changed) {
+    a.cause = Cause::Driver;
+    a.evidence_class = EvidenceClass::Driver;
+    a.summary = "the same SPIR-V under a new driver: the driver (no compiled statistics to tell compiler from runtime)";
+    return true;
+  }
+  if (!in.driver_changed && in.runner_changed && !c.statistics_changed()) {
+    a.cause = Cause::Machine;
+    a.evidence_class = EvidenceClass::Machine;
+    a.summary = "nothing compiled changed (same SPIR-V, same driver) and the runner did: the machine";
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+const char* to_string(EvidenceClass c) {
+  switch (c) {
+    case EvidenceClass::Code: return "code";
+    case EvidenceClass::Input: return "input";
+    case EvidenceClass::DriverCompiler: return "driver compiler";
+    case EvidenceClass::DriverRuntime: return "driver runtime";
+    case EvidenceClass::Driver: return "driver";
+    case EvidenceClass::Machine: return "machine";
+    case EvidenceClass::None: break;
+  }
+  return "";
+}
 
 Attribution attribute(const AttributionInput& in) {
   Attribution a;
+  // What was compiled decides first, where both sides recorded it (its facts lead the evidence); the siblings
+  // are the fallback, and are listed either way.
+  const bool decided = decide_by_compiled(in, a);
   for (const auto& s : in.gpu_siblings) {
     if (!s.step.present) continue;
     ++a.gpu_siblings_checked;
@@ -80,6 +158,11 @@ Attribution attribute(const AttributionInput& in) {
   a.evidence.push_back("other benchmarks on this GPU at this run: " +
                        std::to_string(a.kernel_siblings_stepped) + " of " +
                        std::to_string(a.kernel_siblings_checked) + same_way);
+
+  if (decided) {
+    if (in.noise) a.summary = noise_wording(a.summary);
+    return a;
+  }
 
   // Every piece of evidence, every time. The same SPIR-V runs on every GPU, so a code change shows on
   // the other GPUs at the same commit (code_sign) and, where they were checked and none stepped, the

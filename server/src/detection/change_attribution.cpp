@@ -6,6 +6,9 @@
 #include <tuple>
 #include <vector>
 
+#include <shaderwatch/result_contract.h>
+
+#include "common/compiled_statistics.h"
 #include "detection/attribution.h"
 
 using nlohmann::json;
@@ -77,6 +80,46 @@ detect::SiblingStep sibling_change(const std::vector<double>& before, const std:
   return s;
 }
 
+// What series sid's kernel ran as in run `run`: its SPIR-V (from the run's compiled section, else the point's
+// label), input and the driver's statistics (none where the run did not record them).
+struct Ran {
+  std::string spirv, input;
+  std::vector<CompiledStatistic> statistics;
+};
+Ran ran_in(sql::Conn& c, std::int64_t sid, std::int64_t run) {
+  auto& st = c.q("SELECT p.label, cm.spirv, cm.input, cm.pipelines FROM points p JOIN series s ON s.id=p.series_id"
+                 " JOIN benchmarks bm ON bm.id=s.benchmark_id"
+                 " LEFT JOIN run_compiled rc ON rc.run_id=p.run_id AND rc.kernel=bm.family || '/' || bm.variant"
+                 " LEFT JOIN compiled cm ON cm.id=rc.compiled_id WHERE p.series_id=? AND p.run_id=?");
+  st.bind(1, sid).bind(2, run);
+  Ran r;
+  if (st.step()) {
+    if (st.null(1)) {
+      r.spirv = std::string(contract::spirv_of_label(st.text(0)));
+    } else {
+      r.spirv = st.text(1);
+      r.input = st.text(2);
+      r.statistics = flatten_statistics(st.text(3));
+    }
+  }
+  st.reset();
+  return r;
+}
+
+detect::CompiledEvidence compiled_evidence(sql::Conn& c, std::int64_t sid, const RunInfo& early, const RunInfo& late) {
+  const Ran a = ran_in(c, sid, early.id), b = ran_in(c, sid, late.id);
+  detect::CompiledEvidence e;
+  e.spirv_known = !a.spirv.empty() && !b.spirv.empty();
+  e.spirv_before = a.spirv;
+  e.spirv_after = b.spirv;
+  // An input is compared only where both runs name it (a run before the compiled section names none).
+  e.input_before = a.input.empty() || b.input.empty() ? b.input : a.input;
+  e.input_after = b.input;
+  e.statistics_known = !a.statistics.empty() && !b.statistics.empty();
+  if (e.statistics_known) std::tie(e.statistics_before, e.statistics_after) = statistics_difference(a.statistics, b.statistics);
+  return e;
+}
+
 }  // namespace
 
 json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const RunInfo& b, double own, ChangeOf what,
@@ -99,6 +142,7 @@ json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const Ru
   in.commit_after = b.commit;
   in.runner_before = early.runner;
   in.runner_after = late.runner;
+  in.compiled = compiled_evidence(c, sid, early, late);
   constexpr int kSide = 12;
   json gpu_ev = json::array(), kernel_ev = json::array();
   {
@@ -159,9 +203,18 @@ json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const Ru
     }
   }
   const auto at = detect::attribute(in);
+  const auto& ce = in.compiled;
+  json compiled = {{"spirv_before", ce.spirv_before}, {"spirv_after", ce.spirv_after},
+                   {"statistics_recorded", ce.statistics_known}};
+  if (ce.statistics_changed())
+    compiled["statistics_changed"] = {{"before", ce.statistics_before}, {"after", ce.statistics_after}};
+  if (ce.input_changed()) compiled["input"] = {{"before", ce.input_before}, {"after", ce.input_after}};
   return {{"cause", detect::to_string(at.cause)},
+          {"evidence_class", at.evidence_class == detect::EvidenceClass::None ? json(nullptr)
+                                                                                : json(detect::to_string(at.evidence_class))},
           {"summary", at.summary},
           {"evidence", at.evidence},
+          {"compiled", std::move(compiled)},
           {"driver_changed", in.driver_changed},
           {"commit_changed", in.commit_changed},
           {"runner_changed", in.runner_changed},
