@@ -54,7 +54,8 @@ Plan::Plan(const TrialParams& p)
       level(static_cast<std::size_t>(p.gpus * p.runs * p.benchmarks), 1.0),
       fails(level.size(), 0),
       driver(static_cast<std::size_t>(p.gpus * p.runs), "580.1.0.0"),
-      runner(driver.size()), noise(driver.size(), 1.0) {
+      runner(driver.size()), noise(driver.size(), 1.0),
+      spirv(static_cast<std::size_t>(p.runs * p.benchmarks), 0), compiled(level.size(), 0) {
   for (int g = 0; g < gpus; ++g)
     for (int r = 0; r < runs; ++r) rnr(g, r) = std::string("runner-").append(std::to_string(g));
 }
@@ -75,11 +76,17 @@ int pick(std::mt19937_64& rng, int n) { return static_cast<int>(rng() % static_c
 Plan aa(const TrialParams& p, std::mt19937_64&) { return Plan(p); }
 
 // A commit at run `at` makes one benchmark `factor` times slower on every GPU.
+// A commit from run `from` on changes benchmark b's kernel (its SPIR-V, on every GPU).
+void new_spirv(Plan& pl, int b, int from) {
+  for (int r = from; r < pl.runs; ++r) pl.spv(r, b) = 1;
+}
+
 Plan commit_step(const TrialParams& p, std::mt19937_64& rng, int at, double factor) {
   Plan pl(p);
   pl.step_run = at;
   const int b = pick(rng, p.benchmarks);
   for (int g = 0; g < p.gpus; ++g) slow(pl, g, b, at, factor, "regression");
+  new_spirv(pl, b, at);
   return pl;
 }
 
@@ -98,6 +105,35 @@ Plan driver_step(const TrialParams& p, std::mt19937_64& rng) {
   std::shuffle(idx.begin(), idx.end(), rng);
   for (int i = 0; i < std::max(1, p.benchmarks / 3); ++i)
     slow(pl, 0, idx[static_cast<std::size_t>(i)], pl.step_run, 1.03, "regression");
+  return pl;
+}
+
+// As driver_step, but the new driver compiles 2/3 of GPU 0's kernels differently (other statistics): the third
+// that is slower, and a third that is not.
+Plan driver_compiler(const TrialParams& p, std::mt19937_64& rng) {
+  Plan pl(p);
+  new_driver(pl, 0, pl.step_run);
+  std::vector<int> idx(static_cast<std::size_t>(p.benchmarks));
+  std::iota(idx.begin(), idx.end(), 0);
+  std::shuffle(idx.begin(), idx.end(), rng);
+  const int third = std::max(1, p.benchmarks / 3);
+  for (int i = 0; i < std::min(p.benchmarks, 2 * third); ++i) {
+    const int b = idx[static_cast<std::size_t>(i)];
+    for (int r = pl.step_run; r < p.runs; ++r) pl.cmp(0, r, b) = 1;
+    if (i < third) slow(pl, 0, b, pl.step_run, 1.03, "regression");
+  }
+  return pl;
+}
+
+// Evidence against the covariates: GPU 0's driver changes at R/2, compiling everything the same and moving no
+// time; at the same run a commit changes one kernel's SPIR-V, 3% slower on GPU 0 only (a path only that GPU
+// takes), so the other GPUs at that commit do not step.
+Plan driver_quiet_code(const TrialParams& p, std::mt19937_64& rng) {
+  Plan pl(p);
+  new_driver(pl, 0, pl.step_run);
+  const int b = pick(rng, p.benchmarks);
+  new_spirv(pl, b, pl.step_run);
+  slow(pl, 0, b, pl.step_run, 1.03, "regression");
   return pl;
 }
 
@@ -128,7 +164,7 @@ Plan revert(const TrialParams& p, std::mt19937_64& rng) {
   const int back = std::min(p.runs, pl.step_run + 12);
   for (auto& c : pl.changes) {
     c.until = back;
-    for (int r = back; r < p.runs; ++r) pl.lvl(c.gpu, r, c.bench) /= 1.04;
+    for (int r = back; r < p.runs; ++r) pl.lvl(c.gpu, r, c.bench) /= 1.04, pl.spv(r, c.bench) = 0;
   }
   return pl;
 }
@@ -138,6 +174,7 @@ Plan driver_commit(const TrialParams& p, std::mt19937_64& rng) {
   new_driver(pl, 0, pl.step_run);
   const int b = pick(rng, p.benchmarks);
   for (int g = 0; g < p.gpus; ++g) slow(pl, g, b, pl.step_run, 1.03, "regression");
+  new_spirv(pl, b, pl.step_run);
   return pl;
 }
 
@@ -159,6 +196,7 @@ Plan improvement(const TrialParams& p, std::mt19937_64& rng) {
   Plan pl(p);
   const int b = pick(rng, p.benchmarks);
   for (int g = 0; g < p.gpus; ++g) slow(pl, g, b, pl.step_run, 1 / 1.03, "improvement");
+  new_spirv(pl, b, pl.step_run);
   return pl;
 }
 
@@ -199,8 +237,34 @@ struct NoiseGen {
   }
 };
 
-// One Google Benchmark document for GPU g's run r, formatted by hand like the load test.
-std::string make_doc(Plan& pl, int g, int r, int reps, NoiseGen& ng) {
+// Kernel b's SPIR-V hash at version v: one per (kernel, version).
+std::string spirv_hash(int b, int v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%06x%010x", b, v + 1);
+  return buf;
+}
+
+// The compiled section (contract::kCompiledSection) of GPU g's run r: each kernel's SPIR-V and two statistics,
+// which a new SPIR-V or a new compilation of it changes.
+std::string compiled_section(Plan& pl, int g, int r) {
+  std::string out = ",\"sw_compiled\":{";
+  char buf[400];
+  for (int b = 0; b < pl.benchmarks; ++b) {
+    const int spirv = pl.spv(r, b), compiled = pl.cmp(g, r, b);
+    std::snprintf(buf, sizeof buf,
+                  "%s\"lum/var%d\":{\"spirv\":\"%s\",\"input\":\"random@1\",\"pipelines\":[[{\"executable\":\"CS\","
+                  "\"subgroup_size\":32,\"statistics\":[{\"name\":\"Register Count\",\"format\":\"uint64\",\"value\":%d},"
+                  "{\"name\":\"Binary Size\",\"format\":\"uint64\",\"value\":%d}]}]]}",
+                  b ? "," : "", b, spirv_hash(b, spirv).c_str(), 16 + b % 8 + 4 * spirv + 2 * compiled,
+                  1024 + 128 * (b % 4) + 256 * spirv + 64 * compiled);
+    out += buf;
+  }
+  return out + "}";
+}
+
+// One Google Benchmark document for GPU g's run r, formatted by hand like the load test; with what ran (each
+// row's SPIR-V label, the compiled section) where `compiled`.
+std::string make_doc(Plan& pl, int g, int r, int reps, NoiseGen& ng, bool compiled) {
   std::string out;
   char buf[640];
   std::snprintf(buf, sizeof buf,
@@ -212,6 +276,7 @@ std::string make_doc(Plan& pl, int g, int r, int reps, NoiseGen& ng) {
   out += buf;
   for (int b = 0; b < pl.benchmarks; ++b) {
     const std::string name = bench_name(b);
+    const std::string label = compiled ? ",\"label\":\"spirv:" + spirv_hash(b, pl.spv(r, b)) + " stop:time-limit\"" : "";
     // Noise is drawn even for failing benchmarks, so every scenario sees the same noise stream.
     const double level = base_ns(b, pl.benchmarks) * pl.lvl(g, r, b) * ng.run_factor(pl.nz(g, r));
     double sum = 0;
@@ -223,14 +288,14 @@ std::string make_doc(Plan& pl, int g, int r, int reps, NoiseGen& ng) {
         std::snprintf(buf, sizeof buf,
                       "%s{\"name\":\"%s\",\"family_index\":%d,\"per_family_instance_index\":0,\"run_name\":\"%s\","
                       "\"run_type\":\"iteration\",\"repetitions\":%d,\"repetition_index\":%d,\"threads\":1,"
-                      "\"error_occurred\":true,\"error_message\":\"FAIL: wrong sum\"}",
-                      b || i ? "," : "", name.c_str(), b, name.c_str(), reps, i);
+                      "\"error_occurred\":true,\"error_message\":\"FAIL: wrong sum\"%s}",
+                      b || i ? "," : "", name.c_str(), b, name.c_str(), reps, i, label.c_str());
       } else {
         std::snprintf(buf, sizeof buf,
                       "%s{\"name\":\"%s\",\"family_index\":%d,\"per_family_instance_index\":0,\"run_name\":\"%s\","
                       "\"run_type\":\"iteration\",\"repetitions\":%d,\"repetition_index\":%d,\"threads\":1,"
-                      "\"iterations\":1000,\"real_time\":%.3f,\"cpu_time\":%.3f,\"time_unit\":\"ns\"}",
-                      b || i ? "," : "", name.c_str(), b, name.c_str(), reps, i, v, v);
+                      "\"iterations\":1000,\"real_time\":%.3f,\"cpu_time\":%.3f,\"time_unit\":\"ns\"%s}",
+                      b || i ? "," : "", name.c_str(), b, name.c_str(), reps, i, v, v, label.c_str());
       }
       out += buf;
     }
@@ -246,7 +311,9 @@ std::string make_doc(Plan& pl, int g, int r, int reps, NoiseGen& ng) {
       out += buf;
     }
   }
-  out += "]}";
+  out += "]";
+  if (compiled) out += compiled_section(pl, g, r);
+  out += "}";
   return out;
 }
 
@@ -292,32 +359,41 @@ std::uint64_t mix(std::uint64_t x) {  // splitmix64: independent streams from re
 
 const std::vector<Scenario>& scenarios() {
   static const std::vector<Scenario> all = {
-      {"aa", "", "no change (negative control)", aa},
-      {"code_step", "commit", "a commit at run R/2 makes one benchmark 3% slower on every GPU", code_step},
-      {"driver_step", "driver", "GPU 0's driver changes at R/2; 1/3 of its benchmarks 3% slower", driver_step},
-      {"machine_step", "machine", "GPU 0's runner changes at R/2; all its benchmarks 4% slower", machine_step},
-      {"driver_commit", "commit",
+      {"aa", "", "", "no change (negative control)", aa},
+      {"code_step", "commit", "code", "a commit at run R/2 makes one benchmark 3% slower on every GPU", code_step},
+      {"driver_step", "driver", "driver runtime",
+       "GPU 0's driver changes at R/2; 1/3 of its benchmarks 3% slower, compiled as before", driver_step},
+      {"machine_step", "machine", "machine", "GPU 0's runner changes at R/2; all its benchmarks 4% slower", machine_step},
+      {"driver_commit", "commit", "code",
        "GPU 0's driver changes at R/2 with a commit slowing one benchmark 3% on every GPU", driver_commit},
-      {"drift", "", "one benchmark on GPU 0 0.1% slower per run from run R/3", drift},
-      {"improvement", "", "one benchmark 3% faster on every GPU from R/2", improvement},
-      {"correctness", "driver", "one benchmark on GPU 0 fails from R/2, with a driver update there", correctness},
-      {"step_3.6x", "commit", "a commit at run R/2 makes one benchmark 3.6x slower on every GPU", step_large},
-      {"cold_3.6x", "", "a commit at run 1 (one run of history) makes one benchmark 3.6x slower on every GPU",
+      {"drift", "", "", "one benchmark on GPU 0 0.1% slower per run from run R/3", drift},
+      {"improvement", "", "", "one benchmark 3% faster on every GPU from R/2", improvement},
+      {"correctness", "driver", "", "one benchmark on GPU 0 fails from R/2, with a driver update there", correctness},
+      {"step_3.6x", "commit", "code", "a commit at run R/2 makes one benchmark 3.6x slower on every GPU", step_large},
+      {"cold_3.6x", "", "", "a commit at run 1 (one run of history) makes one benchmark 3.6x slower on every GPU",
        cold_large},
-      {"branch_aa", "", "no change on main; after every main run a branch run forked from it (A/A)", aa, 1.0},
-      {"branch_10pct", "", "no change on main; after every main run a branch run with one benchmark 10% slower", aa,
+      {"branch_aa", "", "", "no change on main; after every main run a branch run forked from it (A/A)", aa, 1.0},
+      {"branch_10pct", "", "", "no change on main; after every main run a branch run with one benchmark 10% slower", aa,
        1.10},
-      {"branch_3.6x", "", "no change on main; after every main run a branch run with one benchmark 3.6x slower", aa,
+      {"branch_3.6x", "", "", "no change on main; after every main run a branch run with one benchmark 3.6x slower", aa,
        3.6},
       // Issue 28's cases: a change of noise is no regression; small steps are found, and stay open while there.
-      {"noisy_runner", "", "GPU 0 moves at R/2 to a runner with 4x the run-to-run noise; no change in level",
+      {"noisy_runner", "", "", "GPU 0 moves at R/2 to a runner with 4x the run-to-run noise; no change in level",
        noisy_runner},
-      {"noisy_gpu", "", "GPU 0 on a runner with 4x the run-to-run noise all along; no change in level", noisy_gpu},
-      {"step_1.5pct", "commit", "a commit at run R/2 makes one benchmark 1.5% slower on every GPU", small_step},
-      {"late_3pct", "commit", "a commit at run 5R/6 (50 runs of history of 60) makes one benchmark 3% slower on every GPU",
-       late_step},
-      {"revert", "commit", "a commit at run R/2 makes one benchmark 4% slower on every GPU; reverted 12 runs later",
-       revert},
+      {"noisy_gpu", "", "", "GPU 0 on a runner with 4x the run-to-run noise all along; no change in level", noisy_gpu},
+      {"step_1.5pct", "commit", "code", "a commit at run R/2 makes one benchmark 1.5% slower on every GPU", small_step},
+      {"late_3pct", "commit", "code",
+       "a commit at run 5R/6 (50 runs of history of 60) makes one benchmark 3% slower on every GPU", late_step},
+      {"revert", "commit", "code",
+       "a commit at run R/2 makes one benchmark 4% slower on every GPU; reverted 12 runs later", revert},
+      // Issue 30's cases: what was compiled decides the cause.
+      {"driver_compiler", "driver", "driver compiler",
+       "GPU 0's driver changes at R/2 and compiles 2/3 of its kernels differently; 1/3 of them 3% slower",
+       driver_compiler},
+      {"driver_quiet_code", "commit", "code",
+       "GPU 0's driver changes at R/2 moving nothing; the same run's commit changes one kernel's SPIR-V, 3% slower "
+       "on GPU 0 only",
+       driver_quiet_code},
   };
   return all;
 }
@@ -383,7 +459,7 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
       const json run = {{"id", id}, {"commit", commit}, {"branch", "main"}, {"runner", pl.rnr(g, r)},
                         {"started_at", format_iso8601_ms(1767225600000LL + r * 60000LL + g * 1000LL)}};
       std::string body = std::string("{\"run\":").append(run.dump()).append(",\"benchmark\":");
-      body.append(make_doc(pl, g, r, p.reps, ng)).append("}");
+      body.append(make_doc(pl, g, r, p.reps, ng, p.compiled)).append("}");
       const auto t0 = Clock::now();
       store.ingest(body, "fleet-sim");
       const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -447,7 +523,7 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
                             {"merge_base", commit}, {"runner", pl.rnr(g, r)},
                             {"started_at", format_iso8601_ms(1767225600000LL + r * 60000LL + g * 1000LL + 500)}};
         std::string probe_body = std::string("{\"run\":").append(probe.dump()).append(",\"benchmark\":");
-        probe_body.append(make_doc(pl, g, r, p.reps, probe_noise)).append("}");
+        probe_body.append(make_doc(pl, g, r, p.reps, probe_noise, p.compiled)).append("}");
         pl.lvl(g, r, pb) = keep;
         store.ingest(probe_body, "fleet-sim");
         const Verdict pv = store.queries().verdict(id + "-pr");
@@ -509,6 +585,8 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
       co.delay = raised - c.run;
       co.placed = r == c.run;
       co.cause = a.cause;
+      const auto ec = a.attribution.find("evidence_class");
+      co.evidence_class = ec != a.attribution.end() && ec->is_string() ? ec->get<std::string>() : "";
       co.state = a.state;
     }
     if (!on_changed) {
@@ -552,6 +630,7 @@ void Summary::add(const TrialResult& t) {
     details.push_back({{"trial", trials}, {"gpu", co.change.gpu}, {"benchmark", bench_name(co.change.bench)},
                        {"run", co.change.run}, {"kind", co.change.kind}, {"found", co.found},
                        {"delay", co.delay}, {"placed", co.placed}, {"cause", co.cause},
+                       {"evidence_class", co.evidence_class},
                        {"state", co.state}, {"verdict_delay", co.verdict_delay},
                        {"runs_after", co.runs_after}, {"listed_after", co.listed_after},
                        {"suspect_at_once", co.suspect_at_once}, {"until", co.change.until},
@@ -569,6 +648,8 @@ void Summary::add(const TrialResult& t) {
       closed += co.state != "new";
       ++causes[co.cause];
       cause_ok += co.cause == expected_cause;
+      ++classes[co.evidence_class.empty() ? "siblings" : co.evidence_class];
+      class_ok += !expected_class.empty() && co.evidence_class == expected_class;
     }
     runs_after += co.runs_after;
     listed_after += co.listed_after;
@@ -639,6 +720,9 @@ json Summary::to_json() const {
           {"expected_cause", expected_cause.empty() ? json(nullptr) : json(expected_cause)},
           {"causes", causes},
           {"cause_as_expected", expected_cause.empty() ? json(nullptr) : json(cause_ok)},
+          {"expected_class", expected_class.empty() ? json(nullptr) : json(expected_class)},
+          {"classes", classes},
+          {"class_as_expected", expected_class.empty() ? json(nullptr) : json(class_ok)},
           {"ingest_ms_before_step", ingest_before_sum / n},
           {"ingest_ms_from_step", ingest_after_sum / n},
           {"seconds", seconds},

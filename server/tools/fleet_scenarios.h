@@ -35,6 +35,9 @@ struct TrialParams {
   Noise noise = Noise::Gauss;
   std::uint64_t seed = 1;
   std::string keep_db;  // when set, the trial's SQLite file goes here and is kept (for inspection)
+  // Runs record what ran, as shaderwatch-bench does: each row's label names its kernel's SPIR-V and the
+  // compiled section gives each kernel's statistics. Off: neither (the statistical attribution alone).
+  bool compiled = true;
 };
 
 // A real change the server should report: series (gpu, bench) from run `run` on.
@@ -56,6 +59,9 @@ struct Plan {
   std::vector<std::string> driver, runner;
   std::vector<double> noise;
   std::vector<Change> changes;
+  // What ran: per (run, bench) the kernel's SPIR-V version (a commit changes it, on every GPU), and per
+  // (gpu, run, bench) the version of the driver's compilation of it (its statistics).
+  std::vector<int> spirv, compiled;
 
   Plan(const TrialParams& p);
   double& lvl(int g, int r, int b) { return level[idx(g, r, b)]; }
@@ -63,6 +69,8 @@ struct Plan {
   std::string& drv(int g, int r) { return driver[static_cast<std::size_t>(g * runs + r)]; }
   std::string& rnr(int g, int r) { return runner[static_cast<std::size_t>(g * runs + r)]; }
   double& nz(int g, int r) { return noise[static_cast<std::size_t>(g * runs + r)]; }
+  int& spv(int r, int b) { return spirv[static_cast<std::size_t>(r * benchmarks + b)]; }
+  int& cmp(int g, int r, int b) { return compiled[idx(g, r, b)]; }
 
  private:
   std::size_t idx(int g, int r, int b) const {
@@ -73,6 +81,7 @@ struct Plan {
 struct Scenario {
   std::string name;
   std::string expected_cause;  // the attribution a correct server gives ("" = none expected)
+  std::string expected_class;  // and the compiled evidence's class (detect::EvidenceClass's words; "" = none)
   std::string what;            // one line for --help
   Plan (*plan)(const TrialParams&, std::mt19937_64& rng);
   // Branch probes: after every main run of every GPU, a run on branch "pr" forked from it (its merge base),
@@ -103,6 +112,7 @@ struct ChangeOutcome {
   int delay = -1;         // runs from the change to the run that raised that alert
   bool placed = false;    // the alert's boundary (run_id) is exactly the change run
   std::string cause;      // the cause the alert carries (after the server's later refinements)
+  std::string evidence_class;  // what the compiled evidence decided ("" where the siblings did)
   std::string state;      // its state at the end (the sim triages nothing: any change is the server's)
   int verdict_delay = -1; // runs from the change to the first failing verdict listing this series
   // Runs of its GPU after that first failing verdict, and how many of their verdicts still listed it
@@ -141,7 +151,7 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p);
 
 // Sums of trials of one scenario x noise model.
 struct Summary {
-  std::string scenario, noise, expected_cause;
+  std::string scenario, noise, expected_cause, expected_class;
   int trials = 0, runs = 0, false_fails = 0, wrong_fails = 0, spurious_suspects = 0, false_alerts = 0;
   int changes = 0, found = 0, placed = 0, verdict_found = 0, cause_ok = 0;
   int closed = 0;  // found alerts no longer in state new at the end (closed by the server)
@@ -152,6 +162,8 @@ struct Summary {
   ByHistory main, probes;
   std::vector<int> delays, verdict_delays;
   std::map<std::string, int> causes, false_alert_kinds;
+  std::map<std::string, int> classes;  // found alerts by evidence class ("siblings" where none decided)
+  int class_ok = 0;
   int noise_found = 0, noise_series = 0, false_noise_alerts = 0;
   std::map<std::string, int> noise_causes;
   int noise_runs = 0, noise_noted = 0, noise_noted_machine = 0, noise_noted_false = 0;

@@ -43,6 +43,9 @@ void print_table(const std::vector<fl::Summary>& rows) {
     std::string causes = join_counts(s.causes);
     if (!s.expected_cause.empty())
       causes.append(" [").append(s.expected_cause).append(": ").append(frac(s.cause_ok)).append("]");
+    if (s.found) causes.append("; by ").append(join_counts(s.classes));
+    if (!s.expected_class.empty())
+      causes.append(" [").append(s.expected_class).append(": ").append(frac(s.class_ok)).append("]");
     const std::string ingest = fmt("%.1f", s.ingest_before_sum / s.trials) + "/" +
                                fmt("%.1f", s.ingest_after_sum / s.trials);
     const std::string early = any ? std::to_string(s.found_within(6)) + "/" + std::to_string(s.found_within(12)) + "/" +
@@ -68,7 +71,8 @@ void print_table(const std::vector<fl::Summary>& rows) {
       "run's verdict failed on them / listed them (failing or a suspect) / slowdowns; placed: alert boundary\n"
       "exactly at the change run; closed: found alerts the server itself moved out of state new by the end\n"
       "(nothing is triaged here); ingestms: mean ms per Store::ingest before/from the change run; causes:\n"
-      "what the found alerts carry.\n");
+      "what the found alerts carry, then by what evidence (the compiled evidence's class, or siblings where it\n"
+      "decided nothing), each with [expected: as expected/changes].\n");
 }
 
 // Verdicts by history length: per row, main runs' false fails per 1000 and the slowdowns their first run
@@ -108,7 +112,9 @@ int main(int argc, char** argv) {
   std::string scen_help = "Scenarios (default: all):";
   for (const auto& s : fl::scenarios()) {
     scen_help.append("\n  ").append(s.name).append(": ").append(s.what);
-    if (!s.expected_cause.empty()) scen_help.append(" (expected cause: ").append(s.expected_cause).append(")");
+    if (!s.expected_cause.empty()) scen_help.append(" (expected cause: ").append(s.expected_cause);
+    if (!s.expected_class.empty()) scen_help.append(", evidence: ").append(s.expected_class);
+    if (!s.expected_cause.empty()) scen_help.append(")");
   }
   CLI::App app{std::string(
       "shaderwatch-fleet-sim: simulated fleets of 3 GPUs post runs (GPUs interleaved, one commit per run\n"
@@ -149,6 +155,8 @@ int main(int argc, char** argv) {
                  "uses seed + 1000 n + t)")
       ->capture_default_str();
   app.add_option("--json", json_path, "Also write the rows (and every delay) as JSON to this file");
+  app.add_flag("!--no-compiled", base.compiled,
+               "Runs record no SPIR-V labels and no compiled section (the attribution by siblings alone)");
   std::string keep_dir;
   app.add_option("--keep-db", keep_dir,
                  "Keep each trial's SQLite file in this existing directory, as <scenario>-<noise>-<seed>.db\n"
@@ -166,6 +174,7 @@ int main(int argc, char** argv) {
       sum.scenario = sc.name;
       sum.noise = noises[ni];
       sum.expected_cause = sc.expected_cause;
+      sum.expected_class = sc.expected_class;
       for (int t = 0; t < trials; ++t) {
         fl::TrialParams p = base;
         p.noise = *fl::parse_noise(noises[ni]);
@@ -188,12 +197,14 @@ int main(int argc, char** argv) {
       rows.push_back(std::move(sum));
     }
   }
-  std::printf("%d GPUs x %d runs x %d benchmarks x %d reps, %d trials, seed %llu\n", base.gpus, base.runs,
-              base.benchmarks, base.reps, trials, static_cast<unsigned long long>(seed));
+  std::printf("%d GPUs x %d runs x %d benchmarks x %d reps, %d trials, seed %llu, %s\n", base.gpus, base.runs,
+              base.benchmarks, base.reps, trials, static_cast<unsigned long long>(seed),
+              base.compiled ? "runs record what was compiled" : "runs record nothing compiled (--no-compiled)");
   print_table(rows);
   print_by_history(rows);
   if (!json_path.empty()) {
     json out = {{"gpus", base.gpus}, {"runs", base.runs}, {"benchmarks", base.benchmarks}, {"reps", base.reps},
+                {"compiled", base.compiled},
                 {"trials", trials}, {"seed", seed}, {"rows", json::array()}};
     for (const auto& s : rows) out["rows"].push_back(s.to_json());
     std::ofstream f(json_path);
