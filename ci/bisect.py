@@ -1,0 +1,346 @@
+#!/usr/bin/env python3
+"""Names the commit that brought an alert's change: bisects between the alert's last good and first bad
+commits with `git bisect run`, measuring just the alert's benchmark on this machine's device at each commit.
+
+  ci/bisect.py ALERT [--repo DIR] [--bench-args ARGS] [--post-note] ...
+
+ALERT is the alert's dashboard URL (http://results:8080/#/alerts?id=12), its API URL
+(http://results:8080/api/v1/alerts/12), or its id with --server (or SHADERWATCH_URL). A token, where the
+server wants one for reads or for --post-note (triage scope), comes from SHADERWATCH_TOKEN.
+
+How it works:
+  1. The alert gives the benchmark (family/variant/size/mode) and the commits either side of its boundary.
+  2. A temporary git worktree of --repo is bisected, so the checkout you work in is left alone.
+  3. Where every commit in the range changes only shader sources under kernels/, one bench (--bench, or one
+     built at the bad commit) runs each commit's shaders with --kernels-dir; otherwise each commit's bench is
+     built incrementally in one build directory (a commit that does not build is skipped).
+  4. The good and bad commits are measured first: the change must reproduce here, in the alert's direction and
+     at least half its size, or nothing is bisected (exit 3). Each commit is then called good or bad by which
+     of the two levels its median (over the samples of --runs bench runs) is nearer in log time, and skipped
+     where it lies in the middle third even after twice as many runs.
+  5. The commit bisect names and its parent are measured again and must fall on their sides (else exit 2: a
+     wrong name is worse than none). It prints each commit tested, the first bad commit with its diff stat,
+     the commits tested and the time taken; --post-note writes the result into the alert's note (its state
+     unchanged).
+
+Exit: 0 the first bad commit was named; 2 bisect could not tell (skipped commits around it); 3 the change does
+not reproduce here; 4 usage (bad alert, commits not in the repository).
+"""
+import argparse
+import json
+import math
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+SHADER_SUFFIXES = ('.comp', '.glsl', '.vert', '.frag')
+MIDDLE = (1 / 3, 2 / 3)  # of the way from the good level to the bad one (log time): too close to call
+
+
+class Usage(Exception):
+    pass
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def git(repo, *args, check=True):
+    r = subprocess.run(['git', '-C', repo, *args], capture_output=True, text=True)
+    if check and r.returncode != 0:
+        raise Usage(f"git {' '.join(args)}: {r.stderr.strip()}")
+    return r.stdout.strip()
+
+
+# ---- the alert ----
+
+def alert_location(alert, server):
+    """(server base URL, alert id) from a dashboard URL, an API URL, or an id and --server."""
+    if re.fullmatch(r'\d+', alert):
+        if not server:
+            raise Usage('an alert id needs --server (or SHADERWATCH_URL)')
+        return server.rstrip('/'), alert
+    u = urllib.parse.urlsplit(alert)
+    if u.scheme not in ('http', 'https'):
+        raise Usage(f'"{alert}" is neither an alert id nor an http(s) URL')
+    base = f'{u.scheme}://{u.netloc}'
+    m = re.search(r'/api/v1/alerts/(\d+)', u.path) or re.search(r'[?&]id=(\d+)', u.fragment or u.query)
+    if not m:
+        raise Usage(f'"{alert}" names no alert (expected .../api/v1/alerts/ID or .../#/alerts?id=ID)')
+    return base, m.group(1)
+
+
+def request(method, url, body=None):
+    token = os.environ.get('SHADERWATCH_TOKEN', '')
+    headers = {'Accept': 'application/json'}
+    if token:
+        headers['Authorization'] = f'Bearer {token}'
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers['Content-Type'] = 'application/json'
+    req = urllib.request.Request(url, data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return json.load(r)
+    except urllib.error.HTTPError as e:
+        raise Usage(f'{method} {url}: HTTP {e.code} {e.read().decode(errors="replace")[:300]}')
+    except urllib.error.URLError as e:
+        raise Usage(f'{method} {url}: {e.reason}')
+
+
+def read_alert(base, alert_id):
+    a = request('GET', f'{base}/api/v1/alerts/{alert_id}')
+    attribution = a.get('attribution') or {}
+    good, bad = attribution.get('commit_before'), attribution.get('commit_after')
+    if not good or not bad or good == bad:
+        raise Usage(f'alert {alert_id} has no commit range to bisect (commits {good!r} -> {bad!r})')
+    if a.get('before_ns') is None or a.get('after_ns') is None:
+        raise Usage(f'alert {alert_id} ({a.get("kind")}) has no before and after levels: only a change in time is bisected')
+    parts = a['benchmark'].split('/')
+    if len(parts) < 4:
+        raise Usage(f'benchmark "{a["benchmark"]}" is not family/variant/size/mode')
+    return {'id': alert_id, 'benchmark': a['benchmark'], 'kernel': '/'.join(parts[:2]), 'size': parts[2],
+            'good': good, 'bad': bad, 'before_ns': a['before_ns'], 'after_ns': a['after_ns'], 'state': a['state'],
+            'gpu': (a.get('gpu') or {}).get('name', '?')}
+
+
+# ---- measuring one commit ----
+
+def bench_samples_ns(state, kernels_dir=None):
+    """The alert's benchmark's samples (ns) from one bench run at the checked-out commit; None where it did not
+    run or gave a wrong answer."""
+    out = os.path.join(state['scratch'], 'measure.json')
+    cmd = [state['bench'], '--filter', f'^{re.escape(state["kernel"])}$', '--sizes', state['size'],
+           '--benchmark_out=' + out, *shlex.split(state['bench_args'])]
+    if kernels_dir:
+        cmd += ['--kernels-dir', kernels_dir]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0 or not os.path.exists(out):
+        log(f'    the bench failed (exit {r.returncode}): {(r.stdout + r.stderr).strip().splitlines()[-1:]}')
+        return None
+    unit = {'ns': 1, 'us': 1e3, 'ms': 1e6, 's': 1e9}
+    with open(out) as f:
+        rows = [b for b in json.load(f)['benchmarks']
+                if b.get('run_name') == state['benchmark'] and b.get('run_type', 'iteration') == 'iteration']
+    os.remove(out)
+    if not rows or any(b.get('error_occurred') for b in rows):
+        return None
+    return [b['real_time'] * unit[b.get('time_unit', 'ns')] for b in rows]
+
+
+def place(state, ns):
+    """How far a median lies from the good level to the bad one, in log time (0 good, 1 bad)."""
+    good, bad = math.log(state['good_ns']), math.log(state['bad_ns'])
+    return (math.log(ns) - good) / (bad - good)
+
+
+def build_bench(state):
+    """This commit's bench, built incrementally; False where it does not build."""
+    if not state['build_dir']:
+        return True
+    b = state['build_dir']
+    steps = []
+    if not os.path.exists(os.path.join(b, 'CMakeCache.txt')):
+        steps.append(['cmake', '-S', state['worktree'], '-B', b, '-DCMAKE_BUILD_TYPE=Release',
+                      '-DSHADERWATCH_SERVER=OFF', '-DSHADERWATCH_TESTS=OFF'])
+    steps.append(['cmake', '--build', b, '--target', 'shaderwatch-bench', '-j', str(os.cpu_count() or 2)])
+    for cmd in steps:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            log(f'    does not build: {(r.stdout + r.stderr).strip().splitlines()[-1:]}')
+            return False
+    return True
+
+
+def measure_here(state, runs):
+    """The checked-out commit's median (ns) over the samples of `runs` bench runs, or None where it cannot be
+    measured. Pooling runs keeps one run slowed by a busy machine from deciding."""
+    if not build_bench(state):
+        return None
+    kernels = os.path.join(state['worktree'], 'kernels') if state['kernels_only'] else None
+    samples = []
+    for _ in range(runs):
+        got = bench_samples_ns(state, kernels)
+        if got is None:
+            return None
+        samples += got
+    samples.sort()
+    n = len(samples)
+    return samples[n // 2] if n % 2 else 0.5 * (samples[n // 2 - 1] + samples[n // 2])
+
+
+def step(state_file):
+    """One `git bisect run` step: exit 0 good, 1 bad, 125 skip."""
+    with open(state_file) as f:
+        state = json.load(f)
+    commit = git(state['worktree'], 'rev-parse', '--short=12', 'HEAD')
+    subject = git(state['worktree'], 'log', '-1', '--format=%s')
+    verdict, shown = 125, []
+    for runs in (state['runs'], 2 * state['runs']):  # more runs where the first are too close to call
+        ns = measure_here(state, runs)
+        if ns is None:
+            break
+        shown.append(ns)
+        where = place(state, ns)
+        if where < MIDDLE[0] or where > MIDDLE[1]:
+            verdict = 0 if where < MIDDLE[0] else 1
+            break
+    word = {0: 'good', 1: 'bad', 125: 'skip'}[verdict]
+    times = ', '.join(f'{x / 1e3:.1f} us' for x in shown) or 'not measured'
+    log(f'  {commit} {subject[:60]}: {times} -> {word}')
+    with open(state['tested_file'], 'a') as f:
+        f.write(json.dumps({'commit': commit, 'ns': shown, 'verdict': word}) + '\n')
+    return verdict
+
+
+# ---- the whole bisect ----
+
+def only_shaders_changed(repo, good, bad):
+    files = git(repo, 'diff', '--name-only', good, bad).splitlines()
+    return all(f.startswith('kernels/') and f.endswith(SHADER_SUFFIXES) for f in files)
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == '_step':
+        return step(sys.argv[2])
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0], epilog=__doc__.split('\n\n', 1)[1],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('alert', help='alert URL (dashboard or API), or its id with --server')
+    ap.add_argument('--server', default=os.environ.get('SHADERWATCH_URL', ''),
+                    help='results server, for an alert given by id (default: SHADERWATCH_URL)')
+    ap.add_argument('--repo', default='.', help='the git repository whose commits the alert names (default: .)')
+    ap.add_argument('--bench', default='',
+                    help='a built shaderwatch-bench to run each commit\'s shaders with (only where the range changes '
+                         'nothing but shader sources; default: one built at the bad commit)')
+    ap.add_argument('--build-dir', default='',
+                    help='build directory for the commits\' benches (default: a temporary one, removed after)')
+    ap.add_argument('--bench-args', default='',
+                    help='more arguments for each bench run, e.g. "--device 1" or "--quick" (on lavapipe)')
+    ap.add_argument('--runs', type=int, default=3,
+                    help='bench runs per commit, their samples pooled (twice as many at the two ends, and for a '
+                         'commit too close to call; default 3)')
+    ap.add_argument('--post-note', action='store_true',
+                    help='write the result into the alert\'s note (SHADERWATCH_TOKEN with triage scope)')
+    args = ap.parse_args()
+
+    started = time.monotonic()
+    base, alert_id = alert_location(args.alert, args.server)
+    alert = read_alert(base, alert_id)
+    repo = git(args.repo, 'rev-parse', '--show-toplevel')
+    good, bad = (git(repo, 'rev-parse', '--verify', f'{c}^{{commit}}') for c in (alert['good'], alert['bad']))
+    if subprocess.run(['git', '-C', repo, 'merge-base', '--is-ancestor', good, bad]).returncode != 0:
+        raise Usage(f'{alert["good"]} is not an ancestor of {alert["bad"]} in {repo}')
+    n_commits = int(git(repo, 'rev-list', '--count', f'{good}..{bad}'))
+    log(f'alert #{alert_id}: {alert["benchmark"]} on {alert["gpu"]}, {alert["before_ns"] / 1e3:.1f} us -> '
+        f'{alert["after_ns"] / 1e3:.1f} us, between {good[:12]} (good) and {bad[:12]} (bad): {n_commits} commits')
+
+    scratch = tempfile.mkdtemp(prefix='sw-bisect-')
+    worktree = os.path.join(scratch, 'worktree')
+    git(repo, 'worktree', 'add', '--detach', worktree, bad)
+    try:
+        kernels_only = only_shaders_changed(repo, good, bad)
+        state = {'worktree': worktree, 'scratch': scratch, 'kernel': alert['kernel'], 'size': alert['size'],
+                 'benchmark': alert['benchmark'], 'bench_args': args.bench_args, 'kernels_only': kernels_only,
+                 'tested_file': os.path.join(scratch, 'tested.jsonl'), 'build_dir': '', 'bench': args.bench,
+                 'runs': args.runs}
+        if not (kernels_only and args.bench):
+            state['build_dir'] = args.build_dir or os.path.join(scratch, 'build')
+            state['bench'] = os.path.join(state['build_dir'], 'harness', 'shaderwatch-bench')
+        if kernels_only and not args.bench:
+            log('only shader sources changed: one bench, built at the bad commit, runs each commit\'s kernels/')
+            if not build_bench(state):
+                raise Usage(f'the bad commit {bad[:12]} does not build')
+            state['build_dir'] = ''
+        log('mode: ' + ('each commit\'s shaders through --kernels-dir' if kernels_only
+                        else f'each commit built incrementally in {state["build_dir"]}'))
+
+        # The change must show here before anything is bisected.
+        levels = {}
+        for name, commit in (('good', good), ('bad', bad)):
+            git(worktree, 'checkout', '--quiet', '--detach', commit)
+            ns = measure_here(state, 2 * args.runs)
+            if ns is None:
+                log(f'the {name} commit {commit[:12]} cannot be measured here')
+                return 3
+            levels[name] = ns
+            log(f'  {commit[:12]} ({name} end): {ns / 1e3:.1f} us')
+        here, there = math.log(levels['bad'] / levels['good']), math.log(alert['after_ns'] / alert['before_ns'])
+        if here * there <= 0 or abs(here) < 0.5 * abs(there):
+            log(f'the change does not reproduce here: {levels["bad"] / levels["good"]:.3f}x between the ends, '
+                f'{alert["after_ns"] / alert["before_ns"]:.3f}x on {alert["gpu"]}')
+            return 3
+        state['good_ns'], state['bad_ns'] = levels['good'], levels['bad']
+        state_file = os.path.join(scratch, 'state.json')
+        with open(state_file, 'w') as f:
+            json.dump(state, f)
+
+        git(worktree, 'bisect', 'start', bad, good)
+        log(f'bisecting {n_commits} commits (about {max(1, math.ceil(math.log2(n_commits)))} to test):')
+        # Each step's line as it comes (a build and a measurement can take minutes); git's own lines are kept
+        # for the verdict.
+        bisect = subprocess.Popen(['git', '-C', worktree, 'bisect', 'run', sys.executable, os.path.abspath(__file__),
+                                   '_step', state_file], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        said = []
+        for line in bisect.stdout:
+            said.append(line)
+            if line.startswith('  '):
+                print(line, end='', flush=True)
+        bisect.wait()
+        said = ''.join(said)
+        tested = []
+        if os.path.exists(state['tested_file']):
+            with open(state['tested_file']) as f:
+                tested = [json.loads(line) for line in f]
+        m = re.search(r'^([0-9a-f]{40}) is the first bad commit', said, re.M)
+        seconds = time.monotonic() - started
+        if not m:
+            log(f'bisect could not name one commit after {len(tested)} tested ({seconds:.0f} s):')
+            log('\n'.join(said.strip().splitlines()[-8:]))
+            return 2
+        first_bad = m.group(1)
+        # A wrong name is worse than none: the commit and its parent measured again, each must fall on its side.
+        log('confirming: the first bad commit and its parent measured again')
+        for commit, side in ((first_bad + '^', 0), (first_bad, 1)):
+            git(worktree, 'bisect', 'reset', '--quiet', check=False)
+            git(worktree, 'checkout', '--quiet', '--detach', commit)
+            ns = measure_here(state, 2 * args.runs)
+            where = None if ns is None else place(state, ns)
+            log(f'  {git(worktree, "rev-parse", "--short=12", "HEAD")}: '
+                + ('not measured' if ns is None else f'{ns / 1e3:.1f} us'))
+            if where is None or (where > MIDDLE[0] if side == 0 else where < MIDDLE[1]):
+                log(f'bisect named {first_bad[:12]}, but measured again it is not the boundary: noise decided a step '
+                    f'(try more --runs, or a quieter machine)')
+                return 2
+        stat = git(repo, 'show', '--stat', '--format=%h %s%n%an, %ad', first_bad)
+        log(f'\nfirst bad commit: {first_bad}\n{stat}\n')
+        seconds = time.monotonic() - started
+        log(f'{len(tested)} commits tested of {n_commits} in {seconds:.0f} s; levels here '
+            f'{levels["good"] / 1e3:.1f} us (good) and {levels["bad"] / 1e3:.1f} us (bad)')
+        if args.post_note:
+            subject = git(repo, 'log', '-1', '--format=%s', first_bad)
+            note = (f'bisect: first bad commit {first_bad[:12]} "{subject[:120]}" ({len(tested)} of {n_commits} '
+                    f'commits tested on this machine, {levels["good"] / 1e3:.1f} us -> {levels["bad"] / 1e3:.1f} us)')
+            request('PATCH', f'{base}/api/v1/alerts/{alert_id}', {'state': alert['state'], 'note': note})
+            log(f'posted to alert #{alert_id} as its note')
+        return 0
+    finally:
+        subprocess.run(['git', '-C', worktree, 'bisect', 'reset', '--quiet'], capture_output=True)
+        subprocess.run(['git', '-C', repo, 'worktree', 'remove', '--force', worktree], capture_output=True)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    try:
+        sys.exit(main())
+    except Usage as e:
+        print(f'bisect: {e}', file=sys.stderr)
+        sys.exit(4)

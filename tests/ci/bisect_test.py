@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""ci/bisect.py on lavapipe, end to end: a scratch repository of 30 commits after a base, one of which runs
+the grid-stride luminance sum three times (a redundant loop: the same answer, 2-3x the time); a real
+shaderwatch-server holds a regression alert whose runs name only the base and the last commit. The bisect
+must name that commit and write it into the alert's note.
+
+Usage: bisect_test.py BUILD_DIR (with shaderwatch-bench and shaderwatch-server built)
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BENCHMARK = 'lum/grid_stride_vec4/1920x1080/hot'
+COMMITS, SLOW_AT = 30, 19  # commits after the base; the one (1-based) that brings the redundant loop
+
+
+def fail(msg):
+    print(f'FAIL: {msg}', flush=True)
+    sys.exit(1)
+
+
+def sh(*cmd, cwd=None):
+    return subprocess.run(cmd, cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def redundant_loop(shader):
+    """The grid-stride accumulation run three times, the least of the three kept: the same sum bit for bit
+    (the compiler cannot know the passes agree, so it keeps them all), three times the reads."""
+    start, end = shader.index('  uint i = gl_WorkGroupID.x'), shader.index('  const float total')
+    body = ''.join('  ' + line + '\n' for line in shader[start:end].splitlines())
+    return (shader[:start] + '  float passes[3];\n  for (uint pass = 0; pass < 3; ++pass) {\n' + body +
+            '    passes[pass] = acc;\n  }\n  const float acc = min(passes[0], min(passes[1], passes[2]));\n' +
+            shader[end:])
+
+
+def make_repo(root):
+    """Base: a copy of kernels/; then 30 commits of shader comments, one of them the slow loop."""
+    shutil.copytree(os.path.join(SOURCE, 'kernels'), os.path.join(root, 'kernels'))
+    sh('git', 'init', '--quiet', '--initial-branch=main', cwd=root)
+    for k, v in (('user.name', 'bisect test'), ('user.email', 'bisect@test'), ('commit.gpgsign', 'false')):
+        sh('git', 'config', k, v, cwd=root)
+    sh('git', 'add', '-A', cwd=root)
+    sh('git', 'commit', '--quiet', '-m', 'base', cwd=root)
+    commits = [sh('git', 'rev-parse', 'HEAD', cwd=root)]
+    for n in range(1, COMMITS + 1):
+        if n == SLOW_AT:
+            path = os.path.join(root, 'kernels', 'lum_grid_stride.comp')
+            with open(path) as f:
+                slow = redundant_loop(f.read())
+            with open(path, 'w') as f:
+                f.write(slow)
+            message = 'lum_grid_stride: sum every pixel three times'
+        else:
+            with open(os.path.join(root, 'kernels', 'postfx.glsl'), 'a') as f:
+                f.write(f'// note {n}\n')
+            message = f'postfx: note {n}'
+        sh('git', 'commit', '--quiet', '-am', message, cwd=root)
+        commits.append(sh('git', 'rev-parse', 'HEAD', cwd=root))
+    return commits
+
+
+def start_server(build, root):
+    server = os.path.join(build, 'server', 'shaderwatch-server')
+    db = os.path.join(root, 'results.db')
+    proc = subprocess.Popen([server, 'serve', '--db', db, '--port', '0', '--bind', '127.0.0.1'],
+                            stdout=subprocess.PIPE, text=True)
+    m, said = None, []
+    while not m and len(said) < 50:
+        said.append(proc.stdout.readline())
+        m = re.search(r'listening on (http://\S+)', said[-1])
+        if not said[-1]:
+            break
+    if not m:
+        proc.kill()
+        fail(f'the server did not start: {"".join(said)!r}')
+    out = sh(server, 'token', 'create', 'bisect-test', '--scope', 'triage', '--db', db)
+    token = re.search(r'swt_[0-9a-f]+', out).group(0)
+    admin = re.search(r'swt_[0-9a-f]+', sh(server, 'token', 'create', 'poster', '--scope', 'upload', '--db', db)).group(0)
+    return proc, m.group(1), token, admin
+
+
+def api(url, token, method='GET', body=None):
+    req = urllib.request.Request(url, method=method, data=json.dumps(body).encode() if body is not None else None,
+                                 headers={'Authorization': f'Bearer {token}', 'Content-Type': 'application/json'})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        return json.load(r)
+
+
+def post_history(url, token, good, bad):
+    """What CI posted: 20 runs at the base, then 6 after one push of all 30 commits, 2.5x as slow."""
+    for i in range(26):
+        level = 10e6 if i < 20 else 25e6
+        reps = [level * (1 + 0.004 * ((i * 7 + k * 3) % 5 - 2)) for k in range(3)]
+        rows = [{'name': BENCHMARK, 'run_name': BENCHMARK, 'run_type': 'iteration', 'repetitions': 3,
+                 'repetition_index': k, 'threads': 1, 'iterations': 1, 'real_time': v, 'cpu_time': v,
+                 'time_unit': 'ns'} for k, v in enumerate(reps)]
+        doc = {'context': {'date': '2026-11-26T00:00:00+00:00', 'sw_device_name': 'llvmpipe (LLVM 15.0.6, 256 bits)',
+                           'sw_vendor_id': '0x10005', 'sw_device_id': '0x0', 'sw_driver_name': 'llvmpipe',
+                           'sw_driver_version': '22.3.6'}, 'benchmarks': rows}
+        run = {'id': f'ci-{i}', 'commit': good if i < 20 else bad, 'branch': 'main', 'runner': 'ci-box',
+               'started_at': f'2026-11-26T{i // 60:02d}:{i % 60:02d}:00Z'}
+        api(f'{url}/api/v1/runs', token, 'POST', {'run': run, 'benchmark': doc})
+    alerts = api(f'{url}/api/v1/alerts?kind=regression&benchmark={BENCHMARK}', token)['alerts']
+    if len(alerts) != 1:
+        fail(f'expected one regression alert, got {len(alerts)}')
+    a = alerts[0]
+    if (a['attribution']['commit_before'], a['attribution']['commit_after']) != (good, bad):
+        fail(f'the alert spans {a["attribution"]["commit_before"]}..{a["attribution"]["commit_after"]}')
+    return a['id']
+
+
+def main():
+    build = os.path.abspath(sys.argv[1])
+    root = tempfile.mkdtemp(prefix='sw-bisect-test-')
+    proc = None
+    try:
+        repo = os.path.join(root, 'repo')
+        os.mkdir(repo)
+        commits = make_repo(repo)
+        proc, url, token, poster = start_server(build, root)
+        alert_id = post_history(url, poster, commits[0], commits[-1])
+        started = time.monotonic()
+        r = subprocess.run([sys.executable, os.path.join(SOURCE, 'ci', 'bisect.py'), f'{url}/#/alerts?id={alert_id}',
+                            '--repo', repo, '--bench', os.path.join(build, 'harness', 'shaderwatch-bench'),
+                            '--bench-args', '--quick --seed 1', '--post-note'],
+                           capture_output=True, text=True, env={**os.environ, 'SHADERWATCH_TOKEN': token})
+        print(r.stdout + r.stderr, flush=True)
+        print(f'bisect took {time.monotonic() - started:.0f} s', flush=True)
+        culprit = commits[SLOW_AT]
+        if r.returncode != 0:
+            fail(f'bisect exited {r.returncode}')
+        if f'first bad commit: {culprit}' not in r.stdout:
+            fail(f'bisect did not name {culprit[:12]} (commit {SLOW_AT} of {COMMITS})')
+        tested = int(re.search(r'^(\d+) commits tested of 30', r.stdout, re.M).group(1))
+        if tested > 8:
+            fail(f'{tested} commits tested: a bisect of 30 needs about 5')
+        note = api(f'{url}/api/v1/alerts/{alert_id}', token)['note'] or ''
+        if culprit[:12] not in note:
+            fail(f'the alert\'s note does not name the commit: {note!r}')
+        if subprocess.run(['git', '-C', repo, 'worktree', 'list'], capture_output=True, text=True).stdout.count('\n') != 1:
+            fail('the bisect left a worktree behind')
+        print(f'PASS: named {culprit[:12]} after {tested} commits tested; note: {note}')
+    finally:
+        if proc:
+            proc.terminate()
+            proc.wait()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    main()
