@@ -97,12 +97,18 @@ Plan late_step(const TrialParams& p, std::mt19937_64& rng) {
   return commit_step(p, rng, std::max(1, p.runs - p.runs / 6), 1.03);
 }
 
-Plan driver_step(const TrialParams& p, std::mt19937_64& rng) {
-  Plan pl(p);
-  new_driver(pl, 0, pl.step_run);
+// The benchmarks in a random order (a driver's changes fall on some of them).
+std::vector<int> shuffled_benchmarks(const TrialParams& p, std::mt19937_64& rng) {
   std::vector<int> idx(static_cast<std::size_t>(p.benchmarks));
   std::iota(idx.begin(), idx.end(), 0);
   std::shuffle(idx.begin(), idx.end(), rng);
+  return idx;
+}
+
+Plan driver_step(const TrialParams& p, std::mt19937_64& rng) {
+  Plan pl(p);
+  new_driver(pl, 0, pl.step_run);
+  const auto idx = shuffled_benchmarks(p, rng);
   for (int i = 0; i < std::max(1, p.benchmarks / 3); ++i)
     slow(pl, 0, idx[static_cast<std::size_t>(i)], pl.step_run, 1.03, "regression");
   return pl;
@@ -113,9 +119,7 @@ Plan driver_step(const TrialParams& p, std::mt19937_64& rng) {
 Plan driver_compiler(const TrialParams& p, std::mt19937_64& rng) {
   Plan pl(p);
   new_driver(pl, 0, pl.step_run);
-  std::vector<int> idx(static_cast<std::size_t>(p.benchmarks));
-  std::iota(idx.begin(), idx.end(), 0);
-  std::shuffle(idx.begin(), idx.end(), rng);
+  const auto idx = shuffled_benchmarks(p, rng);
   const int third = std::max(1, p.benchmarks / 3);
   for (int i = 0; i < std::min(p.benchmarks, 2 * third); ++i) {
     const int b = idx[static_cast<std::size_t>(i)];

@@ -3,13 +3,11 @@
 // compilation each point ran and where the SPIR-V, the input or the compiled statistics changed.
 #include <gtest/gtest.h>
 
-#include <fstream>
-
 #include <shaderwatch/result_contract.h>
 
-#include "../run_command.h"
 #include "common/client_error.h"
 #include "fixture_file.h"
+#include "quick_bench.h"
 #include "ingest/ingest_parse.h"
 #include "test_util.h"
 
@@ -172,12 +170,8 @@ TEST(CompiledEvidence, ARunWithoutTheSectionShowsTheSpirvItsLabelsName) {
 TEST(CompiledEvidence, OnADeviceWithoutStatisticsTheBenchsHashesAreKept) {
   // Lavapipe has no VK_KHR_pipeline_executable_properties: the section has each kernel's hash and input only.
   TempDir dir;
-  const std::string out = dir.file("out.json");
-  const auto r = run_command(cat(SHADERWATCH_BENCH, " --quick --filter '^lum/sequential_256$' --sizes 320x180 --seed 5",
-                                 " --benchmark_out=", out, " 2>&1"));
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  std::ifstream in(out);
-  const json doc = json::parse(in);
+  const json doc = swt::quick_bench_document(dir, "^lum/sequential_256$");
+  ASSERT_FALSE(doc.is_null());
   TestServer s(dir.db("lavapipe.db"));
   const auto posted = s.post(wrapped(doc, "lavapipe", 0));
   ASSERT_TRUE(posted && posted->status == 201) << (posted ? posted->body : "no answer");

@@ -3,12 +3,11 @@
 // get theirs from their error messages when the database is migrated.
 #include <gtest/gtest.h>
 
-#include <fstream>
 
 #include <shaderwatch/result_contract.h>
 
-#include "../run_command.h"
 #include "fixture_file.h"
+#include "quick_bench.h"
 #include "service/store.h"
 #include "storage/sql.h"
 #include "test_util.h"
@@ -38,13 +37,9 @@ std::vector<std::string> stored_statuses(TestServer& s, const std::string& run_i
 
 TEST(RowStatus, TheBenchWritesEveryRowsStatusAndTheServerKeepsIt) {
   TempDir dir;
-  const std::string out = dir.file("out.json");
   // On lavapipe: a pass and the negative control (XFAIL, or XPASS when its race did not show).
-  const auto r = run_command(cat(SHADERWATCH_BENCH, " --quick --filter '^lum/(sequential|unrolled_literal)_256$'",
-                                     " --sizes 320x180 --seed 5 --benchmark_out=", out, " 2>&1"));
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  std::ifstream in(out);
-  const json doc = json::parse(in);
+  const json doc = swt::quick_bench_document(dir, "^lum/(sequential|unrolled_literal)_256$");
+  ASSERT_FALSE(doc.is_null());
   std::map<std::string, std::string> by_benchmark;
   for (const auto& row : doc["benchmarks"]) {
     ASSERT_TRUE(row.contains(contract::kStatusField)) << row.dump();
