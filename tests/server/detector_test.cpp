@@ -151,6 +151,21 @@ TEST(Detector, TheTailTestFindsAStepOnceSixRunsSitOnIt) {
   EXPECT_GE(with, without + 40);
 }
 
+TEST(Detector, TheTailTestJudgesAStepByItsResidualsAroundTheTwoLevels) {
+  // The same case, 300 series: the latest segment's residuals around the split's two levels are a closer noise
+  // estimate than the series' first differences, so a threshold for their degrees of freedom confirms the step by
+  // its sixth run more often (260 against 234 of 300 when written).
+  std::mt19937_64 rng(33), same(33);
+  d::Params by_differences;
+  by_differences.residual_runs = 0;
+  const int with = found_with_six_runs_on_it(rng, 50, {}, 300);
+  const int without = found_with_six_runs_on_it(same, 50, by_differences, 300);
+  std::cout << "found with 6 runs on the step, 50 runs of history: " << with << "/300 (judged by the series' noise: "
+            << without << "/300)\n";
+  EXPECT_GE(with, 250);
+  EXPECT_GE(with, without + 15);
+}
+
 TEST(Detector, TheTailTestRaisesNothingOnNoise) {
   // Online, as the store runs it: every run of 100 A/A series of 96 runs is looked at (7,900 looks).
   std::mt19937_64 rng(32);

@@ -126,7 +126,10 @@ UTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b)
 // It holds the false-alarm rate per test near that of z at every history length, where the fixed margin was
 // stricter than needed at 36 runs and above (5.51 against 5.63 at 36 runs, 4.83 against 5.1 at 96).
 double tail_threshold(double z, std::size_t n_points) {
-  const double df = std::max(10.0, 0.8 * static_cast<double>(n_points > 0 ? n_points - 1 : 0));
+  return t_quantile(z, std::max(10.0, 0.8 * static_cast<double>(n_points > 0 ? n_points - 1 : 0)));
+}
+
+double t_quantile(double z, double df) {
   const double z2 = z * z;
   const double g1 = (z2 + 1) * z / 4;
   const double g2 = ((5 * z2 + 16) * z2 + 3) * z / 96;

@@ -27,8 +27,10 @@ struct UTest {
 // normal approximation with tie and continuity correction.
 UTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b);
 
-// The tail test's threshold for a series of n_points runs: the Student-t quantile at the normal tail of z, for
-// the degrees of freedom of the noise estimate from those points, 0.8 (n_points - 1), at least 10.
+// The Student-t quantile at the normal tail of z for `df` degrees of freedom (df >= 10: within 1%).
+double t_quantile(double z, double df);
+// The tail test's threshold for a series of n_points runs: t_quantile of z for the degrees of freedom of the noise
+// estimate from those points (the first differences' trimmed RMS), 0.8 (n_points - 1), at least 10.
 double tail_threshold(double z, std::size_t n_points);
 
 }  // namespace shaderwatch::stats

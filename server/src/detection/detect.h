@@ -41,6 +41,9 @@ struct Params {
   // noise is steady (see detect.cpp).
   std::array<std::size_t, 17> tail_ages{7, 8, 9, 10, 11, 12, 14, 16, 18, 20, 22, 24, 27, 30, 34, 38, 43};
   double older_tail_threshold = 4.5;
+  // Stages 1b and 1c judge a split by the RMS of the latest segment's residuals around the split's two levels where
+  // that segment holds this many runs or more and its noise is steady (0: never; see tail_split in detect.cpp).
+  std::size_t residual_runs = 24;
   // Stage 1's threshold is raised for the uncertainty of the series' noise estimate: divided by
   // (1 - noise_sd_margin * relative s.e. of that estimate): 5.7 at 96 points, 7.0 at 18.
   double noise_sd_margin = 1.5;
