@@ -246,6 +246,31 @@ class TailRuns {
   SortedWindow values_;
 };
 
+// Sums of squares of the latest segment's runs about any level, in constant time: prefix sums of the runs' and their
+// squares' deviations from the segment's mean (small numbers, so the squares lose no precision).
+class SegmentSums {
+ public:
+  SegmentSums(const std::vector<double>& y, std::size_t lo) : lo_(lo), sum_(y.size() - lo + 1, 0.0), sq_(sum_) {
+    for (std::size_t i = lo; i < y.size(); ++i) ref_ += y[i];
+    ref_ /= static_cast<double>(y.size() - lo);
+    for (std::size_t i = lo; i < y.size(); ++i) {
+      const double d = y[i] - ref_;
+      sum_[i - lo + 1] = sum_[i - lo] + d;
+      sq_[i - lo + 1] = sq_[i - lo] + d * d;
+    }
+  }
+  // The sum of (y[i] - c)^2 over [a, b).
+  double squares_about(std::size_t a, std::size_t b, double c) const {
+    const double s1 = sum_[b - lo_] - sum_[a - lo_], s2 = sq_[b - lo_] - sq_[a - lo_], e = c - ref_;
+    return std::max(0.0, s2 - 2 * e * s1 + static_cast<double>(b - a) * e * e);
+  }
+
+ private:
+  std::size_t lo_;
+  double ref_ = 0;
+  std::vector<double> sum_, sq_;
+};
+
 // Stage 1b, the tail test. Segmentation searches every split of the window at every run, so its threshold
 // pays for ~40 positions and every look; the one split that is new at each run is the one with exactly
 // min_segment runs after it. Tested alone, at a threshold for one test per run (tail_threshold(), a t quantile
@@ -263,8 +288,8 @@ class TailRuns {
 // outlier filter kept make it larger, never smaller. Elsewhere (a noisier stretch, the GPU's noise up, a short
 // segment) the noise profile, as before.
 bool tail_split(const std::vector<double>& y, std::size_t lo, const std::vector<double>& before_level,
-                const NoiseProfile& noise, TailRuns& runs, double z, std::size_t n_all, const Params& p,
-                std::vector<std::pair<std::size_t, double>>& cps, std::size_t age) {
+                const NoiseProfile& noise, TailRuns& runs, const SegmentSums& sums, double z, std::size_t n_all,
+                const Params& p, std::vector<std::pair<std::size_t, double>>& cps, std::size_t age) {
   const std::size_t n = y.size();
   if (n < lo + age + p.min_segment) return false;
   const std::size_t t = n - age;
@@ -282,8 +307,7 @@ bool tail_split(const std::vector<double>& y, std::size_t lo, const std::vector<
   double passes_at = threshold;
   // (At least 12 runs: the t quantile's expansion holds from 10 degrees of freedom.)
   if (p.residual_runs > 0 && n - lo >= std::max<std::size_t>(p.residual_runs, 12) && noise.steady(lo, n)) {
-    double ss = 0;
-    for (std::size_t i = lo; i < n; ++i) ss += (y[i] - (i < t ? before : after)) * (y[i] - (i < t ? before : after));
+    const double ss = sums.squares_about(lo, t, before) + sums.squares_about(t, n, after);
     const double df = static_cast<double>(n - lo - 2);
     se = std::sqrt(ss / df) * std::sqrt(kTrimSe * kTrimSe / nl + 1 / nr);
     passes_at = stats::t_quantile(z, df);
@@ -417,8 +441,9 @@ std::vector<ChangePoint> detect(const KeptRuns& kept, const Params& p) {
   for (const auto& c : cps) lo = std::max(lo, c.first);
   const std::vector<double> before_level = lo == 0 ? window_levels : growing_levels(y, lo, n, false);
   TailRuns tail_runs(y);
+  const SegmentSums sums(y, lo);
   const auto tail = [&](double z, std::size_t age) {
-    return tail_split(y, lo, before_level, noise_now, tail_runs, z, n_all, p, cps, age);
+    return tail_split(y, lo, before_level, noise_now, tail_runs, sums, z, n_all, p, cps, age);
   };
   // Where the latest segment's noise is steady, the newest split's min_segment runs are runs rather than runs kept
   // (a slow mode's run left out among them, the min_segment - 1 kept ones are its new level at once), and the older
