@@ -129,6 +129,12 @@ double tail_threshold(double z, std::size_t n_points) {
   return t_quantile(z, std::max(10.0, 0.8 * static_cast<double>(n_points > 0 ? n_points - 1 : 0)));
 }
 
+double chi2_quantile(double z, double df) {
+  const double a = 2 / (9 * df);
+  const double c = 1 - a + z * std::sqrt(a);
+  return df * c * c * c;
+}
+
 double t_quantile(double z, double df) {
   const double z2 = z * z;
   const double g1 = (z2 + 1) * z / 4;

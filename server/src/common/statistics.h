@@ -27,6 +27,10 @@ struct UTest {
 // normal approximation with tie and continuity correction.
 UTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b);
 
+// The chi-square quantile with `df` degrees of freedom at the normal quantile z (Wilson-Hilferty: within 1% of the
+// exact one from 2 degrees of freedom).
+double chi2_quantile(double z, double df);
+
 // The Student-t quantile at the normal tail of z for `df` degrees of freedom (df >= 10: within 1%).
 double t_quantile(double z, double df);
 // The tail test's threshold for a series of n_points runs: t_quantile of z for the degrees of freedom of the noise

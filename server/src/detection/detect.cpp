@@ -287,6 +287,8 @@ class SegmentSums {
 // by its sixth run in ten, where a t-test at the true split misses one in 40. Heavy tails and slow runs that the
 // outlier filter kept make it larger, never smaller. Elsewhere (a noisier stretch, the GPU's noise up, a short
 // segment) the noise profile, as before.
+constexpr double kSameScatterZ = 2.326;  // one-sided 1%
+
 bool tail_split(const std::vector<double>& y, std::size_t lo, const std::vector<double>& before_level,
                 const NoiseProfile& noise, TailRuns& runs, const SegmentSums& sums, double z, std::size_t n_all,
                 const Params& p, std::vector<std::pair<std::size_t, double>>& cps, std::size_t age) {
@@ -307,10 +309,15 @@ bool tail_split(const std::vector<double>& y, std::size_t lo, const std::vector<
   double passes_at = threshold;
   // (At least 12 runs: the t quantile's expansion holds from 10 degrees of freedom.)
   if (p.residual_runs > 0 && n - lo >= std::max<std::size_t>(p.residual_runs, 12) && noise.steady(lo, n)) {
-    const double ss = sums.squares_about(lo, t, before) + sums.squares_about(t, n, after);
-    const double df = static_cast<double>(n - lo - 2);
-    se = std::sqrt(ss / df) * std::sqrt(kTrimSe * kTrimSe / nl + 1 / nr);
-    passes_at = stats::t_quantile(z, df);
+    const double ss_old = sums.squares_about(lo, t, before), ss_new = sums.squares_about(t, n, after);
+    // Only where the new runs scatter as the old ones do: a runner turned noisier shows in its first few runs'
+    // own spread (a chi-square test of it against the old runs' variance, 1%), long before it makes the stretch
+    // unsteady, and pooled with the quiet history its noise would be taken for far less than it is.
+    if (ss_new / (ss_old / (nl - 1)) <= stats::chi2_quantile(kSameScatterZ, nr - 1)) {
+      const double df = static_cast<double>(n - lo - 2);
+      se = std::sqrt((ss_old + ss_new) / df) * std::sqrt(kTrimSe * kTrimSe / nl + 1 / nr);
+      passes_at = stats::t_quantile(z, df);
+    }
   }
   const double score = std::fabs(after - before) / se;
   if (score < passes_at) return false;
