@@ -35,11 +35,9 @@ std::optional<Noise> parse_noise(std::string_view s) {
   return std::nullopt;
 }
 
-std::string bench_name(int k) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "lum/var%d/1920x1080/cold", k);
-  return buf;
-}
+std::string kernel_name(int k) { return std::string("lum/var").append(std::to_string(k)); }
+
+std::string bench_name(int k) { return kernel_name(k).append("/1920x1080/cold"); }
 
 double base_ns(int k, int n) {
   // Log-spaced so every decade between 10 us and 5 ms has series in it.
@@ -256,10 +254,10 @@ std::string compiled_section(Plan& pl, int g, int r) {
   for (int b = 0; b < pl.benchmarks; ++b) {
     const int spirv = pl.spv(r, b), compiled = pl.cmp(g, r, b);
     std::snprintf(buf, sizeof buf,
-                  "%s\"lum/var%d\":{\"spirv\":\"%s\",\"input\":\"random@1\",\"pipelines\":[[{\"executable\":\"CS\","
+                  "%s\"%s\":{\"spirv\":\"%s\",\"input\":\"random@1\",\"pipelines\":[[{\"executable\":\"CS\","
                   "\"subgroup_size\":32,\"statistics\":[{\"name\":\"Register Count\",\"format\":\"uint64\",\"value\":%d},"
                   "{\"name\":\"Binary Size\",\"format\":\"uint64\",\"value\":%d}]}]]}",
-                  b ? "," : "", b, spirv_hash(b, spirv).c_str(), 16 + b % 8 + 4 * spirv + 2 * compiled,
+                  b ? "," : "", kernel_name(b).c_str(), spirv_hash(b, spirv).c_str(), 16 + b % 8 + 4 * spirv + 2 * compiled,
                   1024 + 128 * (b % 4) + 256 * spirv + 64 * compiled);
     out += buf;
   }

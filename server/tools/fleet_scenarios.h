@@ -101,7 +101,8 @@ struct ByHistory {
 const std::vector<Scenario>& scenarios();
 const Scenario* find_scenario(std::string_view name);
 
-std::string bench_name(int k);        // lum/var<k>/1920x1080/cold
+std::string kernel_name(int k);       // lum/var<k>
+std::string bench_name(int k);        // its benchmark: lum/var<k>/1920x1080/cold
 double base_ns(int k, int n);         // log-spaced from 10 us to 5 ms
 std::string gpu_name(int g);          // "Fleet GPU <g>"
 

@@ -10,6 +10,7 @@
 
 #include "common/compiled_statistics.h"
 #include "detection/attribution.h"
+#include "ingest/benchmark_name.h"
 
 using nlohmann::json;
 
@@ -86,12 +87,11 @@ struct Ran {
   std::string spirv, input;
   std::vector<CompiledStatistic> statistics;
 };
-Ran ran_in(sql::Conn& c, std::int64_t sid, std::int64_t run) {
-  auto& st = c.q("SELECT p.label, cm.spirv, cm.input, cm.pipelines FROM points p JOIN series s ON s.id=p.series_id"
-                 " JOIN benchmarks bm ON bm.id=s.benchmark_id"
-                 " LEFT JOIN run_compiled rc ON rc.run_id=p.run_id AND rc.kernel=bm.family || '/' || bm.variant"
+Ran ran_in(sql::Conn& c, std::int64_t sid, const std::string& kernel, std::int64_t run) {
+  auto& st = c.q("SELECT p.label, cm.spirv, cm.input, cm.pipelines FROM points p"
+                 " LEFT JOIN run_compiled rc ON rc.run_id=p.run_id AND rc.kernel=?"
                  " LEFT JOIN compiled cm ON cm.id=rc.compiled_id WHERE p.series_id=? AND p.run_id=?");
-  st.bind(1, sid).bind(2, run);
+  st.bind(1, kernel).bind(2, sid).bind(3, run);
   Ran r;
   if (st.step()) {
     if (st.null(1)) {
@@ -107,7 +107,11 @@ Ran ran_in(sql::Conn& c, std::int64_t sid, std::int64_t run) {
 }
 
 detect::CompiledEvidence compiled_evidence(sql::Conn& c, std::int64_t sid, const RunInfo& early, const RunInfo& late) {
-  const Ran a = ran_in(c, sid, early.id), b = ran_in(c, sid, late.id);
+  auto& name = c.q("SELECT bm.name FROM series s JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE s.id=?");
+  name.bind(1, sid);
+  const std::string kernel = name.step() ? split_name(name.text(0)).kernel() : std::string();
+  name.reset();
+  const Ran a = ran_in(c, sid, kernel, early.id), b = ran_in(c, sid, kernel, late.id);
   detect::CompiledEvidence e;
   e.spirv_known = !a.spirv.empty() && !b.spirv.empty();
   e.spirv_before = a.spirv;

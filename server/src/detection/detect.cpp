@@ -271,6 +271,9 @@ class SegmentSums {
   std::vector<double> sum_, sq_;
 };
 
+// The new runs of a tail test scatter as the old ones do unless a chi-square test of their spread rejects it here.
+constexpr double kSameScatterZ = 2.326;  // one-sided 1%
+
 // Stage 1b, the tail test. Segmentation searches every split of the window at every run, so its threshold
 // pays for ~40 positions and every look; the one split that is new at each run is the one with exactly
 // min_segment runs after it. Tested alone, at a threshold for one test per run (tail_threshold(), a t quantile
@@ -286,9 +289,7 @@ class SegmentSums {
 // has about 0.8 (n_all - 1), and the wider spread of the score with it cost a 3% step after 50 runs one confirmation
 // by its sixth run in ten, where a t-test at the true split misses one in 40. Heavy tails and slow runs that the
 // outlier filter kept make it larger, never smaller. Elsewhere (a noisier stretch, the GPU's noise up, a short
-// segment) the noise profile, as before.
-constexpr double kSameScatterZ = 2.326;  // one-sided 1%
-
+// segment, new runs that scatter more than the old ones) the noise profile, as before.
 bool tail_split(const std::vector<double>& y, std::size_t lo, const std::vector<double>& before_level,
                 const NoiseProfile& noise, TailRuns& runs, const SegmentSums& sums, double z, std::size_t n_all,
                 const Params& p, std::vector<std::pair<std::size_t, double>>& cps, std::size_t age) {

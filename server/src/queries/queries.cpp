@@ -270,7 +270,7 @@ Series Queries::series(std::int64_t id, const Params& q) {
         " FROM points p JOIN runs r ON r.id=p.run_id"
         " LEFT JOIN run_compiled rc ON rc.run_id=p.run_id AND rc.kernel=? LEFT JOIN compiled cm ON cm.id=rc.compiled_id"
         " WHERE p.series_id=? AND p.started_ms<? ORDER BY p.started_ms DESC, p.run_id DESC LIMIT ?");
-    st.bind(1, out.family + "/" + out.variant).bind(2, id).bind(3, until).bind(4, limit);
+    st.bind(1, split_name(out.benchmark).kernel()).bind(2, id).bind(3, until).bind(4, limit);
     while (st.step()) {
       const bool compiled = !st.null(19);
       out.points.push_back({st.text(0), st.text(1), st.text(2), st.text(3), st.text(4), st.text(5), st.text(6),

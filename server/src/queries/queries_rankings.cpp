@@ -8,6 +8,7 @@
 #include "catalog.h"
 #include "detection/analysis.h"
 #include "common/statistics.h"
+#include "ingest/benchmark_name.h"
 #include "queries/queries.h"
 #include "queries/query_helpers.h"
 #include "queries/run_counters.h"
@@ -30,8 +31,9 @@ double series_noise(sql::Conn& c, std::int64_t sid, std::int64_t ms, std::int64_
 // The operation a variant computes (the catalog's KernelSpec::operation): "luminance sum", "tone mapping",
 // ...; a name from another catalog version is an operation of its own.
 std::string variant_operation(const std::string& family, const std::string& variant) {
-  const auto* spec = shaderwatch::find_kernel_or_null(family + "/" + variant);
-  return spec ? spec->operation : family + "/" + variant;
+  const std::string kernel = NameParts{family, variant}.kernel();
+  const auto* spec = shaderwatch::find_kernel_or_null(kernel);
+  return spec ? spec->operation : kernel;
 }
 
 // A GPU that ran the commit: its runs at it, newest first (a benchmark's figure is its latest at the commit,
