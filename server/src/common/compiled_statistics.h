@@ -16,6 +16,12 @@ struct CompiledStatistic {
   double value = 0;  // a bool32 as 0 or 1
 };
 
+// One compilation of a kernel: its SPIR-V hash, input and the statistics its driver reported.
+struct Compilation {
+  std::string spirv, input;
+  std::vector<CompiledStatistic> statistics;  // none where the device could not say
+};
+
 // In the driver's order. Empty for "[]" (a device without VK_KHR_pipeline_executable_properties).
 std::vector<CompiledStatistic> flatten_statistics(std::string_view pipelines_json);
 

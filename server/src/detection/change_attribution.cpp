@@ -83,16 +83,12 @@ detect::SiblingStep sibling_change(const std::vector<double>& before, const std:
 
 // What series sid's kernel ran as in run `run`: its SPIR-V (from the run's compiled section, else the point's
 // label), input and the driver's statistics (none where the run did not record them).
-struct Ran {
-  std::string spirv, input;
-  std::vector<CompiledStatistic> statistics;
-};
-Ran ran_in(sql::Conn& c, std::int64_t sid, const std::string& kernel, std::int64_t run) {
+Compilation ran_in(sql::Conn& c, std::int64_t sid, const std::string& kernel, std::int64_t run) {
   auto& st = c.q("SELECT p.label, cm.spirv, cm.input, cm.pipelines FROM points p"
                  " LEFT JOIN run_compiled rc ON rc.run_id=p.run_id AND rc.kernel=?"
                  " LEFT JOIN compiled cm ON cm.id=rc.compiled_id WHERE p.series_id=? AND p.run_id=?");
   st.bind(1, kernel).bind(2, sid).bind(3, run);
-  Ran r;
+  Compilation r;
   if (st.step()) {
     if (st.null(1)) {
       r.spirv = std::string(contract::spirv_of_label(st.text(0)));
@@ -111,7 +107,7 @@ detect::CompiledEvidence compiled_evidence(sql::Conn& c, std::int64_t sid, const
   name.bind(1, sid);
   const std::string kernel = name.step() ? split_name(name.text(0)).kernel() : std::string();
   name.reset();
-  const Ran a = ran_in(c, sid, kernel, early.id), b = ran_in(c, sid, kernel, late.id);
+  const Compilation a = ran_in(c, sid, kernel, early.id), b = ran_in(c, sid, kernel, late.id);
   detect::CompiledEvidence e;
   e.spirv_known = !a.spirv.empty() && !b.spirv.empty();
   e.spirv_before = a.spirv;

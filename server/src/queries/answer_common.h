@@ -4,21 +4,14 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
-#include "common/compiled_statistics.h"
+#include "common/compiled_statistics.h"  // Compilation
 
 namespace shaderwatch {
 
 struct GpuRef {
   std::int64_t id = 0;
   std::string vendor_id, device_id, name, device_type;
-};
-
-// One compilation of a kernel: its SPIR-V hash, input and the statistics its driver reported.
-struct Compilation {
-  std::string spirv, input;
-  std::vector<CompiledStatistic> statistics;  // none where the device could not say
 };
 
 }  // namespace shaderwatch
