@@ -19,9 +19,8 @@ namespace {
 
 // An output of `words` floats followed by its poisoned guard zone, as the runner reads it back.
 Readback readback_of(const std::vector<float>& words) {
-  Readback r;
+  Readback r = Readback::of(std::vector<unsigned char>(words.size() * sizeof(float) + kOutputGuardBytes));
   r.output_bytes = words.size() * sizeof(float);
-  r.bytes.resize(r.output_bytes + kOutputGuardBytes);
   std::memcpy(r.bytes.data(), words.data(), r.output_bytes);
   for (size_t i = r.output_bytes; i < r.bytes.size(); i += 4) std::memcpy(r.bytes.data() + i, &kNaNBits, 4);
   return r;
@@ -144,8 +143,8 @@ TEST(CheckLayer, BoidsMinMaxIsExact) {
 TEST(CheckLayer, PostfxImageRightAndOnePixelWrong) {
   const KernelSpec& spec = find_kernel("postfx/rgb_to_yxy");
   const Problem p = make_postfx_problem(InputKind::HdrTest, 40, 24, 1);
-  PostfxInput input{postfx_input(spec, p), postfx_params(p)};
-  const ExpectedImage expected = expected_pixel_map(spec, p.width, p.height, input.pixels, input.params);
+  PostfxInput input{std::make_shared<const std::vector<float>>(postfx_input(spec, p)), postfx_params(p)};
+  const ExpectedImage expected = expected_pixel_map(spec, p.width, p.height, *input.pixels, input.params);
   RunShape shape;
   shape.groups_x = 3;
   shape.groups_y = 2;

@@ -215,7 +215,7 @@ TEST(KernelState, AWritePastAnOutputsEndFailsTheCheck) {
     const Readback clean = run.read_outputs();
     ASSERT_EQ(run.check(clean).status, CheckStatus::Pass);
     ASSERT_GE(clean.bytes.size(), 256u);
-    Readback past_output = clean;  // one float written just past the end: the first guard word
+    Readback past_output = clean.copy();  // one float written just past the end: the first guard word
     const float one = 1.0f;
     std::memcpy(past_output.bytes.data() + past_output.bytes.size() - 256, &one, 4);
     const CheckResult o = run.check(past_output);
@@ -223,7 +223,7 @@ TEST(KernelState, AWritePastAnOutputsEndFailsTheCheck) {
     EXPECT_NE(o.message.find("wrote past the end of its output: guard byte 0"), std::string::npos) << o.message;
     if (spec.family == Family::Postfx) {  // the blur's x pass writes an intermediate image
       ASSERT_EQ(clean.partials_guard.size(), 256u);
-      Readback past_partials = clean;
+      Readback past_partials = clean.copy();
       std::memcpy(past_partials.partials_guard.data() + 8, &one, 4);
       const CheckResult p = run.check(past_partials);
       EXPECT_EQ(p.status, CheckStatus::Fail);
@@ -241,14 +241,12 @@ TEST(KernelState, RepeatedRunsMustGiveTheSameBits) {
   const CheckResult o = run_and_check(*v.device, *v.compiler, find_kernel("lum/single_pass_atomic"), problem, false, 5);
   EXPECT_EQ(o.status, CheckStatus::Pass) << o.message;
   EXPECT_EQ(o.message, "5 runs, bit-identical");
-  Readback a, b;
-  a.bytes = {1, 2, 3, 4};
-  b = a;
+  const Readback a = Readback::of({1, 2, 3, 4});
+  Readback b = a.copy();
   EXPECT_FALSE(first_difference(a, b));
   b.bytes[2] = 9;
   EXPECT_EQ(first_difference(a, b), 2u);
-  b = a;
-  b.bytes.push_back(0);
+  b = Readback::of({1, 2, 3, 4, 0});
   EXPECT_EQ(first_difference(a, b), 4u) << "a longer readback differs where the shorter ends";
 }
 
@@ -270,7 +268,7 @@ TEST(KernelState, TheAtomicCounterIsTheKernelsToReset) {
     ASSERT_TRUE(got.counter.has_value());
     EXPECT_EQ(*got.counter, 0u);
     EXPECT_EQ(run.check(got).status, CheckStatus::Pass);
-    Readback stale = got;  // a kernel that leaves its count behind
+    Readback stale = got.copy();  // a kernel that leaves its count behind
     stale.counter = 3;
     const CheckResult o = run.check(stale);
     EXPECT_EQ(o.status, CheckStatus::Fail);

@@ -33,9 +33,16 @@ struct KernelFamily {
   // What its kernels read where that is not the problem's data as is (post-processing: the image in the
   // kernel's pixel space, and its parameters); KernelRun uploads it and the check gets it. nullptr: the data.
   PostfxInput (*derive_input)(const KernelSpec& spec, const Problem& problem);
+  // Which of its kernels read the same derived input (the same number: one upload serves them, run/kernel_input.h).
+  // nullptr: all of them (the data as is).
+  int (*input_variant)(const KernelSpec& spec);
   // Its methods: the object that records and checks each (its table); throws std::logic_error for another
   // family's method.
   const KernelMethod& (*method)(Method id);
+  // Host time its check's reference takes per item, as an order of magnitude (ns): within a size the benchmark
+  // starts the costliest families first, so that the other families' sampling overlaps their checks (at 8K the
+  // post-processing references take minutes of CPU time; started last, the suite waited for free checkers).
+  double check_ns_per_item;
   // Its --check cases, in the order they run (each case's seed follows from its place).
   std::vector<CheckInput> (*check_inputs)();
 };

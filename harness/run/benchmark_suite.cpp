@@ -2,7 +2,10 @@
 
 #include <benchmark/benchmark.h>
 
+#include <unistd.h>
+
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <future>
 #include <iostream>
@@ -17,6 +20,7 @@
 
 #include "families/kernel_family.h"
 #include "report/exit_status.h"
+#include "run/kernel_input.h"
 #include "run/kernel_run.h"
 #include "run/nvml_monitor.h"
 #include "vulkan/pipelines.h"
@@ -143,26 +147,80 @@ void add_device_context(const DeviceBench& d, const std::string& prefix) {
                                          : "unavailable: " + d.device->why_no_pipeline_statistics());
 }
 
-// Inputs are generated once per size and shared by every kernel and device; the last KernelRun is kept
-// so a kernel's hot and cold benchmarks reuse its buffers. Shared: a check still running on a worker
-// thread keeps the run's CPU side (inputs, reference) alive after its device side is released.
-class RunCache {
+// Largest sizes first, and within a size the families with the costliest checks (reported in catalog order):
+// those checks take longest and overlap the rest, and smaller readbacks reuse their memory.
+bool measured_before(const KernelSpec& a, const SizeSpec& size_a, const KernelSpec& b, const SizeSpec& size_b) {
+  if (size_a.items() != size_b.items()) return size_a.items() > size_b.items();
+  return kernel_family(a.family).check_ns_per_item > kernel_family(b.family).check_ns_per_item;
+}
+
+// The suite's inputs on the host: generated once per family and size and shared by every kernel and device, and
+// derived once per kernel input variant (run/kernel_input.h). Made on threads of their own, all started before
+// the devices open: an 8K image takes seconds on one core, so the first benchmarks wait for theirs and the rest
+// are made while those sample. CPU only, so it outlives the devices.
+class SuiteInputs {
  public:
-  const Problem& problem(Family family, const SizeSpec& size, uint64_t seed) {
-    const auto key = std::make_tuple(family, size.width, size.height, size.count);
-    auto it = problems_.find(key);
+  explicit SuiteInputs(const BenchmarkOptions& options) : seed_(options.seed) {
+    std::vector<SelectedBenchmark> selected = selected_benchmarks(options, "");
+    std::stable_sort(selected.begin(), selected.end(),
+                     [](const auto& a, const auto& b) { return measured_before(*a.spec, a.size, *b.spec, b.size); });
+    for (const auto& b : selected) derived_started(*b.spec, b.size);
+  }
+  // Wait for what is still being made; a generator's exception, if any, is thrown here.
+  const Problem& problem(Family family, const SizeSpec& size) { return problem_started(family, size).get(); }
+  const PostfxInput& derived(const KernelSpec& spec, const SizeSpec& size) { return derived_started(spec, size).get(); }
+
+ private:
+  using SizeKey = std::tuple<Family, uint32_t, uint32_t, uint64_t>;
+  static SizeKey key(Family family, const SizeSpec& size) { return {family, size.width, size.height, size.count}; }
+  std::shared_future<Problem>& problem_started(Family family, const SizeSpec& size) {
+    auto it = problems_.find(key(family, size));
     if (it == problems_.end()) {
-      const KernelFamily& f = kernel_family(family);
-      it = problems_.emplace(key, f.make_problem(f.benchmark_input, size, seed)).first;
+      it = problems_.emplace(key(family, size), std::async(std::launch::async, [family, size, seed = seed_] {
+                                                  const KernelFamily& f = kernel_family(family);
+                                                  return f.make_problem(f.benchmark_input, size, seed);
+                                                }).share()).first;
     }
     return it->second;
   }
-  std::shared_ptr<KernelRun> run(DeviceBench& d, const KernelSpec& spec, const Problem& problem) {
-    if (!current_ || current_device_ != &d || current_spec_ != &spec || current_problem_ != &problem) {
+  std::shared_future<PostfxInput>& derived_started(const KernelSpec& spec, const SizeSpec& size) {
+    const auto k = std::make_pair(key(spec.family, size), kernel_input_variant(spec));
+    auto it = derived_.find(k);
+    if (it == derived_.end()) {
+      it = derived_.emplace(k, std::async(std::launch::async, [&spec, problem = problem_started(spec.family, size)] {
+                                 return derive_kernel_input(spec, problem.get());
+                               }).share()).first;
+    }
+    return it->second;
+  }
+  uint64_t seed_;
+  std::map<SizeKey, std::shared_future<Problem>> problems_;
+  std::map<std::pair<SizeKey, int>, std::shared_future<PostfxInput>> derived_;
+};
+
+// Each input uploaded once per device for every kernel that reads the same (KernelInput); the last KernelRun
+// kept so a kernel's hot and cold benchmarks reuse its buffers. Shared: a check still running on a worker thread
+// keeps the run's CPU side (inputs, reference) alive after its device side is released.
+class RunCache {
+ public:
+  std::shared_ptr<const KernelInput> input(DeviceBench& d, const KernelSpec& spec, const Problem& problem,
+                                           const PostfxInput& derived) {
+    // The suite runs the largest sizes first: an input of another size is not needed again.
+    std::erase_if(inputs_, [&](const auto& entry) { return std::get<1>(entry.first)->items() != problem.items(); });
+    const auto key = std::make_tuple(&d, &problem, kernel_input_variant(spec));
+    auto it = inputs_.find(key);
+    if (it == inputs_.end()) it = inputs_.emplace(key, upload_kernel_input(*d.device, spec, problem, derived)).first;
+    return it->second;
+  }
+  // `reused`: the run is the last one's (a kernel's cold mode after its hot one).
+  std::shared_ptr<KernelRun> run(DeviceBench& d, const KernelSpec& spec, const Problem& problem,
+                                 std::shared_ptr<const KernelInput> input, bool& reused) {
+    reused = current_ && current_device_ == &d && current_spec_ == &spec && current_problem_ == &problem;
+    if (!reused) {
       // Free the previous kernel's device memory first, here, even while a worker still checks it.
       if (current_) current_->release_device();
       current_.reset();
-      current_ = std::make_shared<KernelRun>(*d.device, *d.compiler, spec, problem);
+      current_ = std::make_shared<KernelRun>(*d.device, *d.compiler, spec, problem, 0, std::move(input));
       current_device_ = &d;
       current_spec_ = &spec;
       current_problem_ = &problem;
@@ -171,26 +229,43 @@ class RunCache {
   }
 
  private:
-  std::map<std::tuple<Family, uint32_t, uint32_t, uint64_t>, Problem> problems_;
+  std::map<std::tuple<const DeviceBench*, const Problem*, int>, std::shared_ptr<const KernelInput>> inputs_;
   std::shared_ptr<KernelRun> current_;
   const DeviceBench* current_device_ = nullptr;
   const KernelSpec* current_spec_ = nullptr;
   const Problem* current_problem_ = nullptr;
 };
 
-// Runs checks on worker threads, at most `workers` at once: the next benchmark samples on the GPU while
-// the CPU compares the last ones with their references. submit() waits for a free worker, which also
-// bounds how many finished runs (and their device memory) checks keep alive.
+// Runs checks on worker threads, at most `workers` at once, while the next benchmarks sample on the GPU. Checks
+// wait for a worker in a queue of at most kMaxQueued checks and `queued_bytes` of readbacks; past that, submit()
+// waits. Waiting for a free worker held the GPU idle for 5.6 s of the default suite on an H200: at 8K the
+// post-processing references take seconds of every core, in a burst, while the rest of the suite's checks are
+// light.
 class CheckQueue {
  public:
-  explicit CheckQueue(unsigned workers) : free_(workers) {}
-  std::shared_future<CheckResult> submit(std::function<CheckResult()> check) {
-    free_.acquire();
-    return std::async(std::launch::async, [this, check = std::move(check)]() mutable {
+  CheckQueue(unsigned workers, uint64_t queued_bytes) : running_(workers), byte_limit_(queued_bytes) {}
+  std::shared_future<CheckResult> submit(std::function<CheckResult()> check, uint64_t bytes) {
+    {
+      std::unique_lock lock(mutex_);
+      done_.wait(lock, [&] { return queued_ == 0 || (queued_ < kMaxQueued && queued_bytes_ + bytes <= byte_limit_); });
+      ++queued_;
+      queued_bytes_ += bytes;
+    }
+    return std::async(std::launch::async, [this, bytes, check = std::move(check)]() mutable {
+             running_.acquire();
              struct Release {
-               std::counting_semaphore<>& s;
-               ~Release() { s.release(); }
-             } release{free_};
+               CheckQueue& q;
+               uint64_t bytes;
+               ~Release() {
+                 q.running_.release();
+                 {
+                   const std::lock_guard lock(q.mutex_);
+                   --q.queued_;
+                   q.queued_bytes_ -= bytes;
+                 }
+                 q.done_.notify_all();
+               }
+             } release{*this, bytes};
              // The future keeps this lambda until the suite ends: the check, with the run and readback it
              // holds, is destroyed here, before the worker is released.
              const auto owned = std::move(check);
@@ -199,8 +274,20 @@ class CheckQueue {
   }
 
  private:
-  std::counting_semaphore<> free_;
+  static constexpr unsigned kMaxQueued = 64;  // each a thread waiting for a worker
+  std::counting_semaphore<> running_;
+  const uint64_t byte_limit_;
+  std::mutex mutex_;
+  std::condition_variable done_;
+  unsigned queued_ = 0;
+  uint64_t queued_bytes_ = 0;
 };
+
+// An eighth of the host's memory: the readbacks (pinned host memory) that checks may hold while queued.
+uint64_t queued_readback_limit() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) / 8 : uint64_t{1} << 30;
+}
 
 // Readbacks whose check has finished, for the next readback to reuse their memory.
 class ReadbackPool {
@@ -303,21 +390,22 @@ std::vector<BenchmarkCase> benchmark_cases(const std::vector<std::unique_ptr<Dev
   return cases;
 }
 
-// Largest sizes first (reported in catalog order): their checks take longest and overlap the rest,
-// and smaller readbacks reuse their memory.
+// The cases in the order they are measured (measured_before).
 std::vector<size_t> largest_first(const std::vector<BenchmarkCase>& cases) {
   std::vector<size_t> order(cases.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cases[a].size.items() > cases[b].size.items(); });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return measured_before(*cases[a].spec, cases[a].size, *cases[b].spec, cases[b].size); });
   return order;
 }
 
 // What the suite's benchmarks share while they are measured one after another.
 struct SuiteState {
   const BenchmarkOptions& options;
+  SuiteInputs& inputs;
   SuiteTiming timing;
   RunCache cache;
-  CheckQueue checks{std::max(1u, std::thread::hardware_concurrency() - 1)};
+  CheckQueue checks{std::max(1u, std::thread::hardware_concurrency() - 1), queued_readback_limit()};
   ReadbackPool readbacks;
 };
 
@@ -347,10 +435,14 @@ void measure_case(const BenchmarkCase& c, BenchmarkResult& r, std::shared_future
   const auto case_start = SuiteTiming::Clock::now();
   auto t = case_start;
   try {
-    const Problem& problem = s.cache.problem(c.spec->family, c.size, s.options.seed);
+    const Problem& problem = s.inputs.problem(c.spec->family, c.size);
+    const PostfxInput& derived = s.inputs.derived(*c.spec, c.size);
     t = timing.add("inputs", t);
-    std::shared_ptr<KernelRun> run = s.cache.run(*c.device, *c.spec, problem);
-    t = timing.add("kernel setup and upload", t);
+    std::shared_ptr<const KernelInput> input = s.cache.input(*c.device, *c.spec, problem, derived);
+    t = timing.add("input upload", t);
+    bool reused = false;
+    std::shared_ptr<KernelRun> run = s.cache.run(*c.device, *c.spec, problem, std::move(input), reused);
+    t = timing.add("kernel setup", t);
     r.spirv_hash = run->spirv_hash();
     r.compiled = run->compiled();
     r.input = input_identity(problem.family, problem.kind);
@@ -358,7 +450,8 @@ void measure_case(const BenchmarkCase& c, BenchmarkResult& r, std::shared_future
     r.items = problem.items();
     c.device->nvml->start();
     r.measurement = c.device->timer->sample([&](VkCommandBuffer cmd) { run->record_poison(cmd); },
-                                            [&](VkCommandBuffer cmd) { run->record(cmd); }, c.cold, s.options.sampling);
+                                            [&](VkCommandBuffer cmd) { run->record(cmd); }, c.cold, s.options.sampling,
+                                            reused);
     if (c.device->nvml->available()) r.clocks = c.device->nvml->stop();
     const Measurement& m = r.measurement;
     const double call = std::chrono::duration<double>(SuiteTiming::Clock::now() - t).count();
@@ -368,14 +461,15 @@ void measure_case(const BenchmarkCase& c, BenchmarkResult& r, std::shared_future
     timing.add_seconds("NVML and sampler overhead", call - m.warmup_wall_seconds - m.sampling_wall_seconds);
     t = SuiteTiming::Clock::now();
     // The output of the last timed dispatch, compared on a worker while the next benchmark samples.
-    auto got = run->read_outputs(s.readbacks.take());
-    if (s.options.policy.corrupts(c.spec->name)) corrupt_readback(got);
+    auto got = std::make_shared<Readback>(run->read_outputs(s.readbacks.take()));
+    if (s.options.policy.corrupts(c.spec->name)) corrupt_readback(*got);
     t = timing.add("readback", t);
-    outcome = s.checks.submit([run, got = std::move(got), &readbacks = s.readbacks]() mutable {
-      const CheckResult result = run->check(got);
-      readbacks.give(std::move(got));
+    const uint64_t bytes = got->memory ? got->memory->capacity() : 0;
+    outcome = s.checks.submit([run, got, &readbacks = s.readbacks] {
+      const CheckResult result = run->check(*got);
+      readbacks.give(std::move(*got));
       return result;
-    });
+    }, bytes);
     timing.add("waiting for a free checker", t);
   } catch (const UnsupportedError& e) {
     r.outcome.status = CheckStatus::Unsupported;
@@ -400,7 +494,7 @@ void finish_case(const BenchmarkCase& c, BenchmarkResult& r, std::shared_future<
   r.outcome = apply_expectation(c.expectation, std::move(r.outcome), [&] {
     std::cerr << r.name << ": its check failed; rerunning it (flaky entry '" << c.expectation->id << "')" << std::endl;
     return run_and_check(*c.device->device, *c.device->compiler, *c.spec,
-                         s.cache.problem(c.spec->family, c.size, s.options.seed), s.options.policy.corrupts(c.spec->name));
+                         s.inputs.problem(c.spec->family, c.size), s.options.policy.corrupts(c.spec->name));
   });
   r.error_message = row_error_message(r.outcome, s.options.seed);
 }
@@ -426,11 +520,12 @@ std::vector<SelectedBenchmark> selected_benchmarks(const BenchmarkOptions& optio
 
 BenchmarkRun measure_benchmarks(Instance& instance, const std::vector<uint32_t>& device_indices,
                                 const BenchmarkOptions& options) {
+  SuiteInputs inputs(options);  // made while the devices open and measure their roofline
   const auto devices = open_devices(instance, device_indices, options);
   add_run_context(devices, options);
   const std::vector<BenchmarkCase> cases = benchmark_cases(devices, options);
   const auto start = SuiteTiming::Clock::now();
-  SuiteState state{options};
+  SuiteState state{options, inputs};
   std::vector<BenchmarkResult> results(cases.size());
   std::vector<std::shared_future<CheckResult>> outcomes(cases.size());
   {

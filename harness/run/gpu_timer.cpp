@@ -9,8 +9,6 @@ namespace shaderwatch {
 
 namespace {
 constexpr uint32_t kMaxBatch = 1024;
-constexpr double kBatchTargetSeconds = 0.025;  // GPU time a batch aims at, flushes included
-constexpr double kWarmupBatchSeconds = 0.01;
 constexpr double kWarmupSettled = 0.01;  // successive warm-up batch medians within this: the clocks are up
 }  // namespace
 
@@ -91,7 +89,7 @@ std::vector<double> GpuTimer::run_batch(uint32_t count, const std::function<void
 
 Measurement GpuTimer::sample(const std::function<void(VkCommandBuffer)>& prepare,
                              const std::function<void(VkCommandBuffer)>& timed, bool cold,
-                             const SamplingOptions& options) {
+                             const SamplingOptions& options, bool warm) {
   using Clock = std::chrono::steady_clock;
   auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
   double per_sample = 0;  // wall seconds per sample, batch sizes follow it
@@ -110,17 +108,18 @@ Measurement GpuTimer::sample(const std::function<void(VkCommandBuffer)>& prepare
   const double least = std::min(idle >= options.long_idle_seconds ? idle : options.warmup_seconds, options.max_warmup_seconds);
   const auto warmup_start = Clock::now();
   double previous_median = 0;
-  for (uint32_t n = 1;;) {
+  const bool needs_warmup = !warm || idle >= options.long_idle_seconds;
+  for (uint32_t n = 1; needs_warmup;) {
     const double median = median_of(run(n));
     const double elapsed = since(warmup_start);
     const bool settled = std::abs(median - previous_median) <= kWarmupSettled * median;
     if (elapsed >= options.max_warmup_seconds || (elapsed >= least && settled)) break;
     previous_median = median;
-    n = batch_for(elapsed < least ? std::min(least - elapsed, kWarmupBatchSeconds) : kWarmupBatchSeconds, 1);
+    n = batch_for(elapsed < least ? std::min(least - elapsed, options.warmup_batch_seconds) : options.warmup_batch_seconds, 1);
   }
   const double warmup_wall = since(warmup_start);
   uint32_t batch = static_cast<uint32_t>(std::min<size_t>(options.stop.min_samples, kMaxBatch));
-  auto next_batch_size = [&] { return batch_for(kBatchTargetSeconds, 10); };
+  auto next_batch_size = [&] { return batch_for(options.batch_seconds, 10); };
   const auto start = Clock::now();
   StoppingCriterion criterion(options.stop);
   while (true) {

@@ -18,14 +18,22 @@ namespace shaderwatch {
 
 struct SamplingOptions {
   StopOptions stop;
-  // Untimed work before sampling, so the clocks are up: at least warmup_seconds, and until two
-  // successive warm-up batches agree on the median within 1%. After the GPU sat idle for long_idle_seconds
-  // or more (host work: generating an 8K input), at least as long as it sat idle. Never past
-  // max_warmup_seconds. An H200 idle for a second or more ran its SM clock at 375-615 MHz into the next
-  // benchmark; after gaps under 0.5 s NVML saw it at 1980 MHz in 338 of 338 benchmarks (README).
-  double warmup_seconds = 0.02;
+  // Untimed work before sampling, so the clocks are up and the kernel's first runs are behind it: at least
+  // warmup_seconds, and until two successive warm-up batches agree on the median within 1%. After the GPU sat
+  // idle for long_idle_seconds or more (host work: generating an 8K input), at least as long as it sat idle.
+  // Never past max_warmup_seconds. An H200 idle for a second or more ran its SM clock at 375-615 MHz into the
+  // next benchmark; after gaps under 0.5 s NVML saw it at 1980 MHz in 338 of 338 benchmarks (README). No least
+  // time after short gaps (it was 20 ms): on an H200 the default suite's medians moved by at most 0.61% (p90
+  // 0.22%) without it, every benchmark at 1980 MHz, and warm-up went from 12.5 to 7.7 s.
+  double warmup_seconds = 0;
   double long_idle_seconds = 0.5;
   double max_warmup_seconds = 0.5;
+  double warmup_batch_seconds = 0.005;  // GPU time of a warm-up batch after the first dispatch (was 10 ms)
+  // GPU time a sampling batch aims at, flushes included: the stopping rules judge the last 4 batches, so this
+  // sets how long a fast kernel samples at least. Not less: with 10 ms batches (sampling 39.9 -> 24.4 s of the
+  // default suite on an H200) the GPU sat idle more between them and ran 31 benchmarks at 1485-1710 MHz, up to
+  // 19% slow.
+  double batch_seconds = 0.025;
   // Cold runs read this many bytes (several times the last-level cache) before each timed dispatch.
   uint64_t flush_bytes = uint64_t{256} << 20;
 };
@@ -63,9 +71,12 @@ class GpuTimer {
   GpuTimer& operator=(const GpuTimer&) = delete;
 
   // Each sample: `prepare` (untimed: poison outputs), the cache flush when cold (untimed), then `timed`
-  // between two timestamps, with full barriers so nothing overlaps the span.
+  // between two timestamps, with full barriers so nothing overlaps the span. `warm`: `timed` is the work the
+  // previous call sampled (a kernel's cold mode right after its hot one), so it is not warmed up again unless the
+  // GPU sat idle long_idle_seconds since.
   Measurement sample(const std::function<void(VkCommandBuffer)>& prepare,
-                     const std::function<void(VkCommandBuffer)>& timed, bool cold, const SamplingOptions& options);
+                     const std::function<void(VkCommandBuffer)>& timed, bool cold, const SamplingOptions& options,
+                     bool warm = false);
 
  private:
   std::vector<double> run_batch(uint32_t count, const std::function<void(VkCommandBuffer)>& prepare,

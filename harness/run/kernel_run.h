@@ -20,13 +20,17 @@
 
 namespace shaderwatch {
 
+struct KernelInput;
+
 class KernelRun {
  public:
   // Throws UnsupportedError when the device lacks what the kernel needs, VulkanError on a failed call.
   // subgroup_size: required of every compute pass (one of DeviceInfo::requirable_subgroup_sizes), 0 for the
   // device's choice; the check's bounds use it.
+  // input: what make_kernel_input made of this problem for this kernel on this device (shared with other kernels
+  // that read the same), or nullptr to make the run's own.
   KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem,
-            uint32_t subgroup_size = 0);
+            uint32_t subgroup_size = 0, std::shared_ptr<const KernelInput> input = nullptr);
   ~KernelRun();
   KernelRun(const KernelRun&) = delete;
   KernelRun& operator=(const KernelRun&) = delete;
@@ -34,8 +38,8 @@ class KernelRun {
   void record_poison(VkCommandBuffer cmd) const;  // NaN into every output element
   void record(VkCommandBuffer cmd) const;         // every pass of the kernel, barriers between them
   CheckResult check() const { return check(read_outputs()); }
-  // The whole output buffer, after the last recorded run; into `reuse`'s memory (a recycled readback of
-  // at least this size costs no page faults: at 8K, faulting in 530 MB took longer than the copy).
+  // The whole output buffer, after the last recorded run, copied by the device into host memory: `reuse`'s (a
+  // finished readback's, when it is large enough: allocating and pinning 530 MB costs more than the copy).
   Readback read_outputs(Readback reuse = {}) const;
   // Compares every element with the reference and checks the kernel's state (AnswerCheck: computed at the
   // first check, then reused). CPU only: safe on another thread while the device runs other work, and from

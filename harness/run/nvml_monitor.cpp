@@ -97,18 +97,22 @@ void NvmlMonitor::start() {
   }
   running_ = true;
   thread_ = std::thread([this] {
-    while (running_) {
-      poll();
-      std::this_thread::sleep_for(kPollInterval);
-    }
+    do {
+      poll();  // first at once: at least one reading, however short the benchmark
+      std::unique_lock lock(mutex_);
+      stopping_.wait_for(lock, kPollInterval, [this] { return !running_; });
+    } while (running_);
   });
 }
 
 ClockReadings NvmlMonitor::stop() {
   if (running_) {
-    running_ = false;
+    {
+      std::lock_guard lock(mutex_);  // so the poller cannot miss the notification between its check and its wait
+      running_ = false;
+    }
+    stopping_.notify_all();
     thread_.join();
-    poll();  // at least one reading, however short the benchmark
   }
   std::lock_guard lock(mutex_);
   return readings_;

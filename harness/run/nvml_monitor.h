@@ -4,6 +4,7 @@
 // while a benchmark samples; the benchmark reports the lowest clocks and every throttle reason seen.
 #include <array>
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -43,6 +44,7 @@ class NvmlMonitor {
   std::mutex mutex_;
   ClockReadings readings_;
   std::atomic<bool> running_{false};
+  std::condition_variable stopping_;  // wakes the poller at stop(): a benchmark does not wait out its sleep
   std::thread thread_;
 };
 

@@ -22,7 +22,33 @@ std::string touched_guard(const unsigned char* zone, size_t bytes, const char* b
   return "";
 }
 
+class HostMemory final : public ReadbackMemory {
+ public:
+  explicit HostMemory(std::vector<unsigned char> bytes) : bytes_(std::move(bytes)) {}
+  unsigned char* data() override { return bytes_.data(); }
+  size_t capacity() const override { return bytes_.size(); }
+
+ private:
+  std::vector<unsigned char> bytes_;
+};
+
 }  // namespace
+
+Readback Readback::of(std::vector<unsigned char> bytes) {
+  Readback r;
+  const size_t size = bytes.size();
+  r.memory = std::make_shared<HostMemory>(std::move(bytes));
+  r.bytes = {r.memory->data(), size};
+  return r;
+}
+
+Readback Readback::copy() const {
+  Readback r = of({bytes.begin(), bytes.end()});
+  r.output_bytes = output_bytes;
+  r.partials_guard = partials_guard;
+  r.counter = counter;
+  return r;
+}
 
 // The harness zeroes the counter only once, at setup: the kernel itself must leave it at zero for the next
 // dispatch.

@@ -491,16 +491,26 @@ void Buffer::download(void* data, VkDeviceSize bytes, VkDeviceSize offset) {
     const VkDeviceSize chunk = std::min(staging.size_, bytes - done);
     device_.submit_and_wait([&](VkCommandBuffer cmd) {
       full_barrier(cmd);
-      VkBufferCopy region{offset + done, 0, chunk};
-      vkCmdCopyBuffer(cmd, buffer_, staging.buffer_, 1, &region);
-      VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-      to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-      to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-      vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, nullptr,
-                           0, nullptr);
+      record_copy(cmd, staging, offset + done, 0, chunk);
+      host_read_barrier(cmd);
     });
     std::memcpy(static_cast<char*>(data) + done, staging.mapped_, chunk);
   }
+}
+
+void Buffer::record_copy(VkCommandBuffer cmd, const Buffer& to, VkDeviceSize from, VkDeviceSize at,
+                         VkDeviceSize bytes) const {
+  if (from + bytes > size_ || at + bytes > to.size_) throw std::out_of_range("Buffer::record_copy past the end of a buffer");
+  const VkBufferCopy region{from, at, bytes};
+  vkCmdCopyBuffer(cmd, buffer_, to.buffer_, 1, &region);
+}
+
+void host_read_barrier(VkCommandBuffer cmd) {
+  VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, nullptr, 0,
+                       nullptr);
 }
 
 void full_barrier(VkCommandBuffer cmd) {

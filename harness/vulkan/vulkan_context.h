@@ -162,6 +162,10 @@ class Buffer {
   // Through a staging buffer; blocking.
   void upload(const void* data, VkDeviceSize bytes, VkDeviceSize offset = 0);
   void download(void* data, VkDeviceSize bytes, VkDeviceSize offset = 0);
+  // Records a copy of `bytes` from this buffer at `from` into `to` at `at`.
+  void record_copy(VkCommandBuffer cmd, const Buffer& to, VkDeviceSize from, VkDeviceSize at, VkDeviceSize bytes) const;
+  // A host-visible buffer's memory, mapped for its life; nullptr for device memory.
+  unsigned char* mapped() const { return static_cast<unsigned char*>(mapped_); }
   template <class T>
   std::vector<T> download_as(size_t count) {
     std::vector<T> out(count);
@@ -181,5 +185,7 @@ class Buffer {
 // Full memory barrier between recorded commands (compute/transfer/graphics): passes of one kernel and
 // the runs around it must never overlap.
 void full_barrier(VkCommandBuffer cmd);
+// Transfer writes made visible to the host, after copies into a host-visible buffer.
+void host_read_barrier(VkCommandBuffer cmd);
 
 }  // namespace shaderwatch

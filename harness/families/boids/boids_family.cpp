@@ -44,7 +44,9 @@ const KernelFamily& boids_family() {
         return make_boids_problem(kind, size.count, seed);
       },
       .derive_input = nullptr,
+      .input_variant = nullptr,
       .method = boids_method,
+      .check_ns_per_item = 10,  // sums, min/max and a mip chain of positions
       .check_inputs = boids_check_inputs,
   };
   return family;

@@ -47,7 +47,9 @@ const KernelFamily& luminance_family() {
         return make_luminance_problem(kind, size.width, size.height, seed);
       },
       .derive_input = nullptr,
+      .input_variant = nullptr,
       .method = [](Method id) -> const KernelMethod& { return luminance_method(id); },
+      .check_ns_per_item = 10,  // a compensated sum of each pixel's luminance
       .check_inputs = luminance_check_inputs,
   };
   return family;

@@ -46,7 +46,7 @@ class Blur final : public PostfxImageMethod {
     return std::make_unique<BlurRunner>(context);
   }
   ExpectedImage expected(const KernelSpec& spec, const Problem& problem, const PostfxInput& input) const override {
-    return expected_blur(problem.width, problem.height, spec.blur_radius, input.pixels);
+    return expected_blur(problem.width, problem.height, spec.blur_radius, *input.pixels);
   }
 };
 

@@ -304,7 +304,7 @@ ExpectedImage expected_dof_composite(uint32_t width, uint32_t height, uint32_t m
   return e;
 }
 
-CheckResult compare_image(const ExpectedImage& expected, const std::vector<float>& gpu) {
+CheckResult compare_image(const ExpectedImage& expected, std::span<const float> gpu) {
   const uint32_t width = expected.width;
   return parallel_rows(expected.height, [&](uint32_t y0, uint32_t y1, ElementChecker& checker, double& squared) {
     for (uint64_t i = uint64_t{y0} * width * 4; i < uint64_t{y1} * width * 4; ++i) {

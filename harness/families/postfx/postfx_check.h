@@ -1,6 +1,7 @@
 #pragma once
 // Post-processing kernels: their inputs (derived from the problem's RGB image), parameters, and the
 // per-pixel check against reference/postfx.h evaluated with error tracking (reference/tracked.h).
+#include <span>
 #include <vector>
 
 #include "catalog.h"
@@ -32,7 +33,7 @@ ExpectedImage expected_blur(uint32_t width, uint32_t height, uint32_t radius, co
 // The depth-of-field composite of an RGB + depth image (reference/postfx.h's dof_* formulas).
 ExpectedImage expected_dof_composite(uint32_t width, uint32_t height, uint32_t max_radius, const std::vector<float>& input);
 // Every channel of every pixel against its bound; RMSE over the image.
-CheckResult compare_image(const ExpectedImage& expected, const std::vector<float>& gpu);
+CheckResult compare_image(const ExpectedImage& expected, std::span<const float> gpu);
 CheckResult check_dof_tiles(uint32_t width, uint32_t height, const std::vector<float>& depth, uint32_t tiles_x,
                         uint32_t tiles_y, const std::vector<float>& gpu);
 

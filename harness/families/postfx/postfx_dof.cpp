@@ -19,7 +19,7 @@ class DofTiles final : public KernelMethod {
                          PostfxInput input) const override {
     require_uploaded_input(spec, problem, input);
     return [&problem, shape, input = std::move(input)](const Readback& got) {
-      return check_dof_tiles(problem.width, problem.height, input.pixels, shape.groups_x, shape.groups_y,
+      return check_dof_tiles(problem.width, problem.height, *input.pixels, shape.groups_x, shape.groups_y,
                              got.as<float>(shape.groups() * 4));
     };
   }
@@ -40,7 +40,7 @@ class DofComposite final : public PostfxImageMethod {
     return r;
   }
   ExpectedImage expected(const KernelSpec& spec, const Problem& problem, const PostfxInput& input) const override {
-    return expected_dof_composite(problem.width, problem.height, spec.dof_max_radius, input.pixels);
+    return expected_dof_composite(problem.width, problem.height, spec.dof_max_radius, *input.pixels);
   }
 };
 

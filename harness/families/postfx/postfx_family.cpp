@@ -43,9 +43,11 @@ const KernelFamily& postfx_family() {
         return make_postfx_problem(kind, size.width, size.height, seed);
       },
       .derive_input = [](const KernelSpec& spec, const Problem& problem) {
-        return PostfxInput{postfx_input(spec, problem), postfx_params(problem)};
+        return PostfxInput{std::make_shared<const std::vector<float>>(postfx_input(spec, problem)), postfx_params(problem)};
       },
+      .input_variant = [](const KernelSpec& spec) { return static_cast<int>(spec.input_space); },
       .method = postfx_method,
+      .check_ns_per_item = 300,  // Tracked arithmetic per pixel; blurs and depth of field gather dozens of taps
       .check_inputs = postfx_check_inputs,
   };
   return family;

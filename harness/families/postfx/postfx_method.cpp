@@ -6,7 +6,7 @@
 namespace shaderwatch {
 
 void require_uploaded_input(const KernelSpec& spec, const Problem& problem, const PostfxInput& input) {
-  if (input.pixels.size() != problem.items() * 4)
+  if (!input.pixels || input.pixels->size() != problem.items() * 4)
     throw std::logic_error(spec.name + ": the post-processing check needs the input as uploaded");
 }
 
@@ -15,7 +15,7 @@ MethodCheck PostfxImageMethod::make_check(const KernelSpec& spec, const Problem&
   require_uploaded_input(spec, problem, input);
   return [this, &spec, &problem, input = std::move(input), image = ExpectedImage{}](const Readback& got) mutable {
     if (image.empty()) image = expected(spec, problem, input);
-    return compare_image(image, got.as<float>(problem.items() * 4));
+    return compare_image(image, got.view<float>(problem.items() * 4));
   };
 }
 

@@ -15,7 +15,7 @@ class PixelMap final : public PostfxImageMethod {
     return r;
   }
   ExpectedImage expected(const KernelSpec& spec, const Problem& problem, const PostfxInput& input) const override {
-    return expected_pixel_map(spec, problem.width, problem.height, input.pixels, input.params);
+    return expected_pixel_map(spec, problem.width, problem.height, *input.pixels, input.params);
   }
 };
 

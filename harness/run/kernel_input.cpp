@@ -1,0 +1,40 @@
+#include "run/kernel_input.h"
+
+#include "families/kernel_family.h"
+#include "run/family_runner.h"
+#include "vulkan/readback.h"
+
+namespace shaderwatch {
+
+PostfxInput derive_kernel_input(const KernelSpec& spec, const Problem& problem) {
+  const KernelFamily& family = kernel_family(spec.family);
+  return family.derive_input ? family.derive_input(spec, problem) : PostfxInput{};
+}
+
+std::shared_ptr<const KernelInput> upload_kernel_input(Device& device, const KernelSpec& spec, const Problem& problem,
+                                                       PostfxInput derived) {
+  const KernelFamily& family = kernel_family(spec.family);
+  // A guard zone of NaN after the input: a kernel that reads past the end sums a NaN and fails. An image's zone
+  // is 128 of its rows (tiles are at most 64 a side), at least 4096 vec4; a count's, 4096 vec4.
+  const uint64_t guard_bytes =
+      family.size == SizeKind::Image ? kVec4 * std::max<uint64_t>(4096, uint64_t{problem.width} * 128) : kVec4 * 4096;
+  const uint64_t input_bytes = problem.items() * kVec4;
+  if (input_bytes + guard_bytes > device.info().max_storage_buffer_range) {
+    throw UnsupportedError("input of " + std::to_string(input_bytes) + " bytes (+ guard) exceeds maxStorageBufferRange " +
+                           std::to_string(device.info().max_storage_buffer_range));
+  }
+  auto input = std::make_shared<KernelInput>();
+  input->derived = std::move(derived);
+  input->buffer = std::make_unique<Buffer>(device, input_bytes + guard_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
+  input->buffer->upload(input->derived.pixels ? input->derived.pixels->data() : problem.data.data(), input_bytes);
+  device.submit_and_wait(
+      [&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, input->buffer->handle(), input_bytes, guard_bytes, kNaNBits); });
+  return input;
+}
+
+int kernel_input_variant(const KernelSpec& spec) {
+  const KernelFamily& family = kernel_family(spec.family);
+  return family.input_variant ? family.input_variant(spec) : 0;
+}
+
+}  // namespace shaderwatch

@@ -1,0 +1,80 @@
+// Issue 31: what the benchmark suite now shares between kernels and modes, on lavapipe. One upload serves every
+// kernel of a problem that reads the same input; a kernel's cold mode right after its hot one is not warmed up.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "families/kernel_family.h"
+#include "run/gpu_timer.h"
+#include "run/kernel_input.h"
+#include "run/kernel_run.h"
+
+using namespace shaderwatch;
+
+namespace {
+
+struct Lavapipe {
+  std::unique_ptr<Instance> instance = std::make_unique<Instance>(/*validation=*/true);
+  std::unique_ptr<Device> device = std::make_unique<Device>(*instance, instance->select(""));
+  ShaderCompiler compiler;
+};
+
+Lavapipe& lavapipe() {
+  static Lavapipe v;
+  return v;
+}
+
+CheckResult run_on(const KernelSpec& spec, const Problem& problem, std::shared_ptr<const KernelInput> input) {
+  Lavapipe& v = lavapipe();
+  KernelRun run(*v.device, v.compiler, spec, problem, 0, std::move(input));
+  v.device->submit_and_wait([&](VkCommandBuffer cmd) {
+    run.record_poison(cmd);
+    run.record(cmd);
+  });
+  return run.check();
+}
+
+}  // namespace
+
+TEST(SharedInput, KernelsOfOneVariantPassOnOneUploadAndOtherVariantsGetTheirOwn) {
+  const Problem image = make_postfx_problem(InputKind::HdrTest, 96, 40, 5);
+  const KernelSpec& reinhard = find_kernel("postfx/tonemap_reinhard");
+  const KernelSpec& hable = find_kernel("postfx/tonemap_hable");
+  const KernelSpec& to_yxy = find_kernel("postfx/rgb_to_yxy");
+  ASSERT_EQ(kernel_input_variant(reinhard), kernel_input_variant(hable));
+  ASSERT_NE(kernel_input_variant(reinhard), kernel_input_variant(to_yxy)) << "Yxy and RGB inputs must not be shared";
+  const auto yxy = make_kernel_input(*lavapipe().device, reinhard, image);
+  EXPECT_EQ(run_on(reinhard, image, yxy).status, CheckStatus::Pass);
+  EXPECT_EQ(run_on(hable, image, yxy).status, CheckStatus::Pass);
+  // The RGB kernel's own input is other pixels (the check compares with the input as uploaded, so sharing the
+  // Yxy one would time and check it on the wrong image without failing: the variants keep them apart).
+  const auto rgb = make_kernel_input(*lavapipe().device, to_yxy, image);
+  ASSERT_TRUE(rgb->derived.pixels && yxy->derived.pixels);
+  EXPECT_NE(*rgb->derived.pixels, *yxy->derived.pixels);
+  EXPECT_EQ(run_on(to_yxy, image, rgb).status, CheckStatus::Pass);
+  // Every luminance kernel reads the data as is: one variant.
+  const Problem lum = make_luminance_problem(InputKind::Random, 64, 48, 5);
+  const auto shared = make_kernel_input(*lavapipe().device, find_kernel("lum/sequential_256"), lum);
+  EXPECT_EQ(run_on(find_kernel("lum/sequential_256"), lum, shared).status, CheckStatus::Pass);
+  EXPECT_EQ(run_on(find_kernel("lum/grid_stride_vec4"), lum, shared).status, CheckStatus::Pass);
+}
+
+TEST(WarmSampling, AKernelJustSampledIsNotWarmedUpAgainUnlessTheGpuSatIdle) {
+  Lavapipe& v = lavapipe();
+  const Problem lum = make_luminance_problem(InputKind::Random, 64, 48, 5);
+  KernelRun run(*v.device, v.compiler, find_kernel("lum/sequential_256"), lum);
+  GpuTimer timer(*v.device, v.compiler, uint64_t{1} << 20);
+  SamplingOptions options;
+  options.stop.min_samples = 10;
+  options.stop.min_gpu_seconds = 0.001;
+  options.stop.max_wall_seconds = 0.2;
+  options.warmup_seconds = 0.02;  // a least warm-up, so that one shows
+  auto sample = [&](bool cold, bool warm) {
+    return timer.sample([&](VkCommandBuffer cmd) { run.record_poison(cmd); }, [&](VkCommandBuffer cmd) { run.record(cmd); },
+                        cold, options, warm);
+  };
+  EXPECT_GE(sample(false, false).warmup_wall_seconds, 0.02);
+  EXPECT_LT(sample(true, true).warmup_wall_seconds, 1e-4) << "the cold mode right after the hot one: no dispatch";
+  options.long_idle_seconds = 0;  // as if the GPU had sat idle long since: warmed up again
+  EXPECT_GT(sample(true, true).warmup_wall_seconds, 1e-3);
+}
