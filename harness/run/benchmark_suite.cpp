@@ -212,19 +212,22 @@ class RunCache {
     if (it == inputs_.end()) it = inputs_.emplace(key, upload_kernel_input(*d.device, spec, problem, derived)).first;
     return it->second;
   }
-  // `reused`: the run is the last one's (a kernel's cold mode after its hot one).
-  std::shared_ptr<KernelRun> run(DeviceBench& d, const KernelSpec& spec, const Problem& problem,
-                                 std::shared_ptr<const KernelInput> input, bool& reused) {
-    reused = current_ && current_device_ == &d && current_spec_ == &spec && current_problem_ == &problem;
-    if (!reused) {
-      // Free the previous kernel's device memory first, here, even while a worker still checks it.
-      if (current_) current_->release_device();
-      current_.reset();
-      current_ = std::make_shared<KernelRun>(*d.device, *d.compiler, spec, problem, 0, std::move(input));
-      current_device_ = &d;
-      current_spec_ = &spec;
-      current_problem_ = &problem;
-    }
+  // The last run made, if it is this kernel's on this problem (its cold mode after its hot one); else nullptr.
+  std::shared_ptr<KernelRun> last(const DeviceBench& d, const KernelSpec& spec, const Problem& problem) const {
+    const bool same = current_ && current_device_ == &d && current_spec_ == &spec && current_problem_ == &problem;
+    return same ? current_ : nullptr;
+  }
+  // Frees the last run's device memory, here, even while a worker still checks it.
+  void release_last() {
+    if (current_) current_->release_device();
+    current_.reset();
+  }
+  std::shared_ptr<KernelRun> make(DeviceBench& d, const KernelSpec& spec, const Problem& problem,
+                                  std::shared_ptr<const KernelInput> input) {
+    current_ = std::make_shared<KernelRun>(*d.device, *d.compiler, spec, problem, 0, std::move(input));
+    current_device_ = &d;
+    current_spec_ = &spec;
+    current_problem_ = &problem;
     return current_;
   }
 
@@ -283,13 +286,13 @@ class CheckQueue {
   uint64_t queued_bytes_ = 0;
 };
 
-// An eighth of the host's memory: the readbacks (pinned host memory) that checks may hold while queued.
+// An eighth of the host's memory: the readbacks that checks may hold while queued.
 uint64_t queued_readback_limit() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) / 8 : uint64_t{1} << 30;
 }
 
-// Readbacks whose check has finished, for the next readback to reuse their memory.
+// Readbacks copied out of (the device-copied memory free again), for the next readback to reuse.
 class ReadbackPool {
  public:
   Readback take() {
@@ -438,11 +441,16 @@ void measure_case(const BenchmarkCase& c, BenchmarkResult& r, std::shared_future
     const Problem& problem = s.inputs.problem(c.spec->family, c.size);
     const PostfxInput& derived = s.inputs.derived(*c.spec, c.size);
     t = timing.add("inputs", t);
-    std::shared_ptr<const KernelInput> input = s.cache.input(*c.device, *c.spec, problem, derived);
-    t = timing.add("input upload", t);
-    bool reused = false;
-    std::shared_ptr<KernelRun> run = s.cache.run(*c.device, *c.spec, problem, std::move(input), reused);
-    t = timing.add("kernel setup", t);
+    std::shared_ptr<KernelRun> run = s.cache.last(*c.device, *c.spec, problem);
+    const bool reused = run != nullptr;
+    if (!reused) {
+      s.cache.release_last();
+      t = timing.add("freeing the last kernel", t);
+      std::shared_ptr<const KernelInput> input = s.cache.input(*c.device, *c.spec, problem, derived);
+      t = timing.add("input upload", t);
+      run = s.cache.make(*c.device, *c.spec, problem, std::move(input));
+      t = timing.add("kernel setup", t);
+    }
     r.spirv_hash = run->spirv_hash();
     r.compiled = run->compiled();
     r.input = input_identity(problem.family, problem.kind);
@@ -461,16 +469,20 @@ void measure_case(const BenchmarkCase& c, BenchmarkResult& r, std::shared_future
     timing.add_seconds("NVML and sampler overhead", call - m.warmup_wall_seconds - m.sampling_wall_seconds);
     t = SuiteTiming::Clock::now();
     // The output of the last timed dispatch, compared on a worker while the next benchmark samples.
-    auto got = std::make_shared<Readback>(run->read_outputs(s.readbacks.take()));
-    if (s.options.policy.corrupts(c.spec->name)) corrupt_readback(*got);
+    Readback copied = run->read_outputs(s.readbacks.take());
+    if (s.options.policy.corrupts(c.spec->name)) corrupt_readback(copied);
     t = timing.add("readback", t);
-    const uint64_t bytes = got->memory ? got->memory->capacity() : 0;
-    outcome = s.checks.submit([run, got, &readbacks = s.readbacks] {
-      const CheckResult result = run->check(*got);
-      readbacks.give(std::move(*got));
-      return result;
-    }, bytes);
-    timing.add("waiting for a free checker", t);
+    // Out of the memory the device copied into (pinned) into the host's own, on a thread of its own: the next
+    // readback reuses the pinned memory at once instead of pinning more for every check still queued (at 8K that
+    // was seconds of the suite).
+    const uint64_t bytes = copied.bytes.size();
+    auto got = std::async(std::launch::async, [copied = std::move(copied), &readbacks = s.readbacks]() mutable {
+                 auto own = std::make_shared<const Readback>(copied.copy());
+                 readbacks.give(std::move(copied));
+                 return own;
+               }).share();
+    outcome = s.checks.submit([run, got] { return run->check(*got.get()); }, bytes);
+    timing.add("waiting for the check queue", t);
   } catch (const UnsupportedError& e) {
     r.outcome.status = CheckStatus::Unsupported;
     r.outcome.message = e.what();

@@ -1,3 +1,4 @@
+// One catalog kernel on one device: its setup from a shared input, poison, dispatch, readback and check (kernel_run.h).
 #include "run/kernel_run.h"
 
 #include <algorithm>
