@@ -2,10 +2,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include <unistd.h>
-
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <future>
 #include <iostream>
@@ -14,12 +11,12 @@
 #include <mutex>
 #include <numeric>
 #include <optional>
-#include <semaphore>
 #include <sstream>
 #include <thread>
 
 #include "families/kernel_family.h"
 #include "report/exit_status.h"
+#include "run/check_queue.h"
 #include "run/kernel_input.h"
 #include "run/kernel_run.h"
 #include "run/nvml_monitor.h"
@@ -27,6 +24,7 @@
 #include "run/progress.h"
 #include "run/bandwidth_probes.h"
 #include "run/roofline.h"
+#include "run/suite_inputs.h"
 #include "run/suite_timing.h"
 
 namespace shaderwatch {
@@ -154,50 +152,6 @@ bool measured_before(const KernelSpec& a, const SizeSpec& size_a, const KernelSp
   return kernel_family(a.family).check_ns_per_item > kernel_family(b.family).check_ns_per_item;
 }
 
-// The suite's inputs on the host: generated once per family and size and shared by every kernel and device, and
-// derived once per kernel input variant (run/kernel_input.h). Made on threads of their own, all started before
-// the devices open: an 8K image takes seconds on one core, so the first benchmarks wait for theirs and the rest
-// are made while those sample. CPU only, so it outlives the devices.
-class SuiteInputs {
- public:
-  explicit SuiteInputs(const BenchmarkOptions& options) : seed_(options.seed) {
-    std::vector<SelectedBenchmark> selected = selected_benchmarks(options, "");
-    std::stable_sort(selected.begin(), selected.end(),
-                     [](const auto& a, const auto& b) { return measured_before(*a.spec, a.size, *b.spec, b.size); });
-    for (const auto& b : selected) derived_started(*b.spec, b.size);
-  }
-  // Wait for what is still being made; a generator's exception, if any, is thrown here.
-  const Problem& problem(Family family, const SizeSpec& size) { return problem_started(family, size).get(); }
-  const PostfxInput& derived(const KernelSpec& spec, const SizeSpec& size) { return derived_started(spec, size).get(); }
-
- private:
-  using SizeKey = std::tuple<Family, uint32_t, uint32_t, uint64_t>;
-  static SizeKey key(Family family, const SizeSpec& size) { return {family, size.width, size.height, size.count}; }
-  std::shared_future<Problem>& problem_started(Family family, const SizeSpec& size) {
-    auto it = problems_.find(key(family, size));
-    if (it == problems_.end()) {
-      it = problems_.emplace(key(family, size), std::async(std::launch::async, [family, size, seed = seed_] {
-                                                  const KernelFamily& f = kernel_family(family);
-                                                  return f.make_problem(f.benchmark_input, size, seed);
-                                                }).share()).first;
-    }
-    return it->second;
-  }
-  std::shared_future<PostfxInput>& derived_started(const KernelSpec& spec, const SizeSpec& size) {
-    const auto k = std::make_pair(key(spec.family, size), kernel_input_variant(spec));
-    auto it = derived_.find(k);
-    if (it == derived_.end()) {
-      it = derived_.emplace(k, std::async(std::launch::async, [&spec, problem = problem_started(spec.family, size)] {
-                                 return derive_kernel_input(spec, problem.get());
-                               }).share()).first;
-    }
-    return it->second;
-  }
-  uint64_t seed_;
-  std::map<SizeKey, std::shared_future<Problem>> problems_;
-  std::map<std::pair<SizeKey, int>, std::shared_future<PostfxInput>> derived_;
-};
-
 // Each input uploaded once per device for every kernel that reads the same (KernelInput); the last KernelRun
 // kept so a kernel's hot and cold benchmarks reuse its buffers. Shared: a check still running on a worker thread
 // keeps the run's CPU side (inputs, reference) alive after its device side is released.
@@ -238,59 +192,6 @@ class RunCache {
   const KernelSpec* current_spec_ = nullptr;
   const Problem* current_problem_ = nullptr;
 };
-
-// Runs checks on worker threads, at most `workers` at once, while the next benchmarks sample on the GPU. Checks
-// wait for a worker in a queue of at most kMaxQueued checks and `queued_bytes` of readbacks; past that, submit()
-// waits. Waiting for a free worker held the GPU idle for 5.6 s of the default suite on an H200: at 8K the
-// post-processing references take seconds of every core, in a burst, while the rest of the suite's checks are
-// light.
-class CheckQueue {
- public:
-  CheckQueue(unsigned workers, uint64_t queued_bytes) : running_(workers), byte_limit_(queued_bytes) {}
-  std::shared_future<CheckResult> submit(std::function<CheckResult()> check, uint64_t bytes) {
-    {
-      std::unique_lock lock(mutex_);
-      done_.wait(lock, [&] { return queued_ == 0 || (queued_ < kMaxQueued && queued_bytes_ + bytes <= byte_limit_); });
-      ++queued_;
-      queued_bytes_ += bytes;
-    }
-    return std::async(std::launch::async, [this, bytes, check = std::move(check)]() mutable {
-             running_.acquire();
-             struct Release {
-               CheckQueue& q;
-               uint64_t bytes;
-               ~Release() {
-                 q.running_.release();
-                 {
-                   const std::lock_guard lock(q.mutex_);
-                   --q.queued_;
-                   q.queued_bytes_ -= bytes;
-                 }
-                 q.done_.notify_all();
-               }
-             } release{*this, bytes};
-             // The future keeps this lambda until the suite ends: the check, with the run and readback it
-             // holds, is destroyed here, before the worker is released.
-             const auto owned = std::move(check);
-             return owned();
-           }).share();
-  }
-
- private:
-  static constexpr unsigned kMaxQueued = 64;  // each a thread waiting for a worker
-  std::counting_semaphore<> running_;
-  const uint64_t byte_limit_;
-  std::mutex mutex_;
-  std::condition_variable done_;
-  unsigned queued_ = 0;
-  uint64_t queued_bytes_ = 0;
-};
-
-// An eighth of the host's memory: the readbacks that checks may hold while queued.
-uint64_t queued_readback_limit() {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) / 8 : uint64_t{1} << 30;
-}
 
 // Readbacks copied out of (the device-copied memory free again), for the next readback to reuse.
 class ReadbackPool {
@@ -394,7 +295,7 @@ std::vector<BenchmarkCase> benchmark_cases(const std::vector<std::unique_ptr<Dev
 }
 
 // The cases in the order they are measured (measured_before).
-std::vector<size_t> largest_first(const std::vector<BenchmarkCase>& cases) {
+std::vector<size_t> measuring_order(const std::vector<BenchmarkCase>& cases) {
   std::vector<size_t> order(cases.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(),
@@ -532,7 +433,14 @@ std::vector<SelectedBenchmark> selected_benchmarks(const BenchmarkOptions& optio
 
 BenchmarkRun measure_benchmarks(Instance& instance, const std::vector<uint32_t>& device_indices,
                                 const BenchmarkOptions& options) {
-  SuiteInputs inputs(options);  // made while the devices open and measure their roofline
+  SuiteInputs inputs = [&] {  // made while the devices open and measure their roofline
+    std::vector<SelectedBenchmark> selected = selected_benchmarks(options, "");
+    std::stable_sort(selected.begin(), selected.end(),
+                     [](const auto& a, const auto& b) { return measured_before(*a.spec, a.size, *b.spec, b.size); });
+    std::vector<std::pair<const KernelSpec*, SizeSpec>> needed;
+    for (const auto& b : selected) needed.emplace_back(b.spec, b.size);
+    return SuiteInputs(needed, options.seed);
+  }();
   const auto devices = open_devices(instance, device_indices, options);
   add_run_context(devices, options);
   const std::vector<BenchmarkCase> cases = benchmark_cases(devices, options);
@@ -542,7 +450,7 @@ BenchmarkRun measure_benchmarks(Instance& instance, const std::vector<uint32_t>&
   std::vector<std::shared_future<CheckResult>> outcomes(cases.size());
   {
     Progress progress(cases.size());
-    const std::vector<size_t> order = largest_first(cases);
+    const std::vector<size_t> order = measuring_order(cases);
     for (size_t n = 0; n < order.size(); ++n) {
       const size_t i = order[n];
       progress.at(n, cases[i].name + " on " + cases[i].device->device->info().name);

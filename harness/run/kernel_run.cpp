@@ -13,9 +13,10 @@ namespace shaderwatch {
 
 namespace {
 
-// Host-visible memory the device copies a run's outputs into, read by the check where it lies: copying them
-// through the staging buffer into a fresh vector took 11.8 s of the default suite's 118 s on an H200 (8K images
-// of 530 MB, hot and cold), the device's own copy a few milliseconds each.
+// Pinned host memory the device copies a run's outputs into, in one submission: copying them through the staging
+// buffer into a fresh vector took 11.8 s of the default suite's 118 s on an H200 (8K images of 530 MB, hot and
+// cold), the device's own copy a few milliseconds each. --check reads it in place; the benchmark copies it out on
+// every core (Readback::copy) and reuses it for the next readback.
 class CopiedOutputs final : public ReadbackMemory {
  public:
   CopiedOutputs(Device& device, size_t bytes) : device_(device), buffer_(device, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, true) {}

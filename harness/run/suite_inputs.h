@@ -1,0 +1,36 @@
+#pragma once
+// The benchmark suite's inputs on the host: generated once per family and size and shared by every kernel and
+// device, and derived once per kernel input variant (run/kernel_input.h). Made on threads of their own, all started
+// at construction, in the order given: an 8K image takes seconds on one core, so the first benchmarks wait for
+// theirs and the rest are made while those sample. CPU only, so it can outlive the devices.
+#include <future>
+#include <map>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "catalog.h"
+#include "check/answer_check.h"
+#include "run/inputs.h"
+
+namespace shaderwatch {
+
+class SuiteInputs {
+ public:
+  // Starts making what each (kernel, size) reads, in this order.
+  SuiteInputs(const std::vector<std::pair<const KernelSpec*, SizeSpec>>& needed, uint64_t seed);
+  // Wait for what is still being made; a generator's exception, if any, is thrown here.
+  const Problem& problem(Family family, const SizeSpec& size) { return problem_started(family, size).get(); }
+  const PostfxInput& derived(const KernelSpec& spec, const SizeSpec& size) { return derived_started(spec, size).get(); }
+
+ private:
+  using SizeKey = std::tuple<Family, uint32_t, uint32_t, uint64_t>;
+  static SizeKey key(Family family, const SizeSpec& size) { return {family, size.width, size.height, size.count}; }
+  std::shared_future<Problem>& problem_started(Family family, const SizeSpec& size);
+  std::shared_future<PostfxInput>& derived_started(const KernelSpec& spec, const SizeSpec& size);
+  uint64_t seed_;
+  std::map<SizeKey, std::shared_future<Problem>> problems_;
+  std::map<std::pair<SizeKey, int>, std::shared_future<PostfxInput>> derived_;
+};
+
+}  // namespace shaderwatch
