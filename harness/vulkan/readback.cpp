@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <thread>
 
+#include "run/parallel_bands.h"
+
 namespace shaderwatch {
 
 namespace {
@@ -40,19 +42,11 @@ Readback holding(std::span<const unsigned char> from) {
   Readback r;
   r.memory = std::make_shared<HostMemory>(from.size());
   r.bytes = {r.memory->data(), from.size()};
-  constexpr size_t kBand = size_t{32} << 20;
-  const size_t bands = (from.size() + kBand - 1) / kBand;
-  const unsigned threads = static_cast<unsigned>(std::min<size_t>(bands, std::max(1u, std::thread::hardware_concurrency())));
-  auto copy_bands = [&](unsigned t) {
-    for (size_t b = t; b < bands; b += threads) {
-      const size_t at = b * kBand, n = std::min(kBand, from.size() - at);
-      std::memcpy(r.bytes.data() + at, from.data() + at, n);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(copy_bands, t);
-  if (threads) copy_bands(0);
-  for (auto& th : pool) th.join();
+  constexpr size_t kLeastBand = size_t{32} << 20;  // smaller ones are not worth a thread
+  const size_t bands = std::min<size_t>((from.size() + kLeastBand - 1) / kLeastBand, std::max(1u, std::thread::hardware_concurrency()));
+  parallel_bands(from.size(), static_cast<unsigned>(bands), [&](unsigned, uint64_t begin, uint64_t end) {
+    std::memcpy(r.bytes.data() + begin, from.data() + begin, end - begin);
+  });
   return r;
 }
 

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "run/parallel_bands.h"
 #include "summation.h"
 
 namespace shaderwatch {
@@ -25,12 +26,9 @@ CheckResult parallel_rows(uint32_t height, const std::function<void(uint32_t, ui
   const uint32_t threads = std::max(1u, std::min(std::thread::hardware_concurrency(), std::max(1u, height / 8)));
   std::vector<ElementChecker> checkers(threads);
   std::vector<double> squared(threads, 0.0);
-  std::vector<std::thread> pool;
-  for (uint32_t t = 0; t < threads; ++t) {
-    const uint32_t y0 = height * uint64_t{t} / threads, y1 = height * uint64_t{t + 1} / threads;
-    pool.emplace_back([&, t, y0, y1] { fn(y0, y1, checkers[t], squared[t]); });
-  }
-  for (auto& th : pool) th.join();
+  parallel_bands(height, threads, [&](unsigned t, uint64_t y0, uint64_t y1) {
+    fn(static_cast<uint32_t>(y0), static_cast<uint32_t>(y1), checkers[t], squared[t]);
+  });
   ElementChecker merged;
   double total_squared = 0;
   for (uint32_t t = 0; t < threads; ++t) {
