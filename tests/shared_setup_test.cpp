@@ -1,5 +1,6 @@
 // Issue 31: what the benchmark suite now shares between kernels and modes, on lavapipe. One upload serves every
-// kernel of a problem that reads the same input; a kernel's cold mode right after its hot one is not warmed up.
+// kernel of a problem that reads the same input; kernels that expect the same output check against one reference;
+// a kernel's cold mode right after its hot one is not warmed up.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -8,6 +9,7 @@
 #include "run/gpu_timer.h"
 #include "run/kernel_input.h"
 #include "run/kernel_run.h"
+#include "run/suite_inputs.h"
 
 using namespace shaderwatch;
 
@@ -57,6 +59,42 @@ TEST(SharedInput, KernelsOfOneVariantPassOnOneUploadAndOtherVariantsGetTheirOwn)
   const auto shared = make_kernel_input(*lavapipe().device, find_kernel("lum/sequential_256"), lum);
   EXPECT_EQ(run_on(find_kernel("lum/sequential_256"), lum, shared).status, CheckStatus::Pass);
   EXPECT_EQ(run_on(find_kernel("lum/grid_stride_vec4"), lum, shared).status, CheckStatus::Pass);
+}
+
+TEST(SharedReferences, MadeOnceForTheAnnouncedChecksThenLetGoAndKeptApartByKey) {
+  SharedReferences shared;
+  shared.expect("blur r16");
+  shared.expect("blur r16");
+  int calls = 0;
+  auto make = [&](int value) { return std::function<int()>([&calls, value] { return ++calls, value; }); };
+  const auto first = shared.get<int>("blur r16", make(16));
+  const auto second = shared.get<int>("blur r16", make(99));
+  EXPECT_EQ(first, second) << "the second announced check made its own";
+  EXPECT_EQ(*second, 16);
+  EXPECT_EQ(*shared.get<int>("coc", make(7)), 7) << "another key shares nothing";
+  // A third check of the key was not announced: the reference was let go after the second, so it makes its own.
+  EXPECT_EQ(*shared.get<int>("blur r16", make(17)), 17);
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(shared.made(), 3);
+}
+
+TEST(SharedInput, TheTwoBlursOfOneRadiusCheckAgainstOneReference) {
+  const KernelSpec& naive = find_kernel("postfx/blur_naive_r16");
+  const KernelSpec& staged = find_kernel("postfx/blur_shared_r16");
+  const KernelSpec& reinhard = find_kernel("postfx/tonemap_reinhard");
+  const SizeSpec size{80, 36, 0};
+  SuiteInputs inputs({{&naive, size}, {&staged, size}, {&reinhard, size}}, 5);
+  const Problem& image = inputs.problem(Family::Postfx, size);
+  const PostfxInput& derived = inputs.derived(naive, size);
+  ASSERT_TRUE(derived.references);
+  ASSERT_EQ(inputs.derived(staged, size).references, derived.references) << "both blurs read the RGB image";
+  const auto input = upload_kernel_input(*lavapipe().device, naive, image, derived);
+  EXPECT_EQ(run_on(naive, image, input).status, CheckStatus::Pass);
+  EXPECT_EQ(run_on(staged, image, input).status, CheckStatus::Pass);
+  EXPECT_EQ(derived.references->made(), 1) << "each blur made its own reference";
+  const PostfxInput& yxy = inputs.derived(reinhard, size);
+  EXPECT_EQ(run_on(reinhard, image, upload_kernel_input(*lavapipe().device, reinhard, image, yxy)).status, CheckStatus::Pass);
+  EXPECT_EQ(yxy.references->made(), 1);
 }
 
 TEST(WarmSampling, AKernelJustSampledIsNotWarmedUpAgainUnlessTheGpuSatIdle) {

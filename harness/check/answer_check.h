@@ -11,6 +11,7 @@
 
 #include "catalog.h"
 #include "check/check.h"
+#include "check/shared_references.h"
 #include "run/inputs.h"
 #include "postfx.h"
 #include "vulkan/readback.h"
@@ -29,6 +30,8 @@ struct RunShape {
 struct PostfxInput {
   std::shared_ptr<const std::vector<float>> pixels;
   reference::PostfxParams params;
+  // References its kernels' checks share (the benchmark suite's); nullptr: each check makes its own.
+  std::shared_ptr<SharedReferences> references;
 };
 
 class AnswerCheck {

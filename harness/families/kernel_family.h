@@ -36,6 +36,9 @@ struct KernelFamily {
   // Which of its kernels read the same derived input (the same number: one upload serves them, run/kernel_input.h).
   // nullptr: all of them (the data as is).
   int (*input_variant)(const KernelSpec& spec);
+  // Which of its kernels expect the same output from the same derived input (the same key: the benchmark suite
+  // makes their reference once, check/shared_references.h). nullptr: each kernel its own.
+  std::string (*reference_key)(const KernelSpec& spec);
   // Its methods: the object that records and checks each (its table); throws std::logic_error for another
   // family's method.
   const KernelMethod& (*method)(Method id);

@@ -258,6 +258,7 @@ std::vector<std::unique_ptr<DeviceBench>> open_devices(Instance& instance, const
     d->compiler = std::make_unique<ShaderCompiler>();
     d->timer = std::make_unique<GpuTimer>(*d->device, *d->compiler, options.sampling.flush_bytes);
     d->nvml = std::make_unique<NvmlMonitor>(d->device->info().device_uuid);
+    if (d->nvml->available()) d->timer->watch_clocks(d->nvml.get());
     if (device_indices.size() > 1) d->suffix = std::string(contract::kDeviceNameSuffix) + std::to_string(index);
     std::cerr << "measuring the memory roofline (copy, read-only and write bandwidths) on " << d->device->info().name << " ..." << std::endl;
     try {

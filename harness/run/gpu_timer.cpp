@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <numeric>
 
 namespace shaderwatch {
 
 namespace {
 constexpr uint32_t kMaxBatch = 1024;
+// A batch's queries: two per sample, then one at the batch's start (its end is the last sample's end).
+constexpr uint32_t kSlotQueries = 2 * kMaxBatch + 1;
 constexpr double kWarmupSettled = 0.01;  // successive warm-up batch medians within this: the clocks are up
 }  // namespace
 
@@ -39,7 +42,7 @@ GpuTimer::GpuTimer(Device& device, ShaderCompiler& compiler, uint64_t flush_byte
   period_ns_ = device.info().timestamp_period;
   VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
   info.queryType = VK_QUERY_TYPE_TIMESTAMP;
-  info.queryCount = 2 * kMaxBatch;
+  info.queryCount = 2 * kSlotQueries;
   vk_check(vkCreateQueryPool(device.handle(), &info, nullptr, &pool_), "vkCreateQueryPool");
   if (flush_bytes) {
     flush_bytes = std::min<uint64_t>(flush_bytes, device.info().max_storage_buffer_range) & ~uint64_t{3};
@@ -55,11 +58,13 @@ GpuTimer::~GpuTimer() {
   if (device_.lost().empty()) vkDestroyQueryPool(device_.handle(), pool_, nullptr);
 }
 
-std::vector<double> GpuTimer::run_batch(uint32_t count, const std::function<void(VkCommandBuffer)>& prepare,
-                                        const std::function<void(VkCommandBuffer)>& timed, bool cold) {
+GpuTimer::Batch GpuTimer::submit_batch(uint32_t slot, uint32_t count, const std::function<void(VkCommandBuffer)>& prepare,
+                                       const std::function<void(VkCommandBuffer)>& timed, bool cold) {
   if (cold && !flush_) throw std::logic_error("cold sampling needs a flush buffer");
-  device_.submit_and_wait([&](VkCommandBuffer cmd) {
-    vkCmdResetQueryPool(cmd, pool_, 0, 2 * count);
+  const uint32_t first = slot * kSlotQueries;
+  Submission submission = device_.submit([&](VkCommandBuffer cmd) {
+    vkCmdResetQueryPool(cmd, pool_, first, 2 * count + 1);
+    vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool_, first + 2 * count);
     for (uint32_t i = 0; i < count; ++i) {
       prepare(cmd);
       if (cold) {
@@ -69,21 +74,30 @@ std::vector<double> GpuTimer::run_batch(uint32_t count, const std::function<void
         flush_->record(cmd);
       }
       full_barrier(cmd);
-      vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool_, 2 * i);
+      vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool_, first + 2 * i);
       timed(cmd);
+      // Also orders the next batch's first `prepare` after this batch's last dispatch.
       full_barrier(cmd);
-      vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool_, 2 * i + 1);
+      vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, pool_, first + 2 * i + 1);
     }
   });
-  std::vector<uint64_t> ticks(2 * count);
-  vk_check(vkGetQueryPoolResults(device_.handle(), pool_, 0, 2 * count, ticks.size() * sizeof(uint64_t), ticks.data(),
-                                 sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+  return {std::move(submission), slot, count};
+}
+
+std::vector<double> GpuTimer::read_batch(Batch& batch, double& seconds_per_sample) {
+  batch.submission.wait();
+  const uint32_t count = batch.count;
+  std::vector<uint64_t> ticks(2 * count + 1);
+  vk_check(vkGetQueryPoolResults(device_.handle(), pool_, batch.slot * kSlotQueries, 2 * count + 1,
+                                 ticks.size() * sizeof(uint64_t), ticks.data(), sizeof(uint64_t),
+                                 VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
            "vkGetQueryPoolResults");
+  auto seconds_between = [&](uint64_t from, uint64_t to) {
+    return static_cast<double>((to - from) & mask_) * period_ns_ * 1e-9;  // wraps correctly within the valid bits
+  };
   std::vector<double> seconds(count);
-  for (uint32_t i = 0; i < count; ++i) {
-    const uint64_t delta = (ticks[2 * i + 1] - ticks[2 * i]) & mask_;  // wraps correctly within the valid bits
-    seconds[i] = static_cast<double>(delta) * period_ns_ * 1e-9;
-  }
+  for (uint32_t i = 0; i < count; ++i) seconds[i] = seconds_between(ticks[2 * i], ticks[2 * i + 1]);
+  seconds_per_sample = seconds_between(ticks[2 * count], ticks[2 * count - 1]) / count;
   return seconds;
 }
 
@@ -92,12 +106,10 @@ Measurement GpuTimer::sample(const std::function<void(VkCommandBuffer)>& prepare
                              const SamplingOptions& options, bool warm) {
   using Clock = std::chrono::steady_clock;
   auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
-  double per_sample = 0;  // wall seconds per sample, batch sizes follow it
-  auto run = [&](uint32_t count) {
-    const auto before = Clock::now();
-    auto seconds = run_batch(count, prepare, timed, cold);
-    per_sample = since(before) / count;
-    return seconds;
+  double per_sample = 0;  // GPU seconds per sample, batch sizes follow it
+  auto run = [&](uint32_t count) {  // a warm-up batch, waited for
+    Batch batch = submit_batch(0, count, prepare, timed, cold);
+    return read_batch(batch, per_sample);
   };
   auto batch_for = [&](double seconds, double fewest) {
     return static_cast<uint32_t>(std::clamp(seconds / std::max(per_sample, 1e-7), fewest, double{kMaxBatch}));
@@ -108,27 +120,44 @@ Measurement GpuTimer::sample(const std::function<void(VkCommandBuffer)>& prepare
   const double least = std::min(idle >= options.long_idle_seconds ? idle : options.warmup_seconds, options.max_warmup_seconds);
   const auto warmup_start = Clock::now();
   double previous_median = 0;
-  const bool needs_warmup = !warm || idle >= options.long_idle_seconds;
+  auto clocks_up = [&] { return !clocks_ || clocks_->clocks_up(); };
+  const bool needs_warmup = !warm || idle >= options.long_idle_seconds || !clocks_up();
   for (uint32_t n = 1; needs_warmup;) {
     const double median = median_of(run(n));
     const double elapsed = since(warmup_start);
     const bool settled = std::abs(median - previous_median) <= kWarmupSettled * median;
-    if (elapsed >= options.max_warmup_seconds || (elapsed >= least && settled)) break;
+    if (elapsed >= options.max_warmup_seconds || (elapsed >= least && settled && clocks_up())) break;
     previous_median = median;
     n = batch_for(elapsed < least ? std::min(least - elapsed, options.warmup_batch_seconds) : options.warmup_batch_seconds, 1);
   }
   const double warmup_wall = since(warmup_start);
+  if (clocks_) clocks_->restart_readings();
   uint32_t batch = static_cast<uint32_t>(std::min<size_t>(options.stop.min_samples, kMaxBatch));
   auto next_batch_size = [&] { return batch_for(options.batch_seconds, 10); };
   const auto start = Clock::now();
   StoppingCriterion criterion(options.stop);
+  // On a GPU the next batch is submitted before the last one is waited for, so the GPU never waits for the host
+  // between them: idle gaps let its clocks drop, and the host's turn (reading, judging, recording 1000 dispatches)
+  // took as long as a short batch. Not on a CPU device (lavapipe): there recording the next batch takes cores
+  // from the one being timed (a 5 ms dispatch measured 10 ms on two cores).
+  const size_t ahead = device_.info().type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 1 : 2;
+  std::deque<Batch> flying;
+  uint32_t slot = 0;
+  auto launch = [&](uint32_t count) {
+    flying.push_back(submit_batch(slot, count, prepare, timed, cold));
+    slot ^= 1;
+  };
+  launch(batch);
   while (true) {
-    criterion.add_batch(run(batch));
+    while (flying.size() < ahead && per_sample > 0) launch(next_batch_size());
+    criterion.add_batch(read_batch(flying.front(), per_sample));
+    flying.pop_front();
     if (const auto reason = criterion.should_stop(since(start))) {
+      // The batch behind it already ran: its samples count (more samples, no GPU time thrown away).
+      for (Batch& rest : flying) criterion.add_batch(read_batch(rest, per_sample));
       last_busy_ = Clock::now();
       return {criterion.samples(), criterion.stats(), *reason, idle, warmup_wall, since(start)};
     }
-    batch = next_batch_size();
   }
 }
 

@@ -11,6 +11,7 @@
 #include "catalog.h"
 #include "vulkan/pipelines.h"
 #include "vulkan/shader_compiler.h"
+#include "run/nvml_monitor.h"
 #include "run/stopping_criterion.h"
 #include "vulkan/vulkan_context.h"
 
@@ -19,7 +20,8 @@ namespace shaderwatch {
 struct SamplingOptions {
   StopOptions stop;
   // Untimed work before sampling, so the clocks are up and the kernel's first runs are behind it: at least
-  // warmup_seconds, and until two successive warm-up batches agree on the median within 1%. After the GPU sat
+  // warmup_seconds, and until two successive warm-up batches agree on the median within 1% and, where NVML reads
+  // the clocks, the SM clock is up (NvmlMonitor::clocks_up). After the GPU sat
   // idle for long_idle_seconds or more (host work: generating an 8K input), at least as long as it sat idle.
   // Never past max_warmup_seconds. An H200 idle for a second or more ran its SM clock at 375-615 MHz into the
   // next benchmark; after gaps under 0.5 s NVML saw it at 1980 MHz in 338 of 338 benchmarks (README). No least
@@ -30,10 +32,10 @@ struct SamplingOptions {
   double max_warmup_seconds = 0.5;
   double warmup_batch_seconds = 0.005;  // GPU time of a warm-up batch after the first dispatch (was 10 ms)
   // GPU time a sampling batch aims at, flushes included: the stopping rules judge the last 4 batches, so this
-  // sets how long a fast kernel samples at least. Not less: with 10 ms batches (sampling 39.9 -> 24.4 s of the
-  // default suite on an H200) the GPU sat idle more between them and ran 31 benchmarks at 1485-1710 MHz, up to
-  // 19% slow.
-  double batch_seconds = 0.025;
+  // sets how long a fast kernel samples at least. 10 ms since batches run back to back (GpuTimer::sample): sampling
+  // of the default suite 41.8 -> 28.1-30.2 s on an H200, two runs within 0.96% on every benchmark over 30 us. With
+  // the host's turn between batches, 10 ms batches had left the GPU idle and 31 benchmarks at 1485-1710 MHz.
+  double batch_seconds = 0.010;
   // Cold runs read this many bytes (several times the last-level cache) before each timed dispatch.
   uint64_t flush_bytes = uint64_t{256} << 20;
 };
@@ -77,11 +79,23 @@ class GpuTimer {
   Measurement sample(const std::function<void(VkCommandBuffer)>& prepare,
                      const std::function<void(VkCommandBuffer)>& timed, bool cold, const SamplingOptions& options,
                      bool warm = false);
+  // The GPU's clocks (NVML): warm-up also waits for them to be up, and their readings restart with the sampling.
+  // Started (NvmlMonitor::start) by the caller around each sample(). nullptr: warm-up by timing alone.
+  void watch_clocks(NvmlMonitor* clocks) { clocks_ = clocks; }
 
  private:
-  std::vector<double> run_batch(uint32_t count, const std::function<void(VkCommandBuffer)>& prepare,
-                                const std::function<void(VkCommandBuffer)>& timed, bool cold);
+  // A batch of samples on the GPU; its timestamps go to query slot `slot` (two slots: one batch runs while the next
+  // waits behind it).
+  struct Batch {
+    Submission submission;
+    uint32_t slot, count;
+  };
+  Batch submit_batch(uint32_t slot, uint32_t count, const std::function<void(VkCommandBuffer)>& prepare,
+                     const std::function<void(VkCommandBuffer)>& timed, bool cold);
+  // Waits for the batch; its samples' timed spans, and its GPU time per sample (prepare and flush included).
+  std::vector<double> read_batch(Batch& batch, double& seconds_per_sample);
   Device& device_;
+  NvmlMonitor* clocks_ = nullptr;
   std::chrono::steady_clock::time_point last_busy_ = std::chrono::steady_clock::now();
   VkQueryPool pool_ = VK_NULL_HANDLE;
   std::unique_ptr<Buffer> scratch_;

@@ -78,6 +78,8 @@ void NvmlMonitor::poll() {
   std::lock_guard lock(mutex_);
   ClockReadings& r = readings_;
   if (clocks) {
+    sm_mhz_now_ = sm;
+    sm_mhz_highest_ = std::max(sm_mhz_highest_, sm);
     r.sm_mhz_min = r.polls ? std::min(r.sm_mhz_min, sm) : sm;
     r.mem_mhz_min = r.polls ? std::min(r.mem_mhz_min, mem) : mem;
     r.sm_mhz_max = std::max(r.sm_mhz_max, sm);
@@ -103,6 +105,20 @@ void NvmlMonitor::start() {
       stopping_.wait_for(lock, kPollInterval, [this] { return !running_; });
     } while (running_);
   });
+}
+
+void NvmlMonitor::restart_readings() {
+  if (!running_) return;
+  {
+    std::lock_guard lock(mutex_);
+    readings_ = {};
+  }
+  poll();
+}
+
+bool NvmlMonitor::clocks_up() {
+  std::lock_guard lock(mutex_);
+  return sm_mhz_now_ == 0 || sm_mhz_now_ >= kClocksUp * sm_mhz_highest_;
 }
 
 ClockReadings NvmlMonitor::stop() {

@@ -1,7 +1,8 @@
 #pragma once
 // GPU clocks, power and throttle reasons beside each benchmark, from NVML (libnvidia-ml.so.1, loaded at
 // run time: present on NVIDIA machines, absent elsewhere, where every reading is unknown). A thread polls
-// while a benchmark samples; the benchmark reports the lowest clocks and every throttle reason seen.
+// while a benchmark warms up and samples; the benchmark reports the lowest clocks and every throttle reason seen
+// while it sampled, and its warm-up goes on while the SM clock is below the highest this GPU ran at.
 #include <array>
 #include <atomic>
 #include <condition_variable>
@@ -33,7 +34,13 @@ class NvmlMonitor {
   bool available() const { return device_ != nullptr; }
   const std::string& why_unavailable() const { return why_; }
   void start();                  // clears the readings and polls every few milliseconds
-  ClockReadings stop();          // the readings since start()
+  void restart_readings();       // clears the readings and polls once now: the sampling's, not the warm-up's
+  ClockReadings stop();          // the readings since start() or restart_readings()
+  // Whether the last poll's SM clock is within kClocksUp of the highest seen since the monitor was made (true
+  // where unknown). After the GPU sat idle for 0.1-0.5 s (the suite waiting for its checks) an H200 ran fast
+  // kernels at 1170-1650 MHz, not 1980, through a warm-up that had settled and all of their sampling: up to 53% slow.
+  bool clocks_up();
+  static constexpr double kClocksUp = 0.95;
 
  private:
   void poll();
@@ -43,6 +50,7 @@ class NvmlMonitor {
   std::string why_;
   std::mutex mutex_;
   ClockReadings readings_;
+  uint32_t sm_mhz_now_ = 0, sm_mhz_highest_ = 0;
   std::atomic<bool> running_{false};
   std::condition_variable stopping_;  // wakes the poller at stop(): a benchmark does not wait out its sleep
   std::thread thread_;

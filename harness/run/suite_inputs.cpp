@@ -1,12 +1,29 @@
 #include "run/suite_inputs.h"
 
+#include <set>
+#include <string>
+
 #include "families/kernel_family.h"
 #include "run/kernel_input.h"
 
 namespace shaderwatch {
 
 SuiteInputs::SuiteInputs(const std::vector<std::pair<const KernelSpec*, SizeSpec>>& needed, uint64_t seed) : seed_(seed) {
-  for (const auto& [spec, size] : needed) derived_started(*spec, size);
+  // Each kernel's check asks once per size (its hot and cold runs share one reference). Only the keys of two or
+  // more kernels are announced: announced and never asked for (a kernel that fails to set up), a reference is
+  // held to the end of the suite.
+  std::map<std::tuple<SizeKey, int, std::string>, std::set<const KernelSpec*>> askers;
+  for (const auto& [spec, size] : needed) {
+    derived_started(*spec, size);
+    if (const auto reference_key = kernel_family(spec->family).reference_key) {
+      askers[{key(spec->family, size), kernel_input_variant(*spec), reference_key(*spec)}].insert(spec);
+    }
+  }
+  for (const auto& [k, specs] : askers) {
+    const auto& [size_key, variant, reference_key] = k;
+    if (specs.size() < 2) continue;
+    for (size_t i = 0; i < specs.size(); ++i) references_.at({size_key, variant})->expect(reference_key);
+  }
 }
 
 std::shared_future<Problem>& SuiteInputs::problem_started(Family family, const SizeSpec& size) {
@@ -24,8 +41,11 @@ std::shared_future<PostfxInput>& SuiteInputs::derived_started(const KernelSpec& 
   const auto k = std::make_pair(key(spec.family, size), kernel_input_variant(spec));
   auto it = derived_.find(k);
   if (it == derived_.end()) {
-    it = derived_.emplace(k, std::async(std::launch::async, [&spec, problem = problem_started(spec.family, size)] {
-                               return derive_kernel_input(spec, problem.get());
+    auto references = references_.emplace(k, std::make_shared<SharedReferences>()).first->second;
+    it = derived_.emplace(k, std::async(std::launch::async, [&spec, problem = problem_started(spec.family, size), references] {
+                               PostfxInput input = derive_kernel_input(spec, problem.get());
+                               input.references = references;
+                               return input;
                              }).share()).first;
   }
   return it->second;

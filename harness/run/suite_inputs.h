@@ -2,7 +2,8 @@
 // The benchmark suite's inputs on the host: generated once per family and size and shared by every kernel and
 // device, and derived once per kernel input variant (run/kernel_input.h). Made on threads of their own, all started
 // at construction, in the order given: an 8K image takes seconds on one core, so the first benchmarks wait for
-// theirs and the rest are made while those sample. CPU only, so it can outlive the devices.
+// theirs and the rest are made while those sample. CPU only, so it can outlive the devices. Each derived input
+// carries the references its kernels' checks share, announced for the kernels given (check/shared_references.h).
 #include <future>
 #include <map>
 #include <tuple>
@@ -31,6 +32,7 @@ class SuiteInputs {
   uint64_t seed_;
   std::map<SizeKey, std::shared_future<Problem>> problems_;
   std::map<std::pair<SizeKey, int>, std::shared_future<PostfxInput>> derived_;
+  std::map<std::pair<SizeKey, int>, std::shared_ptr<SharedReferences>> references_;
 };
 
 }  // namespace shaderwatch

@@ -349,8 +349,6 @@ Device::Device(Instance& instance, uint32_t index)
   pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pool_info.queueFamilyIndex = queue_family_;
   vk_check(vkCreateCommandPool(device_, &pool_info, nullptr, &pool_), "vkCreateCommandPool");
-  VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  vk_check(vkCreateFence(device_, &fence_info, nullptr, &fence_), "vkCreateFence");
   VkPipelineCacheCreateInfo cache_info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
   vk_check(vkCreatePipelineCache(device_, &cache_info, nullptr, &pipeline_cache_), "vkCreatePipelineCache");
 }
@@ -360,7 +358,7 @@ Device::~Device() {
     vkDeviceWaitIdle(device_);  // result ignored: nothing useful to do with an error in a destructor
     staging_.reset();
     vkDestroyPipelineCache(device_, pipeline_cache_, nullptr);
-    vkDestroyFence(device_, fence_, nullptr);
+    for (VkFence fence : spare_fences_) vkDestroyFence(device_, fence, nullptr);
     vkDestroyCommandPool(device_, pool_, nullptr);
     vkDestroyDevice(device_, nullptr);
   }
@@ -397,22 +395,35 @@ std::atomic<bool> any_device_lost{false};
 
 bool Device::any_lost() { return any_device_lost.load(); }
 
-void Device::submit_and_wait(const std::function<void(VkCommandBuffer)>& record) {
+void Device::lose(std::string why) {
+  lost_ = std::move(why);
+  any_device_lost.store(true);
+  throw DeviceLostError(info_.name + ": " + lost_);
+}
+
+void Device::submit_and_wait(const std::function<void(VkCommandBuffer)>& record) { submit(record).wait(); }
+
+Submission Device::submit(const std::function<void(VkCommandBuffer)>& record) {
   if (!lost_.empty()) throw DeviceLostError(info_.name + " was lost earlier: " + lost_);
+  VkFence fence = VK_NULL_HANDLE;
+  if (spare_fences_.empty()) {
+    VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    vk_check(vkCreateFence(device_, &fence_info, nullptr, &fence), "vkCreateFence");
+  } else {
+    fence = spare_fences_.back();
+    spare_fences_.pop_back();
+  }
   VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   alloc.commandPool = pool_;
   alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   alloc.commandBufferCount = 1;
   VkCommandBuffer cmd = VK_NULL_HANDLE;
-  vk_check(vkAllocateCommandBuffers(device_, &alloc, &cmd), "vkAllocateCommandBuffers");
-  struct Free {
-    Device& d;
-    VkCommandBuffer c;
-    ~Free() {
-      if (d.lost_.empty()) vkFreeCommandBuffers(d.device_, d.pool_, 1, &c);  // a hung one may still be pending
-    }
-  } free_cmd{*this, cmd};
-
+  const VkResult allocated = vkAllocateCommandBuffers(device_, &alloc, &cmd);
+  if (allocated != VK_SUCCESS) spare_fences_.push_back(fence);
+  vk_check(allocated, "vkAllocateCommandBuffers");
+  // From here the submission owns the command buffer and the fence; unsubmitted, its wait returns at once.
+  Submission pending(*this, cmd, fence);
+  pending.waited_ = true;
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   vk_check(vkBeginCommandBuffer(cmd, &begin), "vkBeginCommandBuffer");
@@ -421,25 +432,54 @@ void Device::submit_and_wait(const std::function<void(VkCommandBuffer)>& record)
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &cmd;
-  const auto lose = [&](std::string why) {
-    lost_ = std::move(why);
-    any_device_lost.store(true);
-    throw DeviceLostError(info_.name + ": " + lost_);
-  };
-  VkResult result = vkQueueSubmit(queue_, 1, &submit, fence_);
+  const VkResult result = vkQueueSubmit(queue_, 1, &submit, fence);
   if (result == VK_ERROR_DEVICE_LOST) lose("vkQueueSubmit failed: VK_ERROR_DEVICE_LOST");
   vk_check(result, "vkQueueSubmit");
-  const auto timeout_ns = static_cast<uint64_t>(submit_timeout_s_ * 1e9);
-  result = vkWaitForFences(device_, 1, &fence_, VK_TRUE, timeout_ns);
-  if (result == VK_ERROR_DEVICE_LOST) lose("vkWaitForFences failed: VK_ERROR_DEVICE_LOST");
+  pending.waited_ = false;
+  return pending;
+}
+
+Submission::Submission(Submission&& other) noexcept
+    : device_(other.device_), cmd_(other.cmd_), fence_(other.fence_), waited_(other.waited_) {
+  other.device_ = nullptr;
+}
+
+void Submission::wait() {
+  if (!device_ || waited_) return;
+  Device& d = *device_;
+  if (!d.lost_.empty()) throw DeviceLostError(d.info_.name + " was lost earlier: " + d.lost_);
+  const auto timeout_ns = static_cast<uint64_t>(d.submit_timeout_s_ * 1e9);
+  const VkResult result = vkWaitForFences(d.device_, 1, &fence_, VK_TRUE, timeout_ns);
+  if (result == VK_ERROR_DEVICE_LOST) d.lose("vkWaitForFences failed: VK_ERROR_DEVICE_LOST");
   if (result == VK_TIMEOUT) {
     char text[160];
     std::snprintf(text, sizeof text, "a submission did not finish within %.0f s (a hang?); nothing more runs on it",
-                  submit_timeout_s_);
-    lose(text);
+                  d.submit_timeout_s_);
+    d.lose(text);
   }
   vk_check(result, "vkWaitForFences");
-  vk_check(vkResetFences(device_, 1, &fence_), "vkResetFences");
+  waited_ = true;
+}
+
+void Submission::release() {
+  Device& d = *device_;
+  if (!d.lost_.empty()) return;  // a hung command buffer may still be pending: leave it and its fence alone
+  vkFreeCommandBuffers(d.device_, d.pool_, 1, &cmd_);
+  if (vkResetFences(d.device_, 1, &fence_) == VK_SUCCESS) {
+    d.spare_fences_.push_back(fence_);
+  } else {
+    vkDestroyFence(d.device_, fence_, nullptr);
+  }
+}
+
+Submission::~Submission() {
+  if (!device_) return;
+  try {
+    wait();  // abandoned on an exception: the GPU may still read what its owner is about to free
+  } catch (const std::exception&) {
+    // The device is marked lost; release() then leaves its objects alone.
+  }
+  release();
 }
 
 Buffer::Buffer(Device& device, VkDeviceSize size, VkBufferUsageFlags usage, bool host_visible)

@@ -82,6 +82,26 @@ class Instance {
 };
 
 class Buffer;
+class Device;
+
+// Work on the device's queue not yet waited for. wait() blocks until it is done, at most the device's submit timeout,
+// and throws DeviceLostError as Device::submit_and_wait does. Destroying one never waited for waits for it first.
+class Submission {
+ public:
+  Submission(Submission&& other) noexcept;
+  Submission& operator=(Submission&&) = delete;
+  ~Submission();
+  void wait();
+
+ private:
+  friend class Device;
+  Submission(Device& device, VkCommandBuffer cmd, VkFence fence) : device_(&device), cmd_(cmd), fence_(fence) {}
+  void release();
+  Device* device_;
+  VkCommandBuffer cmd_;
+  VkFence fence_;
+  bool waited_ = false;
+};
 
 // A logical device with one queue that does compute, graphics and transfer, and timestamps.
 class Device {
@@ -107,6 +127,9 @@ class Device {
   // submission after that: the device is then left as it is (its objects are not destroyed, as work may
   // still run on them) and the process goes on with other devices.
   void submit_and_wait(const std::function<void(VkCommandBuffer)>& record);
+  // The same without the wait: the GPU can run it while the host records the next (GpuTimer's sampling batches).
+  // Submissions run in the order they were made.
+  Submission submit(const std::function<void(VkCommandBuffer)>& record);
   void set_submit_timeout(double seconds) { submit_timeout_s_ = seconds; }
   // Why the device is unusable ("" while it is fine).
   const std::string& lost() const { return lost_; }
@@ -128,6 +151,8 @@ class Device {
   const std::string& why_no_pipeline_statistics() const { return no_statistics_; }
 
  private:
+  friend class Submission;
+  [[noreturn]] void lose(std::string why);
   uint32_t memory_type(uint32_t type_bits, VkMemoryPropertyFlags wanted, VkMemoryPropertyFlags fallback) const;
   Instance& instance_;
   VkPhysicalDevice physical_;
@@ -137,7 +162,7 @@ class Device {
   uint32_t queue_family_ = 0;
   uint32_t timestamp_valid_bits_ = 0;
   VkCommandPool pool_ = VK_NULL_HANDLE;
-  VkFence fence_ = VK_NULL_HANDLE;
+  std::vector<VkFence> spare_fences_;  // unsignaled, for the next submissions
   VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
   VkPhysicalDeviceMemoryProperties memory_{};
   bool captures_statistics_ = false;

@@ -45,6 +45,7 @@ const KernelFamily& boids_family() {
       },
       .derive_input = nullptr,
       .input_variant = nullptr,
+      .reference_key = nullptr,
       .method = boids_method,
       .check_ns_per_item = 10,  // sums, min/max and a mip chain of positions
       .check_inputs = boids_check_inputs,

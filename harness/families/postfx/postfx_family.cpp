@@ -19,6 +19,11 @@ const KernelMethod& postfx_method(Method id) {
 
 namespace {
 
+// The blurs of one radius (naive, shared) expect one image; every other kernel its own.
+std::string postfx_reference_key(const KernelSpec& spec) {
+  return spec.method == Method::Blur ? "blur r" + std::to_string(spec.blur_radius) : spec.name;
+}
+
 std::vector<CheckInput> postfx_check_inputs() {
   return {
       {InputKind::HdrTest, {640, 360, 0}},
@@ -46,6 +51,7 @@ const KernelFamily& postfx_family() {
         return PostfxInput{std::make_shared<const std::vector<float>>(postfx_input(spec, problem)), postfx_params(problem)};
       },
       .input_variant = [](const KernelSpec& spec) { return static_cast<int>(spec.input_space); },
+      .reference_key = postfx_reference_key,
       .method = postfx_method,
       .check_ns_per_item = 300,  // Tracked arithmetic per pixel; blurs and depth of field gather dozens of taps
       .check_inputs = postfx_check_inputs,

@@ -1,5 +1,8 @@
-// What the post-processing methods' checks share: the input as uploaded, and the image check.
+// What the post-processing methods' checks share: the input as uploaded, and the image check against a reference
+// made at the first check (and shared with the suite's other kernels of the same reference key).
 #include "families/postfx/postfx_method.h"
+
+#include "families/kernel_family.h"
 
 #include <stdexcept>
 
@@ -13,9 +16,12 @@ void require_uploaded_input(const KernelSpec& spec, const Problem& problem, cons
 MethodCheck PostfxImageMethod::make_check(const KernelSpec& spec, const Problem& problem, const RunShape&,
                                           PostfxInput input) const {
   require_uploaded_input(spec, problem, input);
-  return [this, &spec, &problem, input = std::move(input), image = ExpectedImage{}](const Readback& got) mutable {
-    if (image.empty()) image = expected(spec, problem, input);
-    return compare_image(image, got.view<float>(problem.items() * 4));
+  return [this, &spec, &problem, input = std::move(input), image = std::shared_ptr<const ExpectedImage>{}](const Readback& got) mutable {
+    if (!image) {
+      image = shared_reference<ExpectedImage>(input.references.get(), postfx_family().reference_key(spec),
+                                              [&] { return expected(spec, problem, input); });
+    }
+    return compare_image(*image, got.view<float>(problem.items() * 4));
   };
 }
 
