@@ -64,22 +64,37 @@ NvmlMonitor::NvmlMonitor(const std::array<uint8_t, 16>& device_uuid) : api_(std:
 }
 
 NvmlMonitor::~NvmlMonitor() {
-  if (running_) stop();
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard lock(mutex_);
+    quitting_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
 }
 
 void NvmlMonitor::poll() {
   const Api& a = *api_;
-  unsigned sm = 0, mem = 0, mw = 0, temp = 0;
+  unsigned sm = 0;
+  const bool have_sm = a.clock(device_, kClockSm, &sm) == 0;
+  {
+    std::lock_guard lock(mutex_);
+    if (have_sm) {
+      sm_mhz_now_ = sm;
+      sm_mhz_highest_ = std::max(sm_mhz_highest_, sm);
+    }
+    if (!recording_) return;  // between benchmarks only the SM clock, for clocks_up()
+  }
+  unsigned mem = 0, mw = 0, temp = 0;
   unsigned long long reasons = 0;
-  const bool clocks = a.clock(device_, kClockSm, &sm) == 0 && a.clock(device_, kClockMem, &mem) == 0;
+  const bool have_mem = a.clock(device_, kClockMem, &mem) == 0;
   const bool have_reasons = a.throttle(device_, &reasons) == 0;
   const bool have_power = a.power(device_, &mw) == 0;
   const bool have_temp = a.temperature(device_, kTemperatureGpu, &temp) == 0;
   std::lock_guard lock(mutex_);
+  if (!recording_) return;  // stopped while this poll ran: the readings are the caller's already
   ClockReadings& r = readings_;
-  if (clocks) {
-    sm_mhz_now_ = sm;
-    sm_mhz_highest_ = std::max(sm_mhz_highest_, sm);
+  if (have_sm && have_mem) {
     r.sm_mhz_min = r.polls ? std::min(r.sm_mhz_min, sm) : sm;
     r.mem_mhz_min = r.polls ? std::min(r.mem_mhz_min, mem) : mem;
     r.sm_mhz_max = std::max(r.sm_mhz_max, sm);
@@ -92,28 +107,34 @@ void NvmlMonitor::poll() {
 }
 
 void NvmlMonitor::start() {
-  if (!available() || running_) return;
+  if (!available()) return;
   {
     std::lock_guard lock(mutex_);
     readings_ = {};
+    recording_ = true;
+    fresh_start_ = true;
   }
-  running_ = true;
-  thread_ = std::thread([this] {
-    do {
-      poll();  // first at once: at least one reading, however short the benchmark
+  if (!thread_.joinable()) {
+    // One poller for the monitor's life: starting and joining one per benchmark, and waiting for its poll in
+    // progress at the stop, took 3-5 s of the default suite. Between benchmarks it reads the SM clock alone, so that
+    // clocks_up() never judges by a reading from before an idle gap.
+    thread_ = std::thread([this] {
       std::unique_lock lock(mutex_);
-      stopping_.wait_for(lock, kPollInterval, [this] { return !running_; });
-    } while (running_);
-  });
+      while (!quitting_) {
+        fresh_start_ = false;
+        lock.unlock();
+        poll();  // at once after start(): at least one reading, however short the benchmark
+        lock.lock();
+        wake_.wait_for(lock, kPollInterval, [this] { return quitting_ || fresh_start_; });
+      }
+    });
+  }
+  wake_.notify_all();
 }
 
 void NvmlMonitor::restart_readings() {
-  if (!running_) return;
-  {
-    std::lock_guard lock(mutex_);
-    readings_ = {};
-  }
-  poll();
+  std::lock_guard lock(mutex_);
+  if (recording_) readings_ = {};
 }
 
 bool NvmlMonitor::clocks_up() {
@@ -122,15 +143,15 @@ bool NvmlMonitor::clocks_up() {
 }
 
 ClockReadings NvmlMonitor::stop() {
-  if (running_) {
-    {
-      std::lock_guard lock(mutex_);  // so the poller cannot miss the notification between its check and its wait
-      running_ = false;
-    }
-    stopping_.notify_all();
-    thread_.join();
+  bool polled = true;
+  {
+    std::lock_guard lock(mutex_);
+    if (!recording_) return readings_;
+    polled = readings_.polls > 0;
   }
+  if (!polled) poll();  // a sampling shorter than the poll interval: one reading of its own
   std::lock_guard lock(mutex_);
+  recording_ = false;
   return readings_;
 }
 

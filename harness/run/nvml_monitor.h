@@ -1,10 +1,10 @@
 #pragma once
 // GPU clocks, power and throttle reasons beside each benchmark, from NVML (libnvidia-ml.so.1, loaded at
-// run time: present on NVIDIA machines, absent elsewhere, where every reading is unknown). A thread polls
-// while a benchmark warms up and samples; the benchmark reports the lowest clocks and every throttle reason seen
-// while it sampled, and its warm-up goes on while the SM clock is below the highest this GPU ran at.
+// run time: present on NVIDIA machines, absent elsewhere, where every reading is unknown). A thread polls while a
+// benchmark warms up and samples (between benchmarks, the SM clock alone); the benchmark reports the lowest clocks
+// and every throttle reason seen while it sampled, and its warm-up goes on while the SM clock is below the highest
+// this GPU ran at.
 #include <array>
-#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -33,12 +33,13 @@ class NvmlMonitor {
 
   bool available() const { return device_ != nullptr; }
   const std::string& why_unavailable() const { return why_; }
-  void start();                  // clears the readings and polls every few milliseconds
-  void restart_readings();       // clears the readings and polls once now: the sampling's, not the warm-up's
+  void start();                  // clears the readings; every poll until stop() adds to them
+  void restart_readings();       // clears the readings: the sampling's, not the warm-up's
   ClockReadings stop();          // the readings since start() or restart_readings()
-  // Whether the last poll's SM clock is within kClocksUp of the highest seen since the monitor was made (true
-  // where unknown). After the GPU sat idle for 0.1-0.5 s (the suite waiting for its checks) an H200 ran fast
-  // kernels at 1170-1650 MHz, not 1980, through a warm-up that had settled and all of their sampling: up to 53% slow.
+  // Whether the SM clock (read every few milliseconds from the first start() on, between benchmarks too) is within
+  // kClocksUp of the highest seen since the monitor was made; true where unknown. After the GPU sat idle for 0.1-0.5 s
+  // (the suite waiting for its checks) an H200 ran fast kernels at 1170-1650 MHz, not 1980, through a warm-up that
+  // had settled and all of their sampling: up to 53% slow.
   bool clocks_up();
   static constexpr double kClocksUp = 0.95;
 
@@ -51,8 +52,8 @@ class NvmlMonitor {
   std::mutex mutex_;
   ClockReadings readings_;
   uint32_t sm_mhz_now_ = 0, sm_mhz_highest_ = 0;
-  std::atomic<bool> running_{false};
-  std::condition_variable stopping_;  // wakes the poller at stop(): a benchmark does not wait out its sleep
+  bool recording_ = false, fresh_start_ = false, quitting_ = false;
+  std::condition_variable wake_;  // start() and the destructor wake the poller
   std::thread thread_;
 };
 
