@@ -9,25 +9,15 @@
 #include "run/gpu_timer.h"
 #include "run/kernel_input.h"
 #include "run/kernel_run.h"
+#include "lavapipe_device.h"
 #include "run/suite_inputs.h"
 
 using namespace shaderwatch;
 
 namespace {
 
-struct Lavapipe {
-  std::unique_ptr<Instance> instance = std::make_unique<Instance>(/*validation=*/true);
-  std::unique_ptr<Device> device = std::make_unique<Device>(*instance, instance->select(""));
-  ShaderCompiler compiler;
-};
-
-Lavapipe& lavapipe() {
-  static Lavapipe v;
-  return v;
-}
-
 CheckResult run_on(const KernelSpec& spec, const Problem& problem, std::shared_ptr<const KernelInput> input) {
-  Lavapipe& v = lavapipe();
+  LavapipeDevice& v = lavapipe();
   KernelRun run(*v.device, v.compiler, spec, problem, 0, std::move(input));
   v.device->submit_and_wait([&](VkCommandBuffer cmd) {
     run.record_poison(cmd);
@@ -98,14 +88,11 @@ TEST(SharedInput, TheTwoBlursOfOneRadiusCheckAgainstOneReference) {
 }
 
 TEST(WarmSampling, AKernelJustSampledIsNotWarmedUpAgainUnlessTheGpuSatIdle) {
-  Lavapipe& v = lavapipe();
+  LavapipeDevice& v = lavapipe();
   const Problem lum = make_luminance_problem(InputKind::Random, 64, 48, 5);
   KernelRun run(*v.device, v.compiler, find_kernel("lum/sequential_256"), lum);
   GpuTimer timer(*v.device, v.compiler, uint64_t{1} << 20);
-  SamplingOptions options;
-  options.stop.min_samples = 10;
-  options.stop.min_gpu_seconds = 0.001;
-  options.stop.max_wall_seconds = 0.2;
+  SamplingOptions options = short_sampling(0.2);
   options.warmup_seconds = 0.02;  // a least warm-up, so that one shows
   auto sample = [&](bool cold, bool warm) {
     return timer.sample([&](VkCommandBuffer cmd) { run.record_poison(cmd); }, [&](VkCommandBuffer cmd) { run.record(cmd); },

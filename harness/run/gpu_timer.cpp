@@ -138,9 +138,9 @@ Measurement GpuTimer::sample(const std::function<void(VkCommandBuffer)>& prepare
   StoppingCriterion criterion(options.stop);
   // On a GPU the next batch is submitted before the last one is waited for, so the GPU never waits for the host
   // between them: idle gaps let its clocks drop, and the host's turn (reading, judging, recording 1000 dispatches)
-  // took as long as a short batch. Not on a CPU device (lavapipe): there recording the next batch takes cores
-  // from the one being timed (a 5 ms dispatch measured 10 ms on two cores).
-  const size_t ahead = device_.info().type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 1 : 2;
+  // took as long as a short batch. Two query slots: at most one batch ahead.
+  const bool cpu_device = device_.info().type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  const size_t ahead = 1 + std::min(1, options.batches_ahead < 0 ? (cpu_device ? 0 : 1) : options.batches_ahead);
   std::deque<Batch> flying;
   uint32_t slot = 0;
   auto launch = [&](uint32_t count) {

@@ -36,6 +36,9 @@ struct SamplingOptions {
   // of the default suite 41.8 -> 28.1-30.2 s on an H200, two runs within 0.96% on every benchmark over 30 us. With
   // the host's turn between batches, 10 ms batches had left the GPU idle and 31 benchmarks at 1485-1710 MHz.
   double batch_seconds = 0.010;
+  // Sampling batches queued behind the running one; -1: one on a GPU, none on a CPU device (lavapipe), where recording
+  // the next batch takes cores from the one being timed (a 5 ms dispatch measured 10 ms on two cores).
+  int batches_ahead = -1;
   // Cold runs read this many bytes (several times the last-level cache) before each timed dispatch.
   uint64_t flush_bytes = uint64_t{256} << 20;
 };

@@ -2,9 +2,9 @@
 // made at the first check (and shared with the suite's other kernels of the same reference key).
 #include "families/postfx/postfx_method.h"
 
-#include "families/kernel_family.h"
-
 #include <stdexcept>
+
+#include "families/kernel_family.h"
 
 namespace shaderwatch {
 
