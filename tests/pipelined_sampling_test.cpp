@@ -4,12 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <memory>
 #include <set>
 
-#include "families/kernel_family.h"
-#include "run/gpu_timer.h"
-#include "run/kernel_run.h"
 #include "lavapipe_device.h"
 
 using namespace shaderwatch;
@@ -44,16 +40,12 @@ TEST(Submission, RunInTheOrderMadeAndOneNeverWaitedForIsWaitedForWhenDestroyed) 
 }
 
 TEST(PipelinedSampling, EverySampleIsADispatchTimedWithinItsOwnBatch) {
-  LavapipeDevice& v = lavapipe();
-  const Problem lum = make_luminance_problem(InputKind::Random, 256, 192, 5);
-  KernelRun run(*v.device, v.compiler, find_kernel("lum/sequential_256"), lum);
-  GpuTimer timer(*v.device, v.compiler, uint64_t{1} << 20);
+  SampledKernel kernel(256, 192);
   SamplingOptions options = short_sampling(0.5);
   options.batch_seconds = 0.002;  // many short batches: the two query slots take turns often
   options.batches_ahead = 1;      // as on a GPU (lavapipe's default is none ahead)
   for (const bool cold : {false, true, false, true}) {
-    const Measurement m = timer.sample([&](VkCommandBuffer cmd) { run.record_poison(cmd); },
-                                       [&](VkCommandBuffer cmd) { run.record(cmd); }, cold, options);
+    const Measurement m = kernel.sample(options, cold);
     ASSERT_GE(m.seconds.size(), 2 * options.stop.min_samples) << "the first batch and at least one behind it";
     double timed = 0;
     for (const double s : m.seconds) {

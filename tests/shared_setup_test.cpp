@@ -88,18 +88,11 @@ TEST(SharedInput, TheTwoBlursOfOneRadiusCheckAgainstOneReference) {
 }
 
 TEST(WarmSampling, AKernelJustSampledIsNotWarmedUpAgainUnlessTheGpuSatIdle) {
-  LavapipeDevice& v = lavapipe();
-  const Problem lum = make_luminance_problem(InputKind::Random, 64, 48, 5);
-  KernelRun run(*v.device, v.compiler, find_kernel("lum/sequential_256"), lum);
-  GpuTimer timer(*v.device, v.compiler, uint64_t{1} << 20);
+  SampledKernel kernel(64, 48);
   SamplingOptions options = short_sampling(0.2);
   options.warmup_seconds = 0.02;  // a least warm-up, so that one shows
-  auto sample = [&](bool cold, bool warm) {
-    return timer.sample([&](VkCommandBuffer cmd) { run.record_poison(cmd); }, [&](VkCommandBuffer cmd) { run.record(cmd); },
-                        cold, options, warm);
-  };
-  EXPECT_GE(sample(false, false).warmup_wall_seconds, 0.02);
-  EXPECT_LT(sample(true, true).warmup_wall_seconds, 1e-4) << "the cold mode right after the hot one: no dispatch";
+  EXPECT_GE(kernel.sample(options, false, false).warmup_wall_seconds, 0.02);
+  EXPECT_LT(kernel.sample(options, true, true).warmup_wall_seconds, 1e-4) << "the cold mode right after the hot one: no dispatch";
   options.long_idle_seconds = 0;  // as if the GPU had sat idle long since: warmed up again
-  EXPECT_GT(sample(true, true).warmup_wall_seconds, 1e-3);
+  EXPECT_GT(kernel.sample(options, true, true).warmup_wall_seconds, 1e-3);
 }
