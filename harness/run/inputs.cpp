@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "families/kernel_family.h"
-#include "run/parallel_bands.h"
+#include "common/parallel_bands.h"
 
 namespace shaderwatch {
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "run/parallel_bands.h"
+#include "common/parallel_bands.h"
 
 namespace shaderwatch {
 

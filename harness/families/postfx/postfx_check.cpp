@@ -10,7 +10,7 @@
 #include <sstream>
 #include <thread>
 
-#include "run/parallel_bands.h"
+#include "common/parallel_bands.h"
 #include "summation.h"
 
 namespace shaderwatch {
