@@ -72,10 +72,10 @@ def apply(mutant, kernels_dir):
         f.write(text.replace(mutant["find"], mutant["replace"]))
 
 
-def run_check(bench, kernels_dir, mutant, seed, timeout, repeat):
+def run_check(bench, kernels_dir, mutant, seed, timeout, repeat, race):
     """(result, detail): killed, survived, no-compile or error."""
     cmd = [bench, "--check", "--kernels-dir", kernels_dir, "--filter", mutant["kernels"], "--seed", str(seed),
-           "--repeat", str(repeat)]
+           "--repeat", str(repeat)] + (["--race"] if race else [])
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -109,6 +109,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=300, help="seconds a mutant's check may take")
     ap.add_argument("--repeat", type=int, default=1,
                     help="runs of each check case (shaderwatch-bench --check --repeat): a race may show on some")
+    ap.add_argument("--race", action="store_true",
+                    help="check with race delays (shaderwatch-bench --check --race): on a GPU, missing barriers show")
     ap.add_argument("--list", action="store_true", help="list the mutants and stop")
     a = ap.parse_args()
     try:
@@ -148,7 +150,7 @@ def main():
                 print(f"mutation-test: {e}", file=sys.stderr)
                 return 2
             t = time.time()
-            result, detail = run_check(bench, kernels_dir, m, a.seed, a.timeout, a.repeat)
+            result, detail = run_check(bench, kernels_dir, m, a.seed, a.timeout, a.repeat, a.race)
             shutil.rmtree(kernels_dir)
             if equivalent_here(m, subgroup_size):
                 here = "" if m.get("equivalent") else f" at subgroup size {subgroup_size}"

@@ -6,6 +6,7 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #include "boids_common.glsl"
+#include "race_delay.glsl"
 
 layout(local_size_x = GROUP) in;
 layout(std430, binding = 1) writeonly buffer Result { vec4 result[]; };
@@ -27,8 +28,10 @@ void main() {
   const vec3 total = vec3(workgroup_sum(sum.x), workgroup_sum(sum.y), workgroup_sum(sum.z));
   if (t == 0) result[0] = vec4(total, 0.0);
 #else
+  race_delay();
   slice_sums[t] = sum;
   barrier();
+  race_delay();
   if (t == 0) {
     vec3 total = vec3(0.0);
     for (uint i = 0; i < GROUP; ++i) total += slice_sums[i];

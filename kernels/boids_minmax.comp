@@ -7,6 +7,7 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #include "boids_common.glsl"
+#include "race_delay.glsl"
 
 layout(local_size_x = GROUP) in;
 
@@ -42,12 +43,14 @@ void main() {
   }
   lo = subgroupMin(lo);
   hi = subgroupMax(hi);
+  race_delay();
   if (subgroupElect()) {
     sg_min[gl_SubgroupID] = lo;
     sg_max[gl_SubgroupID] = hi;
   }
   barrier();
   if (gl_LocalInvocationIndex == 0) {
+    race_delay();
     for (uint s = 1; s < gl_NumSubgroups; ++s) {
       lo = min(lo, sg_min[s]);
       hi = max(hi, sg_max[s]);

@@ -330,6 +330,14 @@ const std::vector<KernelSpec>& catalog() {
   return entries;
 }
 
+const std::string& define_value(const KernelSpec& spec, const std::string& define) {
+  for (const auto& shader : spec.shaders) {
+    for (const auto& [name, value] : shader.defines)
+      if (name == define) return value;
+  }
+  throw std::invalid_argument(spec.name + " is built without " + define);
+}
+
 const KernelSpec* find_kernel_or_null(std::string_view name) {
   for (const auto& k : catalog())
     if (k.name == name) return &k;

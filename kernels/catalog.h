@@ -97,6 +97,8 @@ const std::vector<KernelSpec>& catalog();
 const KernelSpec& find_kernel(const std::string& name);  // throws std::invalid_argument
 // The catalog entry of a family/variant name, or nullptr (a name from another catalog version).
 const KernelSpec* find_kernel_or_null(std::string_view name);
+// The value one of the kernel's shaders is built with for `define`; throws std::invalid_argument when none has it.
+const std::string& define_value(const KernelSpec& spec, const std::string& define);
 
 // The roofline's bandwidth probes (not catalog entries: nothing to check), each in two access patterns:
 // a grid-stride loop, or tiles of an image kProbeImageWidth vec4 wide (tiled = true). copy.comp copies

@@ -32,12 +32,14 @@ void main() {
 #endif
   }
   const float tile_sum = workgroup_sum(acc);
+  race_delay();
   if (gl_LocalInvocationIndex == 0) {
     partials[group_linear_index()] = tile_sum;
     memoryBarrierBuffer();  // the partial is visible device-wide before the counter says so
     is_last_group = atomicAdd(groups_done, 1u) == params.total_groups - 1;
   }
   barrier();
+  race_delay();
   if (!is_last_group) return;
   memoryBarrierBuffer();
   float lane_sum = 0.0;

@@ -35,12 +35,14 @@ void main() {
   const float tile_log_sum = workgroup_sum(log_sum);
   // min/max: exact operations, so the grouping does not matter; subgroup then shared serial.
   const float sg_lo = subgroupMin(lo), sg_hi = subgroupMax(hi);
+  race_delay();
   if (subgroupElect()) {
     wg_min[gl_SubgroupID] = sg_lo;
     wg_max[gl_SubgroupID] = sg_hi;
   }
   barrier();
   if (gl_LocalInvocationIndex == 0) {
+    race_delay();
     float tile_lo = wg_min[0], tile_hi = wg_max[0];
     for (uint i = 1; i < gl_NumSubgroups; ++i) {
       tile_lo = min(tile_lo, wg_min[i]);

@@ -11,6 +11,7 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #include "luminance_common.glsl"
+#include "race_delay.glsl"
 
 layout(local_size_x = GROUP_X, local_size_y = GROUP_Y) in;
 layout(std430, binding = 1) writeonly buffer Partials { float partials[]; };
@@ -29,6 +30,7 @@ void main() {
     for (uint f = slot * kFetchesPerSlot; f < (slot + 1) * kFetchesPerSlot; ++f) {
       acc += luminance_at(x0 + f % FETCH_X, y0 + f / FETCH_X);
     }
+    race_delay();
     sm[tid * SLOTS + slot] = acc;  // the seeds' idSharedMem = GI * 2
   }
   barrier();
@@ -36,11 +38,13 @@ void main() {
 #if ADDRESSING == 0
   for (uint s = 1; s < kElements; s *= 2) {
     const uint index = 2 * s * tid;
+    race_delay();
     if (index < kElements) sm[index] += sm[index + s];
     barrier();
   }
 #elif TAIL == 0
   for (uint s = kElements / 2; s > 0; s >>= 1) {
+    race_delay();
     if (tid < s) sm[tid] += sm[tid + s];
     barrier();
   }
@@ -48,6 +52,7 @@ void main() {
   // Workgroup barriers while a step spans more than one subgroup ...
   uint s = kElements / 2;
   for (; s >= gl_SubgroupSize; s >>= 1) {
+    race_delay();
     if (tid < s) sm[tid] += sm[tid + s];
     barrier();
   }
@@ -59,6 +64,7 @@ void main() {
     const bool valid = subgroupBallotBitCount(subgroupBallot(true)) >= min(kThreads, gl_SubgroupSize);
     const uint lane = gl_SubgroupInvocationID;
     for (; s > 0; s >>= 1) {
+      race_delay();
       if (lane < s) sm[lane] += sm[lane + s];
       subgroupMemoryBarrierShared();
       subgroupBarrier();
@@ -70,9 +76,11 @@ void main() {
   // The seed's code: barriers down to 64 live threads (the seed also skips the +64 step; kept here so the
   // only defect left is the one under test), then AMD's 64-wide wavefront assumed to run in lockstep.
   for (uint s = kElements / 2; s >= 64; s >>= 1) {
+    race_delay();
     if (tid < s) sm[tid] += sm[tid + s];
     barrier();
   }
+  race_delay();
   if (tid < 64) {
     sm[tid] += sm[tid + 32];
     sm[tid] += sm[tid + 16];
@@ -84,5 +92,6 @@ void main() {
 #else
 #error unknown TAIL
 #endif
+  race_delay();
   if (tid == 0) partials[group_linear_index()] = sm[0];
 }

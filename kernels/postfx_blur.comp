@@ -1,5 +1,6 @@
 #version 460
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_GOOGLE_include_directive : require
 // One pass of a separable Gaussian blur (the pipeline's bloom and depth-of-field building block): each
 // output pixel is sum_{i=-RADIUS..RADIUS} w[i + RADIUS] * src(pixel + i along DIRECTION), edges clamped,
 // taps added in that order. Defines: DIRECTION (0 x, 1 y), SHARED, RADIUS, TILE_X x TILE_Y (the pixels one
@@ -9,6 +10,8 @@
 // consecutive pixels along DIRECTION in one sweep over its K + 2 * RADIUS window, (K + 2R) / K shared loads
 // per output instead of 2R + 1. A workgroup does its tile as STEPS sub-tiles down the image, loading the next
 // while it blurs the current one, since staging alone left each workgroup waiting on memory.
+#include "race_delay.glsl"
+
 layout(push_constant) uniform Params {
   uint width;
   uint height;
@@ -95,6 +98,7 @@ void main() {
   // NVIDIA compiler unrolled STEPS 4 into a pass over twice as slow (H200).
   [[dont_unroll]] for (int s = 0; s < STEPS && ORIGIN(s).y < int(params.height); ++s) {
     const ivec2 o = ORIGIN(s), first = FIRST(o);
+    race_delay();
     if (s > 0) barrier();  // sub-tile s - 1's shared reads are done
     [[unroll]] for (int n = 0; n < v.length(); ++n) {
       if (LANE + n * STEP < SPAN) STAGED(LANE + n * STEP) = v[n];
@@ -106,6 +110,7 @@ void main() {
 
     vec4 acc[K];
     [[unroll]] for (int k = 0; k < K; ++k) acc[k] = vec4(0.0);
+    race_delay();
     if (first.x < int(params.width) && first.y < int(params.height)) {
       // Window element e is tap i = e - k - RADIUS of output k. With e outer, each accumulator still adds
       // its taps in ascending i from 0, exactly as the naive kernel and the CPU reference do.
@@ -120,8 +125,10 @@ void main() {
 #if DIRECTION == 0
     // Neighbouring invocations' outputs are 16 * K bytes apart: stored directly, each warp store would
     // touch 32 cache lines. Through shared memory (padded as staged is), 4 or 5.
+    race_delay();
     [[unroll]] for (int k = 0; k < K; ++k) blurred[l.y][l.x * (K + 1) + k] = acc[k];  // PAD(l.x * K + k)
     barrier();
+    race_delay();
     if (first.y < int(params.height)) {
       [[unroll]] for (int m = 0; m < K; ++m) {
         const int j = l.x + m * GX;

@@ -5,6 +5,7 @@
 // (CoC exactly 0) count as neither.
 #extension GL_GOOGLE_include_directive : require
 #include "postfx.glsl"
+#include "race_delay.glsl"
 
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(std430, binding = 0) readonly buffer Depth { vec4 depth[]; };
@@ -17,6 +18,7 @@ void main() {
   const uvec2 p = gl_GlobalInvocationID.xy;
   const uint t = gl_LocalInvocationIndex;
   const float inf = uintBitsToFloat(0x7f800000u);
+  race_delay();
   near_max[t] = 0.0;
   far_min[t] = inf;
   near_count[t] = 0u;
@@ -33,6 +35,7 @@ void main() {
   }
   barrier();
   for (uint s = 128; s > 0; s >>= 1) {  // exact operations: the order does not matter
+    race_delay();
     if (t < s) {
       near_max[t] = max(near_max[t], near_max[t + s]);
       far_min[t] = min(far_min[t], far_min[t + s]);
@@ -41,6 +44,7 @@ void main() {
     }
     barrier();
   }
+  race_delay();
   if (t == 0) {
     tiles[gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] =
         vec4(near_max[0], far_count[0] > 0u ? far_min[0] : 0.0, float(near_count[0]), float(far_count[0]));

@@ -35,9 +35,14 @@ BoidsStats boids_stats(std::span<const float> positions, uint64_t count) {
       s.max[c] = std::max(s.max[c], v);
     }
   }
+  std::array<bool, 3> whole{true, true, true};
+  for (uint64_t i = 0; i < count; ++i) {
+    for (int c = 0; c < 3; ++c) whole[c] = whole[c] && std::trunc(positions[i * 4 + c]) == positions[i * 4 + c];
+  }
   for (int c = 0; c < 3; ++c) {
     s.sum[c] = sum[c].value();
     s.abs_sum[c] = abs_sum[c].value();
+    s.exact_in_float[c] = whole[c] && s.abs_sum[c] <= 16777216.0;
   }
   return s;
 }

@@ -11,6 +11,9 @@ namespace shaderwatch::reference {
 struct BoidsStats {
   std::array<double, 3> sum{}, abs_sum{}, min{}, max{};
   uint64_t count = 0;
+  // Per component: every value a whole number and sum|x| <= 2^24. Then every partial sum a float adder makes,
+  // in any order or grouping, is a whole number of at most 24 bits, exact: the float sum is the exact one.
+  std::array<bool, 3> exact_in_float{};
   std::array<double, 3> mean() const;
 };
 

@@ -55,7 +55,9 @@ void expect_report_for_people(const std::string& output, const std::string& json
     return n;
   };
   EXPECT_EQ(count("EXPECTED (negative control)"), 1u) << "the negative control's reason, once";
-  EXPECT_EQ(count("\nchecks: 188 PASS, 4 XFAIL (expected)\n"), 1u) << output.substr(output.size() > 3000 ? output.size() - 3000 : 0);
+  // XPASS: boids/single_invocation at 65,536, hot and cold, under llvmpipe's loop limit (kernels/expectations.json):
+  // llvmpipe leaves out the last position, within the random input's bound.
+  EXPECT_EQ(count("\nchecks: 186 PASS, 4 XFAIL (expected), 2 XPASS\n"), 1u) << output.substr(output.size() > 3000 ? output.size() - 3000 : 0);
   EXPECT_EQ(count("  luminance       1280x720  luminance sum (15 variants)"), 1u) << "the fastest per family and size";
   EXPECT_EQ(count("time by phase:"), 1u);
   EXPECT_EQ(count("results: " + json_path + " (json)"), 1u);
@@ -94,8 +96,14 @@ TEST(BenchmarkQuick, EveryKernelTimedCheckedAndDescribed) {
     kernels_seen.insert(kernel);
     const shaderwatch::Expectations builtin = shaderwatch::builtin_expectations();
     const auto& entries = builtin.entries();
-    const bool negative = std::any_of(entries.begin(), entries.end(),
-                                      [&](const auto& e) { return shaderwatch::glob_match(e.kernel, kernel); });
+    const bool negative = std::any_of(entries.begin(), entries.end(), [&](const auto& e) {
+      return e.id == "negative control" && shaderwatch::glob_match(e.kernel, kernel);
+    });
+    // llvmpipe's loop limit (kernels/expectations.json): labelled XPASS or XFAIL, never a pass, at 65,536 alone.
+    if (b.value("error_message", "").rfind("EXPECTED (llvmpipe loop limit)", 0) == 0) {
+      EXPECT_EQ(name.rfind("boids/single_invocation/65536/", 0), 0u) << name;
+      continue;
+    }
     if (negative) {
       // Always reported as an error, labelled, so it never reads as a pass.
       ASSERT_TRUE(b.value("error_occurred", false)) << name;
@@ -143,8 +151,9 @@ TEST(BenchmarkQuick, EveryKernelTimedCheckedAndDescribed) {
     }
   }
   for (const auto& [name, count] : repetitions) {
-    const bool negative = name.rfind("lum/unrolled_literal_256/", 0) == 0;
-    EXPECT_EQ(count, negative ? 1u : shaderwatch::kReportedRepetitions) << name;
+    // An expected failure is one labelled row: the negative control, and llvmpipe's loop limit.
+    const bool expected = name.rfind("lum/unrolled_literal_256/", 0) == 0 || name.rfind("boids/single_invocation/65536/", 0) == 0;
+    EXPECT_EQ(count, expected ? 1u : shaderwatch::kReportedRepetitions) << name;
   }
   const size_t benchmarks = repetitions.size();
   EXPECT_EQ(kernels_seen.size(), shaderwatch::catalog().size());

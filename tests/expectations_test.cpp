@@ -42,18 +42,25 @@ std::string parse_error(const std::string& text) {
 
 }  // namespace
 
-TEST(Expectations, TheBuiltInFileHoldsTheNegativeControlForEveryDevice) {
+TEST(Expectations, TheBuiltInFileHoldsTheNegativeControlForEveryDeviceAndLlvmpipesLoopLimit) {
   const Expectations ex = builtin_expectations();
-  ASSERT_EQ(ex.entries().size(), 1u);
+  ASSERT_EQ(ex.entries().size(), 2u);
   const Expectation& e = ex.entries()[0];
   EXPECT_EQ(e.id, "negative control");
   EXPECT_EQ(e.expect, Expect::Fail);
   size_t matched = 0;
   for (const auto& k : catalog()) matched += glob_match(e.kernel, k.name);
   EXPECT_EQ(matched, 1u);
-  for (const auto& d : {device("NVIDIA H200", "NVIDIA", "580.159.04"), device("llvmpipe (LLVM 15.0.6, 256 bits)", "llvmpipe", "Mesa 22.3.6")})
-    EXPECT_EQ(ex.find("lum/unrolled_literal_256", d), &e) << d.name;
-  EXPECT_EQ(ex.find("lum/unrolled_subgroup_256", device("NVIDIA H200", "NVIDIA", "580.159.04")), nullptr);
+  const auto h200 = device("NVIDIA H200", "NVIDIA", "580.159.04");
+  const auto llvmpipe = device("llvmpipe (LLVM 15.0.6, 256 bits)", "llvmpipe", "Mesa 22.3.6");
+  for (const auto& d : {h200, llvmpipe}) EXPECT_EQ(ex.find("lum/unrolled_literal_256", d, 4096), &e) << d.name;
+  EXPECT_EQ(ex.find("lum/unrolled_subgroup_256", h200, 4096), nullptr);
+  // llvmpipe stops loops after 65,535 iterations: one invocation's sum of 65,536 positions is wrong there alone.
+  const Expectation& loops = ex.entries()[1];
+  EXPECT_EQ(ex.find("boids/single_invocation", llvmpipe, 65536), &loops);
+  EXPECT_EQ(ex.find("boids/single_invocation", llvmpipe, 65535), nullptr);
+  EXPECT_EQ(ex.find("boids/single_invocation", h200, 65537), nullptr);
+  EXPECT_EQ(ex.find("boids/two_pass_rows", llvmpipe, 65537), nullptr);
 }
 
 TEST(Expectations, TheFirstEntryMatchingKernelDeviceAndDriverApplies) {
@@ -67,12 +74,12 @@ TEST(Expectations, TheFirstEntryMatchingKernelDeviceAndDriverApplies) {
   const auto h200_590 = device("NVIDIA H200", "NVIDIA", "590.10");
   const auto h100_580 = device("NVIDIA H100 80GB HBM3", "NVIDIA", "580.159.04");
   const std::string blur = "postfx/blur_shared_r16";
-  ASSERT_NE(ex.find(blur, h200_580), nullptr);
-  EXPECT_EQ(ex.find(blur, h200_580)->id, "h200 580 blur") << "device glob is case-insensitive";
-  EXPECT_EQ(ex.find(blur, h200_580)->reruns, 3);
-  EXPECT_EQ(ex.find(blur, h200_590)->id, "all blur") << "another driver";
-  EXPECT_EQ(ex.find(blur, h100_580)->id, "all blur") << "another device";
-  EXPECT_EQ(ex.find("lum/sequential_256", h200_580), nullptr);
+  ASSERT_NE(ex.find(blur, h200_580, 1), nullptr);
+  EXPECT_EQ(ex.find(blur, h200_580, 1)->id, "h200 580 blur") << "device glob is case-insensitive";
+  EXPECT_EQ(ex.find(blur, h200_580, 1)->reruns, 3);
+  EXPECT_EQ(ex.find(blur, h200_590, 1)->id, "all blur") << "another driver";
+  EXPECT_EQ(ex.find(blur, h100_580, 1)->id, "all blur") << "another device";
+  EXPECT_EQ(ex.find("lum/sequential_256", h200_580, 1), nullptr);
 }
 
 TEST(Expectations, ABadFileIsRefusedNamingTheEntryAndWhatIsWrong) {
@@ -90,6 +97,8 @@ TEST(Expectations, ABadFileIsRefusedNamingTheEntryAndWhatIsWrong) {
       {doc(R"("expect": "flaky", "reruns": 11)"), "needs 'reruns'"},
       {doc(R"("expect": "flaky", "reruns": "2")"), "needs 'reruns'"},
       {doc(R"("expect": "skip", "reruns": 2)"), "'reruns' goes with"},
+      {doc(R"("expect": "fail", "min_items": 0)"), "'min_items' must be a whole number of at least 1"},
+      {doc(R"("expect": "fail", "min_items": "65536")"), "'min_items' must be a whole number"},
       {doc(R"("expect": "fail", "device": "")"), "'device' must be a non-empty string"},
       {R"({"expectations": [{"id": "x", "kernel": "lum/sequential_256", "expect": "fail"}]})", "'reason' is missing"},
       {R"({"expectations": [{"id": "x", "kernel": "lum/sequentail_256", "expect": "fail", "reason": "r"}]})",

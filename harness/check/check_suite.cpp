@@ -11,12 +11,27 @@
 
 namespace shaderwatch {
 
-std::vector<CheckCase> default_check_cases() {
+std::vector<CheckCase> default_check_cases(const DeviceInfo& device) {
   std::vector<CheckCase> cases;
   for (const KernelFamily* family : kernel_families()) {
-    for (const CheckInput& input : family->check_inputs()) cases.push_back({family->id, input.kind, input.size});
+    for (const CheckInput& input : family->check_inputs()) cases.push_back({family->id, input.kind, input.size, "", ""});
+  }
+  for (const KernelSpec& spec : catalog()) {
+    for (const auto& [size, why] : kernel_method(spec).dispatch_check_sizes(spec, device))
+      cases.push_back({spec.family, kernel_family(spec.family).benchmark_input, size, spec.name, why});
   }
   return cases;
+}
+
+void print_dispatch_cases(std::ostream& out, const std::vector<CheckCase>& cases, const std::regex& filter) {
+  bool any = false;
+  for (const auto& c : cases) {
+    if (c.kernel.empty() || !std::regex_search(c.kernel, filter)) continue;
+    if (!any) out << "sizes from each kernel's dispatch on this device:\n";
+    any = true;
+    out << "  " << c.kernel << " " << size_text(kernel_family(c.family).size, c.size) << ": " << c.why << "\n";
+  }
+  if (any) out << "\n";
 }
 
 size_t CheckSummary::unexpected_failures() const {
@@ -36,7 +51,8 @@ CheckSummary run_check_suite(Device& device, ShaderCompiler& compiler, const std
     const Problem problem = kernel_family(c.family).make_problem(c.kind, c.size, case_seed);
     for (const auto& spec : catalog()) {
       if (!std::regex_search(spec.name, filter) || !kernel_accepts(spec, problem)) continue;
-      const Expectation* entry = policy.expectations.find(spec.name, device.info());
+      if (!c.kernel.empty() && spec.name != c.kernel) continue;
+      const Expectation* entry = policy.expectations.find(spec.name, device.info(), problem.items());
       // A kernel using subgroup operations runs at every subgroup size the device can require, and where there
       // are several at the device's own choice too (0: what the benchmark runs).
       std::vector<uint32_t> sizes;

@@ -38,10 +38,10 @@ std::string text_field(const json& entry, const char* key, const std::string& wh
 
 Expectation parse_entry(const json& entry, const std::string& where) {
   if (!entry.is_object()) throw std::invalid_argument(where + ": an entry must be an object");
-  static const std::set<std::string> keys{"id", "kernel", "device", "driver", "expect", "reruns", "reason"};
+  static const std::set<std::string> keys{"id", "kernel", "device", "driver", "min_items", "expect", "reruns", "reason"};
   for (const auto& [key, value] : entry.items()) {
     if (!keys.count(key))
-      throw std::invalid_argument(where + ": unknown key '" + key + "' (id, kernel, device, driver, expect, reruns, reason)");
+      throw std::invalid_argument(where + ": unknown key '" + key + "' (id, kernel, device, driver, min_items, expect, reruns, reason)");
   }
   Expectation e;
   e.id = text_field(entry, "id", where, true);
@@ -53,6 +53,11 @@ Expectation parse_entry(const json& entry, const std::string& where) {
   e.device = text_field(entry, "device", named, false, "*");
   e.driver = text_field(entry, "driver", named, false, "*");
   e.reason = text_field(entry, "reason", named, true);
+  if (entry.contains("min_items")) {
+    if (!entry.at("min_items").is_number_unsigned() || entry.at("min_items").get<uint64_t>() < 1)
+      throw std::invalid_argument(named + ": 'min_items' must be a whole number of at least 1");
+    e.min_items = entry.at("min_items").get<uint64_t>();
+  }
   // Every row it accounts for carries it, and the results server refuses error messages over 4096 bytes.
   if (e.reason.size() > 1000) throw std::invalid_argument(named + ": 'reason' is longer than 1000 characters");
   const std::string expect = text_field(entry, "expect", named, true);
@@ -110,10 +115,12 @@ void Expectations::add_file(const std::string& path) {
   add_json(text.str(), path);
 }
 
-const Expectation* Expectations::find(const std::string& kernel, const DeviceInfo& device) const {
+const Expectation* Expectations::find(const std::string& kernel, const DeviceInfo& device, uint64_t items) const {
   const std::string driver = driver_text(device);
   for (const auto& e : entries_) {
-    if (glob_match(e.kernel, kernel) && glob_match(e.device, device.name) && glob_match(e.driver, driver)) return &e;
+    if (glob_match(e.kernel, kernel) && glob_match(e.device, device.name) && glob_match(e.driver, driver) &&
+        items >= e.min_items)
+      return &e;
   }
   return nullptr;
 }

@@ -20,6 +20,7 @@ struct Expectation {
   std::string kernel;         // glob over catalog kernel names ("lum/unrolled_literal_256", "postfx/blur_*")
   std::string device = "*";   // glob over the device name ("NVIDIA H200*")
   std::string driver = "*";   // glob over "<driver name> <driver info>" ("NVIDIA 580.*", "llvmpipe *")
+  uint64_t min_items = 0;     // only for problems of at least this many items (positions, pixels)
   Expect expect = Expect::Fail;
   int reruns = 0;             // flaky: checks rerun after a failure, 1 to kMaxReruns
   std::string reason;         // why: the bug, its tracker link
@@ -40,7 +41,7 @@ class Expectations {
   // matches no catalog kernel, a duplicate id, reruns out of range.
   void add_json(std::string_view text, const std::string& source);
   void add_file(const std::string& path);
-  const Expectation* find(const std::string& kernel, const DeviceInfo& device) const;
+  const Expectation* find(const std::string& kernel, const DeviceInfo& device, uint64_t items) const;
   const std::vector<Expectation>& entries() const { return entries_; }
 
  private:
@@ -56,6 +57,7 @@ struct CheckPolicy {
   std::string corrupt_output;  // glob over kernel names; "" for none
   unsigned repeat = 1;         // --check --repeat: runs of each case, all passing and bit-identical
   double gpu_timeout_s = 600;  // --gpu-timeout: a submission longer than this loses its device (a hang)
+  bool race_delays = false;    // --check --race: kernels wait varying clock cycles before shared memory
   bool corrupts(const std::string& kernel) const { return !corrupt_output.empty() && glob_match(corrupt_output, kernel); }
 };
 

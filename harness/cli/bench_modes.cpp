@@ -121,13 +121,17 @@ int write_images_mode(Instance& instance, const BenchArgs& a) {
 
 int check_mode(Instance& instance, const BenchArgs& a, const std::regex& filter_re) {
   if (a.device_selector == "all") throw UsageError("--check takes one device: give an index or a name");
-  Device device(instance, instance.select(a.device_selector));
+  Device device(instance, instance.select(a.device_selector), DeviceWants{.shader_clock = a.policy.race_delays});
   std::cout << "device: " << device.info().name << " (" << device.info().driver_name << " "
             << device.info().driver_version_string() << ", Vulkan " << device.info().api_version_string()
-            << ", subgroup " << device.info().subgroup_size << ")\nseed: " << a.seed << "\n\n";
-  ShaderCompiler compiler;
+            << ", subgroup " << device.info().subgroup_size << ")\nseed: " << a.seed << "\n";
+  if (a.policy.race_delays) std::cout << "race delays: on (kernels wait 0-4095 clock cycles before shared memory)\n";
+  std::cout << "\n";
+  ShaderCompiler compiler(a.policy.race_delays ? Defines{{"RACE_DELAYS", "1"}} : Defines{});
+  const std::vector<CheckCase> cases = default_check_cases(device.info());
+  print_dispatch_cases(std::cout, cases, filter_re);
   print_check_header(std::cout);
-  const auto summary = run_check_suite(device, compiler, filter_re, a.seed, default_check_cases(), a.policy,
+  const auto summary = run_check_suite(device, compiler, filter_re, a.seed, cases, a.policy,
                                        [](const CheckRow& row) { print_check_row(std::cout, row); });
   print_check_footer(std::cout, summary);
   return status_after_validation(instance, static_cast<int>(summary.unexpected_failures()));

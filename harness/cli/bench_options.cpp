@@ -130,6 +130,11 @@ void add_bench_options(CLI::App& app, BenchArgs& a, size_t columns) {
                  "With --check: run each case this many times on one setup; every run must pass and give the bits of "
                  "the first (a race shows as runs that differ)")
       ->check(CLI::Range(1u, 100000u));
+  app.add_flag("--race", a.policy.race_delays,
+               "With --check: build every kernel with race delays (kernels/race_delay.glsl): before each access to "
+               "shared memory, invocations wait a varying number of clock cycles, so a missing barrier shows as a "
+               "wrong answer on a GPU, where subgroups otherwise keep so close in step that races hardly ever show. "
+               "Needs VK_KHR_shader_clock; slower than a plain check. Kernels are checked as usual; not for timing");
   app.add_option("--corrupt-output", a.policy.corrupt_output,
                  "For testing CI itself: overwrite the output of the kernels matching this glob with wrong values "
                  "before their check, so a job can be shown to fail on a wrong answer");
@@ -157,6 +162,7 @@ void add_bench_options(CLI::App& app, BenchArgs& a, size_t columns) {
 
 std::string usage_problem(BenchArgs& a, const GbenchFlags& gbench, std::regex& filter_re, BenchmarkOptions& options) {
   if (a.policy.repeat > 1 && !a.check) return "--repeat goes with --check";
+  if (a.policy.race_delays && !a.check) return "--race goes with --check";
   if (!a.post.url.empty()) {
     if (const char* token = std::getenv("SHADERWATCH_TOKEN")) a.post.token = token;
     std::string problem = post_options_problem(a.post, gbench.out_file, gbench.out_format);

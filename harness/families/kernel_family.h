@@ -39,6 +39,8 @@ struct KernelFamily {
   // Which of its kernels expect the same output from the same derived input (the same key: the benchmark suite
   // makes their reference once, check/shared_references.h). nullptr: each kernel its own.
   std::string (*reference_key)(const KernelSpec& spec);
+  // What fills the guard zone after each of its kernels' input (inputs.h, GuardFill). nullptr: NaN for all.
+  GuardFill (*input_guard)(const KernelSpec& spec);
   // Its methods: the object that records and checks each (its table); throws std::logic_error for another
   // family's method.
   const KernelMethod& (*method)(Method id);

@@ -36,6 +36,12 @@ class KernelMethod {
                                  PostfxInput input) const = 0;
   // Whether its output is an image the size of the input (KernelRun::output_pixels reads it back).
   virtual bool writes_image() const { return false; }
+  // Sizes the --check suite adds for this kernel on this device, each with what it makes the kernel's loops do: for
+  // a loop whose trip count follows the device's dispatch, sizes that take every way out of it (each remainder
+  // class), which fixed sizes reach only by chance. None by default.
+  virtual std::vector<std::pair<SizeSpec, std::string>> dispatch_check_sizes(const KernelSpec&, const DeviceInfo&) const {
+    return {};
+  }
 };
 
 // A family's table of its methods: the one place that maps a Method to the object that runs it.

@@ -290,7 +290,7 @@ std::vector<BenchmarkCase> benchmark_cases(const std::vector<std::unique_ptr<Dev
   for (auto& d : devices) {
     for (auto& b : selected_benchmarks(options, d->suffix))
       cases.push_back({d.get(), b.spec, b.size, b.cold, std::move(b.size_text), std::move(b.name),
-                       options.policy.expectations.find(b.spec->name, d->device->info())});
+                       options.policy.expectations.find(b.spec->name, d->device->info(), b.size.items())});
   }
   return cases;
 }

@@ -19,6 +19,7 @@ std::string input_kind_name(InputKind kind) {
     case InputKind::Signed: return "signed";
     case InputKind::Negative: return "negative";
     case InputKind::HdrTest: return "hdr-test";
+    case InputKind::Whole: return "whole";
   }
   return "?";
 }
@@ -44,7 +45,12 @@ uint64_t Problem::items() const { return kernel_family(family).size == SizeKind:
 std::string Problem::size_string() const { return size_text(kernel_family(family).size, {width, height, count}); }
 
 namespace {
-float sample(InputKind kind, std::mt19937_64& rng, bool positive_only) {
+// The largest magnitude of InputKind::Whole for a problem of `items`: sum|x| stays within 2^24.
+int whole_number_limit(uint64_t items) {
+  return static_cast<int>(std::clamp<uint64_t>((uint64_t{1} << 24) / items, 1, 255));
+}
+
+float sample(InputKind kind, std::mt19937_64& rng, bool positive_only, int whole_limit) {
   switch (kind) {
     case InputKind::Random: {
       if (positive_only) return std::exponential_distribution<float>(1.0f)(rng);  // HDR-ish, mean 1
@@ -60,6 +66,10 @@ float sample(InputKind kind, std::mt19937_64& rng, bool positive_only) {
     case InputKind::Signed: return std::uniform_real_distribution<float>(-8.0f, 8.0f)(rng);
     case InputKind::Negative: return -std::uniform_real_distribution<float>(0.01f, 100.0f)(rng);
     case InputKind::HdrTest: break;  // an image, not a distribution: make_postfx_problem
+    case InputKind::Whole: {
+      const float v = static_cast<float>(std::uniform_int_distribution<int>(1, whole_limit)(rng));
+      return (positive_only || (rng() & 1)) ? v : -v;
+    }
   }
   return 0.0f;
 }
@@ -77,8 +87,9 @@ Problem make_luminance_problem(InputKind kind, uint32_t width, uint32_t height, 
   Problem p{Family::Luminance, kind, seed, width, height, 0, {}};
   p.data.resize(uint64_t{width} * height * 4);
   std::mt19937_64 rng(seed);
+  const int whole_limit = whole_number_limit(uint64_t{width} * height);
   for (uint64_t i = 0; i < p.data.size(); i += 4) {
-    for (int c = 0; c < 3; ++c) p.data[i + c] = sample(kind, rng, kind != InputKind::Signed);
+    for (int c = 0; c < 3; ++c) p.data[i + c] = sample(kind, rng, kind != InputKind::Signed, whole_limit);
     p.data[i + 3] = 1.0f;  // alpha: weight 0 in the luminance
   }
   return p;
@@ -90,8 +101,9 @@ Problem make_boids_problem(InputKind kind, uint64_t count, uint64_t seed) {
   Problem p{Family::Boids, kind, seed, 0, 0, count, {}};
   p.data.resize(count * 4);
   std::mt19937_64 rng(seed);
+  const int whole_limit = whole_number_limit(count);
   for (uint64_t i = 0; i < count; ++i) {
-    for (int c = 0; c < 3; ++c) p.data[i * 4 + c] = sample(kind, rng, false);
+    for (int c = 0; c < 3; ++c) p.data[i * 4 + c] = sample(kind, rng, false, whole_limit);
     p.data[i * 4 + 3] = 0.0f;
   }
   return p;

@@ -15,8 +15,16 @@ enum class InputKind {
   Signed,     // negative and positive values, cancelling sums (for kernels that allow negatives)
   Negative,   // boids: every component negative, in [-100, -0.01] (min/max and sign bugs show on any count)
   HdrTest,    // post-processing test image: gradients over 0..10^4, a sun, black pixels, saturated primaries
+  Whole,      // nonzero whole numbers, at most 255 and sum|x| <= 2^24 per component: every float sum of them is exact
 };
 std::string input_kind_name(InputKind kind);
+
+// What fills the guard zone after a kernel's input (run/kernel_input.h), chosen per kernel by its family so that a
+// read past the end changes the answer. NaN spreads through arithmetic, but GPU min and max return the other
+// operand and every comparison with NaN is false, so a kernel that takes a min or max of what it reads, or
+// compares it, gets large finite values of both signs instead: past any min, max or threshold, and far past any
+// sum's bound.
+enum class GuardFill { NaN, Extremes };
 // A benchmark's input beyond its size and seed: its kind and its family generator's version, "hdr-test@1". The
 // same SPIR-V timed on another scene is another measurement (the DoF composite at 4K on an H200 went from 2.47 to
 // 2.98 ms when its test image changed), so a generator's version goes up whenever its output does

@@ -1,5 +1,7 @@
 #include "run/kernel_input.h"
 
+#include <cmath>
+
 #include "families/kernel_family.h"
 #include "run/family_runner.h"
 #include "vulkan/readback.h"
@@ -14,8 +16,9 @@ PostfxInput derive_kernel_input(const KernelSpec& spec, const Problem& problem) 
 std::shared_ptr<const KernelInput> upload_kernel_input(Device& device, const KernelSpec& spec, const Problem& problem,
                                                        PostfxInput derived) {
   const KernelFamily& family = kernel_family(spec.family);
-  // A guard zone of NaN after the input: a kernel that reads past the end sums a NaN and fails. An image's zone
-  // is 128 of its rows (tiles are at most 64 a side), at least 4096 vec4; a count's, 4096 vec4.
+  // A guard zone after the input (input_guard: NaN or extreme values): a kernel that reads past the end gets a
+  // wrong answer. An image's zone is 128 of its rows (tiles are at most 64 a side), at least 4096 vec4; a
+  // count's, 4096 vec4.
   const uint64_t guard_bytes =
       family.size == SizeKind::Image ? kVec4 * std::max<uint64_t>(4096, uint64_t{problem.width} * 128) : kVec4 * 4096;
   const uint64_t input_bytes = problem.items() * kVec4;
@@ -27,14 +30,34 @@ std::shared_ptr<const KernelInput> upload_kernel_input(Device& device, const Ker
   input->derived = std::move(derived);
   input->buffer = std::make_unique<Buffer>(device, input_bytes + guard_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
   input->buffer->upload(input->derived.pixels ? input->derived.pixels->data() : problem.data.data(), input_bytes);
-  device.submit_and_wait(
-      [&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, input->buffer->handle(), input_bytes, guard_bytes, kNaNBits); });
+  if (input_guard(spec) == GuardFill::Extremes) {
+    const std::vector<float> guard = extreme_guard_values(guard_bytes / sizeof(float));
+    input->buffer->upload(guard.data(), guard_bytes, input_bytes);
+  } else {
+    device.submit_and_wait(
+        [&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, input->buffer->handle(), input_bytes, guard_bytes, kNaNBits); });
+  }
   return input;
 }
 
 int kernel_input_variant(const KernelSpec& spec) {
   const KernelFamily& family = kernel_family(spec.family);
-  return family.input_variant ? family.input_variant(spec) : 0;
+  const int variant = family.input_variant ? family.input_variant(spec) : 0;
+  return 2 * variant + (input_guard(spec) == GuardFill::Extremes ? 1 : 0);
+}
+
+GuardFill input_guard(const KernelSpec& spec) {
+  const KernelFamily& family = kernel_family(spec.family);
+  return family.input_guard ? family.input_guard(spec) : GuardFill::NaN;
+}
+
+std::vector<float> extreme_guard_values(uint64_t floats) {
+  std::vector<float> values(floats);
+  for (uint64_t i = 0; i < floats; ++i) {
+    const bool negative = ((i & 1) != 0) != (((i / 4) & 1) != 0);
+    values[i] = std::ldexp(negative ? -1.0f : 1.0f, 96 + static_cast<int>(i % 16));
+  }
+  return values;
 }
 
 }  // namespace shaderwatch

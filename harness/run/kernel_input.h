@@ -29,7 +29,13 @@ inline std::shared_ptr<const KernelInput> make_kernel_input(Device& device, cons
   return upload_kernel_input(device, spec, problem, derive_kernel_input(spec, problem));
 }
 
-// Kernels of one problem with the same variant read the same KernelInput.
+// Kernels of one problem with the same variant read the same KernelInput: the family's input_variant and guard.
 int kernel_input_variant(const KernelSpec& spec);
+// What fills the guard zone after the kernel's input: its family's input_guard.
+GuardFill input_guard(const KernelSpec& spec);
+// The guard values of GuardFill::Extremes, `floats` of them: in each vec4 the signs alternate, and from one vec4 to
+// the next they flip, so one value read past the end moves a min or a max whichever it takes part in; magnitudes
+// 2^96..2^111 in turn, so a few of them never cancel in a sum.
+std::vector<float> extreme_guard_values(uint64_t floats);
 
 }  // namespace shaderwatch

@@ -95,7 +95,9 @@ std::string describe(const std::string& file, const Defines& defines) {
 
 }  // namespace
 
-ShaderCompiler::ShaderCompiler() { glslang::InitializeProcess(); }
+ShaderCompiler::ShaderCompiler(Defines every_shader) : every_shader_(std::move(every_shader)) {
+  glslang::InitializeProcess();
+}
 ShaderCompiler::~ShaderCompiler() { glslang::FinalizeProcess(); }
 
 ShaderStage ShaderCompiler::stage_of(const std::string& file) {
@@ -109,8 +111,10 @@ ShaderStage ShaderCompiler::stage_of(const std::string& file) {
   throw std::invalid_argument("shader '" + file + "' has no known stage extension (.comp, .vert, .frag)");
 }
 
-const std::vector<uint32_t>& ShaderCompiler::compile(const std::string& file, const Defines& defines) {
+const std::vector<uint32_t>& ShaderCompiler::compile(const std::string& file, const Defines& kernel_defines) {
   std::lock_guard lock(mutex_);
+  Defines defines = kernel_defines;
+  defines.insert(defines.end(), every_shader_.begin(), every_shader_.end());
   const auto key = std::make_pair(file, defines);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
 

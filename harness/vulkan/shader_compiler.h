@@ -24,7 +24,8 @@ std::vector<std::string> kernel_source_names();
 
 class ShaderCompiler {
  public:
-  ShaderCompiler();
+  // every_shader: defines added to every compile (--check --race: RACE_DELAYS, kernels/race_delay.glsl).
+  explicit ShaderCompiler(Defines every_shader = {});
   ~ShaderCompiler();
   // Throws std::runtime_error with glslang's log (file, defines, line) when the shader does not compile.
   const std::vector<uint32_t>& compile(const std::string& file, const Defines& defines);
@@ -34,6 +35,7 @@ class ShaderCompiler {
   static std::string hash(const std::vector<uint32_t>& spirv);
 
  private:
+  const Defines every_shader_;
   std::mutex mutex_;
   std::map<std::pair<std::string, Defines>, std::vector<uint32_t>> cache_;
 };

@@ -265,7 +265,7 @@ uint32_t Instance::select(const std::string& selector) const {
   throw UsageError("--device '" + selector + "' matches no device; devices:" + choices);
 }
 
-Device::Device(Instance& instance, uint32_t index)
+Device::Device(Instance& instance, uint32_t index, const DeviceWants& wants)
     : instance_(instance), physical_(instance.physical_device(index)), info_(instance.devices().at(index)) {
   if (info_.api_version < VK_API_VERSION_1_3) {
     throw UnsupportedError(info_.name + " supports Vulkan " + info_.api_version_string() +
@@ -325,12 +325,29 @@ Device::Device(Instance& instance, uint32_t index)
   std::vector<const char*> extensions;
   if (has_executables && executables.pipelineExecutableInfo) {
     enable_executables.pipelineExecutableInfo = VK_TRUE;
+    enable_executables.pNext = enable13.pNext;
     enable13.pNext = &enable_executables;
     extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
     captures_statistics_ = true;
   } else {
     no_statistics_ = has_executables ? "pipelineExecutableInfo is not supported"
                                      : "no " VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+  }
+
+  VkPhysicalDeviceShaderClockFeaturesKHR enable_clock{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
+  if (wants.shader_clock) {
+    VkPhysicalDeviceShaderClockFeaturesKHR clock{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
+    VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    query.pNext = &clock;
+    if (has_device_extension(physical_, VK_KHR_SHADER_CLOCK_EXTENSION_NAME)) vkGetPhysicalDeviceFeatures2(physical_, &query);
+    if (!clock.shaderSubgroupClock) {
+      throw UnsupportedError(info_.name + " has no subgroup shader clock (" VK_KHR_SHADER_CLOCK_EXTENSION_NAME
+                             "'s shaderSubgroupClock), which the race delays read");
+    }
+    enable_clock.shaderSubgroupClock = VK_TRUE;
+    enable_clock.pNext = enable13.pNext;
+    enable13.pNext = &enable_clock;
+    extensions.push_back(VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
   }
 
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};

@@ -103,10 +103,16 @@ class Submission {
   bool waited_ = false;
 };
 
+// Features past what every kernel uses, enabled only where asked for.
+struct DeviceWants {
+  bool shader_clock = false;  // VK_KHR_shader_clock's subgroup clock: the race delays of --check --race
+};
+
 // A logical device with one queue that does compute, graphics and transfer, and timestamps.
 class Device {
  public:
-  Device(Instance& instance, uint32_t index);
+  // Throws UnsupportedError when the device lacks what `wants` asks for.
+  Device(Instance& instance, uint32_t index, const DeviceWants& wants = {});
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;

@@ -22,6 +22,13 @@ MethodCheck boids_sums_check(const KernelSpec& spec, const Problem& problem, con
     const double h = spec.roundings(shape.error_context);
     ElementChecker checker;
     for (int c = 0; c < 3; ++c) {
+      // Float additions alone (scale 1: not the mip chain's filtering) of whole numbers exact in float: no error at
+      // all, so one position lost or added shows at any count (issue 32: one of 65,537 random ones hides within
+      // the probabilistic bound).
+      if (scale == 1.0 && ref.exact_in_float[c]) {
+        checker.check(std::string("sum ") + kAxis[c] + " (exact: whole numbers)", ref.sum[c], got[c], 0);
+        continue;
+      }
       checker.check(std::string("sum ") + kAxis[c], ref.sum[c], got[c] * scale, sum_bound(h, ref.abs_sum[c]),
                     probable_sum_bound(h, ref.abs_sum[c]));
     }

@@ -49,6 +49,8 @@ const KernelFamily& luminance_family() {
       .derive_input = nullptr,
       .input_variant = nullptr,
       .reference_key = nullptr,
+      // NaN: every kernel sums the luminance of each pixel it reads (the stats kernel beside its min and max).
+      .input_guard = nullptr,
       .method = [](Method id) -> const KernelMethod& { return luminance_method(id); },
       .check_ns_per_item = 10,  // a compensated sum of each pixel's luminance
       .check_inputs = luminance_check_inputs,

@@ -52,6 +52,10 @@ const KernelFamily& postfx_family() {
       },
       .input_variant = [](const KernelSpec& spec) { return static_cast<int>(spec.input_space); },
       .reference_key = postfx_reference_key,
+      // NaN spreads through the per-pixel maps, the blurs' and the composite's weighted sums. The tile pass takes
+      // min and max of circles of confusion and counts them by comparisons, all of which pass over a NaN; an
+      // extreme depth there is a far pixel at the largest circle, counted.
+      .input_guard = [](const KernelSpec& spec) { return spec.method == Method::DofTiles ? GuardFill::Extremes : GuardFill::NaN; },
       .method = postfx_method,
       .check_ns_per_item = 300,  // Tracked arithmetic per pixel; blurs and depth of field gather dozens of taps
       .check_inputs = postfx_check_inputs,
