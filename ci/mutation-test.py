@@ -90,8 +90,10 @@ def run_check(bench, kernels_dir, mutant, seed, timeout, repeat, race):
     if summary.group(1) == "0":
         return "error", f"its kernels pattern {mutant['kernels']!r} ran no check"
     if p.returncode == 1 and int(summary.group(3)) > 0:
+        case = next((l.split(": ", 1)[1] for l in out.splitlines() if re.match(r"^(FAIL|IMPROBABLE|ERROR): kernel ", l)), "")
         first = next((l.strip() for l in out.splitlines() if l.startswith("  first wrong:")), "")
-        return "killed", f"{summary.group(3)} of {summary.group(1)} runs failed" + (f"; {first}" if first else "")
+        return "killed", (f"{summary.group(3)} of {summary.group(1)} runs failed" + (f", first {case}" if case else "")
+                          + (f"; {first}" if first else ""))
     if p.returncode == 0:
         return "survived", f"{summary.group(1)} runs passed"
     return "error", f"exit {p.returncode}: {summary.group(0)}"
