@@ -125,7 +125,7 @@ int check_mode(Instance& instance, const BenchArgs& a, const std::regex& filter_
   std::cout << "device: " << device.info().name << " (" << device.info().driver_name << " "
             << device.info().driver_version_string() << ", Vulkan " << device.info().api_version_string()
             << ", subgroup " << device.info().subgroup_size << ")\nseed: " << a.seed << "\n";
-  if (a.policy.race_delays) std::cout << "race delays: on (kernels wait 0-4095 clock cycles before shared memory)\n";
+  if (a.policy.race_delays) std::cout << "race delays: on (kernels/race_delay.glsl: subgroups wait varying clock cycles before shared memory)\n";
   std::cout << "\n";
   ShaderCompiler compiler(a.policy.race_delays ? Defines{{"RACE_DELAYS", "1"}} : Defines{});
   const std::vector<CheckCase> cases = default_check_cases(device.info());

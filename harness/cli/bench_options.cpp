@@ -132,7 +132,7 @@ void add_bench_options(CLI::App& app, BenchArgs& a, size_t columns) {
       ->check(CLI::Range(1u, 100000u));
   app.add_flag("--race", a.policy.race_delays,
                "With --check: build every kernel with race delays (kernels/race_delay.glsl): before each access to "
-               "shared memory, invocations wait a varying number of clock cycles, so a missing barrier shows as a "
+               "shared memory, subgroups wait a varying number of clock cycles, so a missing barrier shows as a "
                "wrong answer on a GPU, where subgroups otherwise keep so close in step that races hardly ever show. "
                "Needs VK_KHR_shader_clock; slower than a plain check. Kernels are checked as usual; not for timing");
   app.add_option("--corrupt-output", a.policy.corrupt_output,
