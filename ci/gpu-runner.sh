@@ -11,6 +11,10 @@
 # SHADERWATCH_BENCH: a built shaderwatch-bench to use instead of building one.
 # SHADERWATCH_EXPECTATIONS: an expectations file of this runner's own, added to kernels/expectations.json
 # (which always applies: expected failures, flaky kernels and skips per device and driver, with reasons).
+# After the benchmark, `shaderwatch-bench --check --race` runs the correctness suite on each device: every kernel
+# on the edge-case inputs, with race delays that make a missing barrier show (about 7 s on an H200); its output
+# goes to check.txt beside the other artifacts. SHADERWATCH_CHECK_ARGS: extra flags for it (--filter, --repeat N);
+# SHADERWATCH_CHECK=0 leaves it out.
 # Artifacts, in SHADERWATCH_ARTIFACTS (default: artifacts/ in the build directory): results.json (the
 # Google Benchmark output), verdict.json, and the server's renderings of the run: junit.xml (one
 # testcase per benchmark), summary.md (for a PR comment; also appended to $GITHUB_STEP_SUMMARY when
@@ -102,7 +106,36 @@ for dev in ${devices:-single}; do
   echo
   grep -q '"verdict": *"pass"' "$dir/verdict.json" || verdict_failed=1
 done
+# The correctness suite with race delays, one device at a time (--check takes one).
+check_failed=0
+if [ "${SHADERWATCH_CHECK:-1}" != 0 ]; then
+  if [ "${SHADERWATCH_DEVICE:-}" = all ]; then
+    check_devices=$("$bench" --list-devices | sed -n 's/^\([0-9][0-9]*\): .*/\1/p')
+  else
+    check_devices=${SHADERWATCH_DEVICE:-}  # one line: the runner's device, or empty for the default
+  fi
+  while IFS= read -r dev; do
+    dir=$artifacts device_flag=()
+    [ -z "$dev" ] || device_flag=(--device "$dev")
+    [ "${SHADERWATCH_DEVICE:-}" = all ] && dir=$artifacts/dev$dev && mkdir -p "$dir"
+    check_status=0
+    # shellcheck disable=SC2086 # SHADERWATCH_CHECK_ARGS is a list of flags
+    "$bench" --check --race "${device_flag[@]}" ${SHADERWATCH_EXPECTATIONS:+--expectations "$SHADERWATCH_EXPECTATIONS"} \
+      ${SHADERWATCH_CHECK_ARGS:-} >"$dir/check.txt" 2>&1 || check_status=$?
+    echo "gpu-runner: --check --race on ${dev:-the default device}: $(tail -1 "$dir/check.txt")" >&2
+    case $check_status in
+      0) ;;
+      1) check_failed=1 ;;
+      4) echo "gpu-runner: configuration: --check refused its set-up (see $dir/check.txt)" >&2; exit 4 ;;
+      *) echo "gpu-runner: infrastructure: --check ended with status $check_status (see $dir/check.txt)" >&2; exit 3 ;;
+    esac
+  done <<<"$check_devices"
+fi
 echo "gpu-runner: artifacts in $artifacts" >&2
+if [ "$check_failed" -ne 0 ]; then
+  echo "gpu-runner: --check --race found a wrong answer (see check.txt: each failure is named at its end)" >&2
+  exit 1
+fi
 if [ "$bench_status" -ne 0 ]; then
   echo "gpu-runner: shaderwatch-bench exited $bench_status (a wrong answer or a kernel that failed; see above)" >&2
   exit 1

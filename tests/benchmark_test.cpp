@@ -219,11 +219,13 @@ TEST(BenchmarkQuick, AnOutputFileThatCannotBeWrittenIsRefusedBeforeAnyWork) {
   EXPECT_FALSE(std::filesystem::exists(fresh));
 }
 
-TEST(CheckRace, RunsWithTheDelaysSaysSoAndGoesWithCheckOnly) {
+TEST(CheckRace, RunsWithTheDelaysSaysSoListsThemAndGoesWithCheckOnly) {
   const Result r = run("--check --race --filter '^boids/groupshared_subgroup$'");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("race delays: on"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("; 0 unexpected failures"), std::string::npos) << r.output;
+  const Result listed = run("--list-devices");
+  EXPECT_NE(listed.output.find("race delays (--check --race): available"), std::string::npos) << listed.output;
   const Result alone = run("--race");
   EXPECT_EQ(alone.exit_code, 4);
   EXPECT_NE(alone.output.find("--race goes with --check"), std::string::npos) << alone.output;

@@ -134,7 +134,8 @@ void add_bench_options(CLI::App& app, BenchArgs& a, size_t columns) {
                "With --check: build every kernel with race delays (kernels/race_delay.glsl): before each access to "
                "shared memory, subgroups wait a varying number of clock cycles, so a missing barrier shows as a "
                "wrong answer on a GPU, where subgroups otherwise keep so close in step that races hardly ever show. "
-               "Needs VK_KHR_shader_clock; slower than a plain check. Kernels are checked as usual; not for timing");
+               "On a device without VK_KHR_shader_clock's subgroup clock (--list-devices says) the check runs without them "
+               "and says so. Kernels are checked as usual; not for timing");
   app.add_option("--corrupt-output", a.policy.corrupt_output,
                  "For testing CI itself: overwrite the output of the kernels matching this glob with wrong values "
                  "before their check, so a job can be shown to fail on a wrong answer");

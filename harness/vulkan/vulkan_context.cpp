@@ -163,6 +163,13 @@ DeviceInfo describe(VkPhysicalDevice pd, uint32_t index) {
     d.max_compute_workgroup_subgroups = size_control.maxComputeWorkgroupSubgroups;
   }
   if (has_sm) d.sm_count = sm.shaderSMCount;
+  if (has_device_extension(pd, VK_KHR_SHADER_CLOCK_EXTENSION_NAME)) {
+    VkPhysicalDeviceShaderClockFeaturesKHR clock{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
+    VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    features.pNext = &clock;
+    vkGetPhysicalDeviceFeatures2(pd, &features);
+    d.subgroup_clock = clock.shaderSubgroupClock;
+  }
   d.timestamp_period = props.properties.limits.timestampPeriod;
   d.max_workgroup_invocations = props.properties.limits.maxComputeWorkGroupInvocations;
   d.max_storage_buffer_range = props.properties.limits.maxStorageBufferRange;
@@ -336,11 +343,7 @@ Device::Device(Instance& instance, uint32_t index, const DeviceWants& wants)
 
   VkPhysicalDeviceShaderClockFeaturesKHR enable_clock{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
   if (wants.shader_clock) {
-    VkPhysicalDeviceShaderClockFeaturesKHR clock{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
-    VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    query.pNext = &clock;
-    if (has_device_extension(physical_, VK_KHR_SHADER_CLOCK_EXTENSION_NAME)) vkGetPhysicalDeviceFeatures2(physical_, &query);
-    if (!clock.shaderSubgroupClock) {
+    if (!info_.subgroup_clock) {
       throw UnsupportedError(info_.name + " has no subgroup shader clock (" VK_KHR_SHADER_CLOCK_EXTENSION_NAME
                              "'s shaderSubgroupClock), which the race delays read");
     }

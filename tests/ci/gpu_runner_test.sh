@@ -28,9 +28,14 @@ export SHADERWATCH_BENCH_ARGS="--quick --benchmark_filter=^lum/(subgroup_add_256
 status=0
 bash "$root/ci/gpu-runner.sh" >"$tmp/runner.log" 2>&1 || status=$?
 [ "$status" -eq 0 ] || fail "gpu-runner.sh exited $status: $(tail -20 "$tmp/runner.log")"
-for f in results.json verdict.json junit.xml summary.md results.csv; do
+for f in results.json verdict.json junit.xml summary.md results.csv check.txt; do
   [ -s "$tmp/artifacts/$f" ] || fail "artifact $f missing or empty"
 done
+# The correctness suite with race delays ran on the device, every kernel, and passed.
+grep -q "^race delays: on" "$tmp/artifacts/check.txt" || fail "check.txt: no race delays: $(head -5 "$tmp/artifacts/check.txt")"
+grep -qE "^[0-9]{3} runs: .*; 0 unexpected failures$" "$tmp/artifacts/check.txt" || fail "check.txt: $(tail -3 "$tmp/artifacts/check.txt")"
+grep -q "gpu-runner: --check --race on the default device: " "$tmp/runner.log" || fail "the runner did not report the check"
+
 run_id=$(grep -o '"run_id":"[^"]*"' "$tmp/artifacts/verdict.json" | head -1 | cut -d'"' -f4)
 [ -n "$run_id" ] || fail "verdict.json names no run"
 grep -qF "<!-- shaderwatch-run: $run_id -->" "$tmp/artifacts/summary.md" || fail "summary.md lacks the run marker"
@@ -54,6 +59,15 @@ rows = list(csv.DictReader(open(f"{d}/results.csv")))
 assert {r["name"] for r in rows} == names and all(r["status"] == "PASS" for r in rows), rows
 assert all(float(r["median_us"]) > 0 for r in rows)
 PY
+
+# A wrong answer in the check alone (its --corrupt-output, one kernel): exit 1, the failure named in check.txt.
+status=0
+SHADERWATCH_CHECK_ARGS="--filter ^lum/sequential_256$ --corrupt-output lum/sequential_256" \
+  bash "$root/ci/gpu-runner.sh" >"$tmp/runner-check.log" 2>&1 || status=$?
+[ "$status" -eq 1 ] || fail "a wrong answer in --check: gpu-runner.sh exited $status, not 1: $(tail -5 "$tmp/runner-check.log")"
+grep -q "^FAIL: kernel lum/sequential_256" "$tmp/artifacts/check.txt" || fail "check.txt does not name the failure"
+grep -q "found a wrong answer" "$tmp/runner-check.log" || fail "the runner did not say why it failed"
+export SHADERWATCH_CHECK=0  # the runs below are about the benchmark
 
 # A wrong answer (the bench's --corrupt-output spoils lum/sequential_256's output before its check): exit 1,
 # and junit.xml has a <failure> for each of its benchmarks.
