@@ -81,10 +81,14 @@ TEST(RaceDelays, EverySharedMemoryKernelPassesItsCheckWithThemOnLavapipe) {
   EXPECT_EQ(instance.validation_log().count(), 0u);
 }
 
-TEST(InputGuard, MinMaxAndTilePassKernelsGetExtremesOfBothSignsOthersNaN) {
+TEST(InputGuard, MinMaxAndDepthOfFieldKernelsGetExtremesOfBothSignsOthersNaN) {
   EXPECT_EQ(input_guard(find_kernel("boids/minmax_subgroup")), GuardFill::Extremes);
   EXPECT_EQ(input_guard(find_kernel("boids/minmax_atomic")), GuardFill::Extremes);
   EXPECT_EQ(input_guard(find_kernel("postfx/dof_tiles")), GuardFill::Extremes);
+  EXPECT_EQ(input_guard(find_kernel("postfx/dof_composite")), GuardFill::Extremes);
+  EXPECT_EQ(kernel_input_variant(find_kernel("postfx/dof_tiles")), kernel_input_variant(find_kernel("postfx/dof_composite")))
+      << "the depth-of-field kernels share one upload of their input";
+  EXPECT_EQ(input_guard(find_kernel("postfx/tonemap_reinhard")), GuardFill::NaN);
   EXPECT_EQ(input_guard(find_kernel("boids/single_invocation")), GuardFill::NaN);
   EXPECT_EQ(input_guard(find_kernel("lum/stats_sum_log_min_max")), GuardFill::NaN);
   EXPECT_NE(kernel_input_variant(find_kernel("boids/minmax_subgroup")), kernel_input_variant(find_kernel("boids/single_invocation")))

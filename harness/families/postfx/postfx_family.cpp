@@ -52,10 +52,13 @@ const KernelFamily& postfx_family() {
       },
       .input_variant = [](const KernelSpec& spec) { return static_cast<int>(spec.input_space); },
       .reference_key = postfx_reference_key,
-      // NaN spreads through the per-pixel maps, the blurs' and the composite's weighted sums. The tile pass takes
-      // min and max of circles of confusion and counts them by comparisons, all of which pass over a NaN; an
-      // extreme depth there is a far pixel at the largest circle, counted.
-      .input_guard = [](const KernelSpec& spec) { return spec.method == Method::DofTiles ? GuardFill::Extremes : GuardFill::NaN; },
+      // NaN spreads through the per-pixel maps and the blurs. The depth-of-field kernels read depth through
+      // comparisons (near or far, the tile pass's min, max and counts), all of which pass over a NaN: their input
+      // (RGB + depth) gets extreme values, a far pixel at the largest circle with colours far past any bound. One
+      // guard for the whole input space, so the circle of confusion, the tiles and the composite share one upload.
+      .input_guard = [](const KernelSpec& spec) {
+        return spec.input_space == PixelSpace::RgbDepth ? GuardFill::Extremes : GuardFill::NaN;
+      },
       .method = postfx_method,
       .check_ns_per_item = 300,  // Tracked arithmetic per pixel; blurs and depth of field gather dozens of taps
       .check_inputs = postfx_check_inputs,
