@@ -26,6 +26,7 @@ BoidsStats boids_stats(std::span<const float> positions, uint64_t count) {
   std::array<NeumaierSum, 3> sum, abs_sum;
   s.min.fill(INFINITY);
   s.max.fill(-INFINITY);
+  std::array<bool, 3> whole{true, true, true};
   for (uint64_t i = 0; i < count; ++i) {
     for (int c = 0; c < 3; ++c) {
       const double v = positions[i * 4 + c];
@@ -33,11 +34,8 @@ BoidsStats boids_stats(std::span<const float> positions, uint64_t count) {
       abs_sum[c].add(std::fabs(v));
       s.min[c] = std::min(s.min[c], v);
       s.max[c] = std::max(s.max[c], v);
+      whole[c] = whole[c] && std::trunc(v) == v;
     }
-  }
-  std::array<bool, 3> whole{true, true, true};
-  for (uint64_t i = 0; i < count; ++i) {
-    for (int c = 0; c < 3; ++c) whole[c] = whole[c] && std::trunc(positions[i * 4 + c]) == positions[i * 4 + c];
   }
   for (int c = 0; c < 3; ++c) {
     s.sum[c] = sum[c].value();
