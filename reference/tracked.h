@@ -125,6 +125,57 @@ inline Tracked select_below(Tracked x, Tracked edge, Tracked below, Tracked abov
   return Tracked::exact(chosen.value, std::max(below.error, above.error) + std::fabs(below.value - above.value));
 }
 
+// acc = acc + a * b, term after term, bounded as Tracked's operator* and operator+ bound it but without their exact
+// cases (a certain zero, a result that is a float), which only ever lower the bound: the same values, a bound as
+// large or larger, at a fraction of the cost (a convolution's inner loop).
+class SerialDot {
+ public:
+  void add_product(const Tracked& a, const Tracked& b) {
+    const double v = a.value * b.value;
+    value_ += v;
+    error_ += std::fabs(a.value) * b.error + std::fabs(b.value) * a.error + a.error * b.error + kUlp * std::fabs(v) +
+              kUlp * std::fabs(value_) + 2 * kFlush;
+  }
+  Tracked total() const { return Tracked::exact(value_, error_); }
+
+ private:
+  double value_ = 0, error_ = 0;
+};
+
+// A float32 sum of terms added one after another in a known order of rows (a gather's taps: dy, then dx), bounded
+// in closed form rather than operation by operation: each term's own error, plus for every addition one ulp of the
+// partial sum and a flushed denormal, the partial sum bounded by the sum of |terms| up to the end of its row. The
+// same bound operator+ gives, but for partial sums taken at the row's end (a few percent over it on a 17-row
+// window) and without its exact cases; it costs an add, not a Tracked operation, per term.
+class RowOrderedSum {
+ public:
+  void add(double value, double error) {
+    value_ += value;
+    term_error_ += error;
+    row_abs_ += std::fabs(value) + error;
+    ++row_terms_;
+  }
+  void add(const Tracked& t) { add(t.value, t.error); }
+  // A term the GPU computes exactly (a weight of exactly 1 times an input).
+  void add_exact(double value) {
+    value_ += value;
+    row_abs_ += std::fabs(value);
+    ++row_terms_;
+  }
+  void end_row() {
+    abs_ += row_abs_;
+    rounding_ += static_cast<double>(row_terms_) * (kUlp * abs_ + kFlush);
+    row_abs_ = 0;
+    row_terms_ = 0;
+  }
+  // After the last end_row().
+  Tracked total() const { return Tracked::exact(value_, term_error_ + rounding_); }
+
+ private:
+  double value_ = 0, term_error_ = 0, rounding_ = 0, abs_ = 0, row_abs_ = 0;
+  long row_terms_ = 0;
+};
+
 // The same vocabulary for plain doubles, so formulas compile for both.
 inline double negative(double x) { return x < 0 ? 1.0 : 0.0; }
 template <class F, std::enable_if_t<std::is_floating_point_v<F>, int> = 0>

@@ -266,6 +266,50 @@ TEST(Tracked, AddsUpRoundingsAndRejectsWhatItCannotBound) {
   EXPECT_EQ(select_below(Tracked::exact(0.4, 1e-7), Tracked(0.5), Tracked(1.0), Tracked(3.0)).error, 0.0);
 }
 
+// The gathers' sums (depth of field, blur) are bounded in closed form rather than Tracked operation by operation:
+// the same value, a bound at least as large as Tracked's, a float evaluation inside it, and not much looser.
+TEST(Tracked, ClosedFormSumsBoundWhatTrackedBoundsAtLeastAsWidely) {
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> value(-2.0, 40.0), weight(0.0, 1.0);
+  for (int trial = 0; trial < 200; ++trial) {
+    // 17 rows of 17 taps, as a depth-of-field window: weight * colour terms, some weights exactly 1.
+    Tracked tracked(0.0);
+    RowOrderedSum rows;
+    float f = 0;
+    for (int row = 0; row < 17; ++row) {
+      for (int tap = 0; tap < 17; ++tap) {
+        const float c = static_cast<float>(value(rng)), w = trial % 2 && tap % 3 ? 1.0f : static_cast<float>(weight(rng));
+        const Tracked term = w == 1.0f ? Tracked(c) : Tracked(w) * Tracked(c);
+        tracked += term;
+        if (w == 1.0f)
+          rows.add_exact(c);
+        else
+          rows.add(term);
+        f += w * c;
+      }
+      rows.end_row();
+    }
+    EXPECT_EQ(rows.total().value, tracked.value);
+    EXPECT_GE(rows.total().error, tracked.error);
+    EXPECT_LE(rows.total().error, 1.5 * tracked.error) << "closed form far looser than op by op";
+    EXPECT_LE(std::fabs(f - rows.total().value), rows.total().error);
+    // A 33-tap convolution of tracked inputs, as the blur's second pass.
+    Tracked acc(0.0);
+    SerialDot dot;
+    float g = 0;
+    for (int i = 0; i < 33; ++i) {
+      const Tracked w(weight(rng) / 8), x = Tracked::exact(static_cast<float>(value(rng)), 1e-6);
+      acc += w * x;
+      dot.add_product(w, x);
+      g += static_cast<float>(w.value) * static_cast<float>(x.value);
+    }
+    EXPECT_EQ(dot.total().value, acc.value);
+    EXPECT_GE(dot.total().error, acc.error);
+    EXPECT_LE(dot.total().error, 1.01 * acc.error + 1e-30);
+    EXPECT_LE(std::fabs(g - dot.total().value), dot.total().error);
+  }
+}
+
 TEST(Postfx, ColourSpaceRoundTripIsIdentityAndBlackIsGuarded) {
   const Vec3<double> rgb{0.2, 1.5, 40.0};
   const auto back = yxy_to_rgb(rgb_to_yxy(rgb));

@@ -205,9 +205,9 @@ ExpectedImage expected_blur(uint32_t width, uint32_t height, uint32_t radius, co
     for (uint32_t y = y0; y < y1; ++y)
       for (uint32_t x = 0; x < width; ++x)
         for (int c = 0; c < 4; ++c) {
-          Tracked acc(0.0);
-          for (int i = -r; i <= r; ++i) acc += Tracked(weights[i + r]) * Tracked(input[at(x + i, y) * 4 + c]);
-          first[(uint64_t{y} * width + x) * 4 + c] = acc;
+          reference::SerialDot acc;
+          for (int i = -r; i <= r; ++i) acc.add_product(Tracked(weights[i + r]), Tracked(input[at(x + i, y) * 4 + c]));
+          first[(uint64_t{y} * width + x) * 4 + c] = acc.total();
         }
   });
   ExpectedImage e = sized(width, height);
@@ -215,9 +215,9 @@ ExpectedImage expected_blur(uint32_t width, uint32_t height, uint32_t radius, co
     for (uint32_t y = y0; y < y1; ++y)
       for (uint32_t x = 0; x < width; ++x)
         for (int c = 0; c < 4; ++c) {
-          Tracked acc(0.0);
-          for (int i = -r; i <= r; ++i) acc += Tracked(weights[i + r]) * first[at(x, y + i) * 4 + c];
-          store(e, (uint64_t{y} * width + x) * 4 + c, acc);
+          reference::SerialDot acc;
+          for (int i = -r; i <= r; ++i) acc.add_product(Tracked(weights[i + r]), first[at(x, y + i) * 4 + c]);
+          store(e, (uint64_t{y} * width + x) * 4 + c, acc.total());
         }
   });
   return e;
@@ -225,22 +225,36 @@ ExpectedImage expected_blur(uint32_t width, uint32_t height, uint32_t radius, co
 
 ExpectedImage expected_dof_composite(uint32_t width, uint32_t height, uint32_t max_radius, const std::vector<float>& input) {
   using reference::dof_coverage;
+  using reference::RowOrderedSum;
   const auto lens = postfx_lens();
   const int R = static_cast<int>(max_radius), side = 2 * R + 1;
   const Tracked clamp_radius(R);
-  // Per pixel once: its CoC, whether it is near (1, 0, or either: error 1), and as a near tap its radius and
-  // disc area. Per 16x16 tile: the largest near CoC (how far its near pixels reach).
+  // Per pixel once: its CoC, whether it is near (certainly far, certainly near, or either), and as a near tap its
+  // radius and disc area, and its weight and weighted colour where its coverage is certainly 1. Per 16x16 tile: the
+  // largest near CoC (how far its near pixels reach).
   struct Tap {
-    Tracked coc, near, radius, area;
+    Tracked coc, radius, area;
   };
+  struct NearInside {  // a near tap's weight 1 / area and its weighted colours, where its coverage is certainly 1
+    Tracked weight, rgb[3];
+  };
+  enum Near : uint8_t { kFar, kNear, kEither };
   std::vector<Tap> taps(uint64_t{width} * height);
+  std::vector<uint8_t> near(taps.size());
+  std::vector<NearInside> inside(taps.size());
   parallel_rows(height, [&](uint32_t y0, uint32_t y1, ElementChecker&, double&) {
     for (uint64_t i = uint64_t{y0} * width; i < uint64_t{y1} * width; ++i) {
       Tap& t = taps[i];
       t.coc = reference::circle_of_confusion(Tracked(input[i * 4 + 3]), lens, width);
-      t.near = reference::negative(t.coc);
+      const Tracked is_near = reference::negative(t.coc);
+      near[i] = is_near.error > 0 ? kEither : is_near.value == 1 ? kNear : kFar;
       t.radius = min(-t.coc, clamp_radius);
       t.area = reference::dof_near_area(t.radius);
+      if (near[i] == kNear) {
+        NearInside& n = inside[i];
+        n.weight = Tracked::exact(1.0, 0.0) / t.area;
+        for (int c = 0; c < 3; ++c) n.rgb[c] = n.weight * Tracked(input[i * 4 + c]);
+      }
     }
   });
   const uint32_t tiles_x = (width + 15) / 16, tiles_y = (height + 15) / 16;
@@ -250,16 +264,26 @@ ExpectedImage expected_dof_composite(uint32_t width, uint32_t height, uint32_t m
     reach = std::max(reach, -taps[i].coc.value);
   }
   std::vector<Tracked> distance(uint64_t(side) * side);
+  std::vector<double> farthest(distance.size());  // the largest distance the GPU may compute for the tap
   for (int dy = -R; dy <= R; ++dy)
-    for (int dx = -R; dx <= R; ++dx) distance[(dy + R) * side + dx + R] = sqrt(Tracked(double(dx * dx + dy * dy)));
+    for (int dx = -R; dx <= R; ++dx) {
+      const uint64_t k = uint64_t(dy + R) * side + dx + R;
+      distance[k] = sqrt(Tracked(double(dx * dx + dy * dy)));
+      farthest[k] = distance[k].value + distance[k].error;
+    }
   // A weight is certainly 0 where the distance exceeds radius + 1 by more than both errors (well under this).
   constexpr double kMargin = 1e-3;
+  // A coverage clamp(radius - distance + 1, 0, 1) is certainly 1, exactly as the GPU computes it, where the distance
+  // lies inside the radius by more than both errors and this margin for the subtraction's and addition's roundings
+  // (a few ulp of at most 2 MAX_RADIUS + 1). Such a far tap adds its colour exactly; such a near tap its NearInside.
+  constexpr double kInsideMargin = 1e-4;
 
   ExpectedImage e = sized(width, height);
   parallel_rows(height, [&](uint32_t y0, uint32_t y1, ElementChecker&, double&) {
     for (uint32_t y = y0; y < y1; ++y) {
       for (uint32_t x = 0; x < width; ++x) {
         const Tracked far_radius = clamp(taps[uint64_t{y} * width + x].coc, Tracked(0.0), clamp_radius);
+        const double far_inside = far_radius.value - far_radius.error - kInsideMargin;
         double reach = 0;
         for (uint32_t ty = y / 16 ? y / 16 - 1 : 0; ty <= std::min(y / 16 + 1, tiles_y - 1); ++ty)
           for (uint32_t tx = x / 16 ? x / 16 - 1 : 0; tx <= std::min(x / 16 + 1, tiles_x - 1); ++tx)
@@ -267,33 +291,52 @@ ExpectedImage expected_dof_composite(uint32_t width, uint32_t height, uint32_t m
         // The GPU's window, or one tap wider: in the GPU's order (dy, then dx). Taps skipped here or visited by
         // only one side have weights that are certainly 0, and adding a certain 0 changes nothing.
         const int window = std::min(R, static_cast<int>(std::max(far_radius.value, std::min(reach, double(R))) + kMargin) + 1);
-        Tracked far_sum[3], near_sum[3], far_weight(0.0), near_weight(0.0);
+        RowOrderedSum far_sum[3], near_sum[3], far_weight, near_weight;
         for (int dy = -window; dy <= window; ++dy) {
+          const uint64_t row = uint64_t(std::clamp(int(y) + dy, 0, int(height) - 1)) * width;
           for (int dx = -window; dx <= window; ++dx) {
-            const uint64_t q = uint64_t(std::clamp(int(y) + dy, 0, int(height) - 1)) * width +
-                               uint64_t(std::clamp(int(x) + dx, 0, int(width) - 1));
-            const Tap& t = taps[q];
-            const Tracked& d = distance[(dy + R) * side + dx + R];
+            const uint64_t q = row + uint64_t(std::clamp(int(x) + dx, 0, int(width) - 1));
+            const uint64_t k = uint64_t(dy + R) * side + dx + R;
+            const Tracked& d = distance[k];
             const bool centre = dx == 0 && dy == 0;
+            const uint8_t q_near = near[q];
             // Far + focus: near taps left out (the GPU selects 0); where near is uncertain, either value.
-            if ((centre || t.near.value == 0 || t.near.error > 0) && d.value < far_radius.value + 1 + kMargin) {
-              Tracked wf = dof_coverage(far_radius, d);
-              if (!centre && t.near.error > 0) wf = Tracked::exact(t.near.value ? 0.0 : wf.value, wf.error + wf.value);
-              far_weight += wf;
-              for (int c = 0; c < 3; ++c) far_sum[c] += wf * Tracked(input[q * 4 + c]);
+            if ((centre || q_near != kNear) && d.value < far_radius.value + 1 + kMargin) {
+              if (!centre && q_near == kFar && farthest[k] <= far_inside) {
+                far_weight.add_exact(1.0);
+                for (int c = 0; c < 3; ++c) far_sum[c].add_exact(input[q * 4 + c]);
+              } else {
+                Tracked wf = dof_coverage(far_radius, d);
+                if (!centre && q_near == kEither) wf = Tracked::exact(taps[q].coc.value < 0 ? 0.0 : wf.value, wf.error + wf.value);
+                far_weight.add(wf);
+                for (int c = 0; c < 3; ++c) far_sum[c].add(wf * Tracked(input[q * 4 + c]));
+              }
             }
-            if ((t.near.value == 1 || t.near.error > 0) && d.value < t.radius.value + 1 + kMargin) {
+            if (q_near == kFar) continue;
+            const Tap& t = taps[q];
+            if (q_near == kNear && farthest[k] <= t.radius.value - t.radius.error - kInsideMargin) {
+              const NearInside& n = inside[q];
+              near_weight.add(n.weight);
+              for (int c = 0; c < 3; ++c) near_sum[c].add(n.rgb[c]);
+            } else if (d.value < t.radius.value + 1 + kMargin) {
               Tracked wn = dof_coverage(t.radius, d) / t.area;
-              if (t.near.error > 0) wn = Tracked::exact(t.near.value ? wn.value : 0.0, wn.error + wn.value);
-              near_weight += wn;
-              for (int c = 0; c < 3; ++c) near_sum[c] += wn * Tracked(input[q * 4 + c]);
+              if (q_near == kEither) wn = Tracked::exact(t.coc.value < 0 ? wn.value : 0.0, wn.error + wn.value);
+              near_weight.add(wn);
+              for (int c = 0; c < 3; ++c) near_sum[c].add(wn * Tracked(input[q * 4 + c]));
             }
           }
+          far_weight.end_row();
+          near_weight.end_row();
+          for (int c = 0; c < 3; ++c) {
+            far_sum[c].end_row();
+            near_sum[c].end_row();
+          }
         }
-        const Tracked alpha = min(near_weight, Tracked(1.0));
+        const Tracked alpha = min(near_weight.total(), Tracked(1.0));
         const uint64_t i = (uint64_t{y} * width + x) * 4;
         for (int c = 0; c < 3; ++c) {
-          store(e, i + c, far_sum[c] / far_weight * (Tracked(1.0) - alpha) + near_sum[c] / max(near_weight, Tracked(1.0)));
+          store(e, i + c, far_sum[c].total() / far_weight.total() * (Tracked(1.0) - alpha) +
+                              near_sum[c].total() / max(near_weight.total(), Tracked(1.0)));
         }
         store(e, i + 3, alpha);
       }
