@@ -410,6 +410,12 @@ double run_noise(const std::vector<double>& values) {
   return std::max(stats::mad_sigma(values), diff_sigma(std::move(diffs)));
 }
 
+double diff_noise(const std::vector<double>& values) {
+  std::vector<double> diffs;
+  for (std::size_t i = 1; i < values.size(); ++i) diffs.push_back(values[i] - values[i - 1]);
+  return diff_sigma(std::move(diffs));
+}
+
 std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) {
   return detect(kept_runs(all, p), p);
 }

@@ -125,6 +125,9 @@ KeptRuns kept_runs_of_logs(const std::vector<double>& y_given, const Params& p, 
 // of the MAD estimate and the first-difference estimate the detector uses (which is nearly as efficient
 // as the SD), so an unlucky MAD never makes noise look like a change.
 double run_noise(const std::vector<double>& values);
+// The detector's own estimate of a stretch's run-to-run noise alone: the RMS of the smallest 90% of its first
+// differences, scaled to a run's sigma (about 90% as efficient as the SD; a level change moves one difference).
+double diff_noise(const std::vector<double>& values);
 
 // A step as an alert records it: the levels either side (ns), its effect floor, the series' noise then (relative;
 // 0: unknown) and the runs its new level was measured on.
