@@ -329,33 +329,3 @@ TEST(DetectionE2E, ABranchIsJudgedAgainstMainAndNeverMovesMain) {
   EXPECT_EQ(s.get("/api/v1/runs/r41-g0/verdict")["verdict"], "pass");
   EXPECT_TRUE(s.get("/api/v1/runs/r41-g0/verdict")["suspects"].empty()) << s.get("/api/v1/runs/r41-g0/verdict").dump(1);
 }
-
-TEST(DetectionE2E, AnOpenAlertsNoiseFollowsTheSeriesAsItsRunsComeIn) {
-  // A 3% step at run 30 in 1% noise, raised a few runs after it: its noise is estimated from the runs around the
-  // young step. As runs come in the detector estimates it again and the untriaged alert takes that.
-  TempDir dir;
-  TestServer s(dir.db("sw.db"));
-  Scenario sc;
-  sc.effect = [](int, int k, int i) { return k == 0 && i >= 30 ? 1.03 : 1.0; };
-  sc.runs = 37;
-  post_history(s, sc, 5);
-  const auto noise_of = [&](int gpu) {
-    const auto a = s.get(cat("/api/v1/alerts?kind=regression&gpu_id=", std::to_string(gpu)));
-    return a["total"] == 1 ? a["alerts"][0]["noise_pct"].get<double>() : -1.0;
-  };
-  const double young[2] = {noise_of(1), noise_of(2)};
-  sc.first = 37;
-  sc.runs = 70;
-  post_history(s, sc, 6);
-  int renoised = 0;
-  for (int g : {0, 1}) {
-    ASSERT_GT(young[g], 0) << "GPU " << g + 1 << ": the step raised one regression by run 36";
-    const double now = noise_of(g + 1);
-    // In this seed: 0.89% when raised, 1.13% at run 69 (GPU A); 1.04% and 0.98% (GPU B). The series' noise is
-    // about 1.02% (1% a run, the median of three repetitions of 0.33%).
-    EXPECT_GT(now, 0.8) << "GPU " << g + 1;
-    EXPECT_LT(now, 1.3) << "GPU " << g + 1;
-    renoised += now != young[g];
-  }
-  EXPECT_GE(renoised, 1) << "an alert keeps the noise of its young step";
-}

@@ -64,11 +64,7 @@ std::vector<AlertChange> plan_performance_alerts(const std::vector<detect::Chang
       if (e.id <= 0 || !e.untriaged) continue;  // raised by this call, or triaged
       const auto found = kind_of(cp.outcome);
       const auto kind = found == detect::AlertKind::Ambiguous ? e.kind : found;
-      if (e.index == cp.index && kind == e.kind) {
-        if (cp.noise_rel > 0 && e.noise_rel > 0 && std::fabs(std::log(cp.noise_rel / e.noise_rel)) >= std::log(kRenoiseBy))
-          plan.push_back({Action::Renoise, i, e.id, kind});
-        continue;
-      }
+      if (e.index == cp.index && kind == e.kind) continue;
       plan.push_back({Action::Update, i, e.id, kind});
     }
     if (matched) continue;

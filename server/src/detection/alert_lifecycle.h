@@ -30,12 +30,10 @@ struct ExistingAlert {
   bool slower = false;    // its change made the series slower
   double before = 0, after = 0;  // its levels (ns; 0: unknown)
   double floor_rel = 0;          // its effect floor
-  double noise_rel = 0;          // the series' noise it carries (relative; 0: unknown)
 };
-// Insert a new alert, update (move, settle) an untriaged one, re-estimate an untriaged one's noise, or record a revert:
-// an improvement that brings the series back to the level before a regression is that regression undone, not a new
-// alert to triage.
-enum class Action { Insert, Update, Renoise, Revert };
+// Insert a new alert, update (move, settle) an untriaged one, or record a revert: an improvement that brings the
+// series back to the level before a regression is that regression undone, not a new alert to triage.
+enum class Action { Insert, Update, Revert };
 struct AlertChange {
   Action action = Action::Insert;
   std::size_t change_point = 0;  // index into the change points given
@@ -45,14 +43,11 @@ struct AlertChange {
 // One alert per change: a change point within min_segment runs of an alert's boundary is that alert (a
 // drift is the same change as every alert on its way). An untriaged alert follows the evidence: it moves to
 // the new boundary and an ambiguous change settles either way, while a settled one never goes back to
-// ambiguous; where it stays, its noise follows the series' once the estimate moved by kRenoiseBy or more either way
-// (a step raised young carries the noise of the few runs around it, up to 1.6x the series' own, and its verdicts
-// weigh its evidence with that noise for as long as it is open). A triaged alert is left as people left it. A step inside a drift already alerted, going its
+// ambiguous. A triaged alert is left as people left it. A step inside a drift already alerted, going its
 // way, is the drift going on: nothing. A faster step min_segment runs or more after a regression (of any state
 // but invalid) that lands back on that regression's old level (within the smaller of its effect floor and half
 // its step: a partial fix is no revert) is its revert. Change points
 // matching no alert raise one each (and later change points of the same call match those).
-inline constexpr double kRenoiseBy = 1.1;
 std::vector<AlertChange> plan_performance_alerts(const std::vector<detect::ChangePoint>& cps,
                                                  const std::vector<ExistingAlert>& existing, std::size_t min_segment);
 

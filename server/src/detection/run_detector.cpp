@@ -262,7 +262,7 @@ struct RunDetector::Pass {
   std::vector<lifecycle::ExistingAlert> existing_alerts(std::int64_t sid, const Window& win) {
     std::vector<lifecycle::ExistingAlert> existing;
     auto& st = w.q("SELECT id, run_id, kind, state, " + w.json_text("attribution", "trend") + " IS NOT NULL, delta_pct,"
-                   " before_ns, after_ns, floor_pct, noise_pct FROM alerts WHERE series_id=? AND kind IN ('regression','improvement','ambiguous') AND started_ms>=?");
+                   " before_ns, after_ns, floor_pct FROM alerts WHERE series_id=? AND kind IN ('regression','improvement','ambiguous') AND started_ms>=?");
     st.bind(1, sid).bind(2, win.pts.front().started_ms);
     while (st.step()) {
       const auto at = index_in(win, st.i64(1));
@@ -271,7 +271,7 @@ struct RunDetector::Pass {
       const std::string state = st.text(3);
       existing.push_back({st.i64(0), *at, kind, state == "new",
                           st.i64(4) != 0, state == "invalid", st.f64(5) > 0, st.null(6) ? 0 : st.f64(6),
-                          st.null(7) ? 0 : st.f64(7), st.null(8) ? 0 : st.f64(8) / 100, st.null(9) ? 0 : st.f64(9) / 100});
+                          st.null(7) ? 0 : st.f64(7), st.null(8) ? 0 : st.f64(8) / 100});
     }
     return existing;
   }
@@ -294,13 +294,6 @@ struct RunDetector::Pass {
         .bind(17, format_iso8601_ms(now_ms())).bind(18, alert_id)
         .bind(19, b.id).bind(20, std::string(detect::to_string(kind))).run();
     if (up.changes() > 0) raised.push_back(alert_id);
-  }
-
-  // An untriaged alert that stays where it is takes the series' noise as the detector estimates it now.
-  void renoise_alert(std::int64_t alert_id, const detect::ChangePoint& cp) {
-    const auto l = self.db_.detector_write_lock();
-    w.q("UPDATE alerts SET noise_pct=?, updated_at=? WHERE id=? AND state='new'")
-        .bind(1, 100 * cp.noise_rel).bind(2, format_iso8601_ms(now_ms())).bind(3, alert_id).run();
   }
 
   // A regression undone by a later change point back to its old level: closed as fixed (if untriaged), with the
@@ -359,10 +352,6 @@ struct RunDetector::Pass {
       const auto& cp = cps[change.change_point];
       if (change.action == lifecycle::Action::Revert) {
         close_reverted(change.alert_id, cp, win);
-        continue;
-      }
-      if (change.action == lifecycle::Action::Renoise) {
-        renoise_alert(change.alert_id, cp);
         continue;
       }
       const auto [a, b] = boundary(win, cp.index);
