@@ -108,13 +108,13 @@ namespace {
 constexpr double kSlowModeSigmas = 8;
 // The noise a regression's evidence is weighed with: the larger of the alert's and that of the runs since its step
 // (once min_segment are in), from the trimmed RMS of their first differences (detect::diff_noise: a later partial
-// fix moves one difference), a slow mode's runs left out. The median absolute first difference it was before is
-// as robust but a third as efficient: it put a 3% step's noise at up to 1.9% for 1%, and its verdicts stopped
-// listing it. Measured on a runner 4x noisier (350
-// benchmarks, one trial): 0 / 0 / 0 failed verdicts (gauss / reps / twomode), against 14 / 20 / 6 in two trials
-// with the alert's noise alone; the cost, verdicts on real steps that fail a few runs later (3% at 50 runs of
-// history, 24 benchmarks x 16 trials: 25 of 45 found ever failed a verdict under gauss, 32 before; 22 of 48 under
-// twomode, 34 before). Counting this noise at 1/1.25 of its size failed 2 reps verdicts and won back 4 and 2.
+// fix moves one difference), a slow mode's runs left out. The median absolute first difference it was before is as
+// robust but a third as efficient: it put a 3% step's noise at up to 1.9% for 1%, and its verdicts stopped listing
+// it. On a runner 4x noisier (350 benchmarks, two trials a noise model) neither fails a verdict, where the alert's
+// noise alone failed 14 / 20 / 6 (gauss / reps / twomode). The cost is verdicts on real steps that fail a few runs
+// later: of 48 steps of 3% after 50 runs (24 benchmarks x 16 trials), a failing verdict listed 29 under gauss and 24
+// under twomode with this estimator, 26 and 22 with the median absolute difference (when that was added, the alert's
+// noise alone: 32 of 45 found and 34 of 48).
 double evidence_noise(const OpenRegression& r, const detect::Params& p) {
   if (r.since.size() < p.min_segment) return r.noise_rel;
   std::vector<double> logs;

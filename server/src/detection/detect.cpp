@@ -404,17 +404,13 @@ KeptRuns kept_runs_of_logs(const std::vector<double>& y_given, const Params& p, 
   return k;
 }
 
-double run_noise(const std::vector<double>& values) {
-  std::vector<double> diffs;
-  for (std::size_t i = 1; i < values.size(); ++i) diffs.push_back(values[i] - values[i - 1]);
-  return std::max(stats::mad_sigma(values), diff_sigma(std::move(diffs)));
-}
-
 double diff_noise(const std::vector<double>& values) {
   std::vector<double> diffs;
   for (std::size_t i = 1; i < values.size(); ++i) diffs.push_back(values[i] - values[i - 1]);
   return diff_sigma(std::move(diffs));
 }
+
+double run_noise(const std::vector<double>& values) { return std::max(stats::mad_sigma(values), diff_noise(values)); }
 
 std::vector<ChangePoint> detect(const std::vector<Point>& all, const Params& p) {
   return detect(kept_runs(all, p), p);
