@@ -420,7 +420,7 @@ TEST(Detector, StillPresentAgainstTheOldLevelAndTheFloor) {
 }
 
 TEST(Detector, TheNewestRunsAloneCanSayARevertIsGone) {
-  // +6% in 1% noise, 16 runs on it; runs oldest first. One run back on the old level is 4.3 standard errors from
+  // +6% in 1% noise, 16 runs on it; runs oldest first. One run back on the old level is 5.4 standard errors from
   // the step's (the run against the 16), over present_newest_z: gone, where the median of six waits for the fourth.
   const d::Step step{100, 106, 0.01, 0.01, 16};
   const std::vector<double> one_back{106.2, 105.4, 106.9, 105.8, 106.1, 100.3};
@@ -430,13 +430,45 @@ TEST(Detector, TheNewestRunsAloneCanSayARevertIsGone) {
   EXPECT_TRUE(d::present_in_newest(step, {106.2, 105.4, 106.9, 103.1, 102.8, 103.2}));
   EXPECT_TRUE(d::present_in_newest(step, {106.2, 105.4, 106.9, 105.8, 106.1, 103.0}));
   EXPECT_TRUE(d::present_in_newest(step, {})) << "no evidence: keep it";
-  // +3%: one run back is 2.4 standard errors; with two back, the median of the newest three is back, 3.7 standard
-  // errors of a median of three: gone from the second reverted run.
+  // +3%: one run back is 3.0 standard errors; with two back, their mean is 3.9 standard errors back: gone from the
+  // second reverted run.
   const d::Step small{100, 103, 0.01, 0.01, 16};
   EXPECT_TRUE(d::present_in_newest(small, {103.2, 102.7, 103.1, 103.0, 102.9, 99.9}));
   const std::vector<double> two_back{103.2, 102.7, 103.1, 103.0, 100.1, 99.9};
   EXPECT_FALSE(d::present_in_newest(small, two_back));
   EXPECT_TRUE(d::still_present(small, two_back, 3)) << "the median of six";
+}
+
+TEST(Detector, TheRunsSinceTheStepMeasureItsLevel) {
+  // +4% in 1% noise, raised when its level held 6 runs that sat low (+3%); 12 runs since at +4%, then a revert. The
+  // reverted run is 2.7 standard errors from the alert's own level (present), 3.8 from the 12 runs' (gone).
+  const d::Step step{100, 103, 0.01, 0.01, 6};
+  std::vector<double> since(12, 104.0);
+  since.push_back(100.0);
+  const std::vector<double> recent(since.end() - 6, since.end());
+  EXPECT_TRUE(d::present_in_newest(step, recent));
+  EXPECT_FALSE(d::present_in_newest(step, recent, {}, since));
+  // Still there, its newest run 2 sigma low: present, by either level.
+  since.back() = 102.0;
+  const std::vector<double> low(since.end() - 6, since.end());
+  EXPECT_TRUE(d::present_in_newest(step, low));
+  EXPECT_TRUE(d::present_in_newest(step, low, {}, since));
+  // Fewer runs since than the alert measured its level on: the alert's level alone.
+  const std::vector<double> few{104.0, 104.0, 104.0, 100.0};
+  EXPECT_TRUE(d::present_in_newest(step, few, {}, few));
+}
+
+TEST(Detector, AMedianOfFewRunsIsAsNoisyAsItIs) {
+  // One run back on the old level of a +6% step in 1% noise (floor 1%): 1.4% above it is within two of the run's
+  // standard errors, back; 2.1% is not (the floor alone called both not back).
+  const d::Step step{100, 106, 0.01, 0.01, 48};
+  EXPECT_FALSE(d::present_in_newest(step, {106, 106, 106, 106, 106, 101.4}));
+  EXPECT_TRUE(d::present_in_newest(step, {106, 106, 106, 106, 106, 102.1}));
+  // The variance of a median relative to a mean's: 1 for one or two values, pi/2 in the limit.
+  EXPECT_DOUBLE_EQ(shaderwatch::stats::median_variance_factor(1), 1.0);
+  EXPECT_DOUBLE_EQ(shaderwatch::stats::median_variance_factor(2), 1.0);
+  EXPECT_NEAR(shaderwatch::stats::median_variance_factor(3), 1.346, 1e-3);
+  EXPECT_NEAR(shaderwatch::stats::median_variance_factor(1000), M_PI / 2, 1e-12);
 }
 
 TEST(Detector, ASmallRegressionIsGoneOnlyOnEvidence) {

@@ -11,6 +11,9 @@ inline constexpr double kMedianSe = 1.2533141373155001;  // sqrt(pi/2): s.e. of 
 inline constexpr double kMinSigma = 1e-5;                // keeps constant synthetic series finite
 
 double median(std::vector<double> v);
+// The variance of the median of k normal values relative to their mean's: exact (Monte Carlo) for k = 1 .. 8, where
+// it is 1 for one or two values and 1.19-1.47 after; pi/2 (kMedianSe squared, the large-k limit) beyond.
+double median_variance_factor(std::size_t k);
 // Median absolute deviation scaled by 1.4826 (consistent with sigma for normal data).
 double mad_sigma(const std::vector<double>& v);
 // Sigma of a series in time order from its median absolute first difference (1.4826 / sqrt(2) of it): a step in

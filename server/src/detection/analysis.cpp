@@ -212,7 +212,8 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
     if (run.on_main) {
       for (const auto& r : b.open) {
         if (r.before && r.after &&
-            !detect::present_in_newest({*r.before, *r.after, r.floor_rel, r.noise_rel, r.n_after}, b.recent, p))
+            !detect::present_in_newest({*r.before, *r.after, r.floor_rel, r.noise_rel, r.n_after}, b.recent, p,
+                                       {r.since.rbegin(), r.since.rend()}))
           continue;
         if (r.acknowledged) {
           v.acknowledged.push_back(r.alert_id);

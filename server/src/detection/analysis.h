@@ -109,7 +109,7 @@ struct OpenRegression {
   double floor_rel = 0;
   double noise_rel = 0;       // the series' noise when it was raised (0: unknown, not scored)
   std::size_t n_before = 0;   // runs of the old level
-  std::vector<double> since;  // the series' main runs from its step up to this run (at most kLevelRuns)
+  std::vector<double> since;  // the series' main runs from its step up to this run, newest first (at most kLevelRuns)
   std::size_t n_after = 0;    // runs its new level was measured on when it was raised
 };
 // How many standard errors the median of `recent` (runs after the step, outlier runs left out) lies above the

@@ -533,11 +533,16 @@ bool gone_in_newest(const Step& step, const std::vector<double>& recent, std::si
   if (now <= 0) return false;
   const double direction = step.after > step.before ? 1 : -1;
   const double half_step = 0.5 * std::fabs(step.after / step.before - 1);
-  const double floor = step.floor_rel > 0 ? std::min(step.floor_rel, half_step) : half_step;
+  const double kn = static_cast<double>(k);
+  // The median's own standard error (relative; 0: the noise unknown).
+  const double se_now = std::max(step.noise_rel, 0.0) * std::sqrt(stats::median_variance_factor(k) / kn);
+  // Back on the old level: beyond it in the step's direction by less than the step's floor, or than two of the
+  // median's standard errors where those are wider, and never half the step. A median of few runs on the old level
+  // sits two of its standard errors above it in 2.3% of cases; a lone run, a floor of one sigma above it in 16%.
+  const double floor = std::min(half_step, std::max(step.floor_rel > 0 ? step.floor_rel : half_step, 2 * se_now));
   if (direction * (now / step.before - 1) >= floor) return false;
   if (step.noise_rel <= 0) return true;
-  // The median of k normal values has a variance pi/2 times the mean's (for k of 1 and 2 it is the mean's).
-  const double se = step.noise_rel * std::sqrt(M_PI / 2 / static_cast<double>(k) +
+  const double se = step.noise_rel * std::sqrt(stats::median_variance_factor(k) / kn +
                                                1.0 / static_cast<double>(std::max<std::size_t>(step.n_after, 1)));
   return direction * std::log(step.after / now) >= gone_z * se;
 }
@@ -553,12 +558,23 @@ bool still_present(const Step& step, const std::vector<double>& recent, double g
   return !gone_in_newest(step, recent, std::min(recent.size(), std::max<std::size_t>(1, p.present_points)), gone_z);
 }
 
-bool present_in_newest(const Step& step, const std::vector<double>& recent, const Params& p) {
+bool present_in_newest(const Step& step, const std::vector<double>& recent, const Params& p,
+                       const std::vector<double>& since) {
   if (no_evidence(step, recent)) return true;
   const std::size_t most = std::min(recent.size(), std::max<std::size_t>(1, p.present_points));
-  if (gone_in_newest(step, recent, most, p.present_z)) return false;
+  // The step's level as the runs since it before the newest k measure it, where they are more than the alert had.
+  const auto measured = [&](std::size_t k) {
+    Step s = step;
+    if (since.size() < k + std::max<std::size_t>(step.n_after + 1, p.min_segment)) return s;
+    std::vector<double> logs;
+    for (std::size_t i = 0; i + k < since.size(); ++i) logs.push_back(log_value(since[i]));
+    s.after = std::exp(level(logs, 0, logs.size()));
+    s.n_after = logs.size();
+    return s;
+  };
+  if (gone_in_newest(measured(most), recent, most, p.present_z)) return false;
   for (std::size_t k = 1; k < most; ++k)
-    if (gone_in_newest(step, recent, k, p.present_newest_z)) return false;
+    if (gone_in_newest(measured(k), recent, k, p.present_newest_z)) return false;
   return true;
 }
 

@@ -138,15 +138,20 @@ struct Step {
 // Whether a step still holds at the current level, the median of `recent` (the latest run values, at most
 // Params::present_points of them). It is gone only on evidence: that median is back from the step's level
 // towards the old one by `gone_z` standard errors of the difference (the step's noise, the median of those runs
-// against the n_after runs of its level) and lies beyond the old level, in the step's direction, by less than the
-// smaller of its floor and half the step. So a partial fix leaves it present, and a small step is not taken
-// for gone by six runs that happen to sit low. With the noise unknown, the second condition alone decides.
+// against the n_after runs of its level) and lies beyond the old level, in the step's direction, by less than
+// the larger of the step's floor and two standard errors of that median, and less than half the step. So a
+// partial fix leaves it present, and a small step is not taken for gone by six runs that happen to sit low. With
+// the noise unknown, the floor and the half step alone decide.
 bool still_present(const Step& step, const std::vector<double>& recent, double gone_z, const Params& p = {});
 // The verdict's question, whether a run still carries the step: still_present at present_z, or gone as soon as
 // the newest k < present_points runs alone are back at present_newest_z (`recent` oldest first). A revert of 3% in
 // 1% noise frees the verdict from its second run, of 6% from its first, where the median of six waited for the
 // fourth. Closing the alert (alert_lifecycle) still takes the six.
-bool present_in_newest(const Step& step, const std::vector<double>& recent, const Params& p = {});
+// `since`: the runs since the step, oldest first, up to the newest of `recent` (empty: the step's level as the alert
+// measured it). Where the runs before the newest k outnumber the alert's, the step's level for that test is theirs:
+// an alert raised on its first 6 runs kept their chance level, and a revert 12 runs later failed its first runs.
+bool present_in_newest(const Step& step, const std::vector<double>& recent, const Params& p = {},
+                       const std::vector<double>& since = {});
 
 // Two-stage detection over a series in time order: the noise is estimated from all the points
 // given, change points are looked for in the last Params::window of them. Returns every change point that passed
