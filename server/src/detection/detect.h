@@ -107,6 +107,8 @@ struct ChangePoint {
 struct KeptRuns {
   std::vector<double> y;
   std::vector<std::size_t> at;
+  // How many runs were given, outlier runs included (0: unknown, as many as the newest kept run says).
+  std::size_t given = 0;
   // Per kept run, its GPU's noise then relative to the series' own (gpu_noise.h), where the caller knows it (empty:
   // unknown). A run whose GPU is clearly noisier is judged against that much more noise.
   std::vector<double> gpu_noise;
