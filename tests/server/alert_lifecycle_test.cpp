@@ -119,6 +119,19 @@ TEST(AlertLifecycle, ARegressionBackOnItsOldLevelIsClosedByTheEvidence) {
   EXPECT_TRUE(l::regressions_gone({r}, {back.begin() + 1, back.end()}).empty());
 }
 
+TEST(AlertLifecycle, AStepsLevelIsMeasuredOnItsRunsSince) {
+  // Raised at +6% on its first 6 runs (1% noise); its 20 runs since sit at +3%, then six at +0.8%. Against the
+  // alert's level the six are 8 standard errors back (closed); against the 20 runs' level, 4.3, short of fixed_z.
+  const l::OpenRegression r{9, 1000, {100.0, 106.0, 0.01, 0.01, 6}};
+  std::vector<l::RecentRun> runs;
+  for (int i = 0; i < 6; ++i) runs.push_back({2000 + i, 100.8});
+  EXPECT_EQ(l::regressions_gone({r}, runs).size(), 1u);
+  for (int i = 0; i < 20; ++i) runs.insert(runs.begin(), {1999 - i, 103.0});
+  EXPECT_TRUE(l::regressions_gone({r}, runs).empty());
+  EXPECT_NEAR(shaderwatch::detect::remeasured(r.step, std::vector<double>(20, 103.0)).after, 103.0, 1e-9);
+  EXPECT_EQ(shaderwatch::detect::remeasured(r.step, std::vector<double>(5, 103.0)).after, 106.0) << "fewer runs than the alert's";
+}
+
 TEST(AlertLifecycle, ASmallRegressionStillThereIsNotClosedByAFewLowRuns) {
   // +1.5% in 1% noise: six runs at +0.3% are within the half step of the old level, but only 1.8 standard errors
   // below the new one: not the confidence it took to confirm the step.

@@ -83,12 +83,16 @@ std::vector<Closure> regressions_gone(const std::vector<OpenRegression>& open, c
   for (auto it = first; it != recent.end(); ++it) values.push_back(it->value);
   for (const auto& r : open) {
     if (first->started_ms < r.boundary_ms) continue;  // the recent runs must all follow the step
-    if (detect::still_present(r.step, values, p.fixed_z, p)) continue;
+    std::vector<double> level_runs;  // the step's runs before the last present_points
+    for (auto it = recent.begin(); it != first; ++it)
+      if (it->started_ms >= r.boundary_ms) level_runs.push_back(it->value);
+    const detect::Step step = detect::remeasured(r.step, level_runs, p);
+    if (detect::still_present(step, values, p.fixed_z, p)) continue;
     char note[256];
     std::snprintf(note, sizeof note,
                   "closed by the evidence: the last %zu runs (median %.0f ns) are back near the old level %.0f ns "
                   "(the step went to %.0f ns)",
-                  values.size(), stats::median(values), r.step.before, r.step.after);
+                  values.size(), stats::median(values), step.before, step.after);
     closed.push_back({r.id, note});
   }
   return closed;

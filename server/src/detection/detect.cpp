@@ -578,6 +578,16 @@ bool no_evidence(const Step& step, const std::vector<double>& recent) {
 
 }  // namespace
 
+Step remeasured(const Step& step, const std::vector<double>& level_runs, const Params& p) {
+  if (level_runs.size() <= step.n_after || level_runs.size() < p.min_segment) return step;
+  std::vector<double> logs;
+  for (const double v : level_runs) logs.push_back(log_value(v));
+  Step s = step;
+  s.after = std::exp(level(logs, 0, logs.size()));
+  s.n_after = logs.size();
+  return s;
+}
+
 bool still_present(const Step& step, const std::vector<double>& recent, double gone_z, const Params& p) {
   if (no_evidence(step, recent)) return true;  // keep it
   return !gone_in_newest(step, recent, std::min(recent.size(), std::max<std::size_t>(1, p.present_points)), gone_z);
@@ -587,15 +597,8 @@ bool present_in_newest(const Step& step, const std::vector<double>& recent, cons
                        const std::vector<double>& since) {
   if (no_evidence(step, recent)) return true;
   const std::size_t most = std::min(recent.size(), std::max<std::size_t>(1, p.present_points));
-  // The step's level as the runs since it before the newest k measure it, where they are more than the alert had.
   const auto measured = [&](std::size_t k) {
-    Step s = step;
-    if (since.size() < k + std::max<std::size_t>(step.n_after + 1, p.min_segment)) return s;
-    std::vector<double> logs;
-    for (std::size_t i = 0; i + k < since.size(); ++i) logs.push_back(log_value(since[i]));
-    s.after = std::exp(level(logs, 0, logs.size()));
-    s.n_after = logs.size();
-    return s;
+    return since.size() > k ? remeasured(step, {since.begin(), since.end() - static_cast<std::ptrdiff_t>(k)}, p) : step;
   };
   if (gone_in_newest(measured(most), recent, most, p.present_z)) return false;
   for (std::size_t k = 1; k < most; ++k)

@@ -137,6 +137,11 @@ struct Step {
   double before = 0, after = 0, floor_rel = 0, noise_rel = 0;
   std::size_t n_after = 0;
 };
+// The step with its new level measured on `level_runs` (its runs since the step, before the ones a presence test
+// judges) where they are more than the alert measured it on, and min_segment at least; else the step as raised. An
+// alert raised on its first runs keeps their chance level: a small step found when those sat high was closed as
+// fixed by six runs back at its true level, a revert judged against a level that sat low failed its first runs.
+Step remeasured(const Step& step, const std::vector<double>& level_runs, const Params& p = {});
 // Whether a step still holds at the current level, the median of `recent` (the latest run values, at most
 // Params::present_points of them). It is gone only on evidence: that median is back from the step's level
 // towards the old one by `gone_z` standard errors of the difference (the step's noise, the median of those runs
@@ -150,8 +155,7 @@ bool still_present(const Step& step, const std::vector<double>& recent, double g
 // 1% noise frees the verdict from its second run, of 6% from its first, where the median of six waited for the
 // fourth. Closing the alert (alert_lifecycle) still takes the six.
 // `since`: the runs since the step, oldest first, up to the newest of `recent` (empty: the step's level as the alert
-// measured it). Where the runs before the newest k outnumber the alert's, the step's level for that test is theirs:
-// an alert raised on its first 6 runs kept their chance level, and a revert 12 runs later failed its first runs.
+// measured it); the test of the newest k runs takes the step's level from the runs before them (remeasured).
 bool present_in_newest(const Step& step, const std::vector<double>& recent, const Params& p = {},
                        const std::vector<double>& since = {});
 
