@@ -320,8 +320,8 @@ bool tail_split(const std::vector<double>& y, std::size_t lo, const std::vector<
   // windows are short, that alone can make the stretch look unsteady: so it is judged again without the tested step.
   // (detect() alone, a 3% step after 50 runs of 1% noise, 4,000 a noise model: found by its sixth run 93.2 -> 93.8%
   // gauss, 91.3 -> 92.1% heavy, 85.8 -> 86.2% twomode; no A/A alert more in 2,000 series of 60 runs.)
-  const bool steady = noise.steady(lo, n) || (newest && steady_without(t, after - before));
-  if (p.residual_runs > 0 && n - lo >= std::max<std::size_t>(p.residual_runs, 12) && steady) {
+  if (p.residual_runs > 0 && n - lo >= std::max<std::size_t>(p.residual_runs, 12) &&
+      (noise.steady(lo, n) || (newest && steady_without(t, after - before)))) {
     const double ss_old = sums.squares_about(lo, t, before), ss_new = sums.squares_about(t, n, after);
     // Only where the new runs scatter as the old ones do: a runner turned noisier shows in its first few runs'
     // own spread (a chi-square test of it against the old runs' variance, 1%), long before it makes the stretch
