@@ -14,12 +14,14 @@ How it works:
   3. Where every commit in the range changes only shader sources under kernels/, one bench (--bench, or one
      built at the bad commit) runs each commit's shaders with --kernels-dir; otherwise each commit's bench is
      built incrementally in one build directory (a commit that does not build is skipped).
-  4. The good and bad commits are measured first: the change must reproduce here, in the alert's direction and
-     at least half its size, or nothing is bisected (exit 3). Each commit is then called good or bad by which
-     of the two levels its median (over the samples of --runs bench runs) is nearer in log time, and skipped
-     where it lies in the middle third even after twice as many runs.
-  5. The commit bisect names and its parent are measured again and must fall on their sides (else exit 2: a
-     wrong name is worse than none). It prints each commit tested, the first bad commit with its diff stat,
+  4. The good and bad ends are kept (their shaders, or their built bench) and measured in turn with every
+     commit, so a machine whose speed drifts during the bisect moves all three alike. The change must
+     reproduce first, in the alert's direction and at least half its size, or nothing is bisected (exit 3).
+     Each commit is then called good or bad by which end's median (over the samples of --runs bench runs, taken
+     beside it) its own median is nearer in log time, and skipped where it lies in the middle third even after
+     twice as many runs.
+  5. The commit bisect names and its parent are measured again beside the ends and must fall on their sides
+     (else exit 2: a wrong name is worse than none). It prints each commit tested, the first bad commit with its diff stat,
      the commits tested and the time taken; --post-note writes the result into the alert's note (its state
      unchanged).
 
@@ -115,14 +117,14 @@ def read_alert(base, alert_id):
 
 # ---- measuring one commit ----
 
-def bench_samples_ns(state, kernels_dir=None):
-    """The alert's benchmark's samples (ns) from one bench run at the checked-out commit; None where it did not
-    run or gave a wrong answer."""
+def bench_samples_ns(state, version):
+    """The alert's benchmark's samples (ns) from one run of a version (its bench, and its kernels/ where only
+    shaders change); None where it did not run or gave a wrong answer."""
     out = os.path.join(state['scratch'], 'measure.json')
-    cmd = [state['bench'], '--filter', f'^{re.escape(state["kernel"])}$', '--sizes', state['size'],
+    cmd = [version['bench'], '--filter', f'^{re.escape(state["kernel"])}$', '--sizes', state['size'],
            '--benchmark_out=' + out, *shlex.split(state['bench_args'])]
-    if kernels_dir:
-        cmd += ['--kernels-dir', kernels_dir]
+    if version['kernels']:
+        cmd += ['--kernels-dir', version['kernels']]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0 or not os.path.exists(out):
         log(f'    the bench failed (exit {r.returncode}): {(r.stdout + r.stderr).strip().splitlines()[-1:]}')
@@ -137,10 +139,15 @@ def bench_samples_ns(state, kernels_dir=None):
     return [b['real_time'] * unit[b.get('time_unit', 'ns')] for b in rows]
 
 
-def place(state, ns):
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
+
+
+def place(good_ns, bad_ns, ns):
     """How far a median lies from the good level to the bad one, in log time (0 good, 1 bad)."""
-    good, bad = math.log(state['good_ns']), math.log(state['bad_ns'])
-    return (math.log(ns) - good) / (bad - good)
+    return (math.log(ns) - math.log(good_ns)) / (math.log(bad_ns) - math.log(good_ns))
 
 
 def build_bench(state):
@@ -161,21 +168,54 @@ def build_bench(state):
     return True
 
 
-def measure_here(state, runs):
-    """The checked-out commit's median (ns) over the samples of `runs` bench runs, or None where it cannot be
-    measured. Pooling runs keeps one run slowed by a busy machine from deciding."""
+def version_here(state):
+    """The checked-out commit as something to run: its bench and, where only shaders change, its kernels/; None
+    where it does not build."""
     if not build_bench(state):
         return None
-    kernels = os.path.join(state['worktree'], 'kernels') if state['kernels_only'] else None
-    samples = []
+    return {'bench': state['bench'],
+            'kernels': os.path.join(state['worktree'], 'kernels') if state['kernels_only'] else None}
+
+
+def keep_version(state, name):
+    """The checked-out commit's version copied out of the worktree and build, to be measured beside later commits."""
+    version = version_here(state)
+    if version is None:
+        return None
+    keep = os.path.join(state['scratch'], name)
+    os.makedirs(keep)
+    if version['kernels']:
+        version['kernels'] = shutil.copytree(version['kernels'], os.path.join(keep, 'kernels'))
+    else:  # the bench carries its shaders (embedded at build time)
+        version['bench'] = shutil.copy2(version['bench'], os.path.join(keep, 'shaderwatch-bench'))
+    return version
+
+
+def measure_in_turn(state, versions, runs):
+    """Each version's median (ns) over the samples of `runs` bench runs, the versions run in turn round after
+    round, so a busy or drifting machine slows them alike; None where one cannot be measured."""
+    samples = [[] for _ in versions]
     for _ in range(runs):
-        got = bench_samples_ns(state, kernels)
-        if got is None:
-            return None
-        samples += got
-    samples.sort()
-    n = len(samples)
-    return samples[n // 2] if n % 2 else 0.5 * (samples[n // 2 - 1] + samples[n // 2])
+        for pooled, version in zip(samples, versions):
+            got = bench_samples_ns(state, version)
+            if got is None:
+                return None
+            pooled += got
+    return [median(pooled) for pooled in samples]
+
+
+def where_between_ends(state, good_ns, ns, bad_ns):
+    """place() between the ends as measured beside this commit; None where those ends are less than half as far
+    apart as at the start (the machine too noisy just then to call anything)."""
+    if math.log(bad_ns / good_ns) / math.log(state['bad_ns'] / state['good_ns']) < 0.5:
+        return None
+    return place(good_ns, bad_ns, ns)
+
+
+def measure_beside_ends(state, runs):
+    """(good end, this commit, bad end) medians (ns), measured in turn; None where this commit cannot be measured."""
+    here = version_here(state)
+    return None if here is None else measure_in_turn(state, [state['good_end'], here, state['bad_end']], runs)
 
 
 def step(state_file):
@@ -186,16 +226,17 @@ def step(state_file):
     subject = git(state['worktree'], 'log', '-1', '--format=%s')
     verdict, shown = 125, []
     for runs in (state['runs'], 2 * state['runs']):  # more runs where the first are too close to call
-        ns = measure_here(state, runs)
-        if ns is None:
+        levels = measure_beside_ends(state, runs)
+        if levels is None:
             break
-        shown.append(ns)
-        where = place(state, ns)
-        if where < MIDDLE[0] or where > MIDDLE[1]:
+        shown.append(levels)
+        where = where_between_ends(state, *levels)
+        if where is not None and (where < MIDDLE[0] or where > MIDDLE[1]):
             verdict = 0 if where < MIDDLE[0] else 1
             break
     word = {0: 'good', 1: 'bad', 125: 'skip'}[verdict]
-    times = ', '.join(f'{x / 1e3:.1f} us' for x in shown) or 'not measured'
+    times = '; '.join(f'{here / 1e3:.1f} us (ends {good / 1e3:.1f} and {bad / 1e3:.1f})'
+                      for good, here, bad in shown) or 'not measured'
     log(f'  {commit} {subject[:60]}: {times} -> {word}')
     with open(state['tested_file'], 'a') as f:
         f.write(json.dumps({'commit': commit, 'ns': shown, 'verdict': word}) + '\n')
@@ -226,11 +267,13 @@ def main():
     ap.add_argument('--bench-args', default='',
                     help='more arguments for each bench run, e.g. "--device 1" or "--quick" (on lavapipe)')
     ap.add_argument('--runs', type=int, default=3,
-                    help='bench runs per commit, their samples pooled (twice as many at the two ends, and for a '
-                         'commit too close to call; default 3)')
+                    help='bench runs per commit, their samples pooled, each beside a run of either end (twice as '
+                         'many at the start, in the confirmation, and for a commit too close to call; default 3)')
     ap.add_argument('--post-note', action='store_true',
                     help='write the result into the alert\'s note (SHADERWATCH_TOKEN with triage scope)')
     args = ap.parse_args()
+    if args.runs < 1:
+        raise Usage(f'--runs {args.runs}: at least one bench run per commit')
 
     started = time.monotonic()
     base, alert_id = alert_location(args.alert, args.server)
@@ -264,15 +307,19 @@ def main():
                         else f'each commit built incrementally in {state["build_dir"]}'))
 
         # The change must show here before anything is bisected.
-        levels = {}
         for name, commit in (('good', good), ('bad', bad)):
             git(worktree, 'checkout', '--quiet', '--detach', commit)
-            ns = measure_here(state, 2 * args.runs)
-            if ns is None:
-                log(f'the {name} commit {commit[:12]} cannot be measured here')
+            state[f'{name}_end'] = keep_version(state, f'{name}-end')
+            if state[f'{name}_end'] is None:
+                log(f'the {name} commit {commit[:12]} does not build here')
                 return 3
-            levels[name] = ns
-            log(f'  {commit[:12]} ({name} end): {ns / 1e3:.1f} us')
+        measured = measure_in_turn(state, [state['good_end'], state['bad_end']], 2 * args.runs)
+        if measured is None:
+            log('the ends cannot be measured here')
+            return 3
+        levels = dict(zip(('good', 'bad'), measured))
+        for name, commit in (('good', good), ('bad', bad)):
+            log(f'  {commit[:12]} ({name} end): {levels[name] / 1e3:.1f} us')
         here, there = math.log(levels['bad'] / levels['good']), math.log(alert['after_ns'] / alert['before_ns'])
         if here * there <= 0 or abs(here) < 0.5 * abs(there):
             log(f'the change does not reproduce here: {levels["bad"] / levels["good"]:.3f}x between the ends, '
@@ -307,19 +354,27 @@ def main():
             log('\n'.join(said.strip().splitlines()[-8:]))
             return 2
         first_bad = m.group(1)
-        # A wrong name is worse than none: the commit and its parent measured again, each must fall on its side.
-        log('confirming: the first bad commit and its parent measured again')
-        for commit, side in ((first_bad + '^', 0), (first_bad, 1)):
-            git(worktree, 'bisect', 'reset', '--quiet', check=False)
-            git(worktree, 'checkout', '--quiet', '--detach', commit)
-            ns = measure_here(state, 2 * args.runs)
-            where = None if ns is None else place(state, ns)
-            log(f'  {git(worktree, "rev-parse", "--short=12", "HEAD")}: '
-                + ('not measured' if ns is None else f'{ns / 1e3:.1f} us'))
-            if where is None or (where > MIDDLE[0] if side == 0 else where < MIDDLE[1]):
-                log(f'bisect named {first_bad[:12]}, but measured again it is not the boundary: noise decided a step '
-                    f'(try more --runs, or a quieter machine)')
-                return 2
+        # A wrong name is worse than none: the commit and its parent measured again beside the ends, each must fall
+        # on its side.
+        log('confirming: the first bad commit and its parent measured again, in turn with the ends')
+        git(worktree, 'bisect', 'reset', '--quiet', check=False)
+        git(worktree, 'checkout', '--quiet', '--detach', first_bad + '^')
+        parent = keep_version(state, 'parent')
+        git(worktree, 'checkout', '--quiet', '--detach', first_bad)
+        named = version_here(state)
+        measured = None if parent is None or named is None else measure_in_turn(
+            state, [state['good_end'], parent, named, state['bad_end']], 2 * args.runs)
+        if measured is None:
+            log('the first bad commit or its parent cannot be measured again')
+            return 2
+        good_ns, parent_ns, named_ns, bad_ns = measured
+        log(f'  {first_bad[:12]}^: {parent_ns / 1e3:.1f} us; {first_bad[:12]}: {named_ns / 1e3:.1f} us '
+            f'(ends {good_ns / 1e3:.1f} and {bad_ns / 1e3:.1f} us)')
+        wheres = [where_between_ends(state, good_ns, ns, bad_ns) for ns in (parent_ns, named_ns)]
+        if None in wheres or wheres[0] > MIDDLE[0] or wheres[1] < MIDDLE[1]:
+            log(f'bisect named {first_bad[:12]}, but measured again it is not the boundary: noise decided a step '
+                f'(try more --runs, or a quieter machine)')
+            return 2
         stat = git(repo, 'show', '--stat', '--format=%h %s%n%an, %ad', first_bad)
         log(f'\nfirst bad commit: {first_bad}\n{stat}\n')
         seconds = time.monotonic() - started

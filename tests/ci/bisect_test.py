@@ -2,7 +2,9 @@
 """ci/bisect.py on lavapipe, end to end: a scratch repository of 30 commits after a base, one of which runs
 the grid-stride luminance sum six times (a redundant loop: the same answer, 2-3x the time on a 2-core lavapipe); a real
 shaderwatch-server holds a regression alert whose runs name only the base and the last commit. The bisect
-must name that commit and write it into the alert's note.
+must name that commit and write it into the alert's note. First, the same bisect with a stand-in bench whose
+machine slows 4% with every run (5x over the bisect) must name it too: the ends are measured beside each
+commit, so a drift moves them all alike.
 
 Usage: bisect_test.py BUILD_DIR (with shaderwatch-bench and shaderwatch-server built)
 """
@@ -117,6 +119,54 @@ def post_history(url, token, good, bad):
     return a['id']
 
 
+DRIFTING_BENCH = """#!/usr/bin/env python3
+# A stand-in shaderwatch-bench on a machine that slows 4% with each run: 10 ms, or 25 ms where the kernels
+# sum the image six times, times 1.04 per run so far.
+import json, os, sys
+args = dict(a.split('=', 1) if '=' in a else (a, '') for a in sys.argv[1:])
+kernels = sys.argv[sys.argv.index('--kernels-dir') + 1]
+with open(os.path.join(kernels, 'lum_grid_stride.comp')) as f:
+    level = 25e3 if 'passes[6]' in f.read() else 10e3
+count = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'runs')
+runs = int(open(count).read()) if os.path.exists(count) else 0
+open(count, 'w').write(str(runs + 1))
+rows = [{'name': NAME, 'run_name': NAME, 'run_type': 'iteration', 'real_time': level * 1.04 ** runs * (1 + d),
+         'time_unit': 'us'} for d in (-0.01, 0, 0.01)]
+json.dump({'benchmarks': rows}, open(args['--benchmark_out'], 'w'))
+"""
+
+
+def drifting_bench(root):
+    path = os.path.join(root, 'drifting-bench', 'shaderwatch-bench')
+    os.makedirs(os.path.dirname(path))
+    with open(path, 'w') as f:
+        f.write(DRIFTING_BENCH.replace('NAME', repr(BENCHMARK)))
+    os.chmod(path, 0o755)
+    return path
+
+
+def bisect(url, alert_id, repo, bench, token, *more):
+    started = time.monotonic()
+    r = subprocess.run([sys.executable, os.path.join(SOURCE, 'ci', 'bisect.py'), f'{url}/#/alerts?id={alert_id}',
+                        '--repo', repo, '--bench', bench, *more],
+                       capture_output=True, text=True, env={**os.environ, 'SHADERWATCH_TOKEN': token})
+    print(r.stdout + r.stderr, flush=True)
+    print(f'bisect took {time.monotonic() - started:.0f} s', flush=True)
+    return r
+
+
+def named(r, culprit, what):
+    """The commits tested, after checking the bisect named the culprit."""
+    if r.returncode != 0:
+        fail(f'{what}: bisect exited {r.returncode}')
+    if f'first bad commit: {culprit}' not in r.stdout:
+        fail(f'{what}: bisect did not name {culprit[:12]} (commit {SLOW_AT} of {COMMITS})')
+    tested = int(re.search(r'^(\d+) commits tested of 30', r.stdout, re.M).group(1))
+    if tested > 8:
+        fail(f'{what}: {tested} commits tested: a bisect of 30 needs about 5')
+    return tested
+
+
 def main():
     build = os.path.abspath(sys.argv[1])
     root = tempfile.mkdtemp(prefix='sw-bisect-test-')
@@ -127,21 +177,10 @@ def main():
         commits = make_repo(repo)
         proc, url, token, poster = start_server(build, root)
         alert_id = post_history(url, poster, commits[0], commits[-1])
-        started = time.monotonic()
-        r = subprocess.run([sys.executable, os.path.join(SOURCE, 'ci', 'bisect.py'), f'{url}/#/alerts?id={alert_id}',
-                            '--repo', repo, '--bench', os.path.join(build, 'harness', 'shaderwatch-bench'),
-                            '--bench-args', '--quick --seed 1', '--post-note'],
-                           capture_output=True, text=True, env={**os.environ, 'SHADERWATCH_TOKEN': token})
-        print(r.stdout + r.stderr, flush=True)
-        print(f'bisect took {time.monotonic() - started:.0f} s', flush=True)
         culprit = commits[SLOW_AT]
-        if r.returncode != 0:
-            fail(f'bisect exited {r.returncode}')
-        if f'first bad commit: {culprit}' not in r.stdout:
-            fail(f'bisect did not name {culprit[:12]} (commit {SLOW_AT} of {COMMITS})')
-        tested = int(re.search(r'^(\d+) commits tested of 30', r.stdout, re.M).group(1))
-        if tested > 8:
-            fail(f'{tested} commits tested: a bisect of 30 needs about 5')
+        named(bisect(url, alert_id, repo, drifting_bench(root), token), culprit, 'on a drifting machine')
+        tested = named(bisect(url, alert_id, repo, os.path.join(build, 'harness', 'shaderwatch-bench'), token,
+                              '--bench-args', '--quick --seed 1', '--post-note'), culprit, 'on lavapipe')
         note = api(f'{url}/api/v1/alerts/{alert_id}', token)['note'] or ''
         if culprit[:12] not in note:
             fail(f'the alert\'s note does not name the commit: {note!r}')
