@@ -21,9 +21,9 @@ How it works:
      beside it) its own median is nearer in log time, and skipped where it lies in the middle third even after
      twice as many runs.
   5. The commit bisect names and its parent are measured again beside the ends and must fall on their sides
-     (else exit 2: a wrong name is worse than none). It prints each commit tested, the first bad commit with its diff stat,
-     the commits tested and the time taken; --post-note writes the result into the alert's note (its state
-     unchanged).
+     (else exit 2: a wrong name is worse than none). It prints each commit tested, the first bad commit with
+     its diff stat, the commits tested and the time taken; --post-note writes the result into the alert's note
+     (its state unchanged).
 
 Exit: 0 the first bad commit was named; 2 bisect could not tell (skipped commits around it); 3 the change does
 not reproduce here; 4 usage (bad alert, commits not in the repository).
