@@ -35,6 +35,7 @@ import os
 import re
 import shlex
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -139,12 +140,6 @@ def bench_samples_ns(state, version):
     return [b['real_time'] * unit[b.get('time_unit', 'ns')] for b in rows]
 
 
-def median(xs):
-    xs = sorted(xs)
-    n = len(xs)
-    return xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
-
-
 def place(good_ns, bad_ns, ns):
     """How far a median lies from the good level to the bad one, in log time (0 good, 1 bad)."""
     return (math.log(ns) - math.log(good_ns)) / (math.log(bad_ns) - math.log(good_ns))
@@ -201,7 +196,7 @@ def measure_in_turn(state, versions, runs):
             if got is None:
                 return None
             pooled += got
-    return [median(pooled) for pooled in samples]
+    return [statistics.median(pooled) for pooled in samples]
 
 
 def where_between_ends(state, good_ns, ns, bad_ns):
