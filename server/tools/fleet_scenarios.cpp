@@ -25,12 +25,13 @@ const char* to_string(Noise n) {
     case Noise::Heavy: return "heavy";
     case Noise::Twomode: return "twomode";
     case Noise::Reps: return "reps";
+    case Noise::Real: return "real";
   }
   return "?";
 }
 
 std::optional<Noise> parse_noise(std::string_view s) {
-  for (Noise n : {Noise::Gauss, Noise::Heavy, Noise::Twomode, Noise::Reps})
+  for (Noise n : {Noise::Gauss, Noise::Heavy, Noise::Twomode, Noise::Reps, Noise::Real})
     if (s == to_string(n)) return n;
   return std::nullopt;
 }
@@ -211,18 +212,46 @@ Plan correctness(const TrialParams& p, std::mt19937_64& rng) {
   return pl;
 }
 
+// The real model's run-to-run spread at a duration (ns), as the median absolute change over 0.6745 of three H200
+// runs of one build (86de8e8), by duration, interpolated in logs.
+double real_spread(double ns) {
+  static const std::pair<double, double> table[] = {{10e3, 0.0030}, {20e3, 0.0023}, {55e3, 0.00107},
+                                                    {170e3, 0.00083}, {550e3, 0.00078}, {3e6, 0.00018}};
+  if (ns <= table[0].first) return table[0].second;
+  for (std::size_t i = 1; i < std::size(table); ++i)
+    if (ns <= table[i].first) {
+      const double f = std::log(ns / table[i - 1].first) / std::log(table[i].first / table[i - 1].first);
+      return table[i - 1].second * std::pow(table[i].second / table[i - 1].second, f);
+    }
+  return std::end(table)[-1].second;
+}
+
 // Multiplicative noise of one series' run: the run factor and the repetitions around it.
 struct NoiseGen {
   Noise kind;
   std::mt19937_64 rng;
   std::normal_distribution<double> run_sd{0, 0.01}, rep_sd{0, 0.003};
-  std::student_t_distribution<double> t3{3};
+  std::student_t_distribution<double> t3{3}, t4{4};
   std::bernoulli_distribution slow_mode{0.05};
   std::uniform_real_distribution<double> slow_factor{1.5, 3.5};
+  std::uint64_t series_seed = 0;  // the real model's noisiness of each series, the same for main and probes
 
+  // The real model's noisiness of GPU g's benchmark b: lognormal, sd 0.5 in logs, from a hash (no draw from rng).
+  double series_noisiness(int g, int b) const {
+    std::uint64_t x = series_seed ^ (static_cast<std::uint64_t>(g) << 32) ^ static_cast<std::uint64_t>(b);
+    const auto next = [&x] {  // SplitMix64
+      std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      return static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
+    };
+    const double u1 = std::max(next(), 1e-300), u2 = next();
+    return std::exp(0.5 * std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2));
+  }
   // `scale`: the runner's noise (Plan::nz); it widens the run-to-run spread (under reps, the repetitions'),
   // drawing the same numbers, so a scale of 1 gives every scenario the same stream as before it existed.
-  double run_factor(double scale) {
+  // `ns`, g, b: the benchmark's base time and series, which only the real model reads.
+  double run_factor(double scale, double ns, int g, int b) {
     switch (kind) {
       case Noise::Heavy: return std::exp(scale * 0.01 * t3(rng) / std::sqrt(3.0));  // t3 has variance 3
       case Noise::Twomode: {
@@ -230,11 +259,15 @@ struct NoiseGen {
         return slow_mode(rng) ? f * slow_factor(rng) : f;
       }
       case Noise::Reps: return 1.0;
+      case Noise::Real:
+        // 1.057: the median absolute value of lognormal(0.5) x t4 over 0.6745, so the spread is the table's.
+        return std::exp(scale * real_spread(ns) * series_noisiness(g, b) * t4(rng) / 1.057);
       case Noise::Gauss: break;
     }
     return std::exp(scale * run_sd(rng));
   }
-  double rep_factor(double scale) {
+  double rep_factor(double scale, double ns) {
+    if (kind == Noise::Real) return std::exp(rep_sd(rng) * real_spread(ns) / 0.003);
     return std::exp(rep_sd(rng) * (kind == Noise::Reps ? scale * 0.01 / 0.003 : 1.0));
   }
 };
@@ -280,10 +313,11 @@ std::string make_doc(Plan& pl, int g, int r, int reps, NoiseGen& ng, bool compil
     const std::string name = bench_name(b);
     const std::string label = compiled ? ",\"label\":\"spirv:" + spirv_hash(b, pl.spv(r, b)) + " stop:time-limit\"" : "";
     // Noise is drawn even for failing benchmarks, so every scenario sees the same noise stream.
-    const double level = base_ns(b, pl.benchmarks) * pl.lvl(g, r, b) * ng.run_factor(pl.nz(g, r));
+    const double ns = base_ns(b, pl.benchmarks);
+    const double level = ns * pl.lvl(g, r, b) * ng.run_factor(pl.nz(g, r), ns, g, b);
     double sum = 0;
     for (int i = 0; i < reps; ++i) {
-      const double v = level * ng.rep_factor(pl.nz(g, r));
+      const double v = level * ng.rep_factor(pl.nz(g, r), ns);
       sum += v;
       if (pl.fail(g, r, b)) {
         // Google Benchmark's shape for SkipWithError: no times, no aggregates.
@@ -377,6 +411,9 @@ const std::vector<Scenario>& scenarios() {
       {"branch_aa", "", "", "no change on main; after every main run a branch run forked from it (A/A)", aa, 1.0},
       {"branch_10pct", "", "", "no change on main; after every main run a branch run with one benchmark 10% slower", aa,
        1.10},
+      {"branch_25pct", "", "", "no change on main; after every main run a branch run with one benchmark 25% slower", aa,
+       1.25},
+      {"branch_2x", "", "", "no change on main; after every main run a branch run with one benchmark 2x slower", aa, 2.0},
       {"branch_3.6x", "", "", "no change on main; after every main run a branch run with one benchmark 3.6x slower", aa,
        3.6},
       // Issue 28's cases: a change of noise is no regression; small steps are found, and stay open while there.
@@ -413,6 +450,7 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
   std::mt19937_64 plan_rng(mix(p.seed ^ 0x5ca1ab1eULL));
   Plan pl = sc.plan(p, plan_rng);
   NoiseGen ng{p.noise, std::mt19937_64(mix(p.seed))};
+  ng.series_seed = mix(p.seed ^ 0x5e41e5ULL);
 
   std::map<std::string, int> bench_idx;
   for (int b = 0; b < p.benchmarks; ++b) bench_idx[bench_name(b)] = b;
@@ -430,6 +468,7 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
 
   // Branch probes draw from streams of their own: main's runs see the same noise in every scenario.
   NoiseGen probe_noise{p.noise, std::mt19937_64(mix(p.seed ^ 0xb7a4c4ULL))};
+  probe_noise.series_seed = ng.series_seed;
   std::mt19937_64 probe_rng(mix(p.seed ^ 0x9e0beULL));
   const auto history_bin = [](int h) { return std::min(h, kHistoryBins - 1); };
   // The benchmarks a verdict fails on: correctness failures, confirmed regressions, single-run slowdowns.
@@ -530,13 +569,15 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
         store.ingest(probe_body, "fleet-sim");
         const Verdict pv = store.queries().verdict(id + "-pr");
         const int pbin = history_bin(r + 1);  // the merge base's run is history too
-        ++res.probes.runs[pbin];
         const bool slowed = sc.probe > 1;
-        res.probes.slowed[pbin] += slowed;
         bool caught = false, other = false;
         for (const int b : failing(pv)) (slowed && b == pb ? caught : other) = true;
-        res.probes.caught[pbin] += caught;
-        res.probes.false_fails[pbin] += other && !real_on_gpu(g, r);
+        for (ByHistory* h : {&res.probes, base_ns(pb, p.benchmarks) < kShortNs ? &res.probes_short : &res.probes_long}) {
+          ++h->runs[pbin];
+          h->slowed[pbin] += slowed;
+          h->caught[pbin] += caught;
+          h->false_fails[pbin] += other && !real_on_gpu(g, r);
+        }
       }
     }
   }
@@ -609,9 +650,17 @@ void ByHistory::add(const ByHistory& o) {
   }
 }
 
+namespace {
+json by_history_json(const ByHistory& h) {
+  return {{"runs", h.runs}, {"false_fails", h.false_fails}, {"slowed", h.slowed}, {"caught", h.caught}};
+}
+}  // namespace
+
 void Summary::add(const TrialResult& t) {
   main.add(t.main);
   probes.add(t.probes);
+  probes_short.add(t.probes_short);
+  probes_long.add(t.probes_long);
   ++trials;
   runs += t.runs;
   false_fails += t.false_fails;
@@ -717,8 +766,8 @@ json Summary::to_json() const {
           {"failed_at_once", failed_at_once},
           {"by_history", {{"main", {{"runs", main.runs}, {"false_fails", main.false_fails}, {"slowed", main.slowed},
                                     {"caught", main.caught}}},
-                          {"probes", {{"runs", probes.runs}, {"false_fails", probes.false_fails},
-                                      {"slowed", probes.slowed}, {"caught", probes.caught}}}}},
+                          {"probes", by_history_json(probes)}, {"probes_under_30us", by_history_json(probes_short)},
+                          {"probes_over_30us", by_history_json(probes_long)}}},
           {"expected_cause", expected_cause.empty() ? json(nullptr) : json(expected_cause)},
           {"causes", causes},
           {"cause_as_expected", expected_cause.empty() ? json(nullptr) : json(cause_ok)},

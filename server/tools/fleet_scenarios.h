@@ -23,7 +23,12 @@ namespace shaderwatch::fleet {
 //            repetitions together), the slow mode real GPUs show.
 //   reps:    1% between repetitions and none run to run: every repetition an independent draw (a
 //            model with no run-level component, under which a 3% step is far easier to see).
-enum class Noise { Gauss, Heavy, Twomode, Reps };
+//   real:    calibrated on three H200 runs of one build (../shared/data/h200-86de8e8-r1..r3): run to run a
+//            Student-t (4 dof) at the spread those runs show at the benchmark's duration (0.30% at 10 us,
+//            0.08% at 0.2-0.5 ms, 0.02% at 3 ms, as the median absolute change), times a noisiness of each
+//            series' own (lognormal, sd 0.5 in logs); repetitions at the same spread. Fitted to the share of
+//            changes beyond 2-8 of that spread (real: 14/7.2/3.4/1.2/0.7/0.3% beyond 2/3/4/5/6/8).
+enum class Noise { Gauss, Heavy, Twomode, Reps, Real };
 const char* to_string(Noise n);
 std::optional<Noise> parse_noise(std::string_view s);
 
@@ -104,6 +109,7 @@ const Scenario* find_scenario(std::string_view name);
 std::string kernel_name(int k);       // lum/var<k>
 std::string bench_name(int k);        // its benchmark: lum/var<k>/1920x1080/cold
 double base_ns(int k, int n);         // log-spaced from 10 us to 5 ms
+inline constexpr double kShortNs = 30e3;  // the targets' split: +25% under 30 us, +10% over
 std::string gpu_name(int g);          // "Fleet GPU <g>"
 
 // What the server did about one Change.
@@ -143,8 +149,9 @@ struct TrialResult {
   double ingest_ms_before = 0, ingest_ms_after = 0;  // mean wall ms of Store::ingest
   double seconds = 0;
   // Main runs (false fails; slowed: a real slowdown's first run, caught: its verdict failed listing it) and
-  // branch probes (false fails: a fail listing anything but the slowed benchmark; caught: listing it).
-  ByHistory main, probes;
+  // branch probes (false fails: a fail listing anything but the slowed benchmark; caught: listing it), and the
+  // probes again by the slowed benchmark's base time: under 30 us (short) or not (long).
+  ByHistory main, probes, probes_short, probes_long;
 };
 
 // Posts the whole trial to a fresh Store in a temp dir (removed afterwards) and scores it.
@@ -160,7 +167,7 @@ struct Summary {
   int runs_after = 0, listed_after = 0;
   int slowdowns = 0, suspected_at_once = 0;  // slowdowns (not correctness), and those listed on their first run
   int failed_at_once = 0;                     // slowdowns whose first run's verdict failed on them
-  ByHistory main, probes;
+  ByHistory main, probes, probes_short, probes_long;
   std::vector<int> delays, verdict_delays;
   std::map<std::string, int> causes, false_alert_kinds;
   std::map<std::string, int> classes;  // found alerts by evidence class ("siblings" where none decided)

@@ -101,9 +101,14 @@ void print_by_history(const std::vector<fl::Summary>& rows) {
   for (const auto& s : rows) {
     line(s, "main", s.main, true);
     line(s, "probes", s.probes, true);
+    if (s.probes.slowed != fl::ByHistory{}.slowed) {  // slowed probes: the same by the slowed benchmark's time
+      line(s, "<30us", s.probes_short, true);
+      line(s, ">=30us", s.probes_long, true);
+    }
   }
   std::printf("Each cell: failed verdicts per 1000 runs with no real change listed, then (where a slowdown came at that\n"
-              "history) the slowdowns whose first run failed listing them / the slowdowns.\n");
+              "history) the slowdowns whose first run failed listing them / the slowdowns; <30us and >=30us: the slowed\n"
+              "probes by their benchmark's base time.\n");
 }
 
 }  // namespace
@@ -124,19 +129,21 @@ int main(int argc, char** argv) {
       "(one table row each, columns explained under it; one progress line per trial on stderr).\n"
       "Noise: gauss (1% lognormal run to run, 0.3% between repetitions), heavy (Student-t, 3 dof, 1% sd\n"
       "run to run), twomode (gauss plus a 5% chance per run and series of a 1.5x-3.5x slow mode), reps\n"
-      "(1% between repetitions, none run to run).\n"
+      "(1% between repetitions, none run to run), real (calibrated on three H200 runs of one build: Student-t\n"
+      "4 dof run to run at the spread those runs show at the benchmark's duration, each series' own\n"
+      "noisiness lognormal).\n"
       "Trial t has the same noise in every scenario, and the same changed benchmark in every scenario\n"
       "that changes one (paired comparisons).\n\n")
                    .append(scen_help)};
   fl::TrialParams base;
   int trials = 3;
-  std::vector<std::string> noises{"gauss", "heavy", "twomode", "reps"};
+  std::vector<std::string> noises{"gauss", "heavy", "twomode", "reps", "real"};
   std::vector<std::string> all_scenarios;
   for (const auto& s : fl::scenarios()) all_scenarios.push_back(s.name);
   std::vector<std::string> scen_names = all_scenarios;
   std::uint64_t seed = 1;
   std::string json_path;
-  const std::vector<std::string> noise_names{"gauss", "heavy", "twomode", "reps"};
+  const std::vector<std::string> noise_names{"gauss", "heavy", "twomode", "reps", "real"};
   app.add_option("--trials", trials, "Trials per scenario x noise model")
       ->check(CLI::Range(1, 100000))->capture_default_str();
   // The change comes at run R/2 (drift from R/3) and the detector needs 18 points of history.
@@ -152,7 +159,7 @@ int main(int argc, char** argv) {
       ->delimiter(',')->check(CLI::IsMember(all_scenarios))->capture_default_str();
   app.add_option("--seed", seed,
                  "Seed of the first trial (trial t with noise model n, 0 gauss 1 heavy 2 twomode 3 reps,\n"
-                 "uses seed + 1000 n + t)")
+                 "uses seed + 1000 n + t; 4 real)")
       ->capture_default_str();
   app.add_option("--json", json_path, "Also write the rows (and every delay) as JSON to this file");
   app.add_flag("!--no-compiled", base.compiled,

@@ -59,7 +59,8 @@ TEST(GateE2E, ARealH200PairPassesAndA36xSlowdownFailsTheSecondRun) {
     EXPECT_EQ(cov["previous_runs"], s.get("/api/v1/runs/b")["run"]["benchmarks"]) << "every benchmark against the previous run";
     EXPECT_EQ(cov["level"], 0);
     EXPECT_TRUE(cov["single_run_gate"].get<bool>());
-    EXPECT_EQ(cov["line"], "history: 1 run; judged against the previous run; change points from 18 runs");
+    EXPECT_EQ(cov["line"], "history: 1 run; judged against the previous run; floors from the prior (at least 100%) until "
+                           "200 run-to-run changes (0 so far); change points from 18 runs");
 
     // A pull request forked from c1 that makes the blur 3.6x slower fails on its own run.
     post_ok(s, body(slowed(b, kSlowed, 3.6), "pr", "p1", "2026-11-24T10:10:00Z", "topic", "c1"));
@@ -93,6 +94,75 @@ TEST(GateE2E, ARealH200PairPassesAndA36xSlowdownFailsTheSecondRun) {
     EXPECT_EQ(summary["latest_runs"][0]["verdict"]["slowdowns"], 1);
     EXPECT_EQ(summary["latest_runs"][0]["verdict"]["failing"][0], kSlowed);
   }
+}
+
+namespace {
+// Issue 51's commit on an H200: lum/grid_stride_vec4 reads its image three times (the same answer), 47% slower
+// at 1920x1080 hot, 22% cold, 2.6x at 4K and 2.9x at 8K (as measured there).
+json grid_stride_read_thrice(json doc) {
+  const std::string k = "lum/grid_stride_vec4/";
+  doc = slowed(std::move(doc), k + "1920x1080/hot", 1.47);
+  doc = slowed(std::move(doc), k + "1920x1080/cold", 1.22);
+  for (const char* mode : {"hot", "cold"}) {
+    doc = slowed(std::move(doc), k + "3840x2160/" + mode, 2.6);
+    doc = slowed(std::move(doc), k + "7680x4320/" + mode, 2.9);
+  }
+  return doc;
+}
+bool has(const json& list, const std::string& name) {
+  for (const auto& e : list)
+    if (e.at("benchmark") == name) return true;
+  return false;
+}
+}  // namespace
+
+// Issue 51's three cases on three real H200 runs of one build (86de8e8): the GPU's own noise sets every floor from
+// the third run on. The A/A runs pass; the 47% step at 1080p hot (10.9 us: under 30 us, where the target is 25%)
+// fails the run that brings it on main and on a branch, its 22% cold step is a suspect; the revert passes; and after
+// that regression and its revert, a 3.6x slowdown of the 8K blur still fails (the revert's swing is not the noise).
+TEST(GateE2E, TheGpusOwnNoiseSetsTheFloor) {
+  const json r1 = read_fixture("real/h200-86de8e8-r1.json.gz"), r2 = read_fixture("real/h200-86de8e8-r2.json.gz"),
+             r3 = read_fixture("real/h200-86de8e8-r3.json.gz");
+  const std::string hot = "lum/grid_stride_vec4/1920x1080/hot", cold = "lum/grid_stride_vec4/1920x1080/cold";
+  TempDir dir;
+  TestServer s(dir.db("h200.db"));
+  post_ok(s, body(r1, "r1", "c1", "2026-11-27T10:00:00Z"));
+  post_ok(s, body(r2, "r2", "c2", "2026-11-27T10:05:00Z"));
+  post_ok(s, body(r3, "r3", "c3", "2026-11-27T10:10:00Z"));
+  for (const char* id : {"r2", "r3"}) {
+    const json v = s.get(cat("/api/v1/runs/", id, "/verdict"));
+    EXPECT_EQ(v["verdict"], "pass") << id << v["slowdowns"].dump(1);
+  }
+  const json aa = s.get("/api/v1/runs/r3/verdict");
+  ASSERT_TRUE(aa["coverage"]["noise_model"].is_object()) << aa["coverage"].dump(1);
+  EXPECT_GE(aa["coverage"]["noise_model"]["changes"].get<int>(), 300) << "one change per series from two runs";
+  EXPECT_NE(aa["coverage"]["line"].get<std::string>().find("x each benchmark's run-to-run noise"), std::string::npos)
+      << aa["coverage"]["line"];
+
+  // The same commit on a branch forked from c3 fails on its own run.
+  post_ok(s, body(grid_stride_read_thrice(r1), "pr", "p1", "2026-11-27T10:12:00Z", "topic", "c3"));
+  const json pr = s.get("/api/v1/runs/pr/verdict");
+  EXPECT_EQ(pr["verdict"], "fail");
+  EXPECT_TRUE(has(pr["slowdowns"], hot)) << pr["slowdowns"].dump(1);
+
+  post_ok(s, body(grid_stride_read_thrice(r1), "slow", "c4", "2026-11-27T10:15:00Z"));
+  const json v = s.get("/api/v1/runs/slow/verdict");
+  EXPECT_EQ(v["verdict"], "fail");
+  EXPECT_TRUE(has(v["slowdowns"], hot)) << v["slowdowns"].dump(1);
+  EXPECT_TRUE(has(v["slowdowns"], cold) || has(v["suspects"], cold)) << v["suspects"].dump(1);
+  EXPECT_GE(v["slowdowns"].size(), 5u) << "the 4K and 8K steps too";
+  for (const auto& e : v["slowdowns"]) {
+    EXPECT_EQ(e["benchmark"].get<std::string>().rfind("lum/grid_stride_vec4/", 0), 0u) << "a slowed one: " << e.dump();
+    EXPECT_LT(e["floor_pct"].get<double>(), 25) << e.dump();
+  }
+
+  post_ok(s, body(r2, "revert", "c5", "2026-11-27T10:20:00Z"));
+  EXPECT_EQ(s.get("/api/v1/runs/revert/verdict")["verdict"], "pass");
+
+  post_ok(s, body(slowed(r3, kSlowed, 3.6), "blur", "c6", "2026-11-27T10:25:00Z"));
+  const json b = s.get("/api/v1/runs/blur/verdict");
+  EXPECT_EQ(b["verdict"], "fail") << b["coverage"].dump(1);
+  EXPECT_EQ(names(b["slowdowns"]), std::vector<std::string>{kSlowed});
 }
 
 namespace {

@@ -50,12 +50,22 @@ a::RunEvidence with_open_regression(const std::vector<double>& since) {
   return run;
 }
 
+// The prior's rules alone (the minimum effect, the prior noise, the lone swing): the GPU's noise model never has
+// enough changes. These runs' series all move alike, which the model would take for a very quiet GPU.
+a::GateParams prior_only() {
+  a::GateParams g;
+  g.model.min_changes = SIZE_MAX;
+  return g;
+}
+const shaderwatch::detect::Params kDetect;
+
 }  // namespace
 
+// Until the GPU's noise model has its changes, the prior gates: twice as slow at least.
 TEST(Gate, ASlowdownTwiceTheLevelFailsTheRunThatBringsIt) {
   // Against a level of 20 runs: 3.6x fails, 1.5x (beyond noise, under the minimum effect) is a suspect.
   const auto run = run_with(120, 20, {bench("lum/slow/1080p/cold", 3.6e5, 20), bench("lum/mid/1080p/cold", 1.5e5, 20)});
-  const auto v = a::judge(run);  // its findings point into the run
+  const auto v = a::judge(run, kDetect, prior_only());  // its findings point into the run
   EXPECT_TRUE(v.fail);
   ASSERT_EQ(v.slowdowns.size(), 1u);
   EXPECT_EQ(v.slowdowns[0].benchmark->name, "lum/slow/1080p/cold");
@@ -67,9 +77,9 @@ TEST(Gate, ASlowdownTwiceTheLevelFailsTheRunThatBringsIt) {
   // The same on a branch: the gate needs no alert.
   auto branch = run_with(120, 20, {bench("lum/slow/1080p/cold", 3.6e5, 20)});
   branch.on_main = false;
-  EXPECT_TRUE(a::judge(branch).fail);
+  EXPECT_TRUE(a::judge(branch, kDetect, prior_only()).fail);
   // Faster is never a slowdown.
-  EXPECT_FALSE(a::judge(run_with(120, 20, {bench("lum/fast/1080p/cold", 0.2e5, 20)})).fail);
+  EXPECT_FALSE(a::judge(run_with(120, 20, {bench("lum/fast/1080p/cold", 0.2e5, 20)}), kDetect, prior_only()).fail);
 }
 
 TEST(Gate, TheSecondRunIsJudgedAgainstTheFirst) {
@@ -103,21 +113,21 @@ TEST(Gate, ANoisySeriesNeedsALargerStep) {
   EXPECT_GT(a::gate(b, 0)->floor, 3.0);
 }
 
-TEST(Gate, AGpusLoneSwingRaisesTheFloor) {
+TEST(Gate, AGpusLoneSwingRaisesThePriorsFloor) {
   // One series went 3.5x slower for one run and came back (a slow mode): a 3.6x step elsewhere is within that
   // (the floor is 3.5^1.4 = 5.8x).
   auto spiky = bench("lum/spiky/1080p/cold", 1e5, 6);
   spiky.swing_history[3] *= 3.5;
   auto run = run_with(120, 6, {spiky, bench("lum/slow/1080p/cold", 3.6e5, 6)});
   EXPECT_NEAR(a::lone_swing(run), std::log(3.5), 0.02);
-  auto v = a::judge(run);
+  auto v = a::judge(run, kDetect, prior_only());
   EXPECT_FALSE(v.fail);
   EXPECT_NEAR(v.coverage.swing, std::log(3.5), 0.02);
   // A swing of 2x leaves a floor of 2.64x: the 3.6x step fails.
   auto smaller = bench("lum/spiky/1080p/cold", 1e5, 6);
   smaller.swing_history[3] *= 2.0;
   const auto run2 = run_with(120, 6, {smaller, bench("lum/slow/1080p/cold", 3.6e5, 6)});
-  const auto v2 = a::judge(run2);
+  const auto v2 = a::judge(run2, kDetect, prior_only());
   ASSERT_EQ(v2.slowdowns.size(), 1u);
   EXPECT_NEAR(v2.slowdowns[0].slowdown.floor, std::pow(2.0, 1.4) - 1, 0.02);
   // A lasting improvement is no swing: the series stays down.
@@ -158,7 +168,9 @@ TEST(Gate, TheCoverageLineSaysWhatEachRuleSaw) {
   c.previous_runs = 348;
   c.history_min = c.history_max = 1;
   c.gated = true;
-  EXPECT_EQ(a::coverage_line(c), "history: 1 run; judged against the previous run; change points from 18 runs");
+  EXPECT_EQ(a::coverage_line(c),
+            "history: 1 run; judged against the previous run; floors from the prior (at least 100%) until 200 "
+            "run-to-run changes (0 so far); change points from 18 runs");
   c = {};
   c.level = 300;
   c.previous_runs = 40;
@@ -167,9 +179,24 @@ TEST(Gate, TheCoverageLineSaysWhatEachRuleSaw) {
   c.history_min = 0;
   c.history_max = 40;
   c.gated = true;
+  c.modeled = true;
+  c.model_changes = 14000;
+  c.model_tail = 31.4;
+  c.floor_min = 0.05;
+  c.floor_median = 0.071;
+  c.floor_max = 0.24;
   EXPECT_EQ(a::coverage_line(c),
             "history: 0-40 runs; 8 first runs, not judged; 40 judged against the previous runs; 300 judged against the "
-            "level; change points on 300 (from 18 runs)");
+            "level; floors 5.0%-24% (median 7.1%): 31x each benchmark's run-to-run noise, learned from 14000 changes; "
+            "change points on 300 (from 18 runs)");
+  // What the model left out and a run's own spread are said.
+  c.model_left_out = 340;
+  c.model_excluded = 2;
+  c.run_spread = 2.8;
+  EXPECT_NE(a::coverage_line(c).find("learned from 14000 changes (340 changes of outlying runs left out); 2 series with "
+                                     "an open regression not learned from; floors x2.8 for this run's own spread"),
+            std::string::npos)
+      << a::coverage_line(c);
 }
 
 TEST(Gate, AConfirmedRegressionFailsOnceItsEvidencePassesTheGatesScore) {

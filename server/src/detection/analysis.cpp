@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 namespace shaderwatch::analysis {
@@ -156,7 +157,10 @@ double lone_swing(const RunEvidence& run, const GateParams& g) {
   return swing;
 }
 
-std::optional<Slowdown> gate(const BenchmarkEvidence& b, double swing, const GateParams& g, const detect::Params& p) {
+namespace {
+// What a benchmark's value is judged against: the median of its level's runs (min_segment or more) or of its
+// previous runs (the cold-start rule); nothing on its first run.
+std::optional<Slowdown> against_baseline(const BenchmarkEvidence& b, const detect::Params& p) {
   const auto& runs = b.level_runs;
   if (runs.empty() || b.value <= 0) return std::nullopt;
   Slowdown s;
@@ -164,6 +168,30 @@ std::optional<Slowdown> gate(const BenchmarkEvidence& b, double swing, const Gat
   s.runs = runs.size();
   s.baseline = stats::median(runs);
   if (s.baseline <= 0) return std::nullopt;
+  s.delta = b.value / s.baseline - 1;
+  return s;
+}
+}  // namespace
+
+std::optional<ModelJudgement> gate_by_model(const BenchmarkEvidence& b, double noise, const detect::GpuNoiseModel& m,
+                                            const GateParams& g, const detect::Params& p) {
+  const auto s = against_baseline(b, p);
+  if (!s) return std::nullopt;
+  ModelJudgement j{*s};
+  j.slowdown.noise = noise;
+  const double floor = std::max(std::log1p(g.model.min_effect), m.tail * noise);
+  j.slowdown.floor = std::expm1(floor);
+  const double y = std::log(b.value / s->baseline);
+  j.fails = y > floor;
+  j.suspect = !j.fails && y > m.suspect * noise;
+  return j;
+}
+
+std::optional<Slowdown> gate(const BenchmarkEvidence& b, double swing, const GateParams& g, const detect::Params& p) {
+  auto base = against_baseline(b, p);
+  if (!base) return std::nullopt;
+  Slowdown& s = *base;
+  const auto& runs = b.level_runs;
   double noise_floor = 0;  // log
   if (s.against == Baseline::Level) {
     std::vector<double> logs;
@@ -182,19 +210,73 @@ std::optional<Slowdown> gate(const BenchmarkEvidence& b, double swing, const Gat
   }
   const double floor = std::max({std::log1p(g.min_effect), noise_floor, g.swing_power * swing});
   s.floor = std::expm1(floor);
-  s.delta = b.value / s.baseline - 1;
   if (std::log(b.value / s.baseline) > floor) return s;
   return std::nullopt;
 }
+
+namespace {
+// The GPU's noise model from the run's series (their main runs before the run), and each timed benchmark's noise
+// under it (its scale times the run's spread), in the order of run.benchmarks (0 where not modeled).
+struct RunModel {
+  detect::GpuNoiseModel model;
+  std::vector<double> noise;
+  double spread = 1;
+  int excluded = 0;
+};
+RunModel run_model(const RunEvidence& run, const GateParams& g, const detect::Params& p) {
+  RunModel rm;
+  rm.noise.assign(run.benchmarks.size(), 0);
+  std::vector<detect::SeriesRuns> series;
+  std::vector<std::size_t> index;  // run.benchmarks' index of each series given
+  std::size_t judged = 0;
+  for (std::size_t i = 0; i < run.benchmarks.size(); ++i) {
+    const auto& b = run.benchmarks[i];
+    if (b.failed || b.value <= 0) continue;
+    // An open regression's step is not the noise (on main, where the run's open regressions are loaded).
+    const bool excluded = !b.open.empty();
+    rm.excluded += excluded;
+    series.push_back({&b.swing_history, excluded});
+    index.push_back(i);
+    judged += !b.level_runs.empty();
+  }
+  rm.model = detect::learn_noise_model(series, judged, g.model);
+  if (!rm.model.ready) return rm;
+  std::vector<double> deviations;
+  for (std::size_t k = 0; k < index.size(); ++k) {
+    const auto s = against_baseline(run.benchmarks[index[k]], p);
+    if (s) deviations.push_back(std::log1p(s->delta) / rm.model.scale[k]);
+  }
+  rm.spread = detect::run_spread(deviations);
+  for (std::size_t k = 0; k < index.size(); ++k) rm.noise[index[k]] = rm.model.scale[k] * rm.spread;
+  return rm;
+}
+
+// The floors' range and median over the benchmarks judged.
+void floor_range(const std::vector<double>& floors, Coverage& cov) {
+  if (floors.empty()) return;
+  cov.floor_min = *std::min_element(floors.begin(), floors.end());
+  cov.floor_max = *std::max_element(floors.begin(), floors.end());
+  cov.floor_median = stats::median(floors);
+}
+}  // namespace
 
 RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GateParams& g) {
   RunVerdict v;
   Coverage& cov = v.coverage;
   cov.swing = run.timings_gated ? lone_swing(run, g) : 0;
   cov.series_runs = swing_series_runs(run, g);
-  cov.gated = run.timings_gated && cov.series_runs >= g.min_swing_series_runs;
+  const RunModel rm = run.timings_gated ? run_model(run, g, p) : RunModel{};
+  cov.modeled = rm.model.ready;
+  cov.model_changes = rm.model.changes;
+  cov.model_left_out = rm.model.left_out;
+  cov.model_excluded = rm.excluded;
+  cov.model_tail = rm.model.tail;
+  cov.run_spread = rm.spread;
+  cov.gated = run.timings_gated && (cov.modeled || cov.series_runs >= g.min_swing_series_runs);
+  std::vector<double> floors;
   bool any = false;
-  for (const auto& b : run.benchmarks) {
+  for (std::size_t bi = 0; bi < run.benchmarks.size(); ++bi) {
+    const auto& b = run.benchmarks[bi];
     if (b.failed) {
       v.correctness.push_back(
           {&b, b.passed_before ? detect::AlertKind::CorrectnessRegression : detect::AlertKind::CorrectnessFailure});
@@ -235,12 +317,23 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
         v.regressions.push_back(r.alert_id);
       }
     }
+    if (cov.modeled) {
+      const auto j = gate_by_model(b, rm.noise[bi], rm.model, g, p);
+      if (!j) continue;
+      floors.push_back(j->slowdown.floor);
+      if (j->fails) v.slowdowns.push_back({&b, j->slowdown});
+      else if (j->suspect)
+        v.suspects.push_back({&b, {j->slowdown.baseline, j->slowdown.noise, std::expm1(rm.model.suspect * j->slowdown.noise),
+                                   j->slowdown.delta, std::log1p(j->slowdown.delta) / j->slowdown.noise}});
+      continue;
+    }
     if (const auto s = cov.gated ? gate(b, cov.swing, g, p) : std::nullopt) {
       v.slowdowns.push_back({&b, *s});
       continue;
     }
     if (const auto s = suspect(b.value, b.level_runs, p)) v.suspects.push_back({&b, *s});
   }
+  floor_range(floors, cov);
   v.fail = !v.correctness.empty() || !v.regressions.empty() || !v.slowdowns.empty();
   return v;
 }
@@ -260,6 +353,28 @@ std::string coverage_line(const Coverage& c, const detect::Params& p, const Gate
   for (const auto& s : parts) line += "; " + s;
   if (!c.gated && c.previous_runs + c.level > 0)
     line += "; single-run gate waits for " + std::to_string(g.min_swing_series_runs) + " earlier series-runs (" + std::to_string(c.series_runs) + " so far)";
+  const auto pct = [](double x) {
+    char b[32];
+    std::snprintf(b, sizeof b, x < 0.1 ? "%.1f%%" : "%.0f%%", 100 * x);
+    return std::string(b);
+  };
+  if (c.modeled && c.previous_runs + c.level > 0) {
+    char tail[32];
+    std::snprintf(tail, sizeof tail, "%.0f", c.model_tail);
+    line += "; floors " + pct(c.floor_min) + "-" + pct(c.floor_max) + " (median " + pct(c.floor_median) + "): " + tail +
+            "x each benchmark's run-to-run noise, learned from " + std::to_string(c.model_changes) + " changes";
+    if (c.model_left_out) line += " (" + std::to_string(c.model_left_out) + " changes of outlying runs left out)";
+    if (c.model_excluded)
+      line += "; " + std::to_string(c.model_excluded) + " series with an open regression not learned from";
+    if (c.run_spread > 1.05) {
+      char spread[64];
+      std::snprintf(spread, sizeof spread, "; floors x%.1f for this run's own spread", c.run_spread);
+      line += spread;
+    }
+  } else if (c.gated && c.previous_runs + c.level > 0) {
+    line += "; floors from the prior (at least " + pct(g.min_effect) + ") until " + std::to_string(g.model.min_changes) +
+            " run-to-run changes (" + std::to_string(c.model_changes) + " so far)";
+  }
   line += "; change points " + (c.change_points == 0 ? "from " + runs(p.min_history)
                                                       : (c.change_points == timed ? "on all" : "on " + std::to_string(c.change_points)) +
                                                             " (from " + runs(p.min_history) + ")");

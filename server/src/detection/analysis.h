@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "detection/detect.h"
+#include "detection/gpu_noise_model.h"
 
 namespace shaderwatch::analysis {
 
@@ -82,6 +83,9 @@ struct GateParams {
   // on it (its score grows with their square root). 5.5 as a plain normal quantile still failed 7.6 runs per
   // 1000 with a slow mode at 350 benchmarks.
   double alert_z = 5.0;
+  // The GPU's noise model (detect::learn_noise_model): once it has enough run-to-run changes it sets every
+  // benchmark's floor, and the rules above (min_effect, the prior, the lone swing) are the prior before it.
+  detect::NoiseModelParams model;
 };
 
 // What a benchmark's value was judged against: nothing (its first run), the previous runs (fewer than
@@ -163,6 +167,14 @@ struct Coverage {
   bool gated = false;           // enough of them for the single-run gate (GateParams::min_swing_series_runs)
   std::size_t history_min = 0, history_max = 0;
   double swing = 0;        // the GPU's largest lone swing the floor allowed for (log)
+  // The GPU's noise model, where it set the floors (else the prior did).
+  bool modeled = false;
+  std::size_t model_changes = 0;   // run-to-run changes it was learned from
+  std::size_t model_left_out = 0;  // changes of runs that moved every series, left out
+  int model_excluded = 0;          // series with an open regression, whose runs it did not learn from
+  double model_tail = 0;           // the floor in units of each benchmark's run-to-run noise
+  double run_spread = 1;           // this run's own spread in those units, where over 1: every floor times it
+  double floor_min = 0, floor_median = 0, floor_max = 0;  // the relative floors the run was judged at
 };
 struct RunVerdict {
   bool fail = false;
@@ -185,6 +197,15 @@ std::size_t swing_series_runs(const RunEvidence& run, const GateParams& g = {});
 // and the GPU's lone swing to the power swing_power.
 std::optional<Slowdown> gate(const BenchmarkEvidence& b, double swing, const GateParams& g = {},
                              const detect::Params& p = {});
+// The single-run gate by the GPU's noise model: the benchmark's value against the same baseline, its floor the
+// model's tail times `noise` (the benchmark's run-to-run noise, log, times the run's spread), at least the model's
+// minimum effect. `fails`: past the floor; `suspect`: past the model's suspect threshold only.
+struct ModelJudgement {
+  Slowdown slowdown;
+  bool fails = false, suspect = false;
+};
+std::optional<ModelJudgement> gate_by_model(const BenchmarkEvidence& b, double noise, const detect::GpuNoiseModel& m,
+                                            const GateParams& g = {}, const detect::Params& p = {});
 // Fails on any correctness failure; where timings gate, on a slowdown the single-run gate finds (any branch),
 // and on a main run on every new regression still present at the run's level (detect::still_present over
 // `recent`): a later alert never masks an earlier regression, and one whose series is back on its old level

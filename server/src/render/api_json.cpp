@@ -328,7 +328,13 @@ void to_json(json& j, const VerdictCoverage& c) {
   j = {{"first_runs", n.first_runs}, {"previous_runs", n.previous_runs}, {"level", n.level},
        {"change_points", n.change_points}, {"not_timed", n.not_timed}, {"timings_gated", c.timings_gated},
        {"history_min", n.history_min}, {"history_max", n.history_max}, {"swing_pct", c.swing_pct},
-       {"series_runs", n.series_runs}, {"single_run_gate", n.gated}, {"line", c.line}};
+       {"series_runs", n.series_runs}, {"single_run_gate", n.gated},
+       {"noise_model", n.modeled ? json{{"changes", n.model_changes}, {"left_out", n.model_left_out},
+                                        {"excluded_series", n.model_excluded}, {"tail", n.model_tail},
+                                        {"run_spread", n.run_spread}, {"floor_min_pct", 100 * n.floor_min},
+                                        {"floor_median_pct", 100 * n.floor_median}, {"floor_max_pct", 100 * n.floor_max}}
+                                  : json(nullptr)},
+       {"line", c.line}};
 }
 
 void to_json(json& j, const NoiseNote& n) {

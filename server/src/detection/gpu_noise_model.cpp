@@ -1,0 +1,198 @@
+#include "detection/gpu_noise_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+
+#include "common/statistics.h"
+
+namespace shaderwatch::detect {
+
+namespace {
+
+constexpr double kMadToSigma = 1.4826;  // |N(0, s)| has its median at s / 1.4826
+constexpr std::size_t kMinRunSeries = 20;  // a run position is judged an outlier only over this many series
+constexpr std::size_t kExtremeRank = 3;    // a run's extreme: its third largest change up
+
+double median_in_place(std::vector<double>& v) {
+  if (v.empty()) return 0;
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+// Each series' |log changes|, newest last, and its duration (the median of its runs).
+struct Changes {
+  std::vector<double> abs;
+  double duration = 0;
+  double own = 0;  // sd of one change from the series' own median |change| (0: too few)
+};
+
+}  // namespace
+
+double GpuNoiseModel::quantile(double p) const {
+  if (sorted.empty() || rank == 0) return 0;
+  const double m = static_cast<double>(sorted.size());
+  // Inside the data: the empirical quantile, as long as it rests on `rank` changes or more.
+  if (p * m >= static_cast<double>(rank)) {
+    const auto i = static_cast<std::size_t>(std::ceil(p * m)) - 1;
+    return sorted[std::min(i, sorted.size() - 1)];
+  }
+  // Beyond it: the Weibull-type tail through the rank-k change, and the Pareto tail through the hill_rank-th where
+  // there is one, the larger.
+  const double p1 = static_cast<double>(rank) / m;
+  double q = sorted[rank - 1] * std::pow(std::log(1 / p) / std::log(1 / p1), 1 / shape);
+  if (alpha > 0) q = std::max(q, sorted[hill_rank - 1] * std::pow(static_cast<double>(hill_rank) / m / p, 1 / alpha));
+  return q;
+}
+
+GpuNoiseModel learn_noise_model(const std::vector<SeriesRuns>& series, std::size_t judged, const NoiseModelParams& p) {
+  GpuNoiseModel model;
+  model.judged = judged;
+  model.scale.assign(series.size(), 0);
+  std::vector<Changes> ch(series.size());
+  std::vector<std::size_t> usable;
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const auto& v = *series[i].values;
+    if (v.empty()) continue;
+    std::vector<double> sorted_v = v;
+    ch[i].duration = median_in_place(sorted_v);
+    for (std::size_t j = 1; j < v.size(); ++j)
+      if (v[j] > 0 && v[j - 1] > 0) ch[i].abs.push_back(std::fabs(std::log(v[j] / v[j - 1])));
+    if (ch[i].abs.size() >= p.own_min_changes) {
+      std::vector<double> a = ch[i].abs;
+      ch[i].own = kMadToSigma * median_in_place(a);
+    }
+    if (ch[i].duration > 0) usable.push_back(i);
+  }
+  if (usable.empty()) return model;
+
+  // The scale by duration: the series nearest in duration (by rank), pooled, their median |change|.
+  std::sort(usable.begin(), usable.end(), [&](std::size_t a, std::size_t b) { return ch[a].duration < ch[b].duration; });
+  const std::size_t n = usable.size();
+  const std::size_t half = std::max(kMinNeighbours, n / p.neighbours_per);
+  std::vector<double> pool, by_duration(series.size(), 0);
+  for (std::size_t r = 0; r < n; ++r) {
+    const std::size_t width = std::min(n, 2 * half + 1);
+    const std::size_t lo = std::min(r > half ? r - half : 0, n - width);
+    pool.clear();
+    for (std::size_t k = lo; k < lo + width; ++k)
+      if (!series[usable[k]].excluded) pool.insert(pool.end(), ch[usable[k]].abs.begin(), ch[usable[k]].abs.end());
+    const std::size_t i = usable[r];
+    by_duration[i] = std::max(kMadToSigma * median_in_place(pool), stats::kMinSigma);
+    model.scale[i] = std::max(by_duration[i], ch[i].own);
+  }
+
+  // The changes by run: by position from the newest run (the series of a GPU mostly share their runs).
+  std::vector<std::vector<double>> by_position;
+  std::vector<std::vector<std::size_t>> series_of;  // each change's series
+  for (std::size_t i : usable) {
+    if (series[i].excluded) continue;
+    const auto& a = ch[i].abs;
+    for (std::size_t j = 0; j < a.size(); ++j) {
+      const std::size_t pos = a.size() - 1 - j;
+      if (by_position.size() <= pos) by_position.resize(pos + 1), series_of.resize(pos + 1);
+      // In units of the benchmark's scale where its own rests on enough changes (a noisy series' changes are then
+      // not the GPU's tail); of its duration's before (a scale read from six changes of x, y and x + y never lets
+      // them reach 1.4 of it).
+      by_position[pos].push_back(a[j] / (a.size() >= p.own_tail_changes ? model.scale[i] : by_duration[i]));
+      series_of[pos].push_back(i);
+    }
+  }
+  // Runs left out: one that moved every series (a whole-GPU step, a noisy run: its changes' median is
+  // run_outlier_ratio times the typical run's); once three runs are there, the run with the most extreme changes
+  // (a slowdown the gate failed, or a step: a few series moved far in one run) and, where they are extreme too, the
+  // runs either side of it (the revert); once five are there, any whose extremes are run_outlier_ratio times the
+  // typical run's.
+  std::vector<std::size_t> runs;
+  std::vector<double> medians, extremes(by_position.size(), 0);
+  std::vector<std::pair<double, std::size_t>> pooled;  // (change in scale units, series)
+  for (std::size_t pos = 0; pos < by_position.size(); ++pos) {
+    if (by_position[pos].size() < kMinRunSeries) continue;
+    runs.push_back(pos);
+    std::vector<double> c = by_position[pos];
+    medians.push_back(median_in_place(c));
+    std::nth_element(c.begin(), c.begin() + kExtremeRank - 1, c.end(), std::greater<>());
+    extremes[pos] = c[kExtremeRank - 1];
+  }
+  std::vector<double> median_copy = medians, ex;
+  const double typical_median = median_in_place(median_copy);
+  std::size_t most = SIZE_MAX;
+  if (runs.size() >= 3)
+    for (std::size_t pos : runs)
+      if (most == SIZE_MAX || extremes[pos] > extremes[most]) most = pos;
+  // The typical run's extremes, without the most extreme run's.
+  for (std::size_t pos : runs)
+    if (pos != most) ex.push_back(extremes[pos]);
+  const double typical_extreme = median_in_place(ex);
+  const auto far = [&](std::size_t pos) { return extremes[pos] > p.run_outlier_ratio * typical_extreme; };
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    const std::size_t pos = runs[r];
+    const bool moved_all = typical_median > 0 && medians[r] > p.run_outlier_ratio * typical_median;
+    const bool extreme = ((pos == most || (most != SIZE_MAX && (pos + 1 == most || pos == most + 1))) && far(pos)) ||
+                         (runs.size() >= 5 && far(pos));
+    if (moved_all || extreme) {
+      model.left_out += by_position[pos].size();
+      continue;
+    }
+    for (std::size_t k = 0; k < by_position[pos].size(); ++k) pooled.push_back({by_position[pos][k], series_of[pos][k]});
+  }
+  // The tail holds one change of each series (its largest): one series that keeps moving far (a bimodal kernel) raises
+  // its own scale, not every benchmark's floor.
+  std::sort(pooled.begin(), pooled.end(), std::greater<>());
+  model.rank = std::max(p.tail_rank, pooled.size() / p.tail_rank_per);
+  // At most a few of each series' changes in the tail: three times the share a series has of it, at least two.
+  std::size_t with_changes = 0;
+  for (std::size_t i : usable) with_changes += !series[i].excluded && !ch[i].abs.empty();
+  const std::size_t zone = 4 * model.rank;
+  const std::size_t cap = std::max<std::size_t>(2, (3 * zone + with_changes - 1) / std::max<std::size_t>(with_changes, 1));
+  std::vector<std::size_t> in_tail(series.size(), 0);
+  for (const auto& [u, i] : pooled) {
+    if (model.sorted.size() < zone) {
+      if (in_tail[i] >= cap) continue;
+      ++in_tail[i];
+    }
+    model.sorted.push_back(u);
+  }
+  model.changes = model.sorted.size();
+  if (model.changes < p.min_changes) return model;
+
+  // The tail beyond the data, two ways. (1) A Weibull-type tail, S(q) = exp(-(q / c)^shape), through the changes
+  // at ranks k and 4k (k = max(tail_rank, changes / tail_rank_per)): it follows a normal tail and the real H200
+  // runs' from a few hundred changes, but is light for a t distribution's far tail. (2) From hill_min_changes on,
+  // a Pareto tail, S(q) ~ q^-alpha (Hill's estimator over the hill_rank largest), which a t distribution of nu
+  // degrees of freedom has with alpha = nu: the larger of the two is taken. Each exponent is taken lower by
+  // shape_margin of its standard errors (1 / sqrt(k) of it).
+  const std::size_t m = model.sorted.size();
+  const auto margin = [&](double x, std::size_t k) {
+    return x / (1 + p.shape_margin / std::sqrt(static_cast<double>(k)));
+  };
+  const double q1 = model.sorted[model.rank - 1], q2 = model.sorted[4 * model.rank - 1];
+  const double l1 = std::log(static_cast<double>(m) / static_cast<double>(model.rank));
+  const double l2 = std::log(static_cast<double>(m) / static_cast<double>(4 * model.rank));
+  const double shape = q1 > q2 && q2 > 0 ? std::log(l1 / l2) / std::log(q1 / q2) : p.max_shape;
+  model.shape = std::clamp(margin(shape, model.rank), p.min_shape, p.max_shape);
+  if (m >= p.hill_min_changes) {
+    model.hill_rank = std::max(p.hill_rank, m / p.hill_rank_per);
+    double sum = 0;
+    for (std::size_t i = 0; i + 1 < model.hill_rank; ++i)
+      sum += std::log(model.sorted[i] / model.sorted[model.hill_rank - 1]);
+    model.alpha = std::clamp(margin(static_cast<double>(model.hill_rank - 1) / std::max(sum, 1e-12), model.hill_rank),
+                             p.min_alpha, p.max_alpha);
+  }
+  model.tail = model.quantile(2 * p.false_fail_target / static_cast<double>(std::max<std::size_t>(judged, 1)));
+  model.suspect = model.quantile(2 * p.suspect_rate);
+  model.ready = true;
+  return model;
+}
+
+double run_spread(const std::vector<double>& deviations_in_scale) {
+  if (deviations_in_scale.size() < kMinRunSeries) return 1;
+  // Taken two standard errors high (a MAD's relative one is about 1 / sqrt(n)): a noisier runner's run of 24
+  // benchmarks otherwise showed its spread 25% low one run in six, and failed.
+  const double n = static_cast<double>(deviations_in_scale.size());
+  return std::max(1.0, stats::mad_sigma(deviations_in_scale) * (1 + 2 / std::sqrt(n)));
+}
+
+}  // namespace shaderwatch::detect

@@ -1,0 +1,152 @@
+// The GPU's noise model (detection/gpu_noise_model.h) and the gate's floors it sets, as pure functions.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "detection/analysis.h"
+#include "detection/gpu_noise_model.h"
+
+namespace a = shaderwatch::analysis;
+namespace d = shaderwatch::detect;
+
+namespace {
+
+// `n` series of `runs` runs each, series k at base(k) ns with lognormal run-to-run noise of sigma(k).
+struct Suite {
+  std::vector<std::vector<double>> runs;
+  std::vector<double> base;
+};
+template <class Sigma>
+Suite suite(int n, int runs, Sigma sigma, std::uint64_t seed, double base_ns = 1e5) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> z(0, 1);
+  Suite s;
+  for (int k = 0; k < n; ++k) {
+    s.base.push_back(base_ns * (1 + k % 7));
+    auto& v = s.runs.emplace_back();
+    for (int r = 0; r < runs; ++r) v.push_back(s.base.back() * std::exp(sigma(k) * z(rng)));
+  }
+  return s;
+}
+std::vector<d::SeriesRuns> series_of(const Suite& s) {
+  std::vector<d::SeriesRuns> out;
+  for (const auto& v : s.runs) out.push_back({&v, false});
+  return out;
+}
+// A run judged against those series (each benchmark's level: its runs), benchmark `slow` times `factor`.
+a::RunEvidence run_of(const Suite& s, int slow, double factor) {
+  a::RunEvidence run;
+  for (std::size_t k = 0; k < s.runs.size(); ++k) {
+    auto& b = run.benchmarks.emplace_back();
+    b.name = "lum/k" + std::to_string(k) + "/1080p/cold";
+    b.value = s.base[k] * (static_cast<int>(k) == slow ? factor : 1.0);
+    b.level_runs = {s.runs[k].end() - static_cast<std::ptrdiff_t>(std::min<std::size_t>(s.runs[k].size(), 48)),
+                    s.runs[k].end()};
+    b.swing_history = s.runs[k];
+    b.history = s.runs[k].size();
+  }
+  return run;
+}
+
+}  // namespace
+
+TEST(GpuNoiseModel, NeedsEnoughChangesBeforeItReplacesThePrior) {
+  const auto s = suite(100, 2, [](int) { return 0.01; }, 1);  // 100 changes
+  EXPECT_FALSE(d::learn_noise_model(series_of(s), 100).ready);
+  const auto t = suite(100, 3, [](int) { return 0.01; }, 1);  // 200
+  const auto m = d::learn_noise_model(series_of(t), 100);
+  EXPECT_TRUE(m.ready);
+  EXPECT_EQ(m.changes, 200u);
+}
+
+// 350 series in 1% normal noise: the scale is one change's sd (1.41%), the tail a normal one's at the target rate
+// (4.5-5 sigma for 1e-3 / 350 two-sided), with margin for its estimate; a 20% slowdown fails, 2% does not.
+TEST(GpuNoiseModel, ANormalGpusFloorIsAFewOfItsSigmas) {
+  const auto s = suite(350, 24, [](int) { return 0.01; }, 2);
+  const auto m = d::learn_noise_model(series_of(s), 350);
+  ASSERT_TRUE(m.ready);
+  // Each the larger of the duration's and the series' own (a median of 23 changes: up to about 1.8x the truth).
+  for (double sc : m.scale) {
+    EXPECT_GT(sc, 0.012);
+    EXPECT_LT(sc, 0.028);
+  }
+  EXPECT_GT(m.tail, 4.0);
+  EXPECT_LT(m.tail, 9.0);
+  EXPECT_GT(m.suspect, 2.0);
+  EXPECT_LT(m.suspect, m.tail);
+  const auto run = run_of(s, 17, 1.2);
+  const auto v = a::judge(run);  // its findings point into the run
+  EXPECT_TRUE(v.coverage.modeled);
+  ASSERT_EQ(v.slowdowns.size(), 1u);
+  EXPECT_EQ(v.slowdowns[0].benchmark->name, "lum/k17/1080p/cold");
+  EXPECT_LT(v.slowdowns[0].slowdown.floor, 0.15);
+  EXPECT_FALSE(a::judge(run_of(s, 17, 1.02)).fail);
+}
+
+// Short kernels are noisier than long ones: each benchmark's scale is its duration's.
+TEST(GpuNoiseModel, EachDurationHasItsOwnScale) {
+  Suite s = suite(200, 12, [](int k) { return k < 100 ? 0.01 : 0.001; }, 3, 1e4);
+  for (int k = 100; k < 200; ++k) {
+    s.base[k] *= 100;  // 1 ms and up: ten times quieter
+    for (double& v : s.runs[k]) v *= 100;
+  }
+  const auto m = d::learn_noise_model(series_of(s), 200);
+  ASSERT_TRUE(m.ready);
+  std::vector<double> short_ones(m.scale.begin(), m.scale.begin() + 100), long_ones(m.scale.begin() + 100, m.scale.end());
+  std::sort(short_ones.begin(), short_ones.end());
+  std::sort(long_ones.begin(), long_ones.end());
+  EXPECT_NEAR(short_ones[50] / long_ones[50], 10, 3);
+}
+
+// A slowdown the gate failed and its revert (six series 2.9x for one run) are not the noise: the floor stays where
+// it was, and a later 1.5x slowdown still fails (the lone swing's 4.4x floor let a 3.6x one pass).
+TEST(GpuNoiseModel, ARevertedRegressionIsNotTheNoise) {
+  const auto quiet = suite(340, 6, [](int) { return 0.003; }, 4);
+  Suite s = quiet;
+  for (int k = 0; k < 6; ++k) s.runs[k][4] *= 2.9;  // the second newest run
+  const double before = d::learn_noise_model(series_of(quiet), 340).tail;
+  const auto m = d::learn_noise_model(series_of(s), 340);
+  ASSERT_TRUE(m.ready);
+  EXPECT_GT(m.left_out, 0u) << "its run and the revert's";
+  EXPECT_LT(m.tail, 1.3 * before);
+  EXPECT_TRUE(a::judge(run_of(s, 100, 1.5)).fail);
+}
+
+// One series that keeps swinging (a bimodal kernel) raises its own floor, not the others'.
+TEST(GpuNoiseModel, OneSwingingSeriesRaisesItsOwnFloorOnly) {
+  const auto quiet = suite(340, 24, [](int) { return 0.003; }, 5);
+  Suite s = quiet;
+  for (std::size_t r = 0; r < s.runs[7].size(); r += 2) s.runs[7][r] *= 1.8;
+  const auto q = d::learn_noise_model(series_of(quiet), 340), m = d::learn_noise_model(series_of(s), 340);
+  EXPECT_LT(m.tail, 1.3 * q.tail);
+  EXPECT_GT(m.scale[7], 20 * m.scale[8]);
+}
+
+// The series of an open regression are not learned from.
+TEST(GpuNoiseModel, AnOpenRegressionsSeriesIsNotLearnedFrom) {
+  Suite s = suite(340, 24, [](int) { return 0.003; }, 6);
+  auto series = series_of(s);
+  for (int k = 0; k < 40; ++k) series[static_cast<std::size_t>(k)].excluded = true;
+  const auto m = d::learn_noise_model(series, 340);
+  EXPECT_EQ(m.changes + m.left_out, 300u * 23);
+}
+
+// A run that scatters four times as far as the GPU's runs raises every floor by its own spread; a step common to all
+// its benchmarks is no spread.
+TEST(GpuNoiseModel, ANoisierRunRaisesEveryFloor) {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> z(0, 1);
+  std::vector<double> quiet, noisy, stepped;
+  for (int i = 0; i < 350; ++i) {
+    const double e = z(rng);
+    quiet.push_back(e * 0.7);
+    noisy.push_back(e * 4 * 0.7);
+    stepped.push_back(e * 0.7 + 10);
+  }
+  EXPECT_DOUBLE_EQ(d::run_spread(quiet), 1.0);
+  EXPECT_NEAR(d::run_spread(noisy), 2.8 * (1 + 2 / std::sqrt(350.0)), 0.4);
+  EXPECT_DOUBLE_EQ(d::run_spread(stepped), 1.0);
+  EXPECT_DOUBLE_EQ(d::run_spread({30.0, 40.0}), 1.0) << "too few to tell";
+}
