@@ -101,10 +101,9 @@ GpuNoiseModel learn_noise_model(const std::vector<SeriesRuns>& series, std::size
     }
   }
   // Runs left out: one that moved every series (a whole-GPU step, a noisy run: its changes' median is
-  // run_outlier_ratio times the typical run's); once three runs are there, the run with the most extreme changes
-  // (a slowdown the gate failed, or a step: a few series moved far in one run) and, where they are extreme too, the
-  // runs either side of it (the revert); once five are there, any whose extremes are run_outlier_ratio times the
-  // typical run's.
+  // run_outlier_ratio times the typical run's); and, once three runs are there, any whose extremes (a few series
+  // moved far: a slowdown the gate failed, a step, a revert) are run_outlier_ratio times the typical run's, the
+  // typical taken without the most extreme run.
   std::vector<std::size_t> runs;
   std::vector<double> medians, extremes(by_position.size(), 0);
   std::vector<std::pair<double, std::size_t>> pooled;  // (change in scale units, series)
@@ -130,8 +129,7 @@ GpuNoiseModel learn_noise_model(const std::vector<SeriesRuns>& series, std::size
   for (std::size_t r = 0; r < runs.size(); ++r) {
     const std::size_t pos = runs[r];
     const bool moved_all = typical_median > 0 && medians[r] > p.run_outlier_ratio * typical_median;
-    const bool extreme = ((pos == most || (most != SIZE_MAX && (pos + 1 == most || pos == most + 1))) && far(pos)) ||
-                         (runs.size() >= 5 && far(pos));
+    const bool extreme = most != SIZE_MAX && far(pos);
     if (moved_all || extreme) {
       model.left_out += by_position[pos].size();
       continue;
