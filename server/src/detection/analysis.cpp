@@ -174,12 +174,12 @@ std::optional<Slowdown> against_baseline(const BenchmarkEvidence& b, const detec
 }  // namespace
 
 std::optional<ModelJudgement> gate_by_model(const BenchmarkEvidence& b, double noise, const detect::GpuNoiseModel& m,
-                                            const GateParams& g, const detect::Params& p) {
+                                            double cap, const GateParams& g, const detect::Params& p) {
   const auto s = against_baseline(b, p);
   if (!s) return std::nullopt;
   ModelJudgement j{*s};
   j.slowdown.noise = noise;
-  const double floor = std::max(std::log1p(g.model.min_effect), m.tail * noise);
+  const double floor = std::min(std::max(std::log1p(g.model.min_effect), m.tail * noise), std::log1p(cap));
   j.slowdown.floor = std::expm1(floor);
   const double y = std::log(b.value / s->baseline);
   j.fails = y > floor;
@@ -187,7 +187,8 @@ std::optional<ModelJudgement> gate_by_model(const BenchmarkEvidence& b, double n
   return j;
 }
 
-std::optional<Slowdown> gate(const BenchmarkEvidence& b, double swing, const GateParams& g, const detect::Params& p) {
+std::optional<Slowdown> prior_floor(const BenchmarkEvidence& b, double swing, const GateParams& g,
+                                    const detect::Params& p) {
   auto base = against_baseline(b, p);
   if (!base) return std::nullopt;
   Slowdown& s = *base;
@@ -208,9 +209,13 @@ std::optional<Slowdown> gate(const BenchmarkEvidence& b, double swing, const Gat
     s.noise = std::sqrt(prior * prior + own * own + base_spread * base_spread);
     noise_floor = g.z * s.noise;
   }
-  const double floor = std::max({std::log1p(g.min_effect), noise_floor, g.swing_power * swing});
-  s.floor = std::expm1(floor);
-  if (std::log(b.value / s.baseline) > floor) return s;
+  s.floor = std::expm1(std::max({std::log1p(g.min_effect), noise_floor, g.swing_power * swing}));
+  return s;
+}
+
+std::optional<Slowdown> gate(const BenchmarkEvidence& b, double swing, const GateParams& g, const detect::Params& p) {
+  const auto s = prior_floor(b, swing, g, p);
+  if (s && b.value / s->baseline - 1 > s->floor) return s;
   return std::nullopt;
 }
 
@@ -318,7 +323,11 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
       }
     }
     if (cov.modeled) {
-      const auto j = gate_by_model(b, rm.noise[bi], rm.model, g, p);
+      // Never above the prior's floor where the prior gates: a heavy tail extrapolated from a few hundred changes
+      // can reach past what the prior's minimum effect already held (heavy noise: 2.3-3x), and the prior's own
+      // blind spot, a lone swing raising every floor, only ever raises it.
+      const auto prior = cov.series_runs >= g.min_swing_series_runs ? prior_floor(b, cov.swing, g, p) : std::nullopt;
+      const auto j = gate_by_model(b, rm.noise[bi], rm.model, prior ? prior->floor : HUGE_VAL, g, p);
       if (!j) continue;
       floors.push_back(j->slowdown.floor);
       if (j->fails) v.slowdowns.push_back({&b, j->slowdown});

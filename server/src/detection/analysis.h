@@ -197,15 +197,19 @@ std::size_t swing_series_runs(const RunEvidence& run, const GateParams& g = {});
 // and the GPU's lone swing to the power swing_power.
 std::optional<Slowdown> gate(const BenchmarkEvidence& b, double swing, const GateParams& g = {},
                              const detect::Params& p = {});
+// The prior's floor for the benchmark (what gate() fails past), its baseline and noise, failing or not.
+std::optional<Slowdown> prior_floor(const BenchmarkEvidence& b, double swing, const GateParams& g = {},
+                                    const detect::Params& p = {});
 // The single-run gate by the GPU's noise model: the benchmark's value against the same baseline, its floor the
 // model's tail times `noise` (the benchmark's run-to-run noise, log, times the run's spread), at least the model's
-// minimum effect. `fails`: past the floor; `suspect`: past the model's suspect threshold only.
+// minimum effect and at most `cap` (relative: the prior's floor). `fails`: past the floor; `suspect`: past the
+// model's suspect threshold only.
 struct ModelJudgement {
   Slowdown slowdown;
   bool fails = false, suspect = false;
 };
 std::optional<ModelJudgement> gate_by_model(const BenchmarkEvidence& b, double noise, const detect::GpuNoiseModel& m,
-                                            const GateParams& g = {}, const detect::Params& p = {});
+                                            double cap, const GateParams& g = {}, const detect::Params& p = {});
 // Fails on any correctness failure; where timings gate, on a slowdown the single-run gate finds (any branch),
 // and on a main run on every new regression still present at the run's level (detect::still_present over
 // `recent`): a later alert never masks an earlier regression, and one whose series is back on its old level
