@@ -82,6 +82,17 @@ TEST(Gate, ASlowdownTwiceTheLevelFailsTheRunThatBringsIt) {
   EXPECT_FALSE(a::judge(run_with(120, 20, {bench("lum/fast/1080p/cold", 0.2e5, 20)}), kDetect, prior_only()).fail);
 }
 
+// At a series' second run, before any noise is known, a step past three of the prior's sigmas is a suspect.
+TEST(Gate, ASecondRunsStepBeyondThePriorsNoiseIsASuspect) {
+  const auto run = run_with(250, 1, {bench("lum/slower/1080p/cold", 1.12e5, 1), bench("lum/same/1080p/cold", 1.03e5, 1)});
+  const auto v = a::judge(run, kDetect, prior_only());
+  EXPECT_FALSE(v.fail);
+  ASSERT_EQ(v.suspects.size(), 1u);
+  EXPECT_EQ(v.suspects[0].benchmark->name, "lum/slower/1080p/cold");
+  EXPECT_NEAR(v.suspects[0].suspect.delta, 1.12 / 0.995 - 1, 1e-9);  // its one earlier run is 0.5% low
+  EXPECT_GT(v.suspects[0].suspect.z, a::kSuspectZ);
+}
+
 TEST(Gate, TheSecondRunIsJudgedAgainstTheFirst) {
   const auto run = run_with(250, 1, {bench("lum/slow/1080p/cold", 3.6e5, 1)});
   const auto v = a::judge(run);

@@ -220,6 +220,18 @@ std::optional<Slowdown> gate(const BenchmarkEvidence& b, double swing, const Gat
 }
 
 namespace {
+// Before the GPU's noise model and the level's own noise: a slowdown past kSuspectZ of the prior's noise (2% plus
+// 300 ns, widened by the runs' own spreads) and the detector's effect floor, judged against the previous runs, is a
+// suspect from a series' second run on (a 10% step at 100 us: 10% against 6%).
+std::optional<Suspect> cold_suspect(const BenchmarkEvidence& b, double swing, const GateParams& g,
+                                    const detect::Params& p) {
+  const auto s = prior_floor(b, swing, g, p);
+  if (!s || s->against != Baseline::PreviousRuns) return std::nullopt;
+  const double z = std::log1p(s->delta) / s->noise;
+  if (s->delta <= p.min_rel_effect || z < kSuspectZ) return std::nullopt;
+  return Suspect{s->baseline, s->noise, std::expm1(kSuspectZ * s->noise), s->delta, z};
+}
+
 // The GPU's noise model from the run's series (their main runs before the run), and each timed benchmark's noise
 // under it (its scale times the run's spread), in the order of run.benchmarks (0 where not modeled).
 struct RunModel {
@@ -340,7 +352,11 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
       v.slowdowns.push_back({&b, *s});
       continue;
     }
-    if (const auto s = suspect(b.value, b.level_runs, p)) v.suspects.push_back({&b, *s});
+    if (const auto s = suspect(b.value, b.level_runs, p)) {
+      v.suspects.push_back({&b, *s});
+    } else if (const auto c = cov.gated ? cold_suspect(b, cov.swing, g, p) : std::nullopt) {
+      v.suspects.push_back({&b, *c});
+    }
   }
   floor_range(floors, cov);
   v.fail = !v.correctness.empty() || !v.regressions.empty() || !v.slowdowns.empty();
