@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "detection/detect.h"
-#include "detection/gpu_noise_model.h"
+#include "detection/run_evidence.h"
+#include "detection/single_run_gate.h"
 
 namespace shaderwatch::analysis {
 
@@ -48,102 +49,10 @@ inline constexpr double kSuspectZ = 3.0;
 // the level's run-to-run noise (as stats::tail_threshold turns it into a t quantile).
 std::optional<Suspect> suspect(double value, const std::vector<double>& level_runs, const detect::Params& p = {});
 
-// ---- the single-run gate: a slowdown no noise explains fails the run that brings it, on any branch, from
-// the second run of a series on. The change points confirm the smaller steps a few runs later.
-struct GateParams {
-  // The smallest slowdown one run may fail on (here: twice as slow as the baseline). The fleet's heavy-tailed
-  // noise (Student-t, 3 dof, 1% sd) moves a series-run by over 100% once in 1.6 million, by over 50% once in
-  // 300,000: over 350 benchmarks, 0.2-0.4 and 1.1-2.2 failed runs per 1000 (measured at 50%: 2.8).
-  double min_effect = 1.0;
-  // A large multiple of the series' run-to-run noise, one-sided: a normal tail of 5 sigma (3e-7), turned into a
-  // t quantile for the level's runs (stats::tail_threshold) where the noise is estimated from them.
-  double z = 5.0;
-  // Cold start: the run-to-run noise no series has shown yet, taken as 2% of the time plus 300 ns. Two processes
-  // of one binary on one H200 moved every benchmark over 30 us by at most 0.44% and those under 30 us by at most
-  // 3.8% (640 ns): twice to four times what this prior allows at 5 sigma. Each run's own repetition spread adds
-  // to it (a bimodal or noisy run carries its doubt with it).
-  double prior_noise_rel = 0.02;
-  double prior_noise_ns = 300;
-  // A GPU whose series swing up and back by a factor within one run (a slow mode) cannot fail a run on a swing
-  // of that size: the floor is at least this power of the largest such lone swing among the run's series
-  // (1.4: a slow mode seen at 2.43x, as in the legacy H200 pair, still lets its 3.6x blur fail; the fleet's 5% slow
-  // mode on 24 benchmarks failed 1 run in 5,400 at 1.3, none at 1.4).
-  double swing_power = 1.4;
-  std::size_t swing_runs = 48;  // runs of each series the swing is looked for in
-  // The gate waits until the run's series hold this many earlier runs between them (a suite of 350 benchmarks
-  // from its second run, one of 24 from its eleventh): a GPU whose series fall into a slow mode in 5% of their
-  // runs has shown it there about 12 times, so its swing is known before a run is failed.
-  std::size_t min_swing_series_runs = 240;
-  // A confirmed regression fails a run (while present) once the median of the series' runs since its step is
-  // beyond the old level by this many standard errors of that difference (the series' noise, the median of
-  // those runs against the n_before runs of the old level), as the Student-t quantile for the runs either side
-  // (stats::tail_threshold: 6.0 at 48 runs, 7.1 at 24), the noise being estimated from them. The alert itself
-  // is raised at the detector's thresholds: gating at this score keeps a suite of 350 benchmarks' false alerts
-  // (an underestimated noise, a slow mode's runs) from failing runs, and a real step passes it as more runs sit
-  // on it (its score grows with their square root). 5.5 as a plain normal quantile still failed 7.6 runs per
-  // 1000 with a slow mode at 350 benchmarks.
-  double alert_z = 5.0;
-  // The GPU's noise model (detect::learn_noise_model): once it has enough run-to-run changes it sets every
-  // benchmark's floor, and the rules above (min_effect, the prior, the lone swing) are the prior before it.
-  detect::NoiseModelParams model;
-};
-
-// What a benchmark's value was judged against: nothing (its first run), the previous runs (fewer than
-// min_segment since the series' latest change point: the cold-start rule) or the level (min_segment or more).
-enum class Baseline { None, PreviousRuns, Level };
-const char* to_string(Baseline b);
-
-struct Slowdown {
-  Baseline against = Baseline::None;
-  std::size_t runs = 0;  // runs the baseline is the median of
-  double baseline = 0;   // ns
-  double delta = 0;      // value / baseline - 1
-  double floor = 0;      // the relative slowdown it had to exceed
-  double noise = 0;      // the run-to-run noise that floor assumed (relative)
-};
-
 // ---- verdict: what CI gates on, from the evidence the store loaded for one run
-// The most runs a level holds (the newest since the series' latest change point), and the most runs since a
-// regression's step its score is taken on.
-inline constexpr std::size_t kLevelRuns = 48;
-struct OpenRegression {
-  std::int64_t alert_id = 0;
-  bool acknowledged = false;  // else new
-  std::optional<double> before, after;  // levels (ns); absent: kept, there is nothing to judge it by
-  double floor_rel = 0;
-  double noise_rel = 0;       // the series' noise when it was raised (0: unknown, not scored)
-  std::size_t n_before = 0;   // runs of the old level
-  std::vector<double> since;  // the series' main runs from its step up to this run, newest first (at most kLevelRuns)
-  std::size_t n_after = 0;    // runs its new level was measured on when it was raised
-};
 // How many standard errors the median of `recent` (runs after the step, outlier runs left out) lies above the
 // old level `before`, for a series of relative noise `noise_rel` and an old level of n_before runs.
 double evidence_z(double before, const std::vector<double>& recent, double noise_rel, std::size_t n_before);
-struct BenchmarkEvidence {
-  std::string name;
-  std::int64_t series_id = 0;
-  bool failed = false;         // reported an error (not the negative control's, not UNSUPPORTED)
-  bool passed_before = false;  // its series' previous main run passed
-  std::string error_message;
-  double value = 0;                    // this run's point (ns)
-  std::vector<OpenRegression> open;    // regression alerts at or before the run, new or acknowledged
-  std::vector<double> recent;          // the series' latest main runs up to this one, oldest first
-  std::vector<double> level_runs;      // the level it is judged against: main runs since the latest change point
-                                       // (at most kLevelRuns)
-  std::vector<double> reps;            // this run's repetitions (ns)
-  std::vector<std::vector<double>> level_reps;  // the repetitions of level_runs' runs, in the same order
-  // Main runs before the level's bound, oldest first, at most GateParams::swing_runs, across change points:
-  // where the GPU's lone swings are looked for.
-  std::vector<double> swing_history;
-  std::size_t history = 0;  // main runs of the series before the level's bound (at most Params::noise_window)
-};
-struct RunEvidence {
-  bool on_main = true;  // a run on another branch raises no alert; it is gated by the single-run gate alone
-  // Timings from a device of type cpu (lavapipe on a shared runner) are stored and shown but gate only where
-  // the server is told to: such a run is judged on correctness.
-  bool timings_gated = true;
-  std::vector<BenchmarkEvidence> benchmarks;
-};
 struct CorrectnessFinding {
   const BenchmarkEvidence* benchmark;
   detect::AlertKind kind;  // correctness_regression when it passed before, else correctness_failure
@@ -186,30 +95,6 @@ struct RunVerdict {
   Coverage coverage;
 };
 
-// The largest lone swing among the run's series (log): a run above both its neighbours (the next being this
-// run's value; the series' first run has only that one) in each series' swing_history.
-double lone_swing(const RunEvidence& run, const GateParams& g = {});
-// The earlier runs lone_swing looks in, over all the run's series.
-std::size_t swing_series_runs(const RunEvidence& run, const GateParams& g = {});
-// The single-run gate for one benchmark: its value against the median of its level's runs (min_segment or
-// more) or of its previous runs (the cold-start rule), failing where the slowdown exceeds the rule's minimum
-// effect, z times the run-to-run noise (estimated from the level, else the prior and the runs' own spread)
-// and the GPU's lone swing to the power swing_power.
-std::optional<Slowdown> gate(const BenchmarkEvidence& b, double swing, const GateParams& g = {},
-                             const detect::Params& p = {});
-// The prior's floor for the benchmark (what gate() fails past), its baseline and noise, failing or not.
-std::optional<Slowdown> prior_floor(const BenchmarkEvidence& b, double swing, const GateParams& g = {},
-                                    const detect::Params& p = {});
-// The single-run gate by the GPU's noise model: the benchmark's value against the same baseline, its floor the
-// model's tail times `noise` (the benchmark's run-to-run noise, log, times the run's spread), at least the model's
-// minimum effect and at most `cap` (relative: the prior's floor). `fails`: past the floor; `suspect`: past the
-// model's suspect threshold only.
-struct ModelJudgement {
-  Slowdown slowdown;
-  bool fails = false, suspect = false;
-};
-std::optional<ModelJudgement> gate_by_model(const BenchmarkEvidence& b, double noise, const detect::GpuNoiseModel& m,
-                                            double cap, const GateParams& g = {}, const detect::Params& p = {});
 // Fails on any correctness failure; where timings gate, on a slowdown the single-run gate finds (any branch),
 // and on a main run on every new regression still present at the run's level (detect::still_present over
 // `recent`): a later alert never masks an earlier regression, and one whose series is back on its old level
@@ -217,9 +102,6 @@ std::optional<ModelJudgement> gate_by_model(const BenchmarkEvidence& b, double n
 RunVerdict judge(const RunEvidence& run, const detect::Params& p = {}, const GateParams& g = {});
 // One line for people: "history: 2 runs; judged against the previous runs; change points from 18 runs".
 std::string coverage_line(const Coverage& c, const detect::Params& p = {}, const GateParams& g = {});
-
-// A normal distribution's interquartile range in sigmas: a p25..p75 spread over this is a sigma.
-inline constexpr double kIqrSigmas = 1.349;
 
 // ---- rankings: whether variant x's order against y on one GPU is beyond noise
 inline constexpr double kMinFlipRel = 0.01;

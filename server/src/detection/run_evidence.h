@@ -1,0 +1,51 @@
+// What the verdict is judged on: the evidence the store loads for one run, as plain values (the verdict's
+// judge, analysis.h, and the single-run gate, single_run_gate.h, read it; queries/verdict_evidence.cpp fills it).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shaderwatch::analysis {
+
+// The most runs a level holds (the newest since the series' latest change point), and the most runs since a
+// regression's step its score is taken on.
+inline constexpr std::size_t kLevelRuns = 48;
+struct OpenRegression {
+  std::int64_t alert_id = 0;
+  bool acknowledged = false;  // else new
+  std::optional<double> before, after;  // levels (ns); absent: kept, there is nothing to judge it by
+  double floor_rel = 0;
+  double noise_rel = 0;       // the series' noise when it was raised (0: unknown, not scored)
+  std::size_t n_before = 0;   // runs of the old level
+  std::vector<double> since;  // the series' main runs from its step up to this run, newest first (at most kLevelRuns)
+  std::size_t n_after = 0;    // runs its new level was measured on when it was raised
+};
+struct BenchmarkEvidence {
+  std::string name;
+  std::int64_t series_id = 0;
+  bool failed = false;         // reported an error (not the negative control's, not UNSUPPORTED)
+  bool passed_before = false;  // its series' previous main run passed
+  std::string error_message;
+  double value = 0;                    // this run's point (ns)
+  std::vector<OpenRegression> open;    // regression alerts at or before the run, new or acknowledged
+  std::vector<double> recent;          // the series' latest main runs up to this one, oldest first
+  std::vector<double> level_runs;      // the level it is judged against: main runs since the latest change point
+                                       // (at most kLevelRuns)
+  std::vector<double> reps;            // this run's repetitions (ns)
+  std::vector<std::vector<double>> level_reps;  // the repetitions of level_runs' runs, in the same order
+  // Main runs before the level's bound, oldest first, at most GateParams::swing_runs, across change points:
+  // where the GPU's lone swings and its noise model are looked for.
+  std::vector<double> swing_history;
+  std::size_t history = 0;  // main runs of the series before the level's bound (at most Params::noise_window)
+};
+struct RunEvidence {
+  bool on_main = true;  // a run on another branch raises no alert; it is gated by the single-run gate alone
+  // Timings from a device of type cpu (lavapipe on a shared runner) are stored and shown but gate only where
+  // the server is told to: such a run is judged on correctness.
+  bool timings_gated = true;
+  std::vector<BenchmarkEvidence> benchmarks;
+};
+}  // namespace shaderwatch::analysis

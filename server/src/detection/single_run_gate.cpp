@@ -1,0 +1,150 @@
+#include "detection/single_run_gate.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/statistics.h"
+
+namespace shaderwatch::analysis {
+
+const char* to_string(Baseline b) {
+  switch (b) {
+    case Baseline::None: return "none";
+    case Baseline::PreviousRuns: return "previous_runs";
+    case Baseline::Level: return "level";
+  }
+  return "none";
+}
+
+namespace {
+// A run's own spread, as a relative sigma: the interquartile range of its repetitions over kIqrSigmas,
+// relative to its value; 0 with fewer than 4 repetitions.
+double own_spread(std::vector<double> reps, double value) {
+  if (reps.size() < 4 || value <= 0) return 0;
+  std::sort(reps.begin(), reps.end());
+  const auto at = [&](double q) {
+    const double x = q * static_cast<double>(reps.size() - 1);
+    const auto i = static_cast<std::size_t>(x);
+    return i + 1 < reps.size() ? reps[i] + (x - static_cast<double>(i)) * (reps[i + 1] - reps[i]) : reps[i];
+  };
+  return (at(0.75) - at(0.25)) / kIqrSigmas / value;
+}
+}  // namespace
+
+std::size_t swing_series_runs(const RunEvidence& run, const GateParams& g) {
+  std::size_t n = 0;
+  for (const auto& b : run.benchmarks)
+    if (!b.failed && b.value > 0) n += std::min(b.swing_history.size(), g.swing_runs);
+  return n;
+}
+
+double lone_swing(const RunEvidence& run, const GateParams& g) {
+  double swing = 0;
+  for (const auto& b : run.benchmarks) {
+    if (b.failed || b.value <= 0 || b.swing_history.empty()) continue;
+    std::vector<double> seq(b.swing_history.end() - static_cast<std::ptrdiff_t>(std::min(b.swing_history.size(), g.swing_runs)),
+                            b.swing_history.end());
+    const bool from_first = b.history <= seq.size();  // seq starts at the series' first run
+    seq.push_back(b.value);
+    for (std::size_t i = 0; i + 1 < seq.size(); ++i) {
+      if (seq[i] <= 0 || seq[i + 1] <= 0) continue;
+      double height = std::log(seq[i] / seq[i + 1]);
+      if (i > 0 && seq[i - 1] > 0) height = std::min(height, std::log(seq[i] / seq[i - 1]));
+      else if (!from_first) continue;
+      swing = std::max(swing, height);
+    }
+  }
+  return swing;
+}
+
+namespace {
+// What a benchmark's value is judged against: the median of its level's runs (min_segment or more) or of its
+// previous runs (the cold-start rule); nothing on its first run.
+std::optional<Slowdown> against_baseline(const BenchmarkEvidence& b, const detect::Params& p) {
+  const auto& runs = b.level_runs;
+  if (runs.empty() || b.value <= 0) return std::nullopt;
+  Slowdown s;
+  s.against = runs.size() >= p.min_segment ? Baseline::Level : Baseline::PreviousRuns;
+  s.runs = runs.size();
+  s.baseline = stats::median(runs);
+  if (s.baseline <= 0) return std::nullopt;
+  s.delta = b.value / s.baseline - 1;
+  return s;
+}
+}  // namespace
+
+std::optional<ModelJudgement> gate_by_model(const BenchmarkEvidence& b, double noise, const detect::GpuNoiseModel& m,
+                                            double cap, const GateParams& g, const detect::Params& p) {
+  const auto s = against_baseline(b, p);
+  if (!s) return std::nullopt;
+  ModelJudgement j{*s};
+  j.slowdown.noise = noise;
+  const double floor = std::min(std::max(std::log1p(g.model.min_effect), m.tail * noise), std::log1p(cap));
+  j.slowdown.floor = std::expm1(floor);
+  const double y = std::log(b.value / s->baseline);
+  j.fails = y > floor;
+  j.suspect = !j.fails && y > m.suspect * noise;
+  return j;
+}
+
+std::optional<Slowdown> prior_floor(const BenchmarkEvidence& b, double swing, const GateParams& g,
+                                    const detect::Params& p) {
+  auto base = against_baseline(b, p);
+  if (!base) return std::nullopt;
+  Slowdown& s = *base;
+  const auto& runs = b.level_runs;
+  double noise_floor = 0;  // log
+  if (s.against == Baseline::Level) {
+    std::vector<double> logs;
+    for (double v : runs) logs.push_back(std::log(std::max(v, 1e-6)));
+    s.noise = std::max(detect::run_noise(logs), 1e-5);
+    noise_floor = stats::tail_threshold(g.z, runs.size()) * s.noise;
+  } else {
+    // No run-to-run noise to estimate yet: the prior, widened by the spread each run carries.
+    const double prior = std::hypot(g.prior_noise_rel, g.prior_noise_ns / s.baseline);
+    double base_spread = 0;
+    for (std::size_t i = 0; i < runs.size() && i < b.level_reps.size(); ++i)
+      base_spread = std::max(base_spread, own_spread(b.level_reps[i], runs[i]));
+    const double own = own_spread(b.reps, b.value);
+    s.noise = std::sqrt(prior * prior + own * own + base_spread * base_spread);
+    noise_floor = g.z * s.noise;
+  }
+  s.floor = std::expm1(std::max({std::log1p(g.min_effect), noise_floor, g.swing_power * swing}));
+  return s;
+}
+
+std::optional<Slowdown> gate(const BenchmarkEvidence& b, double swing, const GateParams& g, const detect::Params& p) {
+  const auto s = prior_floor(b, swing, g, p);
+  if (s && b.value / s->baseline - 1 > s->floor) return s;
+  return std::nullopt;
+}
+
+ModelFloors model_floors(const RunEvidence& run, const GateParams& g, const detect::Params& p) {
+  ModelFloors rm;
+  rm.noise.assign(run.benchmarks.size(), 0);
+  std::vector<detect::SeriesRuns> series;
+  std::vector<std::size_t> index;  // run.benchmarks' index of each series given
+  std::size_t judged = 0;
+  for (std::size_t i = 0; i < run.benchmarks.size(); ++i) {
+    const auto& b = run.benchmarks[i];
+    if (b.failed || b.value <= 0) continue;
+    // An open regression's step is not the noise (on main, where the run's open regressions are loaded).
+    const bool excluded = !b.open.empty();
+    rm.excluded += excluded;
+    series.push_back({&b.swing_history, excluded});
+    index.push_back(i);
+    judged += !b.level_runs.empty();
+  }
+  rm.model = detect::learn_noise_model(series, judged, g.model);
+  if (!rm.model.ready) return rm;
+  std::vector<double> deviations;
+  for (std::size_t k = 0; k < index.size(); ++k) {
+    const auto s = against_baseline(run.benchmarks[index[k]], p);
+    if (s) deviations.push_back(std::log1p(s->delta) / rm.model.scale[k]);
+  }
+  rm.spread = detect::run_spread(deviations);
+  for (std::size_t k = 0; k < index.size(); ++k) rm.noise[index[k]] = rm.model.scale[k] * rm.spread;
+  return rm;
+}
+
+}  // namespace shaderwatch::analysis
