@@ -9,6 +9,13 @@
 
 namespace shaderwatch::stats {
 
+double upper_median_in_place(std::vector<double>& v) {
+  if (v.empty()) return 0;
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   const std::size_t mid = v.size() / 2;

@@ -11,6 +11,9 @@ inline constexpr double kMedianSe = 1.2533141373155001;  // sqrt(pi/2): s.e. of 
 inline constexpr double kMinSigma = 1e-5;                // keeps constant synthetic series finite
 
 double median(std::vector<double> v);
+// The median without a copy, reordering `v`: the upper middle value of an even count (for medians over hundreds of
+// series, where the two middle values hardly differ); 0 for none.
+double upper_median_in_place(std::vector<double>& v);
 // The variance of the median of k normal values relative to their mean's: exact (Monte Carlo) for k = 1 .. 8, where
 // it is 1 for one or two values and 1.19-1.47 after; pi/2 (kMedianSe squared, the large-k limit) beyond.
 double median_variance_factor(std::size_t k);

@@ -139,7 +139,8 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
   cov.model_excluded = rm.excluded;
   cov.model_tail = rm.model.tail;
   cov.run_spread = rm.spread;
-  cov.gated = run.timings_gated && (cov.modeled || cov.series_runs >= g.min_swing_series_runs);
+  const bool prior_gates = cov.series_runs >= g.min_swing_series_runs;
+  cov.gated = run.timings_gated && (cov.modeled || prior_gates);
   std::vector<double> floors;
   bool any = false;
   for (std::size_t bi = 0; bi < run.benchmarks.size(); ++bi) {
@@ -188,7 +189,7 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
       // Never above the prior's floor where the prior gates: a heavy tail extrapolated from a few hundred changes
       // can reach past what the prior's minimum effect already held (heavy noise: 2.3-3x), and the prior's own
       // blind spot, a lone swing raising every floor, only ever raises it.
-      const auto prior = cov.series_runs >= g.min_swing_series_runs ? prior_floor(b, cov.swing, g, p) : std::nullopt;
+      const auto prior = prior_gates ? prior_floor(b, cov.swing, g, p) : std::nullopt;
       const auto j = gate_by_model(b, rm.noise[bi], rm.model, prior ? prior->floor : HUGE_VAL, g, p);
       if (!j) continue;
       floors.push_back(j->slowdown.floor);

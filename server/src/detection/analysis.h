@@ -79,7 +79,7 @@ struct Coverage {
   // The GPU's noise model, where it set the floors (else the prior did).
   bool modeled = false;
   std::size_t model_changes = 0;   // run-to-run changes it was learned from
-  std::size_t model_left_out = 0;  // changes of runs that moved every series, left out
+  std::size_t model_left_out = 0;  // changes of the runs that stood out (a step, a failed slowdown), left out
   int model_excluded = 0;          // series with an open regression, whose runs it did not learn from
   double model_tail = 0;           // the floor in units of each benchmark's run-to-run noise
   double run_spread = 1;           // this run's own spread in those units, where over 1: every floor times it

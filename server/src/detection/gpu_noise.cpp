@@ -3,18 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/statistics.h"
+
 namespace shaderwatch::detect {
-
-namespace {
-
-// The median, reordering `v` (the upper middle value of an even count: a median over hundreds of series).
-double median_in_place(std::vector<double>& v) {
-  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  return *mid;
-}
-
-}  // namespace
 
 std::unordered_map<std::int64_t, double> gpu_noise_by_run(const std::vector<std::vector<RunValue>>& series) {
   // Runs by column, in the order first met (a GPU's series mostly share their runs); per column each series' log
@@ -34,7 +25,7 @@ std::unordered_map<std::int64_t, double> gpu_noise_by_run(const std::vector<std:
     for (std::size_t j = 0; j < s.size(); ++j) y[j] = s[j].log_value;
     for (std::size_t j = 1; j < y.size(); ++j) abs_d[j - 1] = std::fabs(y[j] - y[j - 1]);
     // |N(0, s)| has its median at 0.6745 s.
-    const double scale = median_in_place(abs_d) / 0.6745;
+    const double scale = stats::upper_median_in_place(abs_d) / 0.6745;
     if (!(scale > 0)) continue;
     last_runs.resize(s.size(), -1);
     last_columns.resize(s.size());
@@ -58,9 +49,9 @@ std::unordered_map<std::int64_t, double> gpu_noise_by_run(const std::vector<std:
   for (std::size_t c = 0; c < diffs.size(); ++c) {
     if (diffs[c].size() < kGpuNoiseMinSeries) continue;
     v = diffs[c];
-    const double common = median_in_place(v);
+    const double common = stats::upper_median_in_place(v);
     for (std::size_t k = 0; k < v.size(); ++k) v[k] = std::fabs(diffs[c][k] - common) / scales[c][k];
-    factor[run_of[c]] = median_in_place(v) / 0.6745;
+    factor[run_of[c]] = stats::upper_median_in_place(v) / 0.6745;
   }
   return factor;
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <numeric>
 
 #include "common/statistics.h"
 
@@ -13,14 +12,7 @@ namespace {
 
 constexpr double kMadToSigma = 1.4826;  // |N(0, s)| has its median at s / 1.4826
 constexpr std::size_t kMinRunSeries = 20;  // a run position is judged an outlier only over this many series
-constexpr std::size_t kExtremeRank = 3;    // a run's extreme: its third largest change up
-
-double median_in_place(std::vector<double>& v) {
-  if (v.empty()) return 0;
-  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  return *mid;
-}
+constexpr std::size_t kExtremeRank = 3;    // a run's extreme: its third largest change
 
 // Each series' |log changes|, newest last, and its duration (the median of its runs).
 struct Changes {
@@ -49,7 +41,6 @@ double GpuNoiseModel::quantile(double p) const {
 
 GpuNoiseModel learn_noise_model(const std::vector<SeriesRuns>& series, std::size_t judged, const NoiseModelParams& p) {
   GpuNoiseModel model;
-  model.judged = judged;
   model.scale.assign(series.size(), 0);
   std::vector<Changes> ch(series.size());
   std::vector<std::size_t> usable;
@@ -57,12 +48,12 @@ GpuNoiseModel learn_noise_model(const std::vector<SeriesRuns>& series, std::size
     const auto& v = *series[i].values;
     if (v.empty()) continue;
     std::vector<double> sorted_v = v;
-    ch[i].duration = median_in_place(sorted_v);
+    ch[i].duration = stats::upper_median_in_place(sorted_v);
     for (std::size_t j = 1; j < v.size(); ++j)
       if (v[j] > 0 && v[j - 1] > 0) ch[i].abs.push_back(std::fabs(std::log(v[j] / v[j - 1])));
     if (ch[i].abs.size() >= p.own_min_changes) {
       std::vector<double> a = ch[i].abs;
-      ch[i].own = kMadToSigma * median_in_place(a);
+      ch[i].own = kMadToSigma * stats::upper_median_in_place(a);
     }
     if (ch[i].duration > 0) usable.push_back(i);
   }
@@ -80,7 +71,7 @@ GpuNoiseModel learn_noise_model(const std::vector<SeriesRuns>& series, std::size
     for (std::size_t k = lo; k < lo + width; ++k)
       if (!series[usable[k]].excluded) pool.insert(pool.end(), ch[usable[k]].abs.begin(), ch[usable[k]].abs.end());
     const std::size_t i = usable[r];
-    by_duration[i] = std::max(kMadToSigma * median_in_place(pool), stats::kMinSigma);
+    by_duration[i] = std::max(kMadToSigma * stats::upper_median_in_place(pool), stats::kMinSigma);
     model.scale[i] = std::max(by_duration[i], ch[i].own);
   }
 
@@ -111,12 +102,12 @@ GpuNoiseModel learn_noise_model(const std::vector<SeriesRuns>& series, std::size
     if (by_position[pos].size() < kMinRunSeries) continue;
     runs.push_back(pos);
     std::vector<double> c = by_position[pos];
-    medians.push_back(median_in_place(c));
+    medians.push_back(stats::upper_median_in_place(c));
     std::nth_element(c.begin(), c.begin() + kExtremeRank - 1, c.end(), std::greater<>());
     extremes[pos] = c[kExtremeRank - 1];
   }
   std::vector<double> median_copy = medians, ex;
-  const double typical_median = median_in_place(median_copy);
+  const double typical_median = stats::upper_median_in_place(median_copy);
   std::size_t most = SIZE_MAX;
   if (runs.size() >= 3)
     for (std::size_t pos : runs)
@@ -124,7 +115,7 @@ GpuNoiseModel learn_noise_model(const std::vector<SeriesRuns>& series, std::size
   // The typical run's extremes, without the most extreme run's.
   for (std::size_t pos : runs)
     if (pos != most) ex.push_back(extremes[pos]);
-  const double typical_extreme = median_in_place(ex);
+  const double typical_extreme = stats::upper_median_in_place(ex);
   const auto far = [&](std::size_t pos) { return extremes[pos] > p.run_outlier_ratio * typical_extreme; };
   for (std::size_t r = 0; r < runs.size(); ++r) {
     const std::size_t pos = runs[r];
@@ -136,11 +127,10 @@ GpuNoiseModel learn_noise_model(const std::vector<SeriesRuns>& series, std::size
     }
     for (std::size_t k = 0; k < by_position[pos].size(); ++k) pooled.push_back({by_position[pos][k], series_of[pos][k]});
   }
-  // The tail holds one change of each series (its largest): one series that keeps moving far (a bimodal kernel) raises
-  // its own scale, not every benchmark's floor.
+  // At most a few of each series' changes in the tail (its 4k largest): three times the share a series has of it, at
+  // least two. One series that keeps moving far (a bimodal kernel) raises its own scale, not every benchmark's floor.
   std::sort(pooled.begin(), pooled.end(), std::greater<>());
   model.rank = std::max(p.tail_rank, pooled.size() / p.tail_rank_per);
-  // At most a few of each series' changes in the tail: three times the share a series has of it, at least two.
   std::size_t with_changes = 0;
   for (std::size_t i : usable) with_changes += !series[i].excluded && !ch[i].abs.empty();
   const std::size_t zone = 4 * model.rank;

@@ -1,12 +1,11 @@
 // A GPU's single-run noise, learned from its own runs: how far one run of a benchmark moves from the previous
 // ones when nothing changed, as a scale per benchmark (by its duration, and its own history where that is
 // noisier) and one tail for the whole GPU, extrapolated from the run-to-run changes of all its series to the
-// rate at which an unchanged suite may fail a run. The single-run gate's floor (analysis::judge) is that tail
-// times the benchmark's scale. Pure: the verdict hands it each series' recent main runs.
+// rate at which an unchanged suite may fail a run. The single-run gate's floor (single_run_gate.h) is that
+// tail times the benchmark's scale. Pure: the verdict hands it each series' recent main runs.
 #pragma once
 
 #include <cstddef>
-#include <string>
 #include <vector>
 
 namespace shaderwatch::detect {
@@ -62,8 +61,7 @@ struct SeriesRuns {
 struct GpuNoiseModel {
   bool ready = false;        // enough changes; otherwise the prior rules
   std::size_t changes = 0;   // run-to-run changes the tail was read from
-  std::size_t left_out = 0;  // changes of the runs left out (run_outlier_ratio, the most extreme run)
-  std::size_t judged = 0;    // benchmarks the target was split over
+  std::size_t left_out = 0;  // changes of the runs left out (those that stand out: run_outlier_ratio)
   double shape = 0;          // the Weibull-type tail's exponent as used
   double alpha = 0;          // the Pareto tail's index as used (0: too few changes for one)
   std::size_t hill_rank = 0; // the rank it runs through
