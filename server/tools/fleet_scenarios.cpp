@@ -212,6 +212,13 @@ Plan correctness(const TrialParams& p, std::mt19937_64& rng) {
   return pl;
 }
 
+std::uint64_t mix(std::uint64_t x) {  // splitmix64: independent streams from related seeds
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
 // The real model's run-to-run spread at a duration (ns), as the median absolute change over 0.6745 of three H200
 // runs of one build (86de8e8), by duration, interpolated in logs.
 double real_spread(double ns) {
@@ -238,14 +245,9 @@ struct NoiseGen {
 
   // The real model's noisiness of GPU g's benchmark b: lognormal, sd 0.5 in logs, from a hash (no draw from rng).
   double series_noisiness(int g, int b) const {
-    std::uint64_t x = series_seed ^ (static_cast<std::uint64_t>(g) << 32) ^ static_cast<std::uint64_t>(b);
-    const auto next = [&x] {  // SplitMix64
-      std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-      return static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
-    };
-    const double u1 = std::max(next(), 1e-300), u2 = next();
+    const std::uint64_t x = series_seed ^ (static_cast<std::uint64_t>(g) << 32) ^ static_cast<std::uint64_t>(b);
+    const auto uniform = [](std::uint64_t z) { return static_cast<double>(mix(z) >> 11) * 0x1.0p-53; };
+    const double u1 = std::max(uniform(x), 1e-300), u2 = uniform(x + 0x9e3779b97f4a7c15ULL);  // splitmix64's next
     return std::exp(0.5 * std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2));
   }
   // `scale`: the runner's noise (Plan::nz); it widens the run-to-run spread (under reps, the repetitions'),
@@ -382,13 +384,6 @@ bool accepts(const std::string& change_kind, const std::string& alert_kind) {
   if (change_kind == "correctness")
     return alert_kind == "correctness_regression" || alert_kind == "correctness_failure";
   return alert_kind == change_kind;
-}
-
-std::uint64_t mix(std::uint64_t x) {  // splitmix64: independent streams from related seeds
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
 }
 
 }  // namespace
