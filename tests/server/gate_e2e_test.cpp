@@ -166,6 +166,89 @@ TEST(GateE2E, TheGpusOwnNoiseSetsTheFloor) {
 }
 
 namespace {
+// The open or closed regression alerts of one benchmark.
+std::vector<json> regression_alerts(const TestServer& s, const std::string& name) {
+  std::vector<json> out;
+  const json page = s.get("/api/v1/alerts?kind=regression&limit=500");
+  for (const auto& a : page["alerts"])
+    if (a["benchmark"] == name) out.push_back(a);
+  return out;
+}
+std::vector<std::int64_t> ids(const json& list) {
+  std::vector<std::int64_t> out;
+  for (const auto& e : list) out.push_back(e.at("id").get<std::int64_t>());
+  return out;
+}
+}  // namespace
+
+// Issue 51, item 3, on the real H200 runs: the gate's failure on main is a regression alert at that run, attributed to
+// its commit; the rerun of that commit and the next commits still carry the slowdown and fail on that alert (their
+// baseline has moved up to meet it: no slowdown of their own); the revert passes, and once the series is back the
+// evidence closes the alert as fixed.
+TEST(GateE2E, ASlowdownThatStaysFailsEveryMainRunUntilItsRevert) {
+  const json r1 = read_fixture("real/h200-86de8e8-r1.json.gz"), r2 = read_fixture("real/h200-86de8e8-r2.json.gz"),
+             r3 = read_fixture("real/h200-86de8e8-r3.json.gz");
+  const std::string hot = "lum/grid_stride_vec4/1920x1080/hot";
+  TempDir dir;
+  TestServer s(dir.db("stays.db"));
+  post_ok(s, body(r1, "r1", "c1", "2026-11-27T10:00:00Z"));
+  post_ok(s, body(r2, "r2", "c2", "2026-11-27T10:05:00Z"));
+  post_ok(s, body(r3, "r3", "c3", "2026-11-27T10:10:00Z"));
+  EXPECT_TRUE(regression_alerts(s, hot).empty());
+
+  post_ok(s, body(grid_stride_read_thrice(r1), "slow", "c4", "2026-11-27T10:15:00Z"));
+  const json first = s.get("/api/v1/runs/slow/verdict");
+  EXPECT_EQ(first["verdict"], "fail");
+  EXPECT_TRUE(has(first["slowdowns"], hot)) << first["slowdowns"].dump(1);
+  const auto raised = regression_alerts(s, hot);
+  ASSERT_EQ(raised.size(), 1u) << "the gate's failure on main is an alert";
+  const json alert = raised[0];
+  EXPECT_EQ(alert["state"], "new");
+  EXPECT_EQ(alert["commit"], "c4");
+  EXPECT_EQ(alert["cause"], "commit") << alert["attribution"].dump(1);
+  EXPECT_NEAR(alert["delta_pct"].get<double>(), 47, 5);
+  ASSERT_TRUE(alert["attribution"]["gate"].is_object()) << alert["attribution"].dump(1);
+  EXPECT_EQ(alert["attribution"]["gate"]["run"], "slow");
+  EXPECT_NE(alert["attribution"]["summary"].get<std::string>().find("failed the single-run gate at run slow"),
+            std::string::npos);
+  EXPECT_TRUE(ids(first["regressions"]).empty()) << "at its own run the alert is the slowdown, listed once";
+  EXPECT_EQ(s.get("/api/v1/alerts?kind=regression&limit=500")["total"].get<int>(), first["slowdowns"].size())
+      << "one alert per failed slowdown, no more";
+
+  // The rerun of c4, then two later commits: each still carries it.
+  const std::vector<std::pair<std::string, json>> carrying = {
+      {"c4", grid_stride_read_thrice(r2)}, {"c5", grid_stride_read_thrice(r3)}, {"c6", grid_stride_read_thrice(r1)}};
+  int minute = 20;
+  for (const auto& [commit, doc] : carrying) {
+    const std::string id = "carry-" + commit + "-" + std::to_string(minute);
+    post_ok(s, body(doc, id, commit, cat("2026-11-27T10:", std::to_string(minute), ":00Z")));
+    minute += 5;
+    const json v = s.get(cat("/api/v1/runs/", id, "/verdict"));
+    EXPECT_EQ(v["verdict"], "fail") << id << v["coverage"].dump(1);
+    const auto failing = ids(v["regressions"]);
+    EXPECT_NE(std::find(failing.begin(), failing.end(), alert["id"].get<std::int64_t>()), failing.end())
+        << id << ": fails on the open alert " << v["regressions"].dump(1);
+    EXPECT_FALSE(has(v["slowdowns"], hot)) << id << ": judged against the new level, no second alert";
+  }
+  EXPECT_EQ(regression_alerts(s, hot).size(), 1u) << "the later runs raised no alert of their own";
+
+  // The revert passes at once; the alert is closed by the evidence once the series' last runs are back.
+  const std::vector<json> back = {r2, r3, r1, r2};
+  for (std::size_t i = 0; i < back.size(); ++i) {
+    const std::string id = "back" + std::to_string(i);
+    post_ok(s, body(back[i], id, "c" + std::to_string(7 + i), cat("2026-11-27T10:", std::to_string(minute), ":00Z")));
+    minute += 5;
+    EXPECT_EQ(s.get(cat("/api/v1/runs/", id, "/verdict"))["verdict"], "pass") << id;
+  }
+  const auto closed = regression_alerts(s, hot);
+  ASSERT_EQ(closed.size(), 1u);
+  EXPECT_EQ(closed[0]["state"], "fixed") << closed[0].dump(1);
+  EXPECT_NE(closed[0]["note"].get<std::string>().find("back near the old level"), std::string::npos) << closed[0]["note"];
+  EXPECT_NE(closed[0]["note"].get<std::string>().find("back since run back0"), std::string::npos)
+      << "the revert is linked to it: " << closed[0]["note"];
+}
+
+namespace {
 // Runs of `kernels` benchmarks with 1% noise on one device; benchmark 0 is `factor` times slower in the last run.
 void post_series(const TestServer& s, const std::string& device_type, int runs, int kernels, double factor,
                  std::uint64_t seed) {

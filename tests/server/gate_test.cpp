@@ -231,6 +231,42 @@ TEST(Gate, AConfirmedRegressionFailsOnceItsEvidencePassesTheGatesScore) {
   EXPECT_NEAR(a::evidence_z(100, with_slow, 0.01, 30), a::evidence_z(100, std::vector<double>(6, 102.5), 0.01, 30), 1e-9);
 }
 
+// An alert the single-run gate raised was confirmed by its floor: it fails every run that still carries it without
+// the detector's score (here a +10% step past a 5% floor in 1.5% noise, on its first run after, at n_before 2: a t
+// quantile the detector's alert would wait for), and not the run it was raised at twice: there it is that run's
+// slowdown. Only the runs since its step say whether it is there.
+TEST(Gate, AnAlertTheGateRaisedFailsEveryRunThatCarriesIt) {
+  a::BenchmarkEvidence step;
+  step.name = "lum/x/1080p/cold";
+  step.value = 110;
+  step.recent = {100, 100.3, 99.8, 100.1, 110, 110.2};  // the runs before its step are the old level, not evidence
+  step.open.push_back({7, false, 100.0, 110.0, 0.05, 0.015, 2, {110.2, 110}, 1, true, false});
+  a::RunEvidence run;
+  run.benchmarks.push_back(step);
+  auto v = a::judge(run);
+  EXPECT_TRUE(v.fail);
+  EXPECT_EQ(v.regressions, std::vector<std::int64_t>{7});
+  EXPECT_TRUE(v.unconfirmed.empty());
+  run.benchmarks[0].open[0].by_gate = false;
+  EXPECT_EQ(a::judge(run).unconfirmed, std::vector<std::int64_t>{7}) << "the detector's own alert would wait";
+  // Back on the old level at the next run: passes.
+  run.benchmarks[0].open[0].by_gate = true;
+  run.benchmarks[0].value = 100.1;
+  run.benchmarks[0].recent = {100.3, 99.8, 100.1, 110, 110.2, 100.1};
+  run.benchmarks[0].open[0].since = {100.1, 110.2, 110};
+  EXPECT_FALSE(a::judge(run).fail);
+
+  // Raised at this run by the gate that fails it again: listed once, as the slowdown.
+  auto here = run_with(349, 24, {bench("lum/slowed/1080p/cold", 3e5, 24)});
+  auto& b = here.benchmarks.back();
+  b.recent = {1e5, 1e5, 1e5, 1e5, 1e5, 3e5};
+  b.open.push_back({9, false, 1e5, 3e5, 1.0, 0.005, 24, {3e5}, 1, true, true});
+  const auto first = a::judge(here, kDetect, prior_only());
+  ASSERT_EQ(first.slowdowns.size(), 1u);
+  EXPECT_TRUE(first.regressions.empty());
+  EXPECT_TRUE(first.fail);
+}
+
 // The single-run gate's false alarms at a real suite's size: 350 benchmarks with Gaussian 1% run-to-run noise,
 // 400 runs judged against a level of 24 runs and 400 against the previous run, fail none.
 TEST(Gate, GaussianNoiseFailsNoRunOf350Benchmarks) {

@@ -93,7 +93,14 @@ std::vector<Closure> regressions_gone(const std::vector<OpenRegression>& open, c
                   "closed by the evidence: the last %zu runs (median %.0f ns) are back near the old level %.0f ns "
                   "(the step went to %.0f ns)",
                   values.size(), stats::median(values), step.before, step.after);
-    closed.push_back({r.id, note});
+    const double middle = 0.5 * (std::log(step.before) + std::log(step.after));
+    const double direction = step.after > step.before ? 1 : -1;
+    std::int64_t back_since = 0;
+    for (auto it = recent.rbegin(); it != recent.rend() && it->started_ms >= r.boundary_ms && it->value > 0 &&
+                                    direction * (std::log(it->value) - middle) < 0;
+         ++it)
+      back_since = it->run_id;
+    closed.push_back({r.id, note, back_since});
   }
   return closed;
 }

@@ -60,10 +60,14 @@ struct OpenRegression {
 struct RecentRun {
   std::int64_t started_ms = 0;
   double value = 0;
+  std::int64_t run_id = 0;
 };
 struct Closure {
   std::int64_t alert_id = 0;
   std::string note;  // said on the alert
+  // The first of the newest runs nearer the old level than the step's (log scale): where the series came back, the
+  // revert; 0 where the runs did not say.
+  std::int64_t back_since_run = 0;
 };
 // `recent`: the series' latest main runs, oldest first. A regression is closed when its latest present_points
 // runs all follow its boundary and detect::still_present says the step is gone at Params::fixed_z, the

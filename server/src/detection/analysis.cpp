@@ -142,6 +142,33 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
   const bool prior_gates = cov.series_runs >= g.min_swing_series_runs;
   cov.gated = run.timings_gated && (cov.modeled || prior_gates);
   std::vector<double> floors;
+  // The benchmark's time: a slowdown the single-run gate fails on (by the GPU's noise model, else the prior), else a
+  // suspect.
+  const auto judge_time = [&](const BenchmarkEvidence& b, std::size_t bi) {
+    if (cov.modeled) {
+      // Never above the prior's floor where the prior gates: a heavy tail extrapolated from a few hundred changes
+      // can reach past what the prior's minimum effect already held (heavy noise: 2.3-3x), and the prior's own
+      // blind spot, a lone swing raising every floor, only ever raises it.
+      const auto prior = prior_gates ? prior_floor(b, cov.swing, g, p) : std::nullopt;
+      const auto j = gate_by_model(b, rm.noise[bi], rm.model, prior ? prior->floor : HUGE_VAL, g, p);
+      if (!j) return;
+      floors.push_back(j->slowdown.floor);
+      if (j->fails) v.slowdowns.push_back({&b, j->slowdown});
+      else if (j->suspect)
+        v.suspects.push_back({&b, {j->slowdown.baseline, j->slowdown.noise, std::expm1(rm.model.suspect * j->slowdown.noise),
+                                   j->slowdown.delta, std::log1p(j->slowdown.delta) / j->slowdown.noise}});
+      return;
+    }
+    if (const auto s = cov.gated ? gate(b, cov.swing, g, p) : std::nullopt) {
+      v.slowdowns.push_back({&b, *s});
+      return;
+    }
+    if (const auto s = suspect(b.value, b.level_runs, p)) {
+      v.suspects.push_back({&b, *s});
+    } else if (const auto c = cov.gated ? cold_suspect(b, cov.swing, g, p) : std::nullopt) {
+      v.suspects.push_back({&b, *c});
+    }
+  };
   bool any = false;
   for (std::size_t bi = 0; bi < run.benchmarks.size(); ++bi) {
     const auto& b = run.benchmarks[bi];
@@ -162,10 +189,14 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
     else if (b.level_runs.size() < p.min_segment) ++cov.previous_runs;
     else ++cov.level;
     if (b.history >= p.min_history) ++cov.change_points;
+    std::vector<std::int64_t> raised_here;
     if (run.on_main) {
       for (const auto& r : b.open) {
+        // Whether the run still carries the step: the newest runs since it (those before it are the old level).
+        const std::size_t since_step = r.since.empty() ? b.recent.size() : std::min(b.recent.size(), r.since.size());
+        const std::vector<double> recent(b.recent.end() - static_cast<std::ptrdiff_t>(since_step), b.recent.end());
         if (r.before && r.after &&
-            !detect::present_in_newest({*r.before, *r.after, r.floor_rel, r.noise_rel, r.n_after}, b.recent, p,
+            !detect::present_in_newest({*r.before, *r.after, r.floor_rel, r.noise_rel, r.n_after}, recent, p,
                                        {r.since.rbegin(), r.since.rend()}))
           continue;
         if (r.acknowledged) {
@@ -176,38 +207,20 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
         // The alert's noise was estimated from the runs either side of its step: as a t quantile for them. The
         // noise the runs since the step show now counts too, where it is larger: a runner that became noisier
         // after the alert was raised (or whose first noisy runs the alert took for a level) fails nothing.
-        if (r.before && r.noise_rel > 0 && !r.since.empty() &&
+        if (!r.by_gate && r.before && r.noise_rel > 0 && !r.since.empty() &&
             evidence_z(*r.before, r.since, evidence_noise(r, p), r.n_before) <
                 stats::tail_threshold(g.alert_z, r.n_before + r.since.size())) {
           v.unconfirmed.push_back(r.alert_id);
           continue;
         }
-        v.regressions.push_back(r.alert_id);
+        // The gate's own alert raised at this run is this run's slowdown, listed as that when the gate fails it again.
+        if (r.by_gate && r.raised_here) raised_here.push_back(r.alert_id);
+        else v.regressions.push_back(r.alert_id);
       }
     }
-    if (cov.modeled) {
-      // Never above the prior's floor where the prior gates: a heavy tail extrapolated from a few hundred changes
-      // can reach past what the prior's minimum effect already held (heavy noise: 2.3-3x), and the prior's own
-      // blind spot, a lone swing raising every floor, only ever raises it.
-      const auto prior = prior_gates ? prior_floor(b, cov.swing, g, p) : std::nullopt;
-      const auto j = gate_by_model(b, rm.noise[bi], rm.model, prior ? prior->floor : HUGE_VAL, g, p);
-      if (!j) continue;
-      floors.push_back(j->slowdown.floor);
-      if (j->fails) v.slowdowns.push_back({&b, j->slowdown});
-      else if (j->suspect)
-        v.suspects.push_back({&b, {j->slowdown.baseline, j->slowdown.noise, std::expm1(rm.model.suspect * j->slowdown.noise),
-                                   j->slowdown.delta, std::log1p(j->slowdown.delta) / j->slowdown.noise}});
-      continue;
-    }
-    if (const auto s = cov.gated ? gate(b, cov.swing, g, p) : std::nullopt) {
-      v.slowdowns.push_back({&b, *s});
-      continue;
-    }
-    if (const auto s = suspect(b.value, b.level_runs, p)) {
-      v.suspects.push_back({&b, *s});
-    } else if (const auto c = cov.gated ? cold_suspect(b, cov.swing, g, p) : std::nullopt) {
-      v.suspects.push_back({&b, *c});
-    }
+    const std::size_t slowdowns_before = v.slowdowns.size();
+    judge_time(b, bi);
+    if (v.slowdowns.size() == slowdowns_before) v.regressions.insert(v.regressions.end(), raised_here.begin(), raised_here.end());
   }
   floor_range(floors, cov);
   v.fail = !v.correctness.empty() || !v.regressions.empty() || !v.slowdowns.empty();

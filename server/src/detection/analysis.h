@@ -96,9 +96,11 @@ struct RunVerdict {
 };
 
 // Fails on any correctness failure; where timings gate, on a slowdown the single-run gate finds (any branch),
-// and on a main run on every new regression still present at the run's level (detect::still_present over
-// `recent`): a later alert never masks an earlier regression, and one whose series is back on its old level
-// no longer gates. Suspects as suspect() says, less the benchmarks the gate failed.
+// and on a main run on every new regression still present (detect::present_in_newest over the newest runs since its
+// step): a later alert never masks an earlier regression, and one whose series is back on its old level no longer
+// gates. A detector's alert fails once its evidence passes GateParams::alert_z; one the gate raised (at ingest, from
+// this judgement) was confirmed by its floor and fails while present, listed at its own run as the slowdown it is.
+// Suspects as suspect() says, less the benchmarks the gate failed.
 RunVerdict judge(const RunEvidence& run, const detect::Params& p = {}, const GateParams& g = {});
 // One line for people: "history: 2 runs; judged against the previous runs; change points from 18 runs".
 std::string coverage_line(const Coverage& c, const detect::Params& p = {}, const GateParams& g = {});

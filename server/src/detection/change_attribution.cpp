@@ -238,6 +238,19 @@ json with_trend(json attribution, const detect::ChangePoint& cp, const std::stri
   return attribution;
 }
 
+json with_gate(json attribution, const analysis::Slowdown& s, double value_ns, const std::string& run) {
+  char text[200];
+  std::snprintf(text, sizeof text, "failed the single-run gate at run %s: %+.1f%% against %s of %zu run%s (floor %.1f%%); ",
+                run.c_str(), 100 * s.delta, s.against == analysis::Baseline::Level ? "the level" : "the previous runs",
+                s.runs, s.runs == 1 ? "" : "s", 100 * s.floor);
+  attribution["gate"] = {{"run", run},           {"against", analysis::to_string(s.against)},
+                         {"runs", s.runs},       {"baseline_ns", s.baseline},
+                         {"value_ns", value_ns}, {"delta_pct", 100 * s.delta},
+                         {"floor_pct", 100 * s.floor}};
+  attribution["summary"] = text + attribution.value("summary", std::string());
+  return attribution;
+}
+
 json with_noise(json attribution, const detect::NoiseChange& nc, const std::string& since_run) {
   char text[160];
   std::snprintf(text, sizeof text, "run-to-run noise x%.1f (%.2f%% -> %.2f%%) since run %s; ", nc.ratio,

@@ -12,6 +12,7 @@
 #include "common/driver_identity.h"
 #include "detection/detect.h"
 #include "detection/noise_change.h"
+#include "detection/single_run_gate.h"
 #include "storage/sql.h"
 
 namespace shaderwatch {
@@ -36,6 +37,9 @@ nlohmann::json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a
                                 ChangeOf what, const detect::Params& params);
 // A drift's alert says so: its rate and where it started, before the attribution's own summary.
 nlohmann::json with_trend(nlohmann::json attribution, const detect::ChangePoint& cp, const std::string& since_run);
+// An alert the single-run gate raised says so: the slowdown it failed, against what, past which floor (`gate` is
+// also how the verdict knows the gate confirmed it), before the attribution's own summary.
+nlohmann::json with_gate(nlohmann::json attribution, const analysis::Slowdown& s, double value_ns, const std::string& run);
 // A noise alert says what changed: the noise either side and since which run, before the attribution's summary.
 nlohmann::json with_noise(nlohmann::json attribution, const detect::NoiseChange& nc, const std::string& since_run);
 

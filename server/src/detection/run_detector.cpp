@@ -17,6 +17,8 @@
 #include "detection/gpu_noise.h"
 #include "detection/noise_change.h"
 #include "common/driver_identity.h"
+#include "detection/analysis.h"
+#include "queries/verdict_evidence.h"
 
 using nlohmann::json;
 
@@ -106,11 +108,13 @@ void RunDetector::load_windows(std::int64_t run_pk, std::int64_t gpu_id, const s
 void RunDetector::close_regressions_gone(const std::vector<lifecycle::OpenRegression>& open, const Window& win) {
   if (open.empty()) return;
   std::vector<lifecycle::RecentRun> recent;
-  for (const auto& p : win.pts) recent.push_back({p.started_ms, p.value});
+  for (const auto& p : win.pts) recent.push_back({p.started_ms, p.value, p.run_id});
   for (const auto& c : lifecycle::regressions_gone(open, recent, opts_.detect)) {
+    // The run it came back at, named: the revert (or the change that undid it) is linked to the regression.
+    const std::string note = c.back_since_run ? c.note + "; back since run " + load_run(db_.detector(), c.back_since_run).key : c.note;
     const auto l = db_.detector_write_lock();
     db_.detector().q("UPDATE alerts SET state='fixed', state_by='evidence', note=?, updated_at=? WHERE id=? AND state='new'")
-        .bind(1, c.note).bind(2, format_iso8601_ms(now_ms())).bind(3, c.alert_id).run();
+        .bind(1, note).bind(2, format_iso8601_ms(now_ms())).bind(3, c.alert_id).run();
   }
 }
 
@@ -296,6 +300,21 @@ struct RunDetector::Pass {
     if (up.changes() > 0) raised.push_back(alert_id);
   }
 
+  // An alert the gate raised stays one when the detector takes it over: the gate's floor confirmed it (the verdict
+  // fails while it is present, without the score a detector's own alert must reach).
+  json with_gate_of(std::int64_t alert_id, json attribution) {
+    auto& st = w.q("SELECT attribution FROM alerts WHERE id=?");
+    st.bind(1, alert_id);
+    const json old = st.step() ? json::parse(st.text(0), nullptr, false) : json();
+    st.reset();
+    if (old.is_object() && old.contains("gate") && !attribution.contains("gate")) {
+      attribution["gate"] = old["gate"];
+      attribution["summary"] = "raised by the single-run gate at run " + old["gate"].value("run", std::string()) + "; " +
+                               attribution.value("summary", std::string());
+    }
+    return attribution;
+  }
+
   // A regression undone by a later change point back to its old level: closed as fixed (if untriaged), with the
   // run that undid it, instead of a new improvement alert.
   void close_reverted(std::int64_t alert_id, const detect::ChangePoint& cp, const Window& win) {
@@ -334,6 +353,50 @@ struct RunDetector::Pass {
       insert_alert(sid, b, &a, detect::AlertKind::Noise, &cp, attribution);
   }
 
+  // The series' newest main run before this one (0: none).
+  std::int64_t previous_main_run(std::int64_t sid) {
+    auto& prev = w.q("SELECT run_id FROM points WHERE series_id=? AND on_main=1 AND (started_ms, run_id) < (?, ?)"
+                     " ORDER BY started_ms DESC, run_id DESC LIMIT 1");
+    prev.bind(1, sid).bind(2, run.started_ms).bind(3, run.id);
+    const std::int64_t id = prev.step() ? prev.i64(0) : 0;
+    prev.reset();
+    return id;
+  }
+
+  // A slowdown the verdict's single-run gate fails on this main run is a regression alert at this run, attributed
+  // like the detector's: later main runs fail while it is present (analysis::judge), the revert closes it, and the
+  // detector's change point, once it has the runs, takes the alert over (moves it, settles its numbers). The
+  // judgement is the verdict's own, over the same evidence, so the alert and the run's verdict cannot disagree.
+  void gate_failures() {
+    const auto& opts = self.opts_;
+    const JudgedRun judged = load_judged_run(w, run.id);
+    std::optional<VerdictBaseline> baseline;
+    const LevelBound bound = level_bound(w, judged, opts.main_branch, baseline);
+    const analysis::RunEvidence ev =
+        load_evidence(w, judged, bound, {opts.detect, opts.gate, opts.main_branch, opts.gate_cpu_timings});
+    const analysis::RunVerdict v = analysis::judge(ev, opts.detect, opts.gate);
+    w.reset_all();
+    for (const auto& f : v.slowdowns) {
+      const auto& s = f.slowdown;
+      const std::int64_t prev = previous_main_run(f.benchmark->series_id);
+        if (prev == 0 || s.noise <= 0) continue;
+      detect::ChangePoint cp;
+      cp.n_before = s.runs;
+      cp.n_after = 1;
+      cp.before = s.baseline;
+      cp.after = f.benchmark->value;
+      cp.delta_rel = s.delta;
+      cp.noise_rel = s.noise;
+      cp.floor_rel = s.floor;
+      cp.score = std::log1p(s.delta) / s.noise;
+      cp.p_value = 0.5 * std::erfc(cp.score / std::sqrt(2.0));
+      const RunInfo a = load_run(w, prev);
+      const json attribution = with_gate(
+          attribute_change(w, f.benchmark->series_id, a, run, s.delta, ChangeOf::Level, params()), s, cp.after, run.key);
+      insert_alert(f.benchmark->series_id, run, &a, detect::AlertKind::Regression, &cp, attribution);
+    }
+  }
+
   // Performance: regressions gone are closed, then change points over the series' recent window become
   // alerts, new or moved, as the lifecycle's plan says.
   void performance(std::int64_t sid) {
@@ -359,7 +422,7 @@ struct RunDetector::Pass {
       if (change.action == lifecycle::Action::Insert) {
         insert_alert(sid, b, &a, change.kind, &cp, attribution);
       } else {
-        move_alert(change.alert_id, b, a, change.kind, cp, attribution);
+        move_alert(change.alert_id, b, a, change.kind, cp, with_gate_of(change.alert_id, attribution));
       }
     }
   }
@@ -392,6 +455,7 @@ std::vector<std::int64_t> RunDetector::detect_run(std::int64_t run_pk, const std
     pass.reweigh_siblings(sid);
     pass.performance(sid);
   }
+  if (!series_ids.empty()) pass.gate_failures();  // a main run (only those touch series)
   if (tx) tx->commit();
   return std::move(pass.raised);
 }

@@ -1,6 +1,7 @@
-// Detection on ingest: after a run's commit, the correctness alerts it raises and the change points of the
-// series it touched, with their attribution (detect.h, alert_lifecycle.h decide; this loads the evidence
-// and writes what they decide). Keeps each series' recent window cached between runs.
+// Detection on ingest: after a run's commit, the correctness alerts it raises, the change points of the
+// series it touched, and on main the single-run gate's failures, each with its attribution (detect.h,
+// alert_lifecycle.h and analysis::judge decide; this loads the evidence and writes what they decide). Keeps
+// each series' recent window cached between runs.
 #pragma once
 
 #include <atomic>
@@ -12,6 +13,7 @@
 
 #include "detection/alert_lifecycle.h"
 #include "detection/detect.h"
+#include "detection/single_run_gate.h"
 #include "ingest/run_writer.h"
 #include "storage/database.h"
 
@@ -20,6 +22,9 @@ namespace shaderwatch {
 struct DetectorOptions {
   detect::Params detect;
   std::string main_branch = "main";  // only its runs form levels, change points and alerts
+  // The verdict's gate (StoreOptions::gate, gate_cpu_timings): a main run's slowdown it fails is an alert.
+  analysis::GateParams gate;
+  bool gate_cpu_timings = false;
 };
 
 class RunDetector {

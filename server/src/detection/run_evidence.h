@@ -22,6 +22,10 @@ struct OpenRegression {
   std::size_t n_before = 0;   // runs of the old level
   std::vector<double> since;  // the series' main runs from its step up to this run, newest first (at most kLevelRuns)
   std::size_t n_after = 0;    // runs its new level was measured on when it was raised
+  // Raised by the single-run gate (and not yet taken over by the detector's change point): its floor confirmed
+  // it, so it fails while present without the alert_z score a detector's alert must reach.
+  bool by_gate = false;
+  bool raised_here = false;   // its step is the run judged: no step in the history the noise model learns from
 };
 struct BenchmarkEvidence {
   std::string name;

@@ -128,8 +128,9 @@ ModelFloors model_floors(const RunEvidence& run, const GateParams& g, const dete
   for (std::size_t i = 0; i < run.benchmarks.size(); ++i) {
     const auto& b = run.benchmarks[i];
     if (b.failed || b.value <= 0) continue;
-    // An open regression's step is not the noise (on main, where the run's open regressions are loaded).
-    const bool excluded = !b.open.empty();
+    // An open regression's step is not the noise (on main, where the run's open regressions are loaded); one raised
+    // at this very run (by this run's gate, at ingest) has no step in the history yet.
+    const bool excluded = std::any_of(b.open.begin(), b.open.end(), [](const auto& r) { return !r.raised_here; });
     rm.excluded += excluded;
     series.push_back({&b.swing_history, excluded});
     index.push_back(i);

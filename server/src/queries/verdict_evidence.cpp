@@ -121,7 +121,7 @@ void load_levels(sql::Conn& c, const JudgedRun& run, const LevelBound& bound, co
 void load_open_alerts(sql::Conn& c, const JudgedRun& run, const BySeries& series,
                       std::vector<std::pair<Evidence*, std::pair<std::int64_t, std::int64_t>>>& steps) {
   auto& st = c.q("SELECT a.series_id, a.id, a.state, a.before_ns, a.after_ns, a.floor_pct, a.noise_pct, a.n_before,"
-                 " a.started_ms, a.run_id, a.n_after FROM points p JOIN alerts a ON a.series_id=p.series_id WHERE p.run_id=? AND"
+                 " a.started_ms, a.run_id, a.n_after, " + c.json_text("a.attribution", "gate") + " IS NOT NULL FROM points p JOIN alerts a ON a.series_id=p.series_id WHERE p.run_id=? AND"
                  " p.n_errors=0 AND a.kind='regression' AND a.state IN " + open_alert_states_sql() +
                  " AND (a.started_ms, a.run_id) <= (?, ?) ORDER BY a.series_id, a.started_ms, a.id");
   st.bind(1, run.pk).bind(2, run.started_ms).bind(3, run.pk);
@@ -134,6 +134,8 @@ void load_open_alerts(sql::Conn& c, const JudgedRun& run, const BySeries& series
     r.noise_rel = st.null(6) ? 0 : st.f64(6) / 100;
     r.n_before = st.null(7) ? 0 : static_cast<std::size_t>(st.i64(7));
     r.n_after = st.null(10) ? 0 : static_cast<std::size_t>(st.i64(10));
+    r.by_gate = st.i64(11) != 0;
+    r.raised_here = st.i64(9) == run.pk;
     it->second->open.push_back(r);
     steps.push_back({it->second, {st.i64(8), st.i64(9)}});  // the alert's first run of the new level
   }

@@ -9,7 +9,8 @@ Store::Store(const StoreOptions& opts)
       db_({.db = opts.db, .readers = opts.readers, .max_db_mib = opts.max_db_mib}),
       tokens_(db_),
       writer_(db_, {.max_nesting = opts.max_nesting, .main_branch = opts.main_branch}),
-      detector_(db_, {.detect = opts.detect, .main_branch = opts.main_branch}),
+      detector_(db_, {.detect = opts.detect, .main_branch = opts.main_branch, .gate = opts.gate,
+                      .gate_cpu_timings = opts.gate_cpu_timings}),
       queries_(db_, {.detect = opts.detect, .main_branch = opts.main_branch, .gate = opts.gate,
                      .gate_cpu_timings = opts.gate_cpu_timings}) {}
 
