@@ -1,5 +1,6 @@
 // Fleet simulation: scenarios (the truth), document generation, and scoring against the truth.
 #include "fleet_scenarios.h"
+#include "fleet_noise.h"
 
 #include <stdlib.h>
 
@@ -211,68 +212,6 @@ Plan correctness(const TrialParams& p, std::mt19937_64& rng) {
   pl.changes.push_back({0, b, pl.step_run, "correctness"});
   return pl;
 }
-
-std::uint64_t mix(std::uint64_t x) {  // splitmix64: independent streams from related seeds
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-// The real model's run-to-run spread at a duration (ns), as the median absolute change over 0.6745 of three H200
-// runs of one build (86de8e8), by duration, interpolated in logs.
-double real_spread(double ns) {
-  static const std::pair<double, double> table[] = {{10e3, 0.0030}, {20e3, 0.0023}, {55e3, 0.00107},
-                                                    {170e3, 0.00083}, {550e3, 0.00078}, {3e6, 0.00018}};
-  if (ns <= table[0].first) return table[0].second;
-  for (std::size_t i = 1; i < std::size(table); ++i)
-    if (ns <= table[i].first) {
-      const double f = std::log(ns / table[i - 1].first) / std::log(table[i].first / table[i - 1].first);
-      return table[i - 1].second * std::pow(table[i].second / table[i - 1].second, f);
-    }
-  return std::end(table)[-1].second;
-}
-
-// Multiplicative noise of one series' run: the run factor and the repetitions around it.
-struct NoiseGen {
-  Noise kind;
-  std::mt19937_64 rng;
-  std::normal_distribution<double> run_sd{0, 0.01}, rep_sd{0, 0.003};
-  std::student_t_distribution<double> t3{3}, t4{4};
-  std::bernoulli_distribution slow_mode{0.05};
-  std::uniform_real_distribution<double> slow_factor{1.5, 3.5};
-  std::uint64_t series_seed = 0;  // the real model's noisiness of each series, the same for main and probes
-
-  // The real model's noisiness of GPU g's benchmark b: lognormal, sd 0.5 in logs, from a hash (no draw from rng).
-  double series_noisiness(int g, int b) const {
-    const std::uint64_t x = series_seed ^ (static_cast<std::uint64_t>(g) << 32) ^ static_cast<std::uint64_t>(b);
-    const auto uniform = [](std::uint64_t z) { return static_cast<double>(mix(z) >> 11) * 0x1.0p-53; };
-    const double u1 = std::max(uniform(x), 1e-300), u2 = uniform(x + 0x9e3779b97f4a7c15ULL);  // splitmix64's next
-    return std::exp(0.5 * std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2));
-  }
-  // `scale`: the runner's noise (Plan::nz); it widens the run-to-run spread (under reps, the repetitions'),
-  // drawing the same numbers, so a scale of 1 gives every scenario the same stream as before it existed.
-  // `ns`, g, b: the benchmark's base time and series, which only the real model reads.
-  double run_factor(double scale, double ns, int g, int b) {
-    switch (kind) {
-      case Noise::Heavy: return std::exp(scale * 0.01 * t3(rng) / std::sqrt(3.0));  // t3 has variance 3
-      case Noise::Twomode: {
-        const double f = std::exp(scale * run_sd(rng));
-        return slow_mode(rng) ? f * slow_factor(rng) : f;
-      }
-      case Noise::Reps: return 1.0;
-      case Noise::Real:
-        // 1.057: the median absolute value of lognormal(0.5) x t4 over 0.6745, so the spread is the table's.
-        return std::exp(scale * real_spread(ns) * series_noisiness(g, b) * t4(rng) / 1.057);
-      case Noise::Gauss: break;
-    }
-    return std::exp(scale * run_sd(rng));
-  }
-  double rep_factor(double scale, double ns) {
-    if (kind == Noise::Real) return std::exp(rep_sd(rng) * real_spread(ns) / 0.003);
-    return std::exp(rep_sd(rng) * (kind == Noise::Reps ? scale * 0.01 / 0.003 : 1.0));
-  }
-};
 
 // Kernel b's SPIR-V hash at version v: one per (kernel, version).
 std::string spirv_hash(int b, int v) {
