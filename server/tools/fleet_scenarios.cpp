@@ -493,13 +493,17 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
         // A pull request forked from this run's commit, one benchmark slower (or none, for an A/A probe).
         const int pb = pick(probe_rng, p.benchmarks);
         const double keep = pl.lvl(g, r, pb);
+        const int keep_spirv = pl.spv(r, pb);
         pl.lvl(g, r, pb) *= sc.probe;
+        // A pull request that slows a kernel changed its shader: another SPIR-V (an A/A probe changes nothing).
+        if (sc.probe > 1) pl.spv(r, pb) = 1000 + r;
         const json probe = {{"id", id + "-pr"}, {"commit", std::string("p").append(commit)}, {"branch", "pr"},
                             {"merge_base", commit}, {"runner", pl.rnr(g, r)},
                             {"started_at", format_iso8601_ms(1767225600000LL + r * 60000LL + g * 1000LL + 500)}};
         std::string probe_body = std::string("{\"run\":").append(probe.dump()).append(",\"benchmark\":");
         probe_body.append(make_doc(pl, g, r, p.reps, probe_noise, p.compiled)).append("}");
         pl.lvl(g, r, pb) = keep;
+        pl.spv(r, pb) = keep_spirv;
         store.ingest(probe_body, "fleet-sim");
         const Verdict pv = store.queries().verdict(id + "-pr");
         const int pbin = history_bin(r + 1);  // the merge base's run is history too

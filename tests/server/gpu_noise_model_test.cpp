@@ -124,6 +124,23 @@ TEST(GpuNoiseModel, OneSwingingSeriesRaisesItsOwnFloorOnly) {
   EXPECT_GT(m.scale[7], 20 * m.scale[8]);
 }
 
+// The H200's fifth run: four series of one kernel moving 10x their duration's noise at every run (a depth-of-field
+// kernel, 1.5% where its neighbours move 0.13%) set their own floors from their fourth change on, and each of their
+// changes counts in the tail in units of the others': the GPU's tail stays where the quiet series put it. (Before,
+// their own noise counted from 6 changes and in the tail from 12: the tail went from 47 to 336 of the scale.)
+TEST(GpuNoiseModel, AFewNoisySeriesOfOneKernelRaiseTheirOwnFloorsFromTheFourthChange) {
+  const auto quiet = suite(340, 5, [](int) { return 0.001; }, 9);
+  const auto noisy = suite(340, 5, [](int k) { return k < 4 ? 0.012 : 0.001; }, 9);
+  const auto q = d::learn_noise_model(series_of(quiet), 340), m = d::learn_noise_model(series_of(noisy), 340);
+  ASSERT_TRUE(q.ready && m.ready);
+  EXPECT_LT(m.tail, 1.5 * q.tail) << "quiet " << q.tail;
+  for (int k = 0; k < 4; ++k) EXPECT_GT(m.scale[k], 4 * m.scale[10]) << k;
+  // One far change among a series' four is the GPU's tail still: not hidden by a scale it made itself.
+  Suite lone = quiet;
+  for (int k = 0; k < 8; ++k) lone.runs[20 + 30 * k][1 + k % 4] *= 1.03;  // 30 sigma, once each in eight series, two a run
+  EXPECT_GT(d::learn_noise_model(series_of(lone), 340).tail, 1.5 * q.tail);
+}
+
 // The series of an open regression are not learned from.
 TEST(GpuNoiseModel, AnOpenRegressionsSeriesIsNotLearnedFrom) {
   Suite s = suite(340, 24, [](int) { return 0.003; }, 6);

@@ -150,9 +150,17 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
       // can reach past what the prior's minimum effect already held (heavy noise: 2.3-3x), and the prior's own
       // blind spot, a lone swing raising every floor, only ever raises it.
       const auto prior = prior_gates ? prior_floor(b, cov.swing, g, p) : std::nullopt;
-      const auto j = gate_by_model(b, rm.noise[bi], rm.model, prior ? prior->floor : HUGE_VAL, g, p);
+      auto j = gate_by_model(b, rm.noise[bi], rm.model, prior ? prior->floor : HUGE_VAL, g, p);
       if (!j) return;
       floors.push_back(j->slowdown.floor);
+      // Nothing that ran changed (kernel, driver, runner): one run cannot tell a regression from a slow mode of the
+      // GPU (an H200 ran one unchanged kernel 49% slower, every repetition, in one run of seven), so it fails only
+      // past the prior's floor; the detector's change point confirms it over the next runs.
+      if (j->fails && b.ran_as_before && !(prior && j->slowdown.delta > prior->floor)) {
+        j->fails = false;
+        j->suspect = true;
+        ++cov.held_as_before;
+      }
       if (j->fails) v.slowdowns.push_back({&b, j->slowdown});
       else if (j->suspect)
         v.suspects.push_back({&b, {j->slowdown.baseline, j->slowdown.noise, std::expm1(rm.model.suspect * j->slowdown.noise),
@@ -255,6 +263,10 @@ std::string coverage_line(const Coverage& c, const detect::Params& p, const Gate
     if (c.model_left_out) line += " (" + std::to_string(c.model_left_out) + " changes of outlying runs left out)";
     if (c.model_excluded)
       line += "; " + std::to_string(c.model_excluded) + " series with an open regression not learned from";
+    if (c.held_as_before)
+      line += "; " + std::to_string(c.held_as_before) + " past " + (c.held_as_before == 1 ? "its floor" : "their floors") +
+              " held as suspects: kernel, driver and runner as before (a slow mode, or the harness: the change points "
+              "confirm it)";
     if (c.run_spread > 1.05) {
       char spread[64];
       std::snprintf(spread, sizeof spread, "; floors x%.1f for this run's own spread", c.run_spread);

@@ -84,6 +84,8 @@ struct Coverage {
   double model_tail = 0;           // the floor in units of each benchmark's run-to-run noise
   double run_spread = 1;           // this run's own spread in those units, where over 1: every floor times it
   double floor_min = 0, floor_median = 0, floor_max = 0;  // the relative floors the run was judged at
+  // Past the model's floor but run as before (BenchmarkEvidence::ran_as_before) and under the prior's: suspects.
+  int held_as_before = 0;
 };
 struct RunVerdict {
   bool fail = false;

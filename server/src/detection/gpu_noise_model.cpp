@@ -81,13 +81,23 @@ GpuNoiseModel learn_noise_model(const std::vector<SeriesRuns>& series, std::size
   for (std::size_t i : usable) {
     if (series[i].excluded) continue;
     const auto& a = ch[i].abs;
+    // Each change in units of the larger of its duration's scale and the series' own without it (the lower median of
+    // its other changes, from own_min_changes - 1 of them): a noisy series' changes are then not the GPU's tail, and
+    // a lone far change is not hidden by a scale it made itself (six changes of x, y and x + y never reach 1.4 of a
+    // scale read from all six).
+    std::vector<double> sorted_a = a;
+    std::sort(sorted_a.begin(), sorted_a.end());
+    const bool own = a.size() >= p.own_min_changes && p.own_min_changes > 1;
+    const std::size_t mid = a.size() >= 2 ? (a.size() - 2) / 2 : 0;  // the lower median's index among n - 1
     for (std::size_t j = 0; j < a.size(); ++j) {
       const std::size_t pos = a.size() - 1 - j;
       if (by_position.size() <= pos) by_position.resize(pos + 1), series_of.resize(pos + 1);
-      // In units of the benchmark's scale where its own rests on enough changes (a noisy series' changes are then
-      // not the GPU's tail); of its duration's before (a scale read from six changes of x, y and x + y never lets
-      // them reach 1.4 of it).
-      by_position[pos].push_back(a[j] / (a.size() >= p.own_tail_changes ? model.scale[i] : by_duration[i]));
+      double unit = by_duration[i];
+      if (own) {
+        const auto at = static_cast<std::size_t>(std::lower_bound(sorted_a.begin(), sorted_a.end(), a[j]) - sorted_a.begin());
+        unit = std::max(unit, kMadToSigma * sorted_a[at <= mid ? mid + 1 : mid]);
+      }
+      by_position[pos].push_back(a[j] / unit);
       series_of[pos].push_back(i);
     }
   }

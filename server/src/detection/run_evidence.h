@@ -44,6 +44,10 @@ struct BenchmarkEvidence {
   // where the GPU's lone swings and its noise model are looked for.
   std::vector<double> swing_history;
   std::size_t history = 0;  // main runs of the series before the level's bound (at most Params::noise_window)
+  // What ran is as at the newest main run before the bound: the kernel's compiled evidence (SPIR-V, input, the
+  // driver's statistics; its SPIR-V alone where nothing was compiled) and the run's driver and runner, all recorded
+  // and all the same. False where anything changed or was not recorded.
+  bool ran_as_before = false;
 };
 struct RunEvidence {
   bool on_main = true;  // a run on another branch raises no alert; it is gated by the single-run gate alone

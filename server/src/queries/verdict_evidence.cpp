@@ -6,7 +6,11 @@
 #include <utility>
 #include <vector>
 
+#include <shaderwatch/result_contract.h>
+
 #include "detection/alert_states.h"
+#include "detection/change_attribution.h"
+#include "ingest/benchmark_name.h"
 #include "queries/query_helpers.h"
 #include "storage/reps_blob.h"
 
@@ -162,6 +166,53 @@ void load_open_regressions(sql::Conn& c, const JudgedRun& run, const EvidencePar
   }
 }
 
+// What each series' kernel ran as in run `pk`: its compiled row (0: none recorded) and its label's SPIR-V.
+struct Ran {
+  std::int64_t compiled = 0;
+  std::string spirv;
+};
+std::map<std::int64_t, Ran> what_ran(sql::Conn& c, std::int64_t pk) {
+  std::map<std::string, std::int64_t> compiled;  // kernel -> compiled row
+  {
+    auto& st = c.q("SELECT kernel, compiled_id FROM run_compiled WHERE run_id=?");
+    st.bind(1, pk);
+    while (st.step()) compiled[st.text(0)] = st.i64(1);
+  }
+  std::map<std::int64_t, Ran> out;
+  auto& st = c.q("SELECT p.series_id, bm.name, p.label FROM points p JOIN series s ON s.id=p.series_id"
+                 " JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE p.run_id=?");
+  st.bind(1, pk);
+  while (st.step()) {
+    const auto it = compiled.find(split_name(st.text(1)).kernel());
+    out[st.i64(0)] = {it == compiled.end() ? 0 : it->second, std::string(contract::spirv_of_label(st.text(2)))};
+  }
+  return out;
+}
+
+// Whether each timed series ran as at the newest main run before the bound (BenchmarkEvidence::ran_as_before): the
+// same driver and runner, and its kernel's compiled row (or, where either run recorded none, its SPIR-V) the same.
+void load_ran_as_before(sql::Conn& c, const JudgedRun& run, const LevelBound& bound, const EvidenceParams& p,
+                        const BySeries& series) {
+  std::int64_t before = 0;
+  {
+    auto& st = c.q("SELECT id FROM runs WHERE gpu_id=? AND branch=? AND (started_ms, id) < (?, ?)"
+                   " ORDER BY started_ms DESC, id DESC LIMIT 1");
+    st.bind(1, run.gpu_id).bind(2, p.main_branch).bind(3, bound.ms).bind(4, bound.pk);
+    if (st.step()) before = st.i64(0);
+    st.reset();
+  }
+  if (before == 0) return;
+  const RunInfo a = load_run(c, before), b = load_run(c, run.pk);
+  if (a.runner != b.runner || !(a.driver == b.driver)) return;
+  const auto then = what_ran(c, before), now = what_ran(c, run.pk);
+  for (const auto& [sid, bench] : series) {
+    const auto x = then.find(sid), y = now.find(sid);
+    if (x == then.end() || y == now.end()) continue;
+    const Ran &r0 = x->second, &r1 = y->second;
+    bench->ran_as_before = r0.compiled && r1.compiled ? r0.compiled == r1.compiled : !r1.spirv.empty() && r0.spirv == r1.spirv;
+  }
+}
+
 }  // namespace
 
 JudgedRun load_judged_run(sql::Conn& c, std::int64_t pk) {
@@ -210,6 +261,7 @@ analysis::RunEvidence load_evidence(sql::Conn& c, const JudgedRun& run, const Le
   const BySeries series = timed(evidence);
   if (evidence.on_main) load_open_regressions(c, run, p, series);
   load_levels(c, run, bound, p, series);
+  load_ran_as_before(c, run, bound, p, series);
   return evidence;
 }
 
