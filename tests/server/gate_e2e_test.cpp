@@ -229,6 +229,25 @@ TEST(GateE2E, AnUnchangedKernelsSlowModeIsASuspectNotAFailure) {
   EXPECT_EQ(names(w["slowdowns"]), std::vector<std::string>{mode});
 }
 
+// A kernel recompiled a run ago, its first run under the floor (a noisier run, as the H200 had: floors x2), is not
+// "as before" on its next run: the baseline's median still comes from the old kernel's runs, so that run fails.
+TEST(GateE2E, AKernelChangedWithinTheBaselinesRunsIsNotAsBefore) {
+  const json r1 = read_fixture("real/h200-86de8e8-r1.json.gz"), r2 = read_fixture("real/h200-86de8e8-r2.json.gz"),
+             r3 = read_fixture("real/h200-86de8e8-r3.json.gz");
+  const std::string k = "lum/prefetch4_2xshared_1024", b = k + "/3840x2160/cold";
+  TempDir dir;
+  TestServer s(dir.db("changed.db"));
+  post_ok(s, body(r1, "r1", "c1", "2026-11-27T10:00:00Z"));
+  post_ok(s, body(r2, "r2", "c2", "2026-11-27T10:05:00Z"));
+  post_ok(s, body(r3, "r3", "c3", "2026-11-27T10:10:00Z"));
+  post_ok(s, body(recompiled(slowed(r1, b, 1.03), k), "small", "c4", "2026-11-27T10:15:00Z"));  // under the 5% minimum
+  EXPECT_EQ(s.get("/api/v1/runs/small/verdict")["verdict"], "pass");
+  post_ok(s, body(recompiled(slowed(r2, b, 1.25), k), "again", "c4", "2026-11-27T10:20:00Z"));
+  const json v = s.get("/api/v1/runs/again/verdict");
+  EXPECT_EQ(v["verdict"], "fail") << v["coverage"]["line"];
+  EXPECT_EQ(names(v["slowdowns"]), std::vector<std::string>{b});
+}
+
 // Issue 51, item 3, on the real H200 runs: the gate's failure on main is a regression alert at that run, attributed to
 // its commit; the rerun of that commit and the next commits still carry the slowdown and fail on that alert (their
 // baseline has moved up to meet it: no slowdown of their own); the revert passes, and once the series is back the

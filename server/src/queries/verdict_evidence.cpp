@@ -77,7 +77,7 @@ void latest_main_points(sql::Conn& c, const JudgedRun& run, const EvidenceParams
     st.reset();
   }
   std::map<std::int64_t, std::size_t> taken;  // points given to f, by series
-  auto& st = c.q("SELECT h.series_id, h.value_ns, h.reps, h.started_ms FROM points h WHERE h.series_id IN"
+  auto& st = c.q("SELECT h.series_id, h.value_ns, h.reps, h.started_ms, h.run_id FROM points h WHERE h.series_id IN"
                  " (SELECT series_id FROM points WHERE run_id=? AND n_errors=0) AND h.started_ms>=? AND"
                  " (h.started_ms, h.run_id)" + cmp + "(?, ?) AND h.on_main=1 AND h.value_ns IS NOT NULL"
                  " ORDER BY h.series_id DESC, h.started_ms DESC, h.run_id DESC");
@@ -94,7 +94,7 @@ void latest_main_points(sql::Conn& c, const JudgedRun& run, const EvidenceParams
   for (const auto& [sid, b] : series) {
     const std::size_t n = taken[sid];
     if (n >= limit) continue;
-    auto& older = c.q("SELECT series_id, value_ns, reps, started_ms FROM points WHERE series_id=? AND started_ms<? AND"
+    auto& older = c.q("SELECT series_id, value_ns, reps, started_ms, run_id FROM points WHERE series_id=? AND started_ms<? AND"
                       " on_main=1 AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
     older.bind(1, sid).bind(2, cut).bind(3, static_cast<std::int64_t>(limit - n));
     while (older.step()) f(*b, older);
@@ -105,7 +105,7 @@ void latest_main_points(sql::Conn& c, const JudgedRun& run, const EvidenceParams
 // the bound, at most kLevelRuns), the history the gate looks for the GPU's lone swings in (across change
 // points) and how long the series is (counted up to the most runs read).
 void load_levels(sql::Conn& c, const JudgedRun& run, const LevelBound& bound, const EvidenceParams& p,
-                 const BySeries& series) {
+                 const BySeries& series, std::map<std::int64_t, std::vector<std::int64_t>>& level_run_ids) {
   const auto starts = level_starts(c, run.pk, bound);
   const std::size_t most = std::max({p.detect.noise_window, analysis::kLevelRuns, p.gate.swing_runs});
   latest_main_points(c, run, p, bound, false, most, series, [&](Evidence& b, const sql::Stmt& st) {
@@ -116,6 +116,7 @@ void load_levels(sql::Conn& c, const JudgedRun& run, const LevelBound& bound, co
     if (b.swing_history.size() < p.gate.swing_runs) b.swing_history.push_back(value);
     if (st.i64(3) < boundary_ms || b.level_runs.size() >= analysis::kLevelRuns) return;
     b.level_runs.push_back(value);
+    level_run_ids[b.series_id].push_back(st.i64(4));
     if (b.level_runs.size() < p.detect.min_segment) b.level_reps.push_back(unpack_reps(st.blob(2)));
   });
   for (const auto& [id, b] : series) std::reverse(b->swing_history.begin(), b->swing_history.end());
@@ -189,27 +190,44 @@ std::map<std::int64_t, Ran> what_ran(sql::Conn& c, std::int64_t pk) {
   return out;
 }
 
-// Whether each timed series ran as at the newest main run before the bound (BenchmarkEvidence::ran_as_before): the
-// same driver and runner, and its kernel's compiled row (or, where either run recorded none, its SPIR-V) the same.
-void load_ran_as_before(sql::Conn& c, const JudgedRun& run, const LevelBound& bound, const EvidenceParams& p,
-                        const BySeries& series) {
-  std::int64_t before = 0;
-  {
-    auto& st = c.q("SELECT id FROM runs WHERE gpu_id=? AND branch=? AND (started_ms, id) < (?, ?)"
-                   " ORDER BY started_ms DESC, id DESC LIMIT 1");
-    st.bind(1, run.gpu_id).bind(2, p.main_branch).bind(3, bound.ms).bind(4, bound.pk);
-    if (st.step()) before = st.i64(0);
-    st.reset();
-  }
-  if (before == 0) return;
-  const RunInfo a = load_run(c, before), b = load_run(c, run.pk);
-  if (a.runner != b.runner || !(a.driver == b.driver)) return;
-  const auto then = what_ran(c, before), now = what_ran(c, run.pk);
+// Whether each timed series ran as its baseline's runs did (BenchmarkEvidence::ran_as_before): at the newest run of
+// its level and at the level's middle one (a kernel changed since then moves the baseline's median too: a slowdown
+// the gate let through on its first run is not "as before" on its second), the same driver and runner, and its
+// kernel's compiled row (or, where either run recorded none, its SPIR-V) the same.
+void load_ran_as_before(sql::Conn& c, const JudgedRun& run, const BySeries& series,
+                        const std::map<std::int64_t, std::vector<std::int64_t>>& level_run_ids) {
+  const RunInfo now_run = load_run(c, run.pk);
+  const auto now = what_ran(c, run.pk);
+  struct Then {
+    bool same_machine = false;
+    std::map<std::int64_t, Ran> ran;
+  };
+  std::map<std::int64_t, Then> runs;  // the level runs compared against, read once each
+  const auto then = [&](std::int64_t pk) -> const Then& {
+    auto it = runs.find(pk);
+    if (it != runs.end()) return it->second;
+    const RunInfo r = load_run(c, pk);
+    Then t{r.runner == now_run.runner && r.driver == now_run.driver, {}};
+    if (t.same_machine) t.ran = what_ran(c, pk);
+    return runs.emplace(pk, std::move(t)).first->second;
+  };
   for (const auto& [sid, bench] : series) {
-    const auto x = then.find(sid), y = now.find(sid);
-    if (x == then.end() || y == now.end()) continue;
-    const Ran &r0 = x->second, &r1 = y->second;
-    bench->ran_as_before = r0.compiled && r1.compiled ? r0.compiled == r1.compiled : !r1.spirv.empty() && r0.spirv == r1.spirv;
+    const auto ids = level_run_ids.find(sid);
+    const auto y = now.find(sid);
+    if (ids == level_run_ids.end() || ids->second.empty() || y == now.end()) continue;
+    const Ran& r1 = y->second;
+    bool same = true;
+    for (const std::int64_t pk : {ids->second.front(), ids->second[(ids->second.size() - 1) / 2]}) {  // newest first
+      const Then& t = then(pk);
+      const auto x = t.ran.find(sid);
+      if (!t.same_machine || x == t.ran.end()) {
+        same = false;
+        break;
+      }
+      const Ran& r0 = x->second;
+      same = same && (r0.compiled && r1.compiled ? r0.compiled == r1.compiled : !r1.spirv.empty() && r0.spirv == r1.spirv);
+    }
+    bench->ran_as_before = same;
   }
 }
 
@@ -260,8 +278,9 @@ analysis::RunEvidence load_evidence(sql::Conn& c, const JudgedRun& run, const Le
   load_failures(c, run, bound, evidence);
   const BySeries series = timed(evidence);
   if (evidence.on_main) load_open_regressions(c, run, p, series);
-  load_levels(c, run, bound, p, series);
-  load_ran_as_before(c, run, bound, p, series);
+  std::map<std::int64_t, std::vector<std::int64_t>> level_run_ids;  // series -> its level's runs, newest first
+  load_levels(c, run, bound, p, series, level_run_ids);
+  load_ran_as_before(c, run, series, level_run_ids);
   return evidence;
 }
 
