@@ -4,7 +4,8 @@
 Three runs of one build (the A/A), then a commit that makes lum/grid_stride_vec4 read its image three times
 (47% slower at 1920x1080 hot, 22% cold, 2.6x at 4K, 2.9x at 8K, as measured on an H200), the same commit on a
 branch, the revert, and then a 3.6x slowdown of the 8K blur; and, on a second GPU record, the slowdown staying for
-ten runs (the next commits and reruns). Each run is a copy of one of the three real documents, so only the slowed rows differ.
+ten runs (the next commits and reruns). Each run is a copy of one of the three real documents, so only the slowed rows
+(and their kernels' SPIR-V) differ.
 
     server/tools/gate_replay.py --server build/server/shaderwatch-server [--data DIR]
 
@@ -29,13 +30,27 @@ SLOWED = {"lum/grid_stride_vec4/1920x1080/hot": 1.47, "lum/grid_stride_vec4/1920
 BLUR = {"postfx/blur_shared_r16/7680x4320/cold": 3.6}
 
 
+def kernel_of(run_name):
+    return "/".join(run_name.split("/")[:2])
+
+
 def slowed(doc, factors):
+    """The runs' slowed rows times their factor, and the slowed kernels recompiled (another SPIR-V in every row's
+    label and in sw_compiled), as the commit that slows a kernel changes its shader: the gate holds a slowdown of
+    a kernel that ran as before as a suspect (a slow mode)."""
     doc = copy.deepcopy(doc)
+    kernels = {kernel_of(name) for name in factors}
     for row in doc["benchmarks"]:
-        f = factors.get(row.get("run_name"))
+        name = row.get("run_name", "")
+        f = factors.get(name)
         if f and row.get("aggregate_name") != "cv":
             row["real_time"] *= f
             row["cpu_time"] *= f
+        if kernel_of(name) in kernels and "label" in row:
+            row["label"] = re.sub(r"spirv:\S+", "spirv:5107ed0000c0ffee", row["label"])
+    for k in kernels:
+        if k in doc.get("sw_compiled", {}):
+            doc["sw_compiled"][k]["spirv"] = "5107ed0000c0ffee"
     return doc
 
 
