@@ -221,6 +221,7 @@ TEST(GateE2E, AnUnchangedKernelsSlowModeIsASuspectNotAFailure) {
   EXPECT_NE(v["coverage"]["line"].get<std::string>().find("1 past its floor held as suspects: kernel, driver and runner as before"),
             std::string::npos)
       << v["coverage"]["line"];
+  EXPECT_EQ(v["coverage"]["noise_model"]["held_as_before"], 1);
   EXPECT_TRUE(regression_alerts(s, mode).empty()) << "no gate failure, no alert";
 
   post_ok(s, body(recompiled(slowed(r2, mode, 1.49), "lum/prefetch4_2xshared_1024"), "slower", "c5", "2026-11-27T10:20:00Z"));

@@ -332,7 +332,8 @@ void to_json(json& j, const VerdictCoverage& c) {
        {"noise_model", n.modeled ? json{{"changes", n.model_changes}, {"left_out", n.model_left_out},
                                         {"excluded_series", n.model_excluded}, {"tail", n.model_tail},
                                         {"run_spread", n.run_spread}, {"floor_min_pct", 100 * n.floor_min},
-                                        {"floor_median_pct", 100 * n.floor_median}, {"floor_max_pct", 100 * n.floor_max}}
+                                        {"floor_median_pct", 100 * n.floor_median}, {"floor_max_pct", 100 * n.floor_max},
+                                        {"held_as_before", n.held_as_before}}
                                   : json(nullptr)},
        {"line", c.line}};
 }
