@@ -117,6 +117,10 @@ Result check_upload(const std::string& url, const std::string& token, int timeou
   return request(url, token, std::string(kUploadCheckPath), nullptr, timeout_seconds);
 }
 
+Result get_verdict(const std::string& url, const std::string& token, const std::string& run_id, int timeout_seconds) {
+  return request(url, token, std::string(kRunsPath) + "/" + run_id + "/verdict", nullptr, timeout_seconds);
+}
+
 Result post_run(const std::string& url, const std::string& token, const std::string& benchmark_json,
                 const RunMeta& meta, int timeout_seconds) {
   return post_run_with_retries(url, token, benchmark_json, meta, RetryPolicy{1, 0, 0}, {}, timeout_seconds);

@@ -167,13 +167,13 @@ int benchmark_mode(Instance& instance, const BenchArgs& a, BenchmarkOptions opti
   std::vector<ResultDocument> documents;
   if (gbench.out_format == "json" && !gbench.out_file.empty()) documents = finish_result_documents(gbench.out_file, run.results);
   // Posted even with wrong answers: the server records the correctness failures.
-  const bool posted = a.post.url.empty() || post_results(a.post, documents);
+  const PostOutcome post = a.post.url.empty() ? PostOutcome{} : post_results(a.post, documents);
+  const bool posted = post.posted;
   const auto messages = instance.validation_log().take();
   for (const auto& m : messages) std::cerr << m << "\n";
   // A lost device is the machine's failure, whatever its rows say; then the post; then the answers.
-  const int status = Device::any_lost() || !posted                ? kExitInfrastructure
-                     : failures || !messages.empty()             ? kExitWrongAnswer
-                                                                  : kExitPass;
+  const int status = Device::any_lost() ? kExitInfrastructure
+                     : status_after_post(failures || !messages.empty() ? kExitWrongAnswer : kExitPass, a.post, post);
   if (people) {
     ReportFacts facts{run.devices, run.seconds, a.seed, &run.timing, "", status, exit_status_meaning(status)};
     if (!messages.empty() && status == kExitWrongAnswer)

@@ -156,6 +156,9 @@ void add_bench_options(CLI::App& app, BenchArgs& a, size_t columns) {
       ->envname("SHADERWATCH_MERGE_BASE");
   app.add_option("--runner", a.post.runner, "With --post: the runner (machine) name")->envname("SHADERWATCH_RUNNER");
   app.add_option("--job-url", a.post.job_url, "With --post: the CI job's URL")->envname("SHADERWATCH_JOB_URL");
+  app.add_flag("--gate", a.post.gate,
+               "With --post: exit with the server's verdict on the posted run(s): 2 when it failed one (a slowdown, a "
+               "regression, a correctness failure), 3 when it could not be read; a wrong answer here still exits 1");
   app.add_option("--post-attempts", a.post.attempts, "With --post: tries in all (1 s, 2 s, 4 s, ... apart)")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
@@ -164,6 +167,7 @@ void add_bench_options(CLI::App& app, BenchArgs& a, size_t columns) {
 std::string usage_problem(BenchArgs& a, const GbenchFlags& gbench, std::regex& filter_re, BenchmarkOptions& options) {
   if (a.policy.repeat > 1 && !a.check) return "--repeat goes with --check";
   if (a.policy.race_delays && !a.check) return "--race goes with --check";
+  if (a.post.gate && a.post.url.empty()) return "--gate goes with --post: it exits with the server's verdict on the posted run";
   if (!a.post.url.empty()) {
     if (const char* token = std::getenv("SHADERWATCH_TOKEN")) a.post.token = token;
     std::string problem = post_options_problem(a.post, gbench.out_file, gbench.out_format);

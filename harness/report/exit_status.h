@@ -9,7 +9,7 @@ namespace shaderwatch {
 enum ExitStatus : int {
   kExitPass = 0,            // every benchmark or check ran and gave the right answer
   kExitWrongAnswer = 1,     // a wrong answer, a kernel that failed to run, or a validation-layer message
-  kExitRegression = 2,      // ci/gpu-runner.sh only: the server's verdict failed the run
+  kExitRegression = 2,      // the server's verdict failed the run (ci/gpu-runner.sh, shaderwatch-bench --post --gate)
   kExitInfrastructure = 3,  // the device or the machine failed (no Vulkan device, device lost), or the
                             // results server could not be reached or could not store the results
   kExitUsage = 4,           // a bad flag or value, an unknown device, a filter or sizes that select

@@ -5,6 +5,9 @@
 #include <sstream>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+#include <shaderwatch/dashboard_links.h>
+
 #include "report/exit_status.h"
 
 #include "shaderwatch/upload.h"
@@ -38,7 +41,37 @@ PostCheck check_post_server(const PostOptions& o) {
   return {kExitInfrastructure, where + "the results server cannot be reached or failed (" + r.error + ")"};
 }
 
-bool post_results(const PostOptions& o, const std::vector<ResultDocument>& documents) {
+namespace {
+
+// "FAIL (2 slowdowns, 1 regression; 3 suspects)" from the verdict's JSON; empty when it is not one.
+std::string verdict_words(const std::string& body) {
+  const auto v = nlohmann::json::parse(body, nullptr, false);
+  if (!v.is_object() || !v.contains("verdict") || !v["verdict"].is_string()) return "";
+  const auto count = [&](const char* key) { return v.contains(key) && v[key].is_array() ? v[key].size() : 0; };
+  std::vector<std::string> failing;
+  const auto add = [&](std::size_t n, const char* one, const char* many) {
+    if (n) failing.push_back(std::to_string(n) + " " + (n == 1 ? one : many));
+  };
+  add(count("correctness"), "correctness failure", "correctness failures");
+  add(count("regressions"), "regression", "regressions");
+  add(count("slowdowns"), "slowdown", "slowdowns");
+  std::string words = v["verdict"] == "fail" ? "FAIL" : "PASS";
+  std::string detail;
+  for (std::size_t i = 0; i < failing.size(); ++i) detail += (i ? ", " : "") + failing[i];
+  if (const auto n = count("suspects")) detail += (detail.empty() ? "" : "; ") + std::to_string(n) + (n == 1 ? " suspect" : " suspects");
+  return detail.empty() ? words : words + " (" + detail + ")";
+}
+
+}  // namespace
+
+int status_after_post(int status, const PostOptions& o, const PostOutcome& outcome) {
+  if (!outcome.posted || (o.gate && outcome.unknown)) return kExitInfrastructure;
+  if (status != kExitPass) return status;
+  return o.gate && outcome.failed ? kExitRegression : status;
+}
+
+PostOutcome post_results(const PostOptions& o, const std::vector<ResultDocument>& documents) {
+  PostOutcome outcome;
   shaderwatch::upload::RetryPolicy policy;
   policy.attempts = o.attempts;
   for (const auto& d : documents) {
@@ -47,7 +80,8 @@ bool post_results(const PostOptions& o, const std::vector<ResultDocument>& docum
     text << in.rdbuf();
     if (!in) {
       std::cerr << "post: cannot read " << d.path << "\n";
-      return false;
+      outcome.posted = false;
+      return outcome;
     }
     const shaderwatch::upload::RunMeta meta{o.run_id + d.run_id_suffix, o.commit, o.branch, o.merge_base,
                                             o.runner, o.job_url, ""};
@@ -56,12 +90,18 @@ bool post_results(const PostOptions& o, const std::vector<ResultDocument>& docum
         o.url, o.token, text.str(), meta, policy, [](const std::string& why) { std::cerr << "post: " << why << std::endl; });
     if (!r.ok) {
       std::cerr << "post: run " << meta.run_id << " failed: " << r.error << std::endl;
-      return false;
+      outcome.posted = false;
+      return outcome;
     }
+    const auto v = shaderwatch::upload::get_verdict(o.url, o.token, meta.run_id);
+    const std::string words = v.ok ? verdict_words(v.body) : "";
+    outcome.failed += words.rfind("FAIL", 0) == 0;
+    outcome.unknown += words.empty();
     std::cerr << "post: run " << meta.run_id << " " << (r.status == 201 ? "stored" : "already stored") << " (HTTP "
-              << r.status << ")" << std::endl;
+              << r.status << "): verdict " << (words.empty() ? "unknown (" + (v.ok ? "not a verdict" : v.error) + ")" : words)
+              << ": " << contract::dashboard_run_page(o.url, meta.run_id) << std::endl;
   }
-  return true;
+  return outcome;
 }
 
 }  // namespace shaderwatch

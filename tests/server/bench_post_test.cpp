@@ -1,5 +1,7 @@
 // shaderwatch-bench --post: the bench (on lavapipe) uploads its own results to a real server on
 // 127.0.0.1, and says so with its exit status when it cannot.
+#include <fstream>
+
 #include "../run_command.h"
 #include "test_util.h"
 
@@ -19,13 +21,52 @@ TEST(BenchPost, TheBenchPostsItsOwnRun) {
   const auto r = run_command(bench("SHADERWATCH_TOKEN=" + s.token + " SHADERWATCH_COMMIT=abc123",
                                    "--post " + url + " --run-id bench-post-1 --runner lavapipe-box", dir.file("out.json")));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("post: run bench-post-1 stored (HTTP 201)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("post: run bench-post-1 stored (HTTP 201): verdict PASS: " + url + "/#/runs/bench-post-1"),
+            std::string::npos)
+      << "the server's verdict and the run's page, in one line: " << r.output;
   const auto run = s.get("/api/v1/runs/bench-post-1")["run"];
   EXPECT_EQ(run["commit"], "abc123");
   EXPECT_EQ(run["runner"], "lavapipe-box");
   const auto v = s.get("/api/v1/runs/bench-post-1/verdict");
   EXPECT_EQ(v["verdict"], "pass") << v.dump(1);
   EXPECT_EQ(s.get("/api/v1/series")["series"].size(), 2u) << "hot and cold";
+}
+
+// --gate: the bench exits with the server's verdict. Two earlier runs of the same benchmarks a hundred times faster
+// (the bench's own document, scaled) make this run a slowdown on a server that gates a CPU device's timings (its
+// gate set to judge from the third run of a suite this small): exit 2, and the line says why.
+TEST(BenchPost, WithGateTheBenchExitsWithTheServersVerdict) {
+  TempDir dir;
+  shaderwatch::StoreOptions so;
+  so.gate_cpu_timings = true;
+  so.gate.min_swing_series_runs = 2;
+  so.gate.model.min_changes = 2;
+  TestServer s(dir.db("sw.db"), {}, true, so);
+  const std::string url = "http://127.0.0.1:" + std::to_string(s.port);
+  const auto first = run_command(bench("", "", dir.file("first.json")));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  std::ifstream in(dir.file("first.json"));
+  json fast = json::parse(in);
+  for (auto& row : fast["benchmarks"])
+    for (const char* key : {"real_time", "cpu_time"})
+      if (row.contains(key) && row.value("aggregate_name", std::string()) != "cv") row[key] = row[key].get<double>() / 100;
+  int minute = 0;
+  for (const char* id : {"fast-1", "fast-2"}) ASSERT_EQ(s.post(wrap_doc(fast, id, id, iso_at(minute++)))->status, 201);
+
+  const auto r = run_command(bench("SHADERWATCH_TOKEN=" + s.token + " SHADERWATCH_COMMIT=slow",
+                                   "--post " + url + " --run-id bench-gate-1 --gate", dir.file("out.json")));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("post: run bench-gate-1 stored (HTTP 201): verdict FAIL (2 slowdowns): " + url +
+                          "/#/runs/bench-gate-1"),
+            std::string::npos)
+      << r.output;
+  // Without --gate the same verdict is said, and the bench's status is its own.
+  const auto plain = run_command(bench("SHADERWATCH_TOKEN=" + s.token + " SHADERWATCH_COMMIT=slow2",
+                                       "--post " + url + " --run-id bench-gate-2", dir.file("out2.json")));
+  EXPECT_EQ(plain.exit_code, 0) << plain.output;
+  EXPECT_NE(plain.output.find("verdict FAIL"), std::string::npos) << plain.output;
+  // --gate without --post is a usage error.
+  EXPECT_EQ(run_command(bench("", "--gate", dir.file("out3.json"))).exit_code, 4);
 }
 
 TEST(BenchPost, EditedKernelsAreNotPosted) {

@@ -156,7 +156,9 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
       // Nothing that ran changed (kernel, driver, runner): one run cannot tell a regression from a slow mode of the
       // GPU (an H200 ran one unchanged kernel 49% slower, every repetition, in one run of seven), so it fails only
       // past the prior's floor; the detector's change point confirms it over the next runs.
-      if (j->fails && b.ran_as_before && !(prior && j->slowdown.delta > prior->floor)) {
+      // (The prior's floor as it stands where the prior does not gate yet: a suite too small for it is held to it too.)
+      const auto bar = j->fails && b.ran_as_before && !prior ? prior_floor(b, cov.swing, g, p) : prior;
+      if (j->fails && b.ran_as_before && !(bar && j->slowdown.delta > bar->floor)) {
         j->fails = false;
         j->suspect = true;
         ++cov.held_as_before;

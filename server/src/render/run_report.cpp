@@ -2,6 +2,8 @@
 
 #include "render/escape.h"
 
+#include <shaderwatch/dashboard_links.h>
+
 #include "ingest/benchmark_name.h"
 
 #include <cctype>
@@ -89,7 +91,7 @@ std::string alert_line(const Alert& a) {
          str(a.attribution, "summary");
 }
 
-std::string link(const std::string& base, const std::string& hash) { return base + "/#/" + hash; }
+std::string link(const std::string& base, const std::string& hash) { return contract::dashboard_page(base, hash); }
 
 std::string baseline_text(const SlowdownEntry& s) {
   const auto runs = s.baseline_runs;
@@ -231,7 +233,7 @@ std::string summary_head(const RunReportInput& in) {
   head += "### " + std::string(pass ? "✅ shaderwatch: pass" : "❌ shaderwatch: fail") + (problems.empty() ? "" : " (" + problems + ")") +
           " · " + md_text(meta.gpu.name) + " · " + md_text(meta.driver.name + " " + meta.driver.info) + " · commit " +
           md_code(meta.commit) + (meta.branch.empty() ? "" : " on " + md_code(meta.branch)) + " · [run " +
-          md_text(run_id) + "](" + link(in.dashboard, "runs/" + run_id) + ")\n";
+          md_text(run_id) + "](" + contract::dashboard_run_page(in.dashboard, run_id) + ")\n";
   head += "\n" + std::to_string(rows_of(in.run).size()) + " benchmarks, " + plural(v.suspects.size(), "suspect") + ", " +
           std::to_string(v.skipped.size()) + " skipped (unsupported or an expectations entry).\n";
   if (!v.coverage.line.empty()) head += "\n" + md_text(v.coverage.line) + "\n";
@@ -278,7 +280,7 @@ std::string junit_xml(const RunReportInput& in) {
       {"runner", meta.runner},
       {"gpu", meta.gpu.name},
       {"driver", meta.driver.name + " " + meta.driver.info},
-      {"run_url", link(in.dashboard, "runs/" + run_id)},
+      {"run_url", contract::dashboard_run_page(in.dashboard, run_id)},
       {"job_url", meta.job_url}};
   for (const auto& [k, v] : props)
     if (!v.empty()) x << "      <property name=\"" << k << "\" value=\"" << xml_text(v) << "\"/>\n";
@@ -292,7 +294,7 @@ std::string summary_markdown(const RunReportInput& in, std::size_t max_bytes) {
   const std::string head = summary_head(in);
   // Sections in order of importance; each row is added only while the text stays under max_bytes.
   const std::string cut_line = "\n_Cut to fit a comment: the whole run is at [the dashboard](" +
-                               link(in.dashboard, "runs/" + run_id) + ")._\n";
+                               contract::dashboard_run_page(in.dashboard, run_id) + ")._\n";
   BudgetedSections sections(max_bytes > head.size() + cut_line.size() + 200 ? max_bytes - head.size() - cut_line.size() - 200 : 0);
 
   std::vector<std::string> rows;

@@ -46,6 +46,9 @@ Result post_run(const std::string& url, const std::string& token, const std::str
 // revoked; 403: its scope does not allow uploads. One try, for a client to find a mistake before its work.
 Result check_upload(const std::string& url, const std::string& token, int timeout_seconds = 10);
 
+// GET <url>/api/v1/runs/<run_id>/verdict: the server's verdict on a stored run (its body, the verdict's JSON).
+Result get_verdict(const std::string& url, const std::string& token, const std::string& run_id, int timeout_seconds = 60);
+
 // Retries when no answer came or the server answered 5xx or 429, waiting first_delay, then twice as
 // long each time (at most max_delay), up to `attempts` tries in all. The body is made once, so every
 // try sends the same run: the server stores it once (a repeat of a stored run answers 200). A 4xx other
