@@ -153,16 +153,33 @@ TEST(RunReport, SummaryIsCutWithALinkPastItsLimit) {
   EXPECT_NE(md.find("#### Regressions (1)"), std::string::npos);  // the most important table comes first
 }
 
-TEST(RunReport, CsvQuotesAndMarksRegressions) {
+// results.csv: each row's outcome as the bench said it, and what the verdict found on it (its baseline, the change and
+// the threshold it crossed), the verdict's findings first: the rows a reader looks for are on top.
+TEST(RunReport, CsvQuotesAndSaysTheVerdictsFindingPerRow) {
   auto in = every_outcome();
   in.run.points[0].label = "a,\"b\"";
+  shaderwatch::SlowdownEntry slow;
+  slow.benchmark = "lum/a_256/1920x1080/hot";
+  slow.baseline_ns = 1.6e5;
+  slow.value_ns = 2e5;
+  slow.delta_pct = 25;
+  slow.floor_pct = 9.5;
+  in.verdict.slowdowns = {slow};
   const std::string csv = shaderwatch::report::results_csv(in);
-  EXPECT_EQ(csv.rfind("name,status,median_us,err_bound_ratio,label\n", 0), 0u);
+  EXPECT_EQ(csv.rfind("name,status,verdict,median_us,baseline_us,change_pct,floor_pct,err_bound_ratio,label\n", 0), 0u);
   EXPECT_EQ(count(csv, "\n"), 8u);
-  EXPECT_NE(csv.find("lum/a_256/1920x1080/hot,PASS,200.000,0.25,\"a,\"\"b\"\"\"\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("lum/b_256/1920x1080/hot,REGRESSION,300.000,"), std::string::npos);
-  EXPECT_NE(csv.find("lum/a_256/1920x1080/cold,FAIL,,"), std::string::npos);
-  EXPECT_NE(csv.find("lum/a_256/7680x4320/hot,UNSUPPORTED,,"), std::string::npos);
+  EXPECT_EQ(csv.find("REGRESSION"), std::string::npos) << "the status is the bench's outcome; the verdict says the rest";
+  EXPECT_NE(csv.find("lum/a_256/1920x1080/hot,PASS,slowdown,200.000,160.000,25.00,9.50,0.25,\"a,\"\"b\"\"\"\n"),
+            std::string::npos) << csv;
+  EXPECT_NE(csv.find("lum/b_256/1920x1080/hot,PASS,regression,300.000,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("lum/c_256/1920x1080/hot,PASS,suspect,400.000,360.000,11.10,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("lum/a_256/1920x1080/cold,FAIL,correctness_failure,,,,,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("lum/a_256/7680x4320/hot,UNSUPPORTED,,,,,,"), std::string::npos) << csv;
+  // Failing findings first (in the run's order), then suspects, then the rest.
+  const auto at = [&](const std::string& name) { return csv.find("\n" + name + ","); };
+  EXPECT_LT(at("lum/a_256/1920x1080/cold"), at("lum/c_256/1920x1080/hot"));
+  EXPECT_LT(at("lum/b_256/1920x1080/hot"), at("lum/c_256/1920x1080/hot"));
+  EXPECT_LT(at("lum/c_256/1920x1080/hot"), at("lum/a_256/7680x4320/hot"));
 }
 
 // Reliability II, findings 4-6: what a client sent is shown as text by the program each report is for.
@@ -227,7 +244,7 @@ TEST(RunReport, EndpointsRenderAStoredRunWithAFailure) {
   auto csv = c->Get("/api/v1/runs/run-f/results.csv");
   ASSERT_TRUE(csv);
   EXPECT_NE(csv->body.find("fam/var/1/cold,FAIL,"), std::string::npos);
-  EXPECT_NE(csv->body.find("fam/var/1/hot,PASS,1.000,"), std::string::npos) << csv->body;
+  EXPECT_NE(csv->body.find("fam/var/1/hot,PASS,,1.000,"), std::string::npos) << csv->body;
 
   auto bad = c->Get("/api/v1/runs/run-f/summary.md?dashboard=javascript:alert(1)");
   ASSERT_TRUE(bad);

@@ -2,10 +2,9 @@
 
 #include "render/escape.h"
 
-#include <shaderwatch/dashboard_links.h>
-
 #include "ingest/benchmark_name.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +12,8 @@
 #include <optional>
 #include <set>
 #include <sstream>
+
+#include <shaderwatch/dashboard_links.h>
 
 using nlohmann::json;
 
@@ -341,15 +342,44 @@ std::string summary_markdown(const RunReportInput& in, std::size_t max_bytes) {
   return head + sections.body() + (sections.cut() ? cut_line : "");
 }
 
+namespace {
+// One row of results.csv beyond the bench's own: what the verdict found on the benchmark, against what baseline,
+// by how much, past which threshold (empty where the verdict found nothing).
+struct CsvFinding {
+  std::string verdict;  // correctness_failure, correctness_regression, regression, slowdown, suspect, acknowledged, unconfirmed
+  double baseline_ns = NAN, change_pct = NAN, floor_pct = NAN;
+  int rank = 9;  // failing findings first, then the listed ones, then the rest
+};
+CsvFinding csv_finding(const Row& r, const VerdictByBenchmark& v) {
+  const auto change = [&](double base) { return base > 0 && std::isfinite(r.median_ns) ? 100 * (r.median_ns / base - 1) : NAN; };
+  if (const auto f = v.correctness.find(r.name); f != v.correctness.end())
+    return {std::string(detect::to_string(f->second->kind)), NAN, NAN, NAN, 0};
+  for (const auto* list : {&v.regressions, &v.acknowledged, &v.unconfirmed})
+    if (const auto a = list->find(r.name); a != list->end()) {
+      const double before = num(a->second->before_ns);
+      return {list == &v.regressions ? "regression" : list == &v.acknowledged ? "acknowledged" : "unconfirmed", before,
+              change(before), num(a->second->floor_pct), list == &v.regressions ? 1 : 3};
+    }
+  if (const auto sl = v.slowdowns.find(r.name); sl != v.slowdowns.end())
+    return {"slowdown", sl->second->baseline_ns, sl->second->delta_pct, sl->second->floor_pct, 1};
+  if (const auto su = v.suspects.find(r.name); su != v.suspects.end())
+    return {"suspect", su->second->level_ns, su->second->delta_pct, su->second->floor_pct, 2};
+  return {};
+}
+std::string csv_number(const char* format, double x) { return std::isfinite(x) ? fmt(format, x) : ""; }
+}  // namespace
+
+// name, the bench's outcome, the verdict's finding with its baseline, change and threshold; failures first.
 std::string results_csv(const RunReportInput& in) {
-  const auto regressions = by_benchmark(in.verdict.regressions);
-  const auto slowdowns = by_benchmark(in.verdict.slowdowns);
-  std::string out = "name,status,median_us,err_bound_ratio,label\n";
-  for (const Row& r : rows_of(in.run)) {
-    const std::string status = regressions.count(r.name) || slowdowns.count(r.name) ? "REGRESSION" : upper(r.outcome);
-    out += csv_field(r.name) + "," + status + "," + (std::isfinite(r.median_ns) ? fmt("%.3f", r.median_ns / 1e3) : "") + "," +
-           (std::isfinite(r.err_bound_ratio) ? fmt("%.3g", r.err_bound_ratio) : "") + "," + csv_field(r.label) + "\n";
-  }
+  const VerdictByBenchmark v(in.verdict);
+  std::vector<std::pair<CsvFinding, Row>> rows;
+  for (const Row& r : rows_of(in.run)) rows.push_back({csv_finding(r, v), r});
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first.rank < b.first.rank; });
+  std::string out = "name,status,verdict,median_us,baseline_us,change_pct,floor_pct,err_bound_ratio,label\n";
+  for (const auto& [f, r] : rows)
+    out += csv_field(r.name) + "," + upper(r.outcome) + "," + f.verdict + "," + csv_number("%.3f", r.median_ns / 1e3) + "," +
+           csv_number("%.3f", f.baseline_ns / 1e3) + "," + csv_number("%.2f", f.change_pct) + "," +
+           csv_number("%.2f", f.floor_pct) + "," + csv_number("%.3g", r.err_bound_ratio) + "," + csv_field(r.label) + "\n";
   return out;
 }
 
