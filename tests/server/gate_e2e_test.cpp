@@ -99,7 +99,7 @@ TEST(GateE2E, ARealH200PairPassesAndA36xSlowdownFailsTheSecondRun) {
     EXPECT_NE(md->body.find("history: 1 run; judged against the previous run"), std::string::npos);
     auto junit = c->Get("/api/v1/runs/pr/junit.xml");
     ASSERT_TRUE(junit);
-    EXPECT_NE(junit->body.find("<failure type=\"slowdown\">slowdown 3.60x"), std::string::npos);
+    EXPECT_NE(junit->body.find("<failure type=\"slowdown\" message=\"slowdown 3.60x"), std::string::npos) << junit->body;
     EXPECT_NE(junit->body.find("<property name=\"history\" value=\"history: 1 run;"), std::string::npos);
   }
   {

@@ -87,11 +87,15 @@ TEST(RunReport, JunitHasOneTestcasePerBenchmarkAndMarksEachOutcome) {
   EXPECT_NE(x.find("<testcase classname=\"lum/a_256\" name=\"1920x1080/hot\" time=\"0.000200000\"/>"), std::string::npos);
   // The failure's text is in the element body (GitLab ignores the message attribute), escaped, and a
   // control character XML cannot hold is dropped.
-  EXPECT_NE(x.find("<failure type=\"correctness_failure\">correctness_failure: FAIL: wrong &lt;sum&gt; &amp;  bound"),
+  EXPECT_NE(x.find("<failure type=\"correctness_failure\" message=\"correctness_failure: FAIL: wrong &lt;sum&gt; &amp;  bound\">"
+                   "correctness_failure: FAIL: wrong &lt;sum&gt; &amp;  bound"),
             std::string::npos)
       << x;
   EXPECT_EQ(x.find('\x01'), std::string::npos);
-  EXPECT_NE(x.find("<failure type=\"regression\">regression +10.0%"), std::string::npos);
+  // The headline in `message` (what CI test views show), the alert's link only in the body.
+  EXPECT_NE(x.find("<failure type=\"regression\" message=\"regression +10.0%"), std::string::npos) << x;
+  const auto message_at = x.find("message=\"regression +10.0%") + 9;
+  EXPECT_EQ(x.substr(message_at, x.find('"', message_at) - message_at).find("alerts?id="), std::string::npos);
   EXPECT_NE(x.find("https://sw.example/#/alerts?id=7"), std::string::npos);
   EXPECT_NE(x.find("<skipped message=\"UNSUPPORTED: 8K over 128 MiB\">"), std::string::npos);
   EXPECT_NE(x.find("expected failure (XFAIL)"), std::string::npos);
@@ -231,7 +235,7 @@ TEST(RunReport, EndpointsRenderAStoredRunWithAFailure) {
   EXPECT_EQ(junit->status, 200);
   EXPECT_EQ(junit->get_header_value("Content-Type"), "application/xml; charset=utf-8");
   EXPECT_EQ(count(junit->body, "<testcase "), 2u);
-  EXPECT_NE(junit->body.find("<failure type=\"correctness_failure\">correctness_failure: FAIL: wrong sum"),
+  EXPECT_NE(junit->body.find("<failure type=\"correctness_failure\" message=\"correctness_failure: FAIL: wrong sum"),
             std::string::npos)
       << junit->body;
   EXPECT_NE(junit->body.find("https://dash.example/#/runs/run-f"), std::string::npos);

@@ -173,7 +173,11 @@ void write_testcase(std::ostream& out, const Row& r, const JunitCase& c, double 
   }
   out << ">\n";
   if (!c.failure.empty()) {
-    out << "      <failure type=\"" << xml_text(c.failure_type) << "\">" << xml_text(c.failure) << "</failure>\n";
+    // The headline (what most CI test views show) in `message`, the whole text in the body (GitLab reads only that).
+    std::string headline = c.failure.substr(0, c.failure.find('\n'));
+    if (headline.size() > 300) headline = headline.substr(0, 297) + "...";
+    out << "      <failure type=\"" << xml_text(c.failure_type) << "\" message=\"" << xml_text(headline) << "\">"
+        << xml_text(c.failure) << "</failure>\n";
   } else if (c.skip) {
     out << "      <skipped message=\"" << xml_text(r.error_message) << "\">" << xml_text(r.error_message)
         << "</skipped>\n";
