@@ -101,6 +101,11 @@ TEST(GateE2E, ARealH200PairPassesAndA36xSlowdownFailsTheSecondRun) {
     ASSERT_TRUE(junit);
     EXPECT_NE(junit->body.find("<failure type=\"slowdown\" message=\"slowdown 3.60x"), std::string::npos) << junit->body;
     EXPECT_NE(junit->body.find("<property name=\"history\" value=\"history: 1 run;"), std::string::npos);
+    // Against what, said as the verdict judged it: main at the merge base, not the branch's own previous run.
+    EXPECT_NE(md->body.find("main at the merge base c1 (run a): the previous run"), std::string::npos) << md->body;
+    EXPECT_NE(junit->body.find("against main at the merge base c1 (run a): the previous run"), std::string::npos) << junit->body;
+    EXPECT_NE(junit->body.find("<property name=\"merge_base\" value=\"c1\"/>"), std::string::npos);
+    EXPECT_NE(junit->body.find("<property name=\"baseline_run\" value=\"a\"/>"), std::string::npos);
   }
   {
     TestServer s(dir.db("main.db"));

@@ -94,16 +94,21 @@ std::string alert_line(const Alert& a) {
 
 std::string link(const std::string& base, const std::string& hash) { return contract::dashboard_page(base, hash); }
 
-std::string baseline_text(const SlowdownEntry& s) {
+// What the slowdown was judged against, in words. On another branch the baseline is main's, at the merge base (the
+// verdict's `baseline`): said so, where "the previous 2 runs" alone read as the branch's own.
+std::string baseline_text(const SlowdownEntry& s, const std::optional<VerdictBaseline>& base = std::nullopt) {
   const auto runs = s.baseline_runs;
-  return s.against == analysis::Baseline::Level ? "its level (median of " + std::to_string(runs) + " runs)"
-         : runs == 1                            ? "the previous run"
-                                                : "the previous " + std::to_string(runs) + " runs (median)";
+  const std::string level = s.against == analysis::Baseline::Level ? "its level (median of " + std::to_string(runs) + " runs)"
+                            : runs == 1                            ? "the previous run"
+                                                                   : "the previous " + std::to_string(runs) + " runs (median)";
+  if (!base) return level;
+  return base->branch + " at the merge base" + (base->merge_base ? " " + *base->merge_base : std::string()) +
+         (base->run_id ? " (run " + *base->run_id + ")" : std::string()) + ": " + level;
 }
 
-std::string slowdown_line(const SlowdownEntry& s) {
+std::string slowdown_line(const SlowdownEntry& s, const std::optional<VerdictBaseline>& base) {
   return "slowdown " + fmt("%.2fx", s.value_ns / s.baseline_ns) + " (" + time_text(s.baseline_ns) + " -> " +
-         time_text(s.value_ns) + ") against " + baseline_text(s) + ", beyond any noise: the gate's floor is " +
+         time_text(s.value_ns) + ") against " + baseline_text(s, base) + ", beyond any noise: the gate's floor is " +
          pct_text(s.floor_pct) + " (run-to-run noise " + fmt("%.2f%%", s.noise_pct) + ")";
 }
 
@@ -126,7 +131,8 @@ struct JunitCase {
   std::vector<std::string> out_lines;
 };
 
-JunitCase junit_case(const Row& r, const VerdictByBenchmark& v, const std::string& dashboard) {
+JunitCase junit_case(const Row& r, const VerdictByBenchmark& v, const std::string& dashboard,
+                     const std::optional<VerdictBaseline>& base) {
   JunitCase c;
   if (const auto f = v.correctness.find(r.name); f != v.correctness.end()) {
     c.failure_type = detect::to_string(f->second->kind);
@@ -143,7 +149,7 @@ JunitCase junit_case(const Row& r, const VerdictByBenchmark& v, const std::strin
   if (const auto d = v.slowdowns.find(r.name); d != v.slowdowns.end()) {
     if (!c.failure.empty()) c.failure += "\n";
     else c.failure_type = "slowdown";
-    c.failure += slowdown_line(*d->second);
+    c.failure += slowdown_line(*d->second, base);
   }
   if (r.outcome == "unsupported" || r.outcome == "skip") c.skip = true;
   if (r.outcome == "flake") c.out_lines.push_back(r.error_message);
@@ -260,7 +266,7 @@ std::string junit_xml(const RunReportInput& in) {
   for (const Row& r : rows) {
     const double seconds = std::isfinite(r.median_ns) ? r.median_ns / 1e9 : 0.0;
     total_s += seconds;
-    const JunitCase c = junit_case(r, verdict, in.dashboard);
+    const JunitCase c = junit_case(r, verdict, in.dashboard, in.verdict.baseline);
     if (!c.failure.empty()) ++failures;
     else if (c.skip) ++skipped;
     write_testcase(cases, r, c, seconds);
@@ -282,6 +288,8 @@ std::string junit_xml(const RunReportInput& in) {
       {"history", in.verdict.coverage.line},
       {"commit", meta.commit},
       {"branch", meta.branch},
+      {"merge_base", in.verdict.baseline && in.verdict.baseline->merge_base ? *in.verdict.baseline->merge_base : ""},
+      {"baseline_run", in.verdict.baseline && in.verdict.baseline->run_id ? *in.verdict.baseline->run_id : ""},
       {"runner", meta.runner},
       {"gpu", meta.gpu.name},
       {"driver", meta.driver.name + " " + meta.driver.info},
@@ -305,7 +313,7 @@ std::string summary_markdown(const RunReportInput& in, std::size_t max_bytes) {
   std::vector<std::string> rows;
   for (const auto& d : v.slowdowns)
     rows.push_back("| " + md_code(d.benchmark) + " | " + time_text(d.baseline_ns) + " → " + time_text(d.value_ns) + " | " +
-                   fmt("%.2fx", d.value_ns / d.baseline_ns) + " | " + md_text(baseline_text(d)) + " | " +
+                   fmt("%.2fx", d.value_ns / d.baseline_ns) + " | " + md_text(baseline_text(d, v.baseline)) + " | " +
                    pct_text(d.floor_pct) + " |\n");
   sections.table("Slowdowns in this run (" + std::to_string(rows.size()) + ", beyond any noise: the single-run gate)",
                  "| benchmark | before → this run | ratio | against | gate floor |\n|---|---|---|---|---|\n", rows, false);
