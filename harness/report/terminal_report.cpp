@@ -160,6 +160,11 @@ void print_benchmark_table(std::ostream& out, const std::vector<BenchmarkResult>
                   variant_of(*r).c_str(), r->cold ? "cold" : "hot", median.c_str(), spread.c_str(), roofline.c_str());
     out << line << paint(status, status_color(r->outcome.status), style) << (remark.empty() ? "" : "  ") << remark << "\n";
   }
+  print_wrapped(out,
+                "median: of the kernel's timed dispatches (GPU timestamps); spread: their p25-p75 range over the median; "
+                "roofline: the least time the kernel's memory traffic takes at the bandwidths this device showed at the "
+                "start of the run, as a % of the median (100%: at the memory's limit; none on a CPU device)",
+                style);
   if (notes.empty()) return;
   out << "\n";
   for (size_t i = 0; i < notes.size(); ++i) {
@@ -218,11 +223,12 @@ void print_closing_summary(std::ostream& out, const std::vector<BenchmarkResult>
     });
     if (r.spec->operation != main_op->first || main_op->second.size() < 2) continue;
     const GroupKey key = group_of(r);
-    group_operation[key] = main_op->first + " (" + std::to_string(main_op->second.size()) + " variants)";
+    // The operation's kernels, not the family's (the table above lists them all): "of 15" above 17 rows says which.
+    group_operation[key] = main_op->first + " (of " + std::to_string(main_op->second.size()) + ")";
     auto& best = fastest[key];
     if (!best || r.measurement.stats.median < best->measurement.stats.median) best = &r;
   }
-  if (!fastest.empty()) out << "fastest hot variant per family and size:\n";
+  if (!fastest.empty()) out << "fastest hot variant per family and size, among the kernels of its main operation:\n";
   for (const auto& [key, r] : fastest) {
     const double pct = pct_of_roofline(r->traffic, r->bandwidths, r->measurement.stats.median);
     std::snprintf(line, sizeof line, "  %-15s %-9s %-30s %-27s %10s", family_label(key.family).c_str(), key.size.c_str(),
