@@ -1,4 +1,6 @@
 // The single-run gate through the server: real H200 runs, a CPU device, a new deployment's second run.
+#include <array>
+
 #include "fixture_file.h"
 #include "test_util.h"
 
@@ -54,10 +56,27 @@ void post_ok(const TestServer& s, const std::string& b) {
   ASSERT_EQ(r->status, 201) << r->body.substr(0, 500);
 }
 
-std::vector<std::string> names(const json& list) {
-  std::vector<std::string> out;
-  for (const auto& e : list) out.push_back(e.at("benchmark").get<std::string>());
+// One field of each entry of a verdict's list.
+template <class T>
+std::vector<T> each(const json& list, const char* key) {
+  std::vector<T> out;
+  for (const auto& e : list) out.push_back(e.at(key).get<T>());
   return out;
+}
+std::vector<std::string> names(const json& list) { return each<std::string>(list, "benchmark"); }
+
+// Three real H200 runs of one build (86de8e8), read once; posted as main's commits c1-c3 (the A/A).
+const std::array<json, 3>& real_h200_runs() {
+  static const std::array<json, 3> runs = {read_fixture("real/h200-86de8e8-r1.json.gz"),
+                                           read_fixture("real/h200-86de8e8-r2.json.gz"),
+                                           read_fixture("real/h200-86de8e8-r3.json.gz")};
+  return runs;
+}
+void post_real_aa(const TestServer& s) {
+  const auto& [r1, r2, r3] = real_h200_runs();
+  post_ok(s, body(r1, "r1", "c1", "2026-11-27T10:00:00Z"));
+  post_ok(s, body(r2, "r2", "c2", "2026-11-27T10:05:00Z"));
+  post_ok(s, body(r3, "r3", "c3", "2026-11-27T10:10:00Z"));
 }
 
 }  // namespace
@@ -147,14 +166,11 @@ bool has(const json& list, const std::string& name) {
 // fails the run that brings it on main and on a branch, its 22% cold step is a suspect; the revert passes; and after
 // that regression and its revert, a 3.6x slowdown of the 8K blur still fails (the revert's swing is not the noise).
 TEST(GateE2E, TheGpusOwnNoiseSetsTheFloor) {
-  const json r1 = read_fixture("real/h200-86de8e8-r1.json.gz"), r2 = read_fixture("real/h200-86de8e8-r2.json.gz"),
-             r3 = read_fixture("real/h200-86de8e8-r3.json.gz");
+  const auto& [r1, r2, r3] = real_h200_runs();
   const std::string hot = "lum/grid_stride_vec4/1920x1080/hot", cold = "lum/grid_stride_vec4/1920x1080/cold";
   TempDir dir;
   TestServer s(dir.db("h200.db"));
-  post_ok(s, body(r1, "r1", "c1", "2026-11-27T10:00:00Z"));
-  post_ok(s, body(r2, "r2", "c2", "2026-11-27T10:05:00Z"));
-  post_ok(s, body(r3, "r3", "c3", "2026-11-27T10:10:00Z"));
+  post_real_aa(s);
   for (const char* id : {"r2", "r3"}) {
     const json v = s.get(cat("/api/v1/runs/", id, "/verdict"));
     EXPECT_EQ(v["verdict"], "pass") << id << v["slowdowns"].dump(1);
@@ -200,25 +216,18 @@ std::vector<json> regression_alerts(const TestServer& s, const std::string& name
     if (a["benchmark"] == name) out.push_back(a);
   return out;
 }
-std::vector<std::int64_t> ids(const json& list) {
-  std::vector<std::int64_t> out;
-  for (const auto& e : list) out.push_back(e.at("id").get<std::int64_t>());
-  return out;
-}
+std::vector<std::int64_t> ids(const json& list) { return each<std::int64_t>(list, "id"); }
 }  // namespace
 
 // On an H200, one run of seven ran an unchanged kernel 49% slower (lum/prefetch4_2xshared_1024/3840x2160/cold, 58 ->
 // 86 us, every repetition; its hot twin as before). A slowdown of a kernel that ran as before (SPIR-V, driver, runner)
 // past the model's floor is a suspect, named on the coverage line; the same slowdown with the kernel recompiled fails.
 TEST(GateE2E, AnUnchangedKernelsSlowModeIsASuspectNotAFailure) {
-  const json r1 = read_fixture("real/h200-86de8e8-r1.json.gz"), r2 = read_fixture("real/h200-86de8e8-r2.json.gz"),
-             r3 = read_fixture("real/h200-86de8e8-r3.json.gz");
+  const auto& [r1, r2, r3] = real_h200_runs();
   const std::string mode = "lum/prefetch4_2xshared_1024/3840x2160/cold";
   TempDir dir;
   TestServer s(dir.db("mode.db"));
-  post_ok(s, body(r1, "r1", "c1", "2026-11-27T10:00:00Z"));
-  post_ok(s, body(r2, "r2", "c2", "2026-11-27T10:05:00Z"));
-  post_ok(s, body(r3, "r3", "c3", "2026-11-27T10:10:00Z"));
+  post_real_aa(s);
   post_ok(s, body(slowed(r1, mode, 1.49), "slow-mode", "c4", "2026-11-27T10:15:00Z"));
   const json v = s.get("/api/v1/runs/slow-mode/verdict");
   EXPECT_EQ(v["verdict"], "pass") << v["slowdowns"].dump(1);
@@ -238,14 +247,11 @@ TEST(GateE2E, AnUnchangedKernelsSlowModeIsASuspectNotAFailure) {
 // A kernel recompiled a run ago, its first run under the floor (a noisier run, as the H200 had: floors x2), is not
 // "as before" on its next run: the baseline's median still comes from the old kernel's runs, so that run fails.
 TEST(GateE2E, AKernelChangedWithinTheBaselinesRunsIsNotAsBefore) {
-  const json r1 = read_fixture("real/h200-86de8e8-r1.json.gz"), r2 = read_fixture("real/h200-86de8e8-r2.json.gz"),
-             r3 = read_fixture("real/h200-86de8e8-r3.json.gz");
+  const auto& [r1, r2, r3] = real_h200_runs();
   const std::string k = "lum/prefetch4_2xshared_1024", b = k + "/3840x2160/cold";
   TempDir dir;
   TestServer s(dir.db("changed.db"));
-  post_ok(s, body(r1, "r1", "c1", "2026-11-27T10:00:00Z"));
-  post_ok(s, body(r2, "r2", "c2", "2026-11-27T10:05:00Z"));
-  post_ok(s, body(r3, "r3", "c3", "2026-11-27T10:10:00Z"));
+  post_real_aa(s);
   post_ok(s, body(recompiled(slowed(r1, b, 1.03), k), "small", "c4", "2026-11-27T10:15:00Z"));  // under the 5% minimum
   EXPECT_EQ(s.get("/api/v1/runs/small/verdict")["verdict"], "pass");
   post_ok(s, body(recompiled(slowed(r2, b, 1.25), k), "again", "c4", "2026-11-27T10:20:00Z"));
@@ -259,14 +265,11 @@ TEST(GateE2E, AKernelChangedWithinTheBaselinesRunsIsNotAsBefore) {
 // baseline has moved up to meet it: no slowdown of their own); the revert passes, and once the series is back the
 // evidence closes the alert as fixed.
 TEST(GateE2E, ASlowdownThatStaysFailsEveryMainRunUntilItsRevert) {
-  const json r1 = read_fixture("real/h200-86de8e8-r1.json.gz"), r2 = read_fixture("real/h200-86de8e8-r2.json.gz"),
-             r3 = read_fixture("real/h200-86de8e8-r3.json.gz");
+  const auto& [r1, r2, r3] = real_h200_runs();
   const std::string hot = "lum/grid_stride_vec4/1920x1080/hot";
   TempDir dir;
   TestServer s(dir.db("stays.db"));
-  post_ok(s, body(r1, "r1", "c1", "2026-11-27T10:00:00Z"));
-  post_ok(s, body(r2, "r2", "c2", "2026-11-27T10:05:00Z"));
-  post_ok(s, body(r3, "r3", "c3", "2026-11-27T10:10:00Z"));
+  post_real_aa(s);
   EXPECT_TRUE(regression_alerts(s, hot).empty());
 
   post_ok(s, body(grid_stride_read_thrice(r1), "slow", "c4", "2026-11-27T10:15:00Z"));

@@ -227,22 +227,31 @@ struct RunDetector::Pass {
     if (inserted) raised.push_back(id);
   }
 
-  // Correctness: an error now is a failure on this GPU and driver; after a pass, a regression.
-  void correctness(std::int64_t sid) {
-    if (const auto it = evidence.errors.find(sid); it == evidence.errors.end() || it->second <= 0) return;
+  // The series' newest main point before this run: its run and whether it failed (none: the series' first run).
+  struct PreviousPoint {
+    std::int64_t run_id = 0;
+    bool failed = false;
+  };
+  std::optional<PreviousPoint> previous_main_point(std::int64_t sid) {
     auto& prev = w.q("SELECT n_errors, run_id FROM points WHERE series_id=? AND on_main=1 AND"
                      " (started_ms, run_id) < (?, ?) ORDER BY started_ms DESC, run_id DESC LIMIT 1");
     prev.bind(1, sid).bind(2, run.started_ms).bind(3, run.id);
-    std::optional<bool> previous_failed;
-    std::int64_t prev_run = 0;
-    if (prev.step()) previous_failed = prev.i64(0) > 0, prev_run = prev.i64(1);
+    std::optional<PreviousPoint> p;
+    if (prev.step()) p = PreviousPoint{prev.i64(1), prev.i64(0) > 0};
     prev.reset();
-    const auto kind = lifecycle::correctness_alert(true, previous_failed);
+    return p;
+  }
+
+  // Correctness: an error now is a failure on this GPU and driver; after a pass, a regression.
+  void correctness(std::int64_t sid) {
+    if (const auto it = evidence.errors.find(sid); it == evidence.errors.end() || it->second <= 0) return;
+    const auto prev = previous_main_point(sid);
+    const auto kind = lifecycle::correctness_alert(true, prev ? std::optional<bool>(prev->failed) : std::nullopt);
     if (kind == detect::AlertKind::CorrectnessFailure) {
       insert_alert(sid, run, nullptr, *kind, nullptr,
                    json{{"cause", "neither"}, {"summary", "fails on its first run on this GPU"}});
     } else if (kind == detect::AlertKind::CorrectnessRegression) {
-      const RunInfo a = load_run(w, prev_run);
+      const RunInfo a = load_run(w, prev->run_id);
       insert_alert(sid, run, &a, *kind, nullptr, attribute_change(w, sid, a, run, 1.0, ChangeOf::Correctness, params()));
     }
   }
@@ -353,16 +362,6 @@ struct RunDetector::Pass {
       insert_alert(sid, b, &a, detect::AlertKind::Noise, &cp, attribution);
   }
 
-  // The series' newest main run before this one (0: none).
-  std::int64_t previous_main_run(std::int64_t sid) {
-    auto& prev = w.q("SELECT run_id FROM points WHERE series_id=? AND on_main=1 AND (started_ms, run_id) < (?, ?)"
-                     " ORDER BY started_ms DESC, run_id DESC LIMIT 1");
-    prev.bind(1, sid).bind(2, run.started_ms).bind(3, run.id);
-    const std::int64_t id = prev.step() ? prev.i64(0) : 0;
-    prev.reset();
-    return id;
-  }
-
   // A slowdown the verdict's single-run gate fails on this main run is a regression alert at this run, attributed
   // like the detector's: later main runs fail while it is present (analysis::judge), the revert closes it, and the
   // detector's change point, once it has the runs, takes the alert over (moves it, settles its numbers). The
@@ -378,8 +377,8 @@ struct RunDetector::Pass {
     w.reset_all();
     for (const auto& f : v.slowdowns) {
       const auto& s = f.slowdown;
-      const std::int64_t prev = previous_main_run(f.benchmark->series_id);
-        if (prev == 0 || s.noise <= 0) continue;
+      const auto prev = previous_main_point(f.benchmark->series_id);
+      if (!prev || s.noise <= 0) continue;
       detect::ChangePoint cp;
       cp.n_before = s.runs;
       cp.n_after = 1;
@@ -390,7 +389,7 @@ struct RunDetector::Pass {
       cp.floor_rel = s.floor;
       cp.score = std::log1p(s.delta) / s.noise;
       cp.p_value = 0.5 * std::erfc(cp.score / std::sqrt(2.0));
-      const RunInfo a = load_run(w, prev);
+      const RunInfo a = load_run(w, prev->run_id);
       const json attribution = with_gate(
           attribute_change(w, f.benchmark->series_id, a, run, s.delta, ChangeOf::Level, params()), s, cp.after, run.key);
       insert_alert(f.benchmark->series_id, run, &a, detect::AlertKind::Regression, &cp, attribution);
