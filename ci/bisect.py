@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Names the commit that brought an alert's change: bisects between the alert's last good and first bad
-commits with `git bisect run`, measuring just the alert's benchmark on this machine's device at each commit.
+"""Names the commit that brought an alert's change, or a failed run's slowdown: bisects between the last good
+and first bad commits with `git bisect run`, measuring just that benchmark on this machine's device at each commit.
 
   ci/bisect.py ALERT [--repo DIR] [--bench-args ARGS] [--post-note] ...
+  ci/bisect.py --run RUN --benchmark NAME --server URL [--repo DIR] ...
 
 ALERT is the alert's dashboard URL (http://results:8080/#/alerts?id=12), its API URL
-(http://results:8080/api/v1/alerts/12), or its id with --server (or SHADERWATCH_URL). A token, where the
-server wants one for reads or for --post-note (triage scope), comes from SHADERWATCH_TOKEN.
+(http://results:8080/api/v1/alerts/12), or its id with --server (or SHADERWATCH_URL). A failed run (its id, or its
+dashboard URL http://results:8080/#/runs/RUN) and one of the benchmarks its verdict explains bisect between the
+commit it was judged against (main's, at the merge base on a branch) and the run's own: the command each failing
+output (summary.md, junit.xml, the run page) prints. A token, where the server wants one for reads or for
+--post-note (triage scope, alerts only), comes from SHADERWATCH_TOKEN.
 
 How it works:
   1. The alert gives the benchmark (family/variant/size/mode) and the commits either side of its boundary.
@@ -113,7 +117,42 @@ def read_alert(base, alert_id):
         raise Usage(f'benchmark "{a["benchmark"]}" is not family/variant/size/mode')
     return {'id': alert_id, 'benchmark': a['benchmark'], 'kernel': '/'.join(parts[:2]), 'size': parts[2],
             'good': good, 'bad': bad, 'before_ns': a['before_ns'], 'after_ns': a['after_ns'], 'state': a['state'],
-            'gpu': (a.get('gpu') or {}).get('name', '?')}
+            'gpu': (a.get('gpu') or {}).get('name', '?'), 'what': f'alert #{alert_id}'}
+
+
+def run_location(run, server):
+    """(server base URL, run id) from a run's dashboard URL (http://results:8080/#/runs/r9) or its id and --server."""
+    u = urllib.parse.urlsplit(run)
+    if u.scheme in ('http', 'https'):
+        m = re.search(r'runs/([A-Za-z0-9._:@+-]+)', u.fragment or u.path)
+        if not m:
+            raise Usage(f'"{run}" names no run (expected .../#/runs/RUN)')
+        return f'{u.scheme}://{u.netloc}', urllib.parse.unquote(m.group(1))
+    if not server:
+        raise Usage('a run id needs --server (or SHADERWATCH_URL)')
+    return server.rstrip('/'), run
+
+
+def read_run_finding(base, run_id, benchmark):
+    """What read_alert gives, from the explanation the run's verdict gives of one benchmark."""
+    v = request('GET', f'{base}/api/v1/runs/{urllib.parse.quote(run_id, safe="")}/verdict')
+    found = [e for e in v.get('explanations') or [] if e.get('benchmark') == benchmark]
+    if not found:
+        named = sorted({e.get('benchmark') for e in v.get('explanations') or []})
+        raise Usage(f'the verdict of run {run_id} explains no "{benchmark}"' +
+                    (f' (it explains: {", ".join(named[:8])})' if named else ' (it names no benchmark)'))
+    e = found[0]
+    good, bad = e.get('good_commit'), e.get('bad_commit')
+    if not good or not bad:
+        raise Usage(f'run {run_id}: {benchmark} has no commit range to bisect ({e.get("evidence", "")})')
+    if e.get('before_ns') is None or e.get('after_ns') is None:
+        raise Usage(f'run {run_id}: {benchmark} ({e.get("finding")}) has no before and after times: only a change in time is bisected')
+    parts = benchmark.split('/')
+    if len(parts) < 4:
+        raise Usage(f'benchmark "{benchmark}" is not family/variant/size/mode')
+    return {'id': None, 'benchmark': benchmark, 'kernel': '/'.join(parts[:2]), 'size': parts[2], 'good': good, 'bad': bad,
+            'before_ns': e['before_ns'], 'after_ns': e['after_ns'], 'state': None, 'gpu': 'its GPU',
+            'what': f'run {run_id}\'s {e.get("finding")}'}
 
 
 # ---- measuring one commit ----
@@ -250,7 +289,10 @@ def main():
         return step(sys.argv[2])
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0], epilog=__doc__.split('\n\n', 1)[1],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('alert', help='alert URL (dashboard or API), or its id with --server')
+    ap.add_argument('alert', nargs='?', default='', help='alert URL (dashboard or API), or its id with --server')
+    ap.add_argument('--run', default='',
+                    help='a failed run (its id with --server, or its dashboard URL) instead of an alert: with --benchmark')
+    ap.add_argument('--benchmark', default='', help='with --run: the benchmark whose slowdown to bisect (family/variant/size/mode)')
     ap.add_argument('--server', default=os.environ.get('SHADERWATCH_URL', ''),
                     help='results server, for an alert given by id (default: SHADERWATCH_URL)')
     ap.add_argument('--repo', default='.', help='the git repository whose commits the alert names (default: .)')
@@ -270,15 +312,27 @@ def main():
     if args.runs < 1:
         raise Usage(f'--runs {args.runs}: at least one bench run per commit')
 
+    if bool(args.alert) == bool(args.run):
+        raise Usage('name an alert, or a failed run with --run RUN --benchmark NAME (not both)')
+    if args.run and not args.benchmark:
+        raise Usage('--run needs --benchmark: which of the run\'s benchmarks to bisect')
+    if args.post_note and args.run:
+        raise Usage('--post-note writes an alert\'s note: it goes with an alert, not --run')
+
     started = time.monotonic()
-    base, alert_id = alert_location(args.alert, args.server)
-    alert = read_alert(base, alert_id)
+    if args.run:
+        base, run_id = run_location(args.run, args.server)
+        alert = read_run_finding(base, run_id, args.benchmark)
+        alert_id = None
+    else:
+        base, alert_id = alert_location(args.alert, args.server)
+        alert = read_alert(base, alert_id)
     repo = git(args.repo, 'rev-parse', '--show-toplevel')
     good, bad = (git(repo, 'rev-parse', '--verify', f'{c}^{{commit}}') for c in (alert['good'], alert['bad']))
     if subprocess.run(['git', '-C', repo, 'merge-base', '--is-ancestor', good, bad]).returncode != 0:
         raise Usage(f'{alert["good"]} is not an ancestor of {alert["bad"]} in {repo}')
     n_commits = int(git(repo, 'rev-list', '--count', f'{good}..{bad}'))
-    log(f'alert #{alert_id}: {alert["benchmark"]} on {alert["gpu"]}, {alert["before_ns"] / 1e3:.1f} us -> '
+    log(f'{alert["what"]}: {alert["benchmark"]} on {alert["gpu"]}, {alert["before_ns"] / 1e3:.1f} us -> '
         f'{alert["after_ns"] / 1e3:.1f} us, between {good[:12]} (good) and {bad[:12]} (bad): {n_commits} commits')
 
     scratch = tempfile.mkdtemp(prefix='sw-bisect-')

@@ -62,6 +62,35 @@ std::string verdict_words(const std::string& body) {
   return detail.empty() ? words : words + " (" + detail + ")";
 }
 
+// The server's explanation of each failing benchmark, as it words them (the same words as summary.md and
+// junit.xml), then where to look next: a few lines under the verdict; the rest are a link away.
+std::string failing_explanations(const std::string& body) {
+  const auto v = nlohmann::json::parse(body, nullptr, false);
+  if (!v.is_object() || !v.contains("explanations") || !v["explanations"].is_array()) return "";
+  const auto text = [](const nlohmann::json& j, const char* key) {
+    return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+  };
+  constexpr int kShown = 6;
+  std::string out, next;
+  int failing = 0;
+  for (const auto& e : v["explanations"]) {
+    if (!e.is_object() || !e.value("failing", false)) continue;
+    if (++failing > kShown) continue;
+    out += "  " + text(e, "benchmark") + ": " + text(e, "headline") + "\n    " + text(e, "evidence") + "\n";
+    if (e.contains("next") && e["next"].is_object()) {
+      const auto& n = e["next"];
+      out += "    chart: " + text(n, "series_url") + "\n";
+      if (next.empty()) {
+        if (const auto c = text(n, "compare_url"); !c.empty()) next += "  compare with its baseline: " + c + "\n";
+        if (const auto c = text(n, "reproduce"); !c.empty()) next += "  measure it alone: " + c + "\n";
+        if (const auto c = text(n, "bisect"); !c.empty()) next += "  find the commit: " + c + "\n";
+      }
+    }
+  }
+  if (failing > kShown) out += "  ... and " + std::to_string(failing - kShown) + " more on the run's page\n";
+  return out + next;
+}
+
 }  // namespace
 
 int status_after_post(int status, const PostOptions& o, const PostOutcome& outcome) {
@@ -100,6 +129,7 @@ PostOutcome post_results(const PostOptions& o, const std::vector<ResultDocument>
     std::cerr << "post: run " << meta.run_id << " " << (r.status == 201 ? "stored" : "already stored") << " (HTTP "
               << r.status << "): verdict " << (words.empty() ? "unknown (" + (v.ok ? "not a verdict" : v.error) + ")" : words)
               << ": " << contract::dashboard_run_page(o.url, meta.run_id) << std::endl;
+    if (v.ok) std::cerr << failing_explanations(v.body) << std::flush;
   }
   return outcome;
 }

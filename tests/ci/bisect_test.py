@@ -11,6 +11,7 @@ Usage: bisect_test.py BUILD_DIR (with shaderwatch-bench and shaderwatch-server b
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -145,9 +146,10 @@ def drifting_bench(root):
     return path
 
 
-def bisect(url, alert_id, repo, bench, token, *more):
+def bisect(target, repo, bench, token, *more):
+    """ci/bisect.py on `target`: an alert's URL, or a run and benchmark as the failing outputs print them."""
     started = time.monotonic()
-    r = subprocess.run([sys.executable, os.path.join(SOURCE, 'ci', 'bisect.py'), f'{url}/#/alerts?id={alert_id}',
+    r = subprocess.run([sys.executable, os.path.join(SOURCE, 'ci', 'bisect.py'), *target,
                         '--repo', repo, '--bench', bench, *more],
                        capture_output=True, text=True, env={**os.environ, 'SHADERWATCH_TOKEN': token})
     print(r.stdout + r.stderr, flush=True)
@@ -178,8 +180,15 @@ def main():
         proc, url, token, poster = start_server(build, root)
         alert_id = post_history(url, poster, commits[0], commits[-1])
         culprit = commits[SLOW_AT]
-        named(bisect(url, alert_id, repo, drifting_bench(root), token), culprit, 'on a drifting machine')
-        tested = named(bisect(url, alert_id, repo, os.path.join(build, 'harness', 'shaderwatch-bench'), token,
+        # From the failed run, as its verdict's explanation prints the command (the alert's commits either side).
+        explained = [e for e in api(f'{url}/api/v1/runs/ci-25/verdict', token)['explanations'] if e['benchmark'] == BENCHMARK]
+        if not explained or not (explained[0]['next'] or {}).get('bisect'):
+            fail(f'the failed run\'s verdict gives no bisect command for {BENCHMARK}: {explained}')
+        command = shlex.split(explained[0]['next']['bisect'])
+        if command[0] != 'ci/bisect.py':
+            fail(f'the bisect command is not ci/bisect.py: {command}')
+        named(bisect(command[1:], repo, drifting_bench(root), token), culprit, 'from the failed run on a drifting machine')
+        tested = named(bisect([f'{url}/#/alerts?id={alert_id}'], repo, os.path.join(build, 'harness', 'shaderwatch-bench'), token,
                               '--bench-args', '--quick --seed 1', '--post-note'), culprit, 'on lavapipe')
         note = api(f'{url}/api/v1/alerts/{alert_id}', token)['note'] or ''
         if culprit[:12] not in note:

@@ -60,6 +60,17 @@ TEST(BenchPost, WithGateTheBenchExitsWithTheServersVerdict) {
                           "/#/runs/bench-gate-1"),
             std::string::npos)
       << r.output;
+  // Under it, the server's explanation of each failing benchmark in its own words, then the next steps.
+  const json v = s.get("/api/v1/runs/bench-gate-1/verdict");
+  ASSERT_EQ(v["explanations"].size(), 2u) << v.dump(1);
+  for (const auto& e : v["explanations"]) {
+    EXPECT_NE(r.output.find("  " + e["benchmark"].get<std::string>() + ": " + e["headline"].get<std::string>() + "\n    " +
+                            e["evidence"].get<std::string>() + "\n    chart: " + url + "/#/series/"),
+              std::string::npos) << r.output;
+  }
+  EXPECT_NE(r.output.find("  measure it alone: shaderwatch-bench --filter '^"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("  compare with its baseline: " + url + "/#/compare?base=fast-2&contender=bench-gate-1"),
+            std::string::npos) << r.output;
   // Without --gate the same verdict is said, and the bench's status is its own.
   const auto plain = run_command(bench("SHADERWATCH_TOKEN=" + s.token + " SHADERWATCH_COMMIT=slow2",
                                        "--post " + url + " --run-id bench-gate-2", dir.file("out2.json")));

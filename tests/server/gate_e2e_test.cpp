@@ -2,6 +2,7 @@
 #include <array>
 
 #include "fixture_file.h"
+#include "render/escape.h"
 #include "test_util.h"
 
 using namespace swt;
@@ -390,5 +391,84 @@ TEST(GateE2E, ASmallSuiteWaitsUntilItsSeriesHoldEnoughRuns) {
     EXPECT_EQ(v["verdict"], "fail");
     EXPECT_EQ(names(v["slowdowns"]), std::vector<std::string>{"lum/k0/1080p/cold"});
     EXPECT_EQ(v["slowdowns"][0]["against"], "level");
+  }
+}
+
+namespace {
+// The kernel's compiled statistics as the driver would report them for the new code: registers 23 -> 25.
+json with_registers(json doc, const std::string& kernel, int registers) {
+  for (auto& pipeline : doc["sw_compiled"][kernel]["pipelines"])
+    for (auto& executable : pipeline)
+      for (auto& s : executable["statistics"])
+        if (s["name"] == "Register Count") s["value"] = registers;
+  return doc;
+}
+std::string text_of(const TestServer& s, const std::string& path) {
+  auto r = s.client()->Get(path);
+  EXPECT_TRUE(r && r->status == 200) << path;
+  return r ? r->body : "";
+}
+}  // namespace
+
+// Issue 52: the verdict explains each benchmark once (before -> after, against what, past which floor, what changed at
+// that run, the next steps), and summary.md, junit.xml and results.csv each carry those very words; none words its
+// own. On three real H200 runs and issue 51's commit (the kernel's SPIR-V and register count changed), on main and on
+// a branch.
+TEST(GateE2E, EveryOutputCarriesTheVerdictsOneExplanation) {
+  const auto& [r1, r2, r3] = real_h200_runs();
+  TempDir dir;
+  TestServer s(dir.db("explain.db"));
+  post_real_aa(s);
+  const json slow_doc = with_registers(grid_stride_read_thrice(r1), "lum/grid_stride_vec4", 25);
+  post_ok(s, body(slow_doc, "pr", "p1", "2026-11-27T10:12:00Z", "topic", "c3"));
+  post_ok(s, body(slow_doc, "slow", "c4", "2026-11-27T10:15:00Z"));
+  using shaderwatch::report::csv_field;
+  using shaderwatch::report::md_text;
+  using shaderwatch::report::xml_text;
+  for (const std::string run : {"slow", "pr"}) {
+    SCOPED_TRACE(run);
+    const std::string base = "https://dash.example";
+    const json v = s.get(cat("/api/v1/runs/", run, "/verdict?dashboard=https%3A%2F%2Fdash.example"));
+    ASSERT_EQ(v["verdict"], "fail");
+    const std::string md = text_of(s, cat("/api/v1/runs/", run, "/summary.md?dashboard=https%3A%2F%2Fdash.example"));
+    const std::string junit = text_of(s, cat("/api/v1/runs/", run, "/junit.xml?dashboard=https%3A%2F%2Fdash.example"));
+    const std::string csv = text_of(s, cat("/api/v1/runs/", run, "/results.csv?dashboard=https%3A%2F%2Fdash.example"));
+    int failing = 0;
+    for (const auto& e : v["explanations"]) {
+      const std::string name = e["benchmark"], headline = e["headline"], evidence = e["evidence"];
+      SCOPED_TRACE(name);
+      // What changed at that run, from the store: the kernel's SPIR-V and its register count.
+      EXPECT_NE(evidence.find("SPIR-V de183201 -> 5107ed00"), std::string::npos) << evidence;
+      EXPECT_NE(evidence.find("CS Register Count 23 -> 25"), std::string::npos) << evidence;
+      EXPECT_NE(evidence.find("same driver and runner"), std::string::npos) << evidence;
+      if (run == "pr")
+        EXPECT_EQ(e["against"].get<std::string>().rfind("main at the merge base c3 (run r3): ", 0), 0u) << e["against"];
+      else
+        EXPECT_EQ(e["baseline_run"], "r3");
+      // Every output renders the same words.
+      EXPECT_NE(md.find(md_text(headline)), std::string::npos) << md.substr(0, 3000);
+      EXPECT_NE(md.find(md_text(evidence)), std::string::npos);
+      EXPECT_NE(csv.find("\n" + name + ","), std::string::npos);
+      EXPECT_NE(csv.find(csv_field(headline + "; " + evidence)), std::string::npos) << csv.substr(0, 2000);
+      if (!e["failing"].get<bool>()) {
+        EXPECT_NE(junit.find(xml_text(headline)), std::string::npos);
+        continue;
+      }
+      ++failing;
+      EXPECT_EQ(e["finding"], "slowdown");
+      EXPECT_NE(junit.find("message=\"" + xml_text(headline) + "\">" + xml_text(headline) + "\n" + xml_text(evidence) + "\n"),
+                std::string::npos) << junit.substr(0, 3000);
+      // The next steps: the chart, the compare view, the command that measures it, bisect from this run.
+      const json& next = e["next"];
+      EXPECT_EQ(next["series_url"], cat(base, "/#/series/", std::to_string(e["series_id"].get<std::int64_t>())));
+      EXPECT_EQ(next["reproduce"], "shaderwatch-bench --filter '^lum/grid_stride_vec4$' --sizes " + name.substr(21, name.find('/', 21) - 21));
+      EXPECT_EQ(next["bisect"], cat("ci/bisect.py --server ", base, " --run ", run, " --benchmark '", name, "'"));
+      for (const char* key : {"series_url", "compare_url", "reproduce", "bisect"})
+        EXPECT_NE(junit.find(xml_text(next[key].get<std::string>())), std::string::npos) << key;
+      EXPECT_NE(md.find(next["compare_url"].get<std::string>()), std::string::npos);
+    }
+    EXPECT_GE(failing, 5) << "the 1080p hot, 4K and 8K steps";
+    EXPECT_EQ(static_cast<std::size_t>(failing), v["slowdowns"].size());
+    EXPECT_NE(md.find("ci/bisect.py --server https://dash.example --run " + run), std::string::npos) << md;
   }
 }

@@ -2,9 +2,12 @@
 // server over a real SQLite file.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 
 #include <shaderwatch/result_contract.h>
 
+#include "render/escape.h"
 #include "render/run_report.h"
 #include "test_util.h"
 
@@ -12,6 +15,7 @@ namespace {
 
 using nlohmann::json;
 using shaderwatch::report::RunReportInput;
+using shaderwatch::report::xml_text;
 
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
@@ -49,6 +53,29 @@ shaderwatch::Alert regression_alert(const std::string& name) {
   return a;
 }
 
+// An explanation as the verdict builds them (queries/verdict_explanation.cpp, tested on a real store in
+// explanation_test.cpp); the renderers only render it.
+shaderwatch::Explanation explained(const std::string& benchmark, const std::string& finding, bool failing,
+                                   const std::string& headline, double before = NAN, double after = NAN) {
+  shaderwatch::Explanation e;
+  e.benchmark = benchmark;
+  e.series_id = 40;
+  e.finding = finding;
+  e.failing = failing;
+  e.before_ns = before;
+  e.after_ns = after;
+  e.change_pct = std::isfinite(before) ? 100 * (after / before - 1) : NAN;
+  e.floor_pct = std::isfinite(before) ? 2.5 : NAN;
+  e.against = "its level (median of 12 runs, to run r-9)";
+  e.headline = headline;
+  e.evidence = "changed since run r-9: SPIR-V de183201 -> a1cc297d, CS Register Count 23 -> 25; same driver and runner";
+  e.run_id = "r-10";
+  e.baseline_run = "r-9";
+  e.good_commit = "c9";
+  e.bad_commit = "abc";
+  return e;
+}
+
 // Every kind of row a run can hold.
 RunReportInput every_outcome() {
   RunReportInput in;
@@ -74,33 +101,48 @@ RunReportInput every_outcome() {
   in.verdict.regressions = {regression_alert("lum/b_256/1920x1080/hot")};
   in.verdict.suspects = {{"lum/c_256/1920x1080/hot", 0, 3.6e5, 4e5, 11.1, 0, 4.2}};
   in.verdict.skipped = {{"lum/a_256/7680x4320/hot", "8K over 128 MiB"}};
+  in.verdict.explanations = {
+      explained("lum/a_256/1920x1080/cold", "correctness_failure", true, "correctness_failure: FAIL: wrong <sum> & \x01 bound"),
+      explained("lum/b_256/1920x1080/hot", "regression", true,
+                "regression +10.0% (1 us -> 1.1 us) since run r-9, cause commit: only the commit changed", 1000, 1100),
+      explained("lum/c_256/1920x1080/hot", "suspect", false,
+                "suspect +11.1% (360 us -> 400 us) against its level, under the gate's floor +12.0% (z 4.2): not a failure "
+                "until later runs confirm it", 3.6e5, 4e5)};
+  in.verdict.explanations[1].alert_id = 7;
   return in;
 }
 
 TEST(RunReport, JunitHasOneTestcasePerBenchmarkAndMarksEachOutcome) {
-  const std::string x = shaderwatch::report::junit_xml(every_outcome());
+  const auto in = every_outcome();
+  const std::string x = shaderwatch::report::junit_xml(in);
   EXPECT_EQ(count(x, "<testcase "), 7u);
   EXPECT_NE(x.find("<testsuites name=\"shaderwatch\" tests=\"7\" failures=\"2\" errors=\"0\" skipped=\"1\""),
             std::string::npos)
       << x;
   EXPECT_NE(x.find("<testsuite name=\"NVIDIA H200 / NVIDIA 580.1\""), std::string::npos);
-  EXPECT_NE(x.find("<testcase classname=\"lum/a_256\" name=\"1920x1080/hot\" time=\"0.000200000\"/>"), std::string::npos);
-  // The failure's text is in the element body (GitLab ignores the message attribute), escaped, and a
-  // control character XML cannot hold is dropped.
+  // No `time`: the run records no duration per benchmark, and its median is none.
+  EXPECT_NE(x.find("<testcase classname=\"lum/a_256\" name=\"1920x1080/hot\"/>"), std::string::npos) << x;
+  EXPECT_EQ(x.find("time="), std::string::npos) << x;
+  // The explanation's headline is the failure's `message` (what CI test views show); its body is the explanation
+  // with the next steps (GitLab reads only the body), escaped, and a control character XML cannot hold is dropped.
   EXPECT_NE(x.find("<failure type=\"correctness_failure\" message=\"correctness_failure: FAIL: wrong &lt;sum&gt; &amp;  bound\">"
-                   "correctness_failure: FAIL: wrong &lt;sum&gt; &amp;  bound"),
+                   "correctness_failure: FAIL: wrong &lt;sum&gt; &amp;  bound\n" + xml_text(in.verdict.explanations[0].evidence)),
             std::string::npos)
       << x;
   EXPECT_EQ(x.find('\x01'), std::string::npos);
-  // The headline in `message` (what CI test views show), the alert's link only in the body.
-  EXPECT_NE(x.find("<failure type=\"regression\" message=\"regression +10.0%"), std::string::npos) << x;
-  const auto message_at = x.find("message=\"regression +10.0%") + 9;
-  EXPECT_EQ(x.substr(message_at, x.find('"', message_at) - message_at).find("alerts?id="), std::string::npos);
-  EXPECT_NE(x.find("https://sw.example/#/alerts?id=7"), std::string::npos);
+  EXPECT_NE(x.find("<failure type=\"regression\" message=\"" + xml_text(in.verdict.explanations[1].headline) + "\">"), std::string::npos) << x;
+  EXPECT_NE(x.find("alert: https://sw.example/#/alerts?id=7\n"), std::string::npos) << x;
+  EXPECT_NE(x.find("chart: https://sw.example/#/series/40\n"), std::string::npos) << x;
+  EXPECT_NE(x.find("compare with run r-9: https://sw.example/#/compare?base=r-9&amp;contender=r-10\n"), std::string::npos) << x;
+  EXPECT_NE(x.find(xml_text("measure it on your GPU: shaderwatch-bench --filter '^lum/b_256$' --sizes 1920x1080\n")),
+            std::string::npos) << x;
+  EXPECT_NE(x.find(xml_text("find the commit: ci/bisect.py --server https://sw.example --run r-10 --benchmark "
+                            "'lum/b_256/1920x1080/hot'\n")),
+            std::string::npos) << x;
   EXPECT_NE(x.find("<skipped message=\"UNSUPPORTED: 8K over 128 MiB\">"), std::string::npos);
   EXPECT_NE(x.find("expected failure (XFAIL)"), std::string::npos);
   EXPECT_NE(x.find("expected failure did not fail this time (XPASS)"), std::string::npos);
-  EXPECT_NE(x.find("suspect: +11.1%"), std::string::npos);
+  EXPECT_NE(x.find("<system-out>" + xml_text(in.verdict.explanations[2].headline)), std::string::npos) << x;
   EXPECT_NE(x.find("<property name=\"run_url\" value=\"https://sw.example/#/runs/r-10\"/>"), std::string::npos);
   // Expected failures and suspects pass: only the two failures are <failure>.
   EXPECT_EQ(count(x, "<failure "), 2u);
@@ -118,10 +160,18 @@ TEST(RunReport, SummaryHasTheVerdictLineTablesAndMarker) {
   const std::string md = shaderwatch::report::summary_markdown(in);
   EXPECT_EQ(md.rfind(shaderwatch::report::summary_marker("r-10") + "\n", 0), 0u) << md;
   EXPECT_NE(md.find("❌ shaderwatch: fail (1 correctness failure, 1 regression)"), std::string::npos) << md;
-  EXPECT_NE(md.find("#### Regressions (1)"), std::string::npos);
-  EXPECT_NE(md.find("[alert 7](https://sw.example/#/alerts?id=7)"), std::string::npos);
-  EXPECT_NE(md.find("#### Correctness failures (1)"), std::string::npos);
-  EXPECT_NE(md.find("#### Suspects (1"), std::string::npos);
+  // Each explanation a row: the chart link, the finding, before -> after, against what, the threshold, what changed.
+  EXPECT_NE(md.find("#### What failed (2)"), std::string::npos) << md;
+  const auto& regression = in.verdict.explanations[1];
+  EXPECT_NE(md.find("| [`lum/b_256/1920x1080/hot`](https://sw.example/#/series/40) | " + shaderwatch::report::md_text(regression.headline) +
+                    " | " + shaderwatch::report::md_text(regression.evidence) + " |\n"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("#### Next steps"), std::string::npos);
+  EXPECT_NE(md.find("- Every benchmark of this run beside run r-9: [compare](https://sw.example/#/compare?base=r-9&contender=r-10)"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("- Measure them on your GPU: `shaderwatch-bench --filter '^(lum/a_256|lum/b_256)$' --sizes 1920x1080`"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("#### Not failing yet (1)"), std::string::npos);
   EXPECT_NE(md.find("<details><summary>Improvements (1)</summary>"), std::string::npos);
   EXPECT_NE(md.find("<details><summary>Unsupported on this device (1)</summary>"), std::string::npos);
   // A message cannot break the table or inject HTML.
@@ -148,13 +198,12 @@ TEST(RunReport, SummaryNamesANoisyRunnerUnderTheHistoryLine) {
 TEST(RunReport, SummaryIsCutWithALinkPastItsLimit) {
   auto in = every_outcome();
   for (int i = 0; i < 2000; ++i)
-    in.verdict.correctness.push_back({"lum/x/" + std::to_string(i), 0, shaderwatch::detect::AlertKind::CorrectnessFailure,
-                                      std::string(100, 'e')});
+    in.verdict.explanations.push_back(explained("lum/x/" + std::to_string(i), "suspect", false, std::string(100, 'e')));
   const std::string md = shaderwatch::report::summary_markdown(in, 8000);
   EXPECT_LE(md.size(), 8000u);
   EXPECT_NE(md.find("_Cut to fit a comment: the whole run is at [the dashboard](https://sw.example/#/runs/r-10)._"),
             std::string::npos);
-  EXPECT_NE(md.find("#### Regressions (1)"), std::string::npos);  // the most important table comes first
+  EXPECT_NE(md.find("#### What failed (2)"), std::string::npos);  // the most important table comes first
 }
 
 // results.csv: each row's outcome as the bench said it, and what the verdict found on it (its baseline, the change and
@@ -169,14 +218,20 @@ TEST(RunReport, CsvQuotesAndSaysTheVerdictsFindingPerRow) {
   slow.delta_pct = 25;
   slow.floor_pct = 9.5;
   in.verdict.slowdowns = {slow};
+  in.verdict.explanations.insert(in.verdict.explanations.begin() + 1,
+                                 explained(slow.benchmark, "slowdown", true, "slowdown 1.25x (160 us -> 200 us)", 1.6e5, 2e5));
   const std::string csv = shaderwatch::report::results_csv(in);
-  EXPECT_EQ(csv.rfind("name,status,verdict,median_us,baseline_us,change_pct,floor_pct,err_bound_ratio,label\n", 0), 0u);
+  EXPECT_EQ(csv.rfind("name,status,verdict,median_us,baseline_us,change_pct,floor_pct,err_bound_ratio,label,baseline_run,"
+                      "explanation\n", 0), 0u);
   EXPECT_EQ(count(csv, "\n"), 8u);
   EXPECT_EQ(csv.find("REGRESSION"), std::string::npos) << "the status is the bench's outcome; the verdict says the rest";
-  EXPECT_NE(csv.find("lum/a_256/1920x1080/hot,PASS,slowdown,200.000,160.000,25.00,9.50,0.25,\"a,\"\"b\"\"\"\n"),
+  // The explanation's numbers, then its headline and what changed in one field.
+  EXPECT_NE(csv.find("lum/a_256/1920x1080/hot,PASS,slowdown,200.000,160.000,25.00,2.50,0.25,\"a,\"\"b\"\"\",r-9," +
+                     shaderwatch::report::csv_field("slowdown 1.25x (160 us -> 200 us); " + in.verdict.explanations[1].evidence) +
+                     "\n"),
             std::string::npos) << csv;
   EXPECT_NE(csv.find("lum/b_256/1920x1080/hot,PASS,regression,300.000,"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("lum/c_256/1920x1080/hot,PASS,suspect,400.000,360.000,11.10,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("lum/c_256/1920x1080/hot,PASS,suspect,400.000,360.000,11.11,"), std::string::npos) << csv;
   EXPECT_NE(csv.find("lum/a_256/1920x1080/cold,FAIL,correctness_failure,,,,,"), std::string::npos) << csv;
   EXPECT_NE(csv.find("lum/a_256/7680x4320/hot,UNSUPPORTED,,,,,,"), std::string::npos) << csv;
   // Failing findings first (in the run's order), then suspects, then the rest.
@@ -191,7 +246,7 @@ TEST(RunReport, ClientTextIsNeitherMarkupNorAFormulaNorInvalidXml) {
   auto in = every_outcome();
   in.run.run.commit = "x`![t](https://evil.example/t.png)`x";
   in.run.run.gpu.name = "GPU [x](https://evil.example) **bold** <b>";
-  in.verdict.correctness[0].error_message = "FAIL: [click](https://evil.example) ![i](https://evil.example/i.png) | `code`";
+  in.verdict.explanations[0].headline = "FAIL: [click](https://evil.example) ![i](https://evil.example/i.png) | `code`";
   const std::string md = shaderwatch::report::summary_markdown(in);
   // The commit is one code span the backticks inside cannot close: fenced by two.
   EXPECT_NE(md.find("commit ``x`![t](https://evil.example/t.png)`x`` on"), std::string::npos) << md;
@@ -204,10 +259,10 @@ TEST(RunReport, ClientTextIsNeitherMarkupNorAFormulaNorInvalidXml) {
   in.run.points[2].label = "-2+3";
   const std::string csv = shaderwatch::report::results_csv(in);
   EXPECT_NE(csv.find("\n\"'=HYPERLINK(\"\"https://evil.example\"\",\"\"x\"\")/v/1/hot\","), std::string::npos) << csv;
-  EXPECT_NE(csv.find(",\"'@SUM(1+1)\"\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find(",\"'-2+3\"\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",\"'@SUM(1+1)\","), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",\"'-2+3\","), std::string::npos) << csv;
 
-  in.run.points[1].error_message = in.verdict.correctness[0].error_message = std::string("bad \xEF\xBF\xBE and \xEF\xBF\xBF, \xED\xA0\x80 half a pair, ") +
+  in.run.points[1].error_message = in.verdict.explanations[0].headline = std::string("bad \xEF\xBF\xBE and \xEF\xBF\xBF, \xED\xA0\x80 half a pair, ") +
                                             "\xC3 cut, \xC0\xAF overlong, \x01 control, kept: \xC3\xA9 \xF0\x9F\x98\x80";
   const std::string x = shaderwatch::report::junit_xml(in);
   EXPECT_EQ(x.find("\xEF\xBF\xBE"), std::string::npos);

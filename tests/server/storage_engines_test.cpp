@@ -95,7 +95,7 @@ TEST(StorageEngines, MigrateCopiesEveryRunAlertAndToken) {
   std::string token;
   std::vector<std::string> paths = {"/api/v1/runs?limit=1000", "/api/v1/alerts?limit=500", "/api/v1/gpus",
                                     "/api/v1/benchmarks", "/api/v1/series?limit=1000", "/api/v1/summary",
-                                    "/api/v1/correctness", "/api/v1/runs/run-30/verdict", "/api/v1/runs/run-24", "/api/v1/runs/run-24/results",
+                                    "/api/v1/correctness", "/api/v1/runs/run-30/verdict?dashboard=http%3A%2F%2Fdash.example", "/api/v1/runs/run-24", "/api/v1/runs/run-24/results",
                                     "/api/v1/compare?base=run-20&contender=run-30"};
   std::map<std::string, json> before;
   {

@@ -44,22 +44,26 @@ std::vector<CompiledStatistic> flatten_statistics(std::string_view pipelines_jso
   return out;
 }
 
-std::pair<std::string, std::string> statistics_difference(const std::vector<CompiledStatistic>& before,
-                                                          const std::vector<CompiledStatistic>& after) {
-  std::string was, now;
-  const auto add = [](std::string& text, const std::string& name, const CompiledStatistic* s) {
-    text.append(text.empty() ? "" : "; ").append(name).append(" ").append(s ? number_text(s->value) : "absent");
-  };
+std::vector<StatisticChange> statistic_changes(const std::vector<CompiledStatistic>& before,
+                                               const std::vector<CompiledStatistic>& after) {
+  std::vector<StatisticChange> out;
+  const auto text = [](const CompiledStatistic* s) { return s ? number_text(s->value) : std::string("absent"); };
   for (const auto& b : before) {
     const auto* a = find_named(after, b.name);
     if (a && a->value == b.value) continue;
-    add(was, b.name, &b);
-    add(now, b.name, a);
+    out.push_back({b.name, text(&b), text(a)});
   }
-  for (const auto& a : after) {
-    if (find_named(before, a.name)) continue;
-    add(was, a.name, nullptr);
-    add(now, a.name, &a);
+  for (const auto& a : after)
+    if (!find_named(before, a.name)) out.push_back({a.name, text(nullptr), text(&a)});
+  return out;
+}
+
+std::pair<std::string, std::string> statistics_difference(const std::vector<CompiledStatistic>& before,
+                                                          const std::vector<CompiledStatistic>& after) {
+  std::string was, now;
+  for (const auto& c : statistic_changes(before, after)) {
+    was.append(was.empty() ? "" : "; ").append(c.name).append(" ").append(c.before);
+    now.append(now.empty() ? "" : "; ").append(c.name).append(" ").append(c.after);
   }
   return {was, now};
 }

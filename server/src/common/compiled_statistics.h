@@ -25,6 +25,13 @@ struct Compilation {
 // In the driver's order. Empty for "[]" (a device without VK_KHR_pipeline_executable_properties).
 std::vector<CompiledStatistic> flatten_statistics(std::string_view pipelines_json);
 
+// Each statistic that differs between two compilations, its values as text ("absent" on the side without it).
+struct StatisticChange {
+  std::string name, before, after;
+};
+std::vector<StatisticChange> statistic_changes(const std::vector<CompiledStatistic>& before,
+                                               const std::vector<CompiledStatistic>& after);
+
 // The statistics that differ between two compilations, as "before" and "after" texts ("CS Register Count 16",
 // one per changed statistic, "; " between): both empty where every statistic is the same. A statistic only one
 // side has is "absent" on the other.

@@ -122,6 +122,39 @@ detect::CompiledEvidence compiled_evidence(sql::Conn& c, std::int64_t sid, const
 
 }  // namespace
 
+RunDifference what_changed(sql::Conn& c, std::int64_t sid, const std::string& kernel, const RunInfo& before,
+                           const RunInfo& after) {
+  RunDifference d;
+  const Compilation a = ran_in(c, sid, kernel, before.id), b = ran_in(c, sid, kernel, after.id);
+  const auto short_hash = [](const std::string& h) { return h.substr(0, 8); };
+  std::vector<std::string> same;
+  if (a.spirv.empty() || b.spirv.empty()) d.unknown.push_back("SPIR-V");
+  else if (a.spirv != b.spirv) d.changed.push_back("SPIR-V " + short_hash(a.spirv) + " -> " + short_hash(b.spirv));
+  else same.push_back("SPIR-V");
+  if (!a.input.empty() && !b.input.empty() && a.input != b.input) d.changed.push_back("input " + a.input + " -> " + b.input);
+  if (a.statistics.empty() || b.statistics.empty()) {
+    d.unknown.push_back("compiled statistics");
+  } else {
+    const auto changes = statistic_changes(a.statistics, b.statistics);
+    constexpr std::size_t kNamed = 4;  // the rest counted: a new compiler can change dozens
+    for (std::size_t i = 0; i < changes.size() && i < kNamed; ++i)
+      d.changed.push_back(changes[i].name + " " + changes[i].before + " -> " + changes[i].after);
+    if (changes.size() > kNamed) d.changed.push_back(std::to_string(changes.size() - kNamed) + " more compiled statistics");
+    if (changes.empty()) same.push_back("compiled statistics");
+  }
+  if (before.driver != after.driver) {
+    const auto t = driver_change_text(before.driver, after.driver);
+    d.changed.push_back("driver " + t.before + " -> " + t.after);
+  } else {
+    same.push_back("driver");
+  }
+  if (before.runner != after.runner) d.changed.push_back("runner " + before.runner + " -> " + after.runner);
+  else same.push_back("runner");
+  for (std::size_t i = 0; i < same.size(); ++i)
+    d.same.append(i == 0 ? "" : i + 1 == same.size() ? " and " : ", ").append(same[i]);
+  return d;
+}
+
 json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const RunInfo& b, double own, ChangeOf what,
                       const detect::Params& params) {
   detect::AttributionInput in;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -24,6 +25,17 @@ struct RunInfo {
   DriverIdentity driver;
 };
 RunInfo load_run(sql::Conn& c, std::int64_t id);
+
+// What differs between two runs of series sid (its kernel `kernel`, family/variant), in words for people: the
+// kernel's SPIR-V, input and compiled statistics, the driver, the runner. The commit is not evidence and is left
+// out; what one side did not record is named as unknown.
+struct RunDifference {
+  std::vector<std::string> changed;  // "SPIR-V de183201 -> a1cc297d", "CS Register Count 23 -> 25", "driver A -> B"
+  std::string same;                  // what recorded is the same: "SPIR-V, compiled statistics, driver and runner"
+  std::vector<std::string> unknown;  // "compiled statistics" where either run did not record them
+};
+RunDifference what_changed(sql::Conn& c, std::int64_t sid, const std::string& kernel, const RunInfo& before,
+                           const RunInfo& after);
 
 // What changed at a boundary, and so what a sibling series must show to have changed with it.
 enum class ChangeOf {

@@ -127,28 +127,35 @@ struct HttpServer::Impl {
     return t->name;
   }
 
-  // The report file `file` of a run: {content type, text}. Links point at ?dashboard= (an http(s) base
-  // URL) or, by default, at this server as the client reached it.
-  std::pair<const char*, std::string> run_report(const httplib::Request& req, const std::string& run_id,
-                                                 const std::string& file) {
+  // The dashboard's base URL for a report's or a verdict's links: ?dashboard= (an http(s) base URL) or, by default,
+  // this server as the client reached it.
+  std::string dashboard_base(const httplib::Request& req) {
     const Params q = params_of(req);
     allow_only(q, {"dashboard"});
-    report::RunReportInput in;
+    std::string base;
     if (auto d = opt(q, "dashboard")) {
       const bool http = d->starts_with("http://") || d->starts_with("https://");
       if (!http || d->size() > 512 || d->find_first_of(" \t\r\n\"'<>`") != std::string::npos)
         throw ClientError(400, "must be an http:// or https:// URL of at most 512 characters, without spaces or quotes",
                           "dashboard");
-      in.dashboard = *d;
+      base = *d;
     } else {
       // The Host header is the client's word: used only when it is a plain host[:port].
       const std::string host = req.get_header_value("Host");
       const bool plain = !host.empty() && host.size() <= 255 &&
                          host.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-:[]") ==
                              std::string::npos;
-      in.dashboard = "http://" + (plain ? host : opts.bind + ":" + std::to_string(opts.port));
+      base = "http://" + (plain ? host : opts.bind + ":" + std::to_string(opts.port));
     }
-    while (in.dashboard.ends_with('/')) in.dashboard.pop_back();
+    while (base.ends_with('/')) base.pop_back();
+    return base;
+  }
+
+  // The report file `file` of a run: {content type, text}, its links at dashboard_base.
+  std::pair<const char*, std::string> run_report(const httplib::Request& req, const std::string& run_id,
+                                                 const std::string& file) {
+    report::RunReportInput in;
+    in.dashboard = dashboard_base(req);
     in.run = store.queries().run(run_id);
     in.verdict = store.queries().verdict(run_id);
     in.improvements = store.queries().alerts({{"raised_by", run_id}, {"kind", "improvement"}, {"limit", "500"}}).alerts;
@@ -442,8 +449,8 @@ struct HttpServer::Impl {
     svr.Get("/api/v1/benchmarks", read([this](const auto& req) { return store.queries().benchmarks(params_of(req)); }));
     svr.Get("/api/v1/runs", read([this](const auto& req) { return store.queries().runs(params_of(req)); }));
     svr.Get(R"(/api/v1/runs/([A-Za-z0-9._:@+-]+)/verdict)", read([this](const auto& req) {
-              if (!params_of(req).empty()) throw ClientError(400, "takes no query parameters");
-              return store.queries().verdict(req.matches[1]);
+              const std::string base = dashboard_base(req);
+              return verdict_json(store.queries().verdict(req.matches[1]), base);
             }));
     // A run's report for CI (render/run_report.h): one rendering, the same text for every client.
     svr.Get(R"(/api/v1/runs/([A-Za-z0-9._:@+-]+)/(junit\.xml|summary\.md|results\.csv))",

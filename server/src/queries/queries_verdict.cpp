@@ -18,6 +18,7 @@
 #include "queries/query_helpers.h"
 #include "queries/run_counters.h"
 #include "queries/verdict_evidence.h"
+#include "queries/verdict_explanation.h"
 
 namespace shaderwatch {
 
@@ -123,6 +124,7 @@ Verdict Queries::verdict(const std::string& key) {
   out.acknowledged_regressions = load_alerts(*c, v.acknowledged);
   out.unconfirmed_regressions = load_alerts(*c, v.unconfirmed);
   out.skipped = skipped_kernels(*c, run.pk);
+  out.explanations = explain_verdict(*c, run, out);
   out.coverage = {v.coverage, evidence.timings_gated, 100 * std::expm1(v.coverage.swing),
                   analysis::coverage_line(v.coverage, opts_.detect, opts_.gate)};
   out.noise = noise_note(*c, run);

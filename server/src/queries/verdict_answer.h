@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -64,6 +65,25 @@ struct NoiseNote {
   std::string line;       // "runner noisy: 350 benchmarks' spread x4.0 since run r30 (cause: machine)"
 };
 
+// The one explanation of a benchmark the verdict names (failing, suspect, unconfirmed or acknowledged), built by
+// queries/verdict_explanation.h: every output (summary.md, junit.xml, results.csv, the run page, the bench after
+// --post) renders it and none words its own.
+struct Explanation {
+  std::string benchmark;
+  std::int64_t series_id = 0;
+  std::string finding;  // slowdown, regression, correctness_failure, correctness_regression, suspect, unconfirmed, acknowledged
+  bool failing = false;  // the verdict fails on it
+  double before_ns = NAN, after_ns = NAN, change_pct = NAN, floor_pct = NAN;  // NaN where the finding has none
+  std::string against;    // the baseline in words: "main's level (median of 12 runs, to run r41)"
+  std::string headline;   // one line: the finding, before -> after, against what, past (or under) which threshold
+  std::string evidence;   // one line: what changed since baseline_run, or that nothing recorded did
+  std::vector<std::string> changed;  // the same, item by item: "SPIR-V de183201 -> a1cc297d", "CS Register Count 23 -> 25"
+  std::string run_id;                // the run the change shows at (a regression's: its first slow run)
+  std::string baseline_run;          // the run compared with (empty where none)
+  std::string good_commit, bad_commit;  // either side, for bisect (empty where unknown or the same)
+  std::optional<std::int64_t> alert_id;
+};
+
 struct Verdict {
   std::string run_id, branch;
   std::optional<VerdictBaseline> baseline;
@@ -73,6 +93,7 @@ struct Verdict {
   std::vector<SlowdownEntry> slowdowns;
   std::vector<SuspectEntry> suspects;
   std::vector<SkippedEntry> skipped;
+  std::vector<Explanation> explanations;  // failing ones first, in the lists' order
   VerdictCoverage coverage;
   std::optional<NoiseNote> noise;
 };

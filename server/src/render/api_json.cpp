@@ -1,5 +1,7 @@
 #include "render/api_json.h"
 
+#include "queries/verdict_explanation.h"
+
 #include <cmath>
 #include <optional>
 
@@ -343,12 +345,35 @@ void to_json(json& j, const NoiseNote& n) {
        {"line", n.line}};
 }
 
+void to_json(json& j, const Explanation& e) {
+  j = {{"benchmark", e.benchmark}, {"series_id", e.series_id}, {"finding", e.finding}, {"failing", e.failing},
+       {"before_ns", number_or_null(e.before_ns)}, {"after_ns", number_or_null(e.after_ns)},
+       {"change_pct", number_or_null(e.change_pct)}, {"floor_pct", number_or_null(e.floor_pct)}, {"against", e.against},
+       {"headline", e.headline}, {"evidence", e.evidence}, {"changed", e.changed}, {"run_id", e.run_id},
+       {"baseline_run", e.baseline_run.empty() ? json(nullptr) : json(e.baseline_run)},
+       {"good_commit", e.good_commit.empty() ? json(nullptr) : json(e.good_commit)},
+       {"bad_commit", e.bad_commit.empty() ? json(nullptr) : json(e.bad_commit)},
+       {"alert_id", e.alert_id ? json(*e.alert_id) : json(nullptr)}};
+}
+
+json verdict_json(const Verdict& v, const std::string& dashboard) {
+  json j = v;
+  auto& list = j["explanations"];
+  for (std::size_t i = 0; i < v.explanations.size(); ++i) {
+    const NextStep n = next_step(v.explanations[i], v.run_id, dashboard);
+    const auto or_none = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };
+    list[i]["next"] = {{"series_url", n.series_url}, {"compare_url", or_none(n.compare_url)},
+                       {"alert_url", or_none(n.alert_url)}, {"reproduce", or_none(n.reproduce)}, {"bisect", or_none(n.bisect)}};
+  }
+  return j;
+}
+
 void to_json(json& j, const Verdict& v) {
   j = {{"run_id", v.run_id}, {"branch", v.branch}, {"baseline", v.baseline ? json(*v.baseline) : json(nullptr)},
        {"verdict", v.fail ? "fail" : "pass"}, {"correctness", v.correctness}, {"regressions", v.regressions},
        {"slowdowns", v.slowdowns}, {"acknowledged_regressions", v.acknowledged_regressions},
        {"unconfirmed_regressions", v.unconfirmed_regressions}, {"suspects", v.suspects}, {"skipped", v.skipped},
-       {"coverage", v.coverage}, {"noise", v.noise ? json(*v.noise) : json(nullptr)}};
+       {"explanations", v.explanations}, {"coverage", v.coverage}, {"noise", v.noise ? json(*v.noise) : json(nullptr)}};
 }
 
 }  // namespace shaderwatch

@@ -73,6 +73,9 @@ void to_json(nlohmann::json& j, const SuspectEntry& e);
 void to_json(nlohmann::json& j, const SlowdownEntry& e);
 void to_json(nlohmann::json& j, const SkippedEntry& e);
 void to_json(nlohmann::json& j, const VerdictCoverage& c);
+void to_json(nlohmann::json& j, const Explanation& e);
 void to_json(nlohmann::json& j, const Verdict& v);
+// GET /api/v1/runs/{id}/verdict: the verdict with each explanation's next steps (links at `dashboard`).
+nlohmann::json verdict_json(const Verdict& v, const std::string& dashboard);
 
 }  // namespace shaderwatch

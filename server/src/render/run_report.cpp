@@ -2,7 +2,9 @@
 
 #include "render/escape.h"
 
+#include "common/quantity_text.h"
 #include "ingest/benchmark_name.h"
+#include "queries/verdict_explanation.h"
 
 #include <algorithm>
 #include <cctype>
@@ -20,16 +22,7 @@ using nlohmann::json;
 namespace shaderwatch::report {
 namespace {
 
-std::string str(const json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+std::string fmt(const char* f, double v) { return format_number(f, v); }
 
 // JUnit's classname and name: family/variant and the rest (size/mode[/devN]) of a benchmark name; a name
 // with fewer parts keeps it whole as both.
@@ -43,15 +36,6 @@ std::string upper(std::string s) {
   for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   return s;
 }
-
-std::string time_text(double ns) {
-  if (!std::isfinite(ns)) return "-";
-  if (ns >= 1e9) return fmt("%.3g s", ns / 1e9);
-  if (ns >= 1e6) return fmt("%.3g ms", ns / 1e6);
-  if (ns >= 1e3) return fmt("%.3g us", ns / 1e3);
-  return fmt("%.3g ns", ns);
-}
-std::string pct_text(double pct) { return std::isfinite(pct) ? fmt("%+.1f%%", pct) : "-"; }
 
 // Every benchmark of the run once, in the run's order: measured points first, then those with no time.
 struct Row {
@@ -74,82 +58,57 @@ std::vector<Row> rows_of(const RunDetail& run) {
   return rows;
 }
 
-// Benchmark name -> the verdict's (first) entry of that list.
-template <class Entry>
-std::map<std::string, const Entry*> by_benchmark(const std::vector<Entry>& list) {
-  std::map<std::string, const Entry*> m;
-  for (const auto& e : list) m.emplace(e.benchmark, &e);
-  return m;
-}
-
 // An alert's optional number, NaN where absent (printed as such, as time_text and pct_text show "-").
 double num(const std::optional<double>& v) { return v.value_or(NAN); }
 
-std::string alert_line(const Alert& a) {
-  return "regression " + pct_text(num(a.delta_pct)) + " (" + time_text(num(a.before_ns)) + " -> " +
-         time_text(num(a.after_ns)) + ", noise " + fmt("%.2f%%", num(a.noise_pct)) + ", p " +
-         fmt("%.2g", num(a.p_value)) + ") from run " + a.run_id + ", cause " + a.cause + ": " +
-         str(a.attribution, "summary");
-}
-
 std::string link(const std::string& base, const std::string& hash) { return contract::dashboard_page(base, hash); }
 
-// What the slowdown was judged against, in words. On another branch the baseline is main's, at the merge base (the
-// verdict's `baseline`): said so, where "the previous 2 runs" alone read as the branch's own.
-std::string baseline_text(const SlowdownEntry& s, const std::optional<VerdictBaseline>& base = std::nullopt) {
-  const auto runs = s.baseline_runs;
-  const std::string level = s.against == analysis::Baseline::Level ? "its level (median of " + std::to_string(runs) + " runs)"
-                            : runs == 1                            ? "the previous run"
-                                                                   : "the previous " + std::to_string(runs) + " runs (median)";
-  if (!base) return level;
-  return base->branch + " at the merge base" + (base->merge_base ? " " + *base->merge_base : std::string()) +
-         (base->run_id ? " (run " + *base->run_id + ")" : std::string()) + ": " + level;
+// The verdict's explanations by benchmark, in the verdict's order (a benchmark can have more than one: a wrong
+// answer and a regression).
+std::map<std::string, std::vector<const Explanation*>> explanations_by_benchmark(const Verdict& v) {
+  std::map<std::string, std::vector<const Explanation*>> m;
+  for (const auto& e : v.explanations) m[e.benchmark].push_back(&e);
+  return m;
 }
 
-std::string slowdown_line(const SlowdownEntry& s, const std::optional<VerdictBaseline>& base) {
-  return "slowdown " + fmt("%.2fx", s.value_ns / s.baseline_ns) + " (" + time_text(s.baseline_ns) + " -> " +
-         time_text(s.value_ns) + ") against " + baseline_text(s, base) + ", beyond any noise: the gate's floor is " +
-         pct_text(s.floor_pct) + " (run-to-run noise " + fmt("%.2f%%", s.noise_pct) + ")";
+// An explanation with its next steps, as lines of text (junit's failure body, the terminal).
+std::string explanation_text(const Explanation& e, const std::string& run_id, const std::string& dashboard) {
+  const NextStep n = next_step(e, run_id, dashboard);
+  std::string t = e.headline + "\n" + e.evidence + "\nchart: " + n.series_url + "\n";
+  if (!n.compare_url.empty()) t += "compare with run " + e.baseline_run + ": " + n.compare_url + "\n";
+  if (!n.alert_url.empty()) t += "alert: " + n.alert_url + "\n";
+  if (!n.reproduce.empty()) t += "measure it on your GPU: " + n.reproduce + "\n";
+  if (!n.bisect.empty()) t += "find the commit: " + n.bisect + "\n";
+  return t;
 }
 
-// A verdict's lists by benchmark, for the JUnit report's one test case per benchmark.
-struct VerdictByBenchmark {
-  std::map<std::string, const CorrectnessEntry*> correctness;
-  std::map<std::string, const Alert*> regressions, acknowledged, unconfirmed;
-  std::map<std::string, const SlowdownEntry*> slowdowns;
-  std::map<std::string, const SuspectEntry*> suspects;
-  explicit VerdictByBenchmark(const Verdict& v)
-      : correctness(by_benchmark(v.correctness)), regressions(by_benchmark(v.regressions)),
-        acknowledged(by_benchmark(v.acknowledged_regressions)), unconfirmed(by_benchmark(v.unconfirmed_regressions)),
-        slowdowns(by_benchmark(v.slowdowns)), suspects(by_benchmark(v.suspects)) {}
-};
-
-// What a benchmark's test case says: a failure (with its type), a skip, and lines for its output.
+// What a benchmark's test case says: a failure (with its type and headline), a skip, and lines for its output.
 struct JunitCase {
-  std::string failure, failure_type;
+  std::string failure, failure_type, message;
   bool skip = false;
   std::vector<std::string> out_lines;
 };
 
-JunitCase junit_case(const Row& r, const VerdictByBenchmark& v, const std::string& dashboard,
-                     const std::optional<VerdictBaseline>& base) {
+JunitCase junit_case(const Row& r, const std::vector<const Explanation*>& explained, const std::string& run_id,
+                     const std::string& dashboard) {
   JunitCase c;
-  if (const auto f = v.correctness.find(r.name); f != v.correctness.end()) {
-    c.failure_type = detect::to_string(f->second->kind);
-    c.failure = c.failure_type + ": " + f->second->error_message;
-  } else if (r.outcome == "fail") {
+  for (const Explanation* e : explained) {
+    if (!e->failing) {
+      c.out_lines.push_back(e->headline);
+      continue;
+    }
+    if (c.failure.empty()) {
+      c.failure_type = e->finding;
+      c.message = e->headline;
+    } else {
+      c.failure += "\n";
+    }
+    c.failure += explanation_text(*e, run_id, dashboard);
+  }
+  // A failing row the verdict does not list (a run judged before its rows had a status): the bench's own message.
+  if (c.failure.empty() && r.outcome == "fail") {
     c.failure_type = "correctness_failure";
-    c.failure = r.error_message;
-  }
-  if (const auto g = v.regressions.find(r.name); g != v.regressions.end()) {
-    if (!c.failure.empty()) c.failure += "\n";
-    else c.failure_type = "regression";
-    c.failure += alert_line(*g->second) + "\n" + link(dashboard, "alerts?id=" + std::to_string(g->second->id));
-  }
-  if (const auto d = v.slowdowns.find(r.name); d != v.slowdowns.end()) {
-    if (!c.failure.empty()) c.failure += "\n";
-    else c.failure_type = "slowdown";
-    c.failure += slowdown_line(*d->second, base);
+    c.failure = c.message = r.error_message;
   }
   if (r.outcome == "unsupported" || r.outcome == "skip") c.skip = true;
   if (r.outcome == "flake") c.out_lines.push_back(r.error_message);
@@ -158,21 +117,13 @@ JunitCase junit_case(const Row& r, const VerdictByBenchmark& v, const std::strin
   // runs, and a driver bug may hide on one run; "not observed this time" is no defect. The line keeps
   // it visible, and the entry stays until someone removes it.
   if (r.outcome == "xpass") c.out_lines.push_back("expected failure did not fail this time (XPASS): " + r.error_message);
-  if (const auto a = v.acknowledged.find(r.name); a != v.acknowledged.end())
-    c.out_lines.push_back("acknowledged " + alert_line(*a->second));
-  if (const auto a = v.unconfirmed.find(r.name); a != v.unconfirmed.end())
-    c.out_lines.push_back("not failing until more runs confirm it: " + alert_line(*a->second));
-  if (const auto s = v.suspects.find(r.name); s != v.suspects.end())
-    c.out_lines.push_back("suspect: " + pct_text(s->second->delta_pct) + " against its level (" +
-                          time_text(s->second->level_ns) + " -> " + time_text(s->second->value_ns) + ", z " +
-                          fmt("%.1f", s->second->z) + "); not a failure until later runs confirm it");
   return c;
 }
 
-void write_testcase(std::ostream& out, const Row& r, const JunitCase& c, double seconds) {
+// No `time`: a test case's time is a duration, and the run records none per benchmark (its median is no duration).
+void write_testcase(std::ostream& out, const Row& r, const JunitCase& c) {
   const auto [classname, name] = junit_names(r.name);
-  out << "    <testcase classname=\"" << xml_text(classname) << "\" name=\"" << xml_text(name) << "\" time=\""
-      << fmt("%.9f", seconds) << "\"";
+  out << "    <testcase classname=\"" << xml_text(classname) << "\" name=\"" << xml_text(name) << "\"";
   if (c.failure.empty() && !c.skip && c.out_lines.empty()) {
     out << "/>\n";
     return;
@@ -180,7 +131,7 @@ void write_testcase(std::ostream& out, const Row& r, const JunitCase& c, double 
   out << ">\n";
   if (!c.failure.empty()) {
     // The headline (what most CI test views show) in `message`, the whole text in the body (GitLab reads only that).
-    std::string headline = c.failure.substr(0, c.failure.find('\n'));
+    std::string headline = c.message;
     if (headline.size() > 300) headline = headline.substr(0, 297) + "...";
     out << "      <failure type=\"" << xml_text(c.failure_type) << "\" message=\"" << xml_text(headline) << "\">"
         << xml_text(c.failure) << "</failure>\n";
@@ -247,7 +198,9 @@ std::string summary_head(const RunReportInput& in) {
           md_text(run_id) + "](" + contract::dashboard_run_page(in.dashboard, run_id) + ")\n";
   head += "\n" + std::to_string(rows_of(in.run).size()) + " benchmarks, " + plural(v.suspects.size(), "suspect") + ", " +
           std::to_string(v.skipped.size()) + " skipped (unsupported or an expectations entry).\n";
-  if (!v.coverage.line.empty()) head += "\n" + md_text(v.coverage.line) + "\n";
+  // How the gate judged the run is for whoever doubts it: folded, one click away.
+  if (!v.coverage.line.empty())
+    head += "\n<details><summary>How the gate judged this run</summary>\n\n" + md_text(v.coverage.line) + "\n</details>\n";
   if (v.noise) head += "\n" + md_text(v.noise->line) + "\n";
   return head;
 }
@@ -258,18 +211,16 @@ std::string summary_marker(const std::string& run_id) { return "<!-- shaderwatch
 
 std::string junit_xml(const RunReportInput& in) {
   const RunSummary& meta = in.run.run;
-  const VerdictByBenchmark verdict(in.verdict);
+  const auto explained = explanations_by_benchmark(in.verdict);
   const std::vector<Row> rows = rows_of(in.run);
   std::ostringstream cases;
   int failures = 0, skipped = 0;
-  double total_s = 0;
   for (const Row& r : rows) {
-    const double seconds = std::isfinite(r.median_ns) ? r.median_ns / 1e9 : 0.0;
-    total_s += seconds;
-    const JunitCase c = junit_case(r, verdict, in.dashboard, in.verdict.baseline);
+    const auto e = explained.find(r.name);
+    const JunitCase c = junit_case(r, e == explained.end() ? std::vector<const Explanation*>() : e->second, meta.id, in.dashboard);
     if (!c.failure.empty()) ++failures;
     else if (c.skip) ++skipped;
-    write_testcase(cases, r, c, seconds);
+    write_testcase(cases, r, c);
   }
 
   const std::string suite = meta.gpu.name + " / " + meta.driver.name + " " + meta.driver.info;
@@ -277,9 +228,9 @@ std::string junit_xml(const RunReportInput& in) {
   std::ostringstream x;
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   x << "<testsuites name=\"shaderwatch\" tests=\"" << rows.size() << "\" failures=\"" << failures
-    << "\" errors=\"0\" skipped=\"" << skipped << "\" time=\"" << fmt("%.6f", total_s) << "\">\n";
+    << "\" errors=\"0\" skipped=\"" << skipped << "\">\n";
   x << "  <testsuite name=\"" << xml_text(suite) << "\" tests=\"" << rows.size() << "\" failures=\"" << failures
-    << "\" errors=\"0\" skipped=\"" << skipped << "\" time=\"" << fmt("%.6f", total_s) << "\" timestamp=\""
+    << "\" errors=\"0\" skipped=\"" << skipped << "\" timestamp=\""
     << xml_text(meta.started_at) << "\" hostname=\"" << xml_text(meta.runner) << "\">\n";
   x << "    <properties>\n";
   const std::pair<const char*, std::string> props[] = {
@@ -310,37 +261,41 @@ std::string summary_markdown(const RunReportInput& in, std::size_t max_bytes) {
                                contract::dashboard_run_page(in.dashboard, run_id) + ")._\n";
   BudgetedSections sections(max_bytes > head.size() + cut_line.size() + 200 ? max_bytes - head.size() - cut_line.size() - 200 : 0);
 
-  std::vector<std::string> rows;
-  for (const auto& d : v.slowdowns)
-    rows.push_back("| " + md_code(d.benchmark) + " | " + time_text(d.baseline_ns) + " → " + time_text(d.value_ns) + " | " +
-                   fmt("%.2fx", d.value_ns / d.baseline_ns) + " | " + md_text(baseline_text(d, v.baseline)) + " | " +
-                   pct_text(d.floor_pct) + " |\n");
-  sections.table("Slowdowns in this run (" + std::to_string(rows.size()) + ", beyond any noise: the single-run gate)",
-                 "| benchmark | before → this run | ratio | against | gate floor |\n|---|---|---|---|---|\n", rows, false);
+  // The explanations: what failed, then what did not fail yet, each as the verdict words it.
+  const auto explanation_row = [&](const Explanation& e) {
+    return "| [" + md_code(e.benchmark) + "](" + link(in.dashboard, "series/" + std::to_string(e.series_id)) + ") | " +
+           md_text(e.headline) + " | " + md_text(e.evidence) + " |\n";
+  };
+  const std::string header = "| benchmark | finding | what changed |\n|---|---|---|\n";
+  std::vector<std::string> rows, failing_names;
+  const Explanation* first_failing = nullptr;
+  for (const auto& e : v.explanations)
+    if (e.failing) {
+      rows.push_back(explanation_row(e));
+      failing_names.push_back(e.benchmark);
+      if (!first_failing) first_failing = &e;
+    }
+  sections.table("What failed (" + std::to_string(rows.size()) + ")", header, rows, false);
+  // The next steps, once for the run: the compare view, one command measuring every failing benchmark, bisect.
   rows.clear();
-  for (const auto& a : v.regressions)
-    rows.push_back("| " + md_code(a.benchmark) + " | " + time_text(num(a.before_ns)) + " → " + time_text(num(a.after_ns)) +
-                   " | " + pct_text(num(a.delta_pct)) + " | " + fmt("%.2f%%", num(a.noise_pct)) + " | " +
-                   fmt("%.2g", num(a.p_value)) + " | " + md_text(a.cause) + " | [alert " + std::to_string(a.id) + "](" +
-                   link(in.dashboard, "alerts?id=" + std::to_string(a.id)) + ") |\n");
-  sections.table("Regressions (" + std::to_string(rows.size()) + ")",
-                 "| benchmark | before → after | delta | noise | p | cause | alert |\n|---|---|---|---|---|---|---|\n", rows, false);
+  if (first_failing) {
+    const NextStep n = next_step(*first_failing, run_id, in.dashboard);
+    if (!n.compare_url.empty())
+      rows.push_back("- Every benchmark of this run beside run " + md_text(first_failing->baseline_run) + ": [compare](" +
+                     n.compare_url + ")\n");
+    if (const auto cmd = reproduce_command(failing_names); !cmd.empty())
+      rows.push_back("- Measure them on your GPU: `" + cmd + "`\n");
+    if (!n.bisect.empty())
+      rows.push_back("- Find the commit that did it (" + md_code(first_failing->good_commit.substr(0, 12)) + ".." +
+                     md_code(first_failing->bad_commit.substr(0, 12)) + "): `" + n.bisect + "`" +
+                     (failing_names.size() > 1 ? " (another benchmark: change `--benchmark`)" : "") + "\n");
+  }
+  sections.table("Next steps", "", rows, false);
   rows.clear();
-  for (const auto& c : v.correctness)
-    rows.push_back("| " + md_code(c.benchmark) + " | " + md_text(detect::to_string(c.kind)) + " | " +
-                   md_text(c.error_message) + " |\n");
-  sections.table("Correctness failures (" + std::to_string(rows.size()) + ")", "| benchmark | kind | message |\n|---|---|---|\n",
-                 rows, false);
-  rows.clear();
-  for (const auto& a : v.unconfirmed_regressions)
-    rows.push_back("| " + md_code(a.benchmark) + " | " + time_text(num(a.before_ns)) + " → " + time_text(num(a.after_ns)) +
-                   " | " + pct_text(num(a.delta_pct)) + " | alert " + std::to_string(a.id) +
-                   ", not yet beyond the gate's score |\n");
-  for (const auto& s : v.suspects)
-    rows.push_back("| " + md_code(s.benchmark) + " | " + time_text(s.level_ns) + " → " + time_text(s.value_ns) + " | " +
-                   pct_text(s.delta_pct) + " | " + fmt("%.1f", s.z) + " |\n");
-  sections.table("Suspects (" + std::to_string(rows.size()) + ", not failures until later runs confirm them)",
-                 "| benchmark | level → this run | delta | z |\n|---|---|---|---|\n", rows, false);
+  for (const auto& e : v.explanations)
+    if (!e.failing) rows.push_back(explanation_row(e));
+  sections.table("Not failing yet (" + std::to_string(rows.size()) + "): suspects, unconfirmed and acknowledged regressions",
+                 header, rows, false);
   rows.clear();
   for (const auto& a : in.improvements)
     rows.push_back("| " + md_code(a.benchmark) + " | " + time_text(num(a.before_ns)) + " → " + time_text(num(a.after_ns)) +
@@ -355,43 +310,30 @@ std::string summary_markdown(const RunReportInput& in, std::size_t max_bytes) {
 }
 
 namespace {
-// One row of results.csv beyond the bench's own: what the verdict found on the benchmark, against what baseline,
-// by how much, past which threshold (empty where the verdict found nothing).
-struct CsvFinding {
-  std::string verdict;  // correctness_failure, correctness_regression, regression, slowdown, suspect, acknowledged, unconfirmed
-  double baseline_ns = NAN, change_pct = NAN, floor_pct = NAN;
-  int rank = 9;  // failing findings first, then the listed ones, then the rest
-};
-CsvFinding csv_finding(const Row& r, const VerdictByBenchmark& v) {
-  const auto change = [&](double base) { return base > 0 && std::isfinite(r.median_ns) ? 100 * (r.median_ns / base - 1) : NAN; };
-  if (const auto f = v.correctness.find(r.name); f != v.correctness.end())
-    return {std::string(detect::to_string(f->second->kind)), NAN, NAN, NAN, 0};
-  for (const auto* list : {&v.regressions, &v.acknowledged, &v.unconfirmed})
-    if (const auto a = list->find(r.name); a != list->end()) {
-      const double before = num(a->second->before_ns);
-      return {list == &v.regressions ? "regression" : list == &v.acknowledged ? "acknowledged" : "unconfirmed", before,
-              change(before), num(a->second->floor_pct), list == &v.regressions ? 1 : 3};
-    }
-  if (const auto sl = v.slowdowns.find(r.name); sl != v.slowdowns.end())
-    return {"slowdown", sl->second->baseline_ns, sl->second->delta_pct, sl->second->floor_pct, 1};
-  if (const auto su = v.suspects.find(r.name); su != v.suspects.end())
-    return {"suspect", su->second->level_ns, su->second->delta_pct, su->second->floor_pct, 2};
-  return {};
-}
 std::string csv_number(const char* format, double x) { return std::isfinite(x) ? fmt(format, x) : ""; }
 }  // namespace
 
-// name, the bench's outcome, the verdict's finding with its baseline, change and threshold; failures first.
+// name, the bench's outcome, the verdict's finding (its explanation: baseline, change, threshold, what changed);
+// failures first, then the other findings, then the rest.
 std::string results_csv(const RunReportInput& in) {
-  const VerdictByBenchmark v(in.verdict);
-  std::vector<std::pair<CsvFinding, Row>> rows;
-  for (const Row& r : rows_of(in.run)) rows.push_back({csv_finding(r, v), r});
-  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first.rank < b.first.rank; });
-  std::string out = "name,status,verdict,median_us,baseline_us,change_pct,floor_pct,err_bound_ratio,label\n";
-  for (const auto& [f, r] : rows)
-    out += csv_field(r.name) + "," + upper(r.outcome) + "," + f.verdict + "," + csv_number("%.3f", r.median_ns / 1e3) + "," +
-           csv_number("%.3f", f.baseline_ns / 1e3) + "," + csv_number("%.2f", f.change_pct) + "," +
-           csv_number("%.2f", f.floor_pct) + "," + csv_number("%.3g", r.err_bound_ratio) + "," + csv_field(r.label) + "\n";
+  const auto explained = explanations_by_benchmark(in.verdict);
+  std::vector<std::pair<const Explanation*, Row>> rows;
+  for (const Row& r : rows_of(in.run)) {
+    const auto e = explained.find(r.name);
+    rows.push_back({e == explained.end() ? nullptr : e->second.front(), r});
+  }
+  const auto rank = [](const Explanation* e) { return !e ? 2 : e->failing ? 0 : 1; };
+  std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) { return rank(a.first) < rank(b.first); });
+  std::string out = "name,status,verdict,median_us,baseline_us,change_pct,floor_pct,err_bound_ratio,label,baseline_run,explanation\n";
+  for (const auto& [e, r] : rows) {
+    out += csv_field(r.name) + "," + upper(r.outcome) + ",";
+    out += e ? e->finding + "," + csv_number("%.3f", r.median_ns / 1e3) + "," + csv_number("%.3f", e->before_ns / 1e3) + "," +
+                   csv_number("%.2f", e->change_pct) + "," + csv_number("%.2f", e->floor_pct) + ","
+             : "," + csv_number("%.3f", r.median_ns / 1e3) + ",,,,";
+    out += csv_number("%.3g", r.err_bound_ratio) + "," + csv_field(r.label) + ",";
+    out += e ? csv_field(e->baseline_run) + "," + csv_field(e->headline + "; " + e->evidence) : ",";
+    out += "\n";
+  }
   return out;
 }
 
