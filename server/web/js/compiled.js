@@ -36,6 +36,16 @@ export function statisticsChangeText(before, after) {
   }).join('; ');
 }
 
+// A statistic's value as people read it: the drivers report sizes ("Binary Size", "Local Memory Size", ...) in
+// bytes, shown in KiB, MiB or GiB from 1 KiB on; counts as they are.
+export function statisticText(statistic, value) {
+  if (!/Size$/.test(statistic) || !Number.isFinite(value) || Math.abs(value) < 1024) return String(value);
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = value / 1024, u = 0;
+  while (Math.abs(v) >= 1024 && u < units.length - 1) { v /= 1024; ++u; }
+  return `${Number.isInteger(v) ? v : v.toPrecision(3)} ${units[u]}`;
+}
+
 // A run's kernels as table rows: one column per statistic name (the driver's, without the stage), each
 // cell the stages' values ("16", "VS 16 · FS 16", "CS 24 · pipeline 2 CS 22"); `values[name]` the largest,
 // for sorting.
@@ -52,7 +62,8 @@ export function compiledRows(entries) {
     for (const [statistic, stages] of byStatistic) {
       // A stage by its name less the statistic's: "CS", or "pipeline 2 CS" where two pipelines' stages share one.
       const stage = (s) => s.name.slice(0, s.name.length - s.statistic.length - 1);
-      cells[statistic] = stages.length === 1 ? String(stages[0].value) : stages.map((s) => `${stage(s)} ${s.value}`).join(' · ');
+      const text = (s) => statisticText(statistic, s.value);
+      cells[statistic] = stages.length === 1 ? text(stages[0]) : stages.map((s) => `${stage(s)} ${text(s)}`).join(' · ');
       values[statistic] = Math.max(...stages.map((s) => s.value));
     }
     return {kernel: k.kernel, spirv: k.spirv, input: k.input, cells, values};

@@ -2,11 +2,21 @@
 // order across the shown GPUs) or by time, ranges that stay sane for one to three points and keep every
 // point and band in view, and one time unit per y axis.
 
-// Each series' x positions: its points' ranks among every shown point, by start time (ties share one).
+// Each series' x positions: its points' ranks among every shown point, by start time. Runs of one series that
+// started at the same time are each their own x (the second is no longer drawn over the first); the same time
+// in two series (a multi-GPU run's devices) shares one.
 export function runOrderXs(seriesTimes) {
-  const all = [...new Set(seriesTimes.flat())].sort((a, b) => a - b);
-  const rank = new Map(all.map((t, i) => [t, i]));
-  return seriesTimes.map((times) => times.map((t) => rank.get(t)));
+  const keyed = seriesTimes.map((times) => {
+    const seen = new Map();
+    return times.map((t) => {
+      const n = seen.get(t) ?? 0;
+      seen.set(t, n + 1);
+      return [t, n];
+    });
+  });
+  const all = [...new Map(keyed.flat().map(([t, n]) => [`${t}:${n}`, [t, n]])).values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const rank = new Map(all.map(([t, n], i) => [`${t}:${n}`, i]));
+  return keyed.map((points) => points.map(([t, n]) => rank.get(`${t}:${n}`)));
 }
 
 // [min, max] of x with room around the points: half a step by run order; by time 5% of the span, at

@@ -105,6 +105,20 @@ function alertCard(g, vocab) {
   return box;
 }
 
+// Why a list can be empty when a run failed: alerts are main's, open ones only under "open", and a run's own
+// failures are on its page.
+export function emptyAlertsNote(q) {
+  const filtered = FILTERS.some((f) => q[f]);
+  return el('div', {class: 'muted empty-alerts'},
+    el('p', {}, filtered ? 'No alerts match these filters.' : 'No alerts yet.'),
+    el('ul', {},
+      el('li', {}, 'A failed run need not raise an alert: a branch\'s slowdowns and correctness failures fail its verdict ' +
+        'against main at the merge base, and only main\'s history raises alerts. The run\'s page says why it failed.'),
+      q.state === 'open' ? el('li', {}, 'Open means new or acknowledged: a regression its revert fixed is "fixed" (state any shows it).') : '',
+      el('li', {}, 'A slowdown in one run of main is an alert at that run; a change the detector sees over several runs is one once ' +
+        'enough runs confirm it.')));
+}
+
 export async function render(main, route, stale) {
   const q = route.query;
   const [vocab, gpus] = await Promise.all([vocabulary(), get('gpus')]);
@@ -130,7 +144,7 @@ export async function render(main, route, stale) {
   main.querySelector('#alert-count').textContent =
     `${countOf(answer.total, 'alert')}${answer.alerts.length ? `, ${countOf(groups.length, 'card')} on this page (one per kernel and change)` : ''}`;
   main.append(el('div', {id: 'alerts'}, groups.map((g) => alertCard(g, vocab))));
-  if (!answer.alerts.length) main.append(el('p', {class: 'muted'}, 'No alerts match.'));
+  if (!answer.alerts.length) main.append(emptyAlertsNote(q));
   const nav = el('p', {});
   if (offset > 0) nav.append(el('a', {href: buildHash('alerts', [], {...q, offset: Math.max(0, offset - PAGE)})}, '← newer'), ' ');
   if (answer.next_offset !== null && answer.next_offset !== undefined)

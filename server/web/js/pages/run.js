@@ -3,7 +3,7 @@
 import {el, clear, badge, safeLink, select} from '../dom.js';
 import {get} from '../api.js';
 import {buildHash} from '../route.js';
-import {coverageText, formatNs, formatPct, formatNumber, formatTime, shortCommit, spreadPct, outcomeLabel} from '../format.js';
+import {countOf, coverageText, formatNs, formatPct, formatNumber, formatTime, shortCommit, spreadPct, outcomeLabel} from '../format.js';
 import {dataTable} from '../table.js';
 import {verdictBadge} from './overview.js';
 import {compiledRows} from '../compiled.js';
@@ -26,7 +26,11 @@ export function defaultBase(run, siblings) {
   return (earlier.find((x) => x.benchmarks >= run.benchmarks) || earlier[0] || others[0])?.id ?? null;
 }
 
-export function runRows(answer) {
+// Every benchmark of the run once, with the verdict's finding on it (its first explanation): failing ones first,
+// then the other findings (suspects, unconfirmed, acknowledged), then the rest, each group in the run's order.
+export function runRows(answer, verdict = {}) {
+  const explained = new Map();
+  for (const e of verdict.explanations || []) if (!explained.has(e.benchmark)) explained.set(e.benchmark, e);
   const measured = answer.points.map((p) => ({
     benchmark: p.benchmark, series_id: p.series_id, median: p.value_ns,
     spread: spreadPct(p.p25_ns, p.p75_ns, p.value_ns), peak: p.pct_of_roofline ?? p.pct_of_copy_peak ?? null,
@@ -34,14 +38,39 @@ export function runRows(answer) {
     reps: p.repetitions, message: p.error_message}));
   const others = (answer.not_measured || []).map((p) => ({benchmark: p.benchmark, series_id: null, median: null,
     spread: null, peak: null, err: null, outcome: p.outcome, reps: null, message: p.error_message}));
-  return [...measured, ...others];
+  const rows = [...measured, ...others].map((r) => {
+    const e = explained.get(r.benchmark);
+    return {...r, finding: e?.finding ?? null, failing: Boolean(e?.failing), change: e?.change_pct ?? null, explanation: e ?? null};
+  });
+  const rank = (r) => (r.failing ? 0 : r.finding ? 1 : 2);
+  return rows.map((r, i) => [r, i]).sort(([a, i], [b, j]) => rank(a) - rank(b) || i - j).map(([r]) => r);
 }
 
-// What a single-run slowdown was judged against, as the reports say it.
-function baselineText(s) {
-  if (s.against === 'level') return `its level (median of ${s.baseline_runs} runs)`;
-  return s.baseline_runs === 1 ? 'the previous run' : `the previous ${s.baseline_runs} runs (median)`;
+// The counts the page shows, from the rows the table holds: every benchmark, the timed ones, the rest.
+export function runCounts(rows) {
+  const timed = rows.filter((r) => Number.isFinite(r.median)).length;
+  const failing = rows.filter((r) => r.failing || r.outcome === 'fail').length;
+  return `${countOf(rows.length, 'benchmark')}: ${timed} timed, ${rows.length - timed} not timed (expected failures, ` +
+    `skipped or unsupported); ${failing} failing`;
 }
+
+// One of the verdict's explanations, as every output words it: the finding, what changed, where to go next.
+export function explanationItem(e) {
+  const next = e.next || {};
+  const links = [
+    e.baseline_run ? el('a', {href: buildHash('compare', [], {base: e.baseline_run, contender: e.run_id})}, `compare with run ${e.baseline_run}`) : null,
+    e.alert_id ? el('a', {href: buildHash('alerts', [], {id: e.alert_id})}, `alert #${e.alert_id}`) : null,
+  ].filter(Boolean);
+  return el('li', {class: e.failing ? 'explained failing' : 'explained'},
+    el('a', {href: buildHash('series', [e.series_id])}, e.benchmark), ': ', el('span', {class: 'headline'}, e.headline),
+    el('div', {class: 'evidence'}, e.evidence),
+    el('div', {class: 'next muted'}, links.map((l, i) => [i ? ' · ' : '', l]),
+      next.reproduce ? [links.length ? ' · ' : '', 'measure it: ', el('code', {}, next.reproduce)] : '',
+      next.bisect ? [' · find the commit: ', el('code', {}, next.bisect)] : ''));
+}
+
+const FINDING_BADGE = {slowdown: 'fail', regression: 'fail', correctness_failure: 'fail', correctness_regression: 'fail',
+  suspect: 'warn', unconfirmed: 'warn', acknowledged: 'muted'};
 
 export async function render(main, route, stale) {
   const id = route.args[0];
@@ -50,23 +79,23 @@ export async function render(main, route, stale) {
   if (stale()) return;
   const r = answer.run;
   clear(main);
+  const rows = runRows(answer, verdict);
+  const partial = Number.isFinite(r.gpu_benchmarks) && r.gpu_benchmarks > r.benchmarks;
   main.append(el('h1', {}, `Run ${r.id} `, verdictBadge(verdict)),
     el('p', {}, `${r.gpu.name} · ${r.driver.name} ${r.driver.version} · commit `, el('span', {class: 'mono'}, shortCommit(r.commit)),
-      ` · ${r.branch} · runner ${r.runner} · ${formatTime(r.started_at)} · `, el('span', {class: 'run-coverage'}, coverageText(r)),
-      ' · ', safeLink(r.job_url, 'CI job')));
+      ` · ${r.branch} · runner ${r.runner} · ${formatTime(r.started_at)} · `, safeLink(r.job_url, 'CI job')),
+    el('p', {class: 'run-counts'}, runCounts(rows),
+      partial ? el('span', {class: 'run-coverage'}, ` · a partial run: ${r.benchmarks} of the ${r.gpu_benchmarks} benchmarks this GPU has timed`) : ''));
   // What the verdict could see: a new series' pass says little, and the page says so.
   if (verdict.coverage) main.append(el('p', {class: 'muted coverage'}, verdict.coverage.line));
   // A noisier runner (or driver) is named, never failed on: its series' noise alerts are in the alert list.
   if (verdict.noise) main.append(el('p', {class: 'noise-note'}, verdict.noise.line));
-  const problems = [
-    ...verdict.correctness.map((c) => [el('a', {href: buildHash('series', [c.series_id])}, c.benchmark), `: ${c.kind}: ${c.error_message}`]),
-    ...verdict.regressions.map((a) => [el('a', {href: buildHash('alerts', [], {id: a.id})}, `#${a.id}`), ` ${a.benchmark}: regression`]),
-    ...(verdict.slowdowns || []).map((s) => [el('a', {href: buildHash('series', [s.series_id])}, s.benchmark),
-      `: ${formatNumber(s.value_ns / s.baseline_ns, 3)}x slower than ${baselineText(s)}, beyond any noise` +
-      ` (the gate's floor: +${formatNumber(s.floor_pct, 3)}%)`]),
-    ...verdict.suspects.map((s) => [el('a', {href: buildHash('series', [s.series_id])}, s.benchmark), `: suspect (z ${formatNumber(s.z, 2)})`]),
-  ];
-  if (problems.length) main.append(el('ul', {class: 'problems'}, problems.map((p) => el('li', {}, p))));
+  // The verdict's explanations: what failed, then what may (suspects, unconfirmed and acknowledged regressions).
+  const explanations = verdict.explanations || [];
+  for (const [failing, title] of [[true, 'What failed'], [false, 'Not failing yet']]) {
+    const list = explanations.filter((e) => e.failing === failing);
+    if (list.length) main.append(el('h2', {}, `${title} (${list.length})`), el('ul', {class: 'problems'}, list.map(explanationItem)));
+  }
   if (verdict.skipped.length) main.append(el('p', {class: 'muted'}, `${verdict.skipped.length} skipped (the device cannot run them, or an expectations entry skips them).`));
   const others = siblings.runs.filter((x) => x.id !== r.id);
   if (others.length) {
@@ -84,12 +113,20 @@ export async function render(main, route, stale) {
     {key: 'spread', label: 'Spread (p25–p75)', numeric: true, value: (x) => x.spread, cell: (x) => formatPct(x.spread, 2)},
     {key: 'peak', label: memoryColumnLabel(answer.points), numeric: true, value: (x) => x.peak, cell: (x) => formatPct(x.peak)},
     {key: 'err', label: 'err / bound', numeric: true, value: (x) => x.err, cell: (x) => formatNumber(x.err)},
-    {key: 'outcome', label: 'Status', value: (x) => outcomeLabel(x.outcome),
-      cell: (x) => [badge(outcomeLabel(x.outcome), OUTCOME_BADGE[x.outcome] || 'muted'), x.message ? el('span', {class: 'muted'}, ` ${x.message}`) : '']},
+    {key: 'change', label: 'Change', numeric: true, value: (x) => x.change,
+      cell: (x) => (Number.isFinite(x.change) ? `${x.change > 0 ? '+' : ''}${formatNumber(x.change, 3)}%` : '–')},
+    {key: 'outcome', label: 'Status', value: (x) => (x.finding ? `${x.finding} ` : '') + outcomeLabel(x.outcome),
+      cell: (x) => [x.finding ? [badge(x.finding.replaceAll('_', ' '), FINDING_BADGE[x.finding] || 'warn'), ' '] : '',
+        badge(outcomeLabel(x.outcome), OUTCOME_BADGE[x.outcome] || 'muted'), x.message ? el('span', {class: 'muted'}, ` ${x.message}`) : '']},
     {key: 'reps', label: 'Reps', numeric: true, value: (x) => x.reps},
   ];
-  main.append(el('h2', {}, 'Benchmarks'), dataTable(columns, runRows(answer), {
-    filterPlaceholder: 'filter benchmarks', rowClass: (x) => (x.outcome === 'fail' ? 'row-fail' : null)}));
+  main.append(el('h2', {}, 'Benchmarks'), dataTable(columns, rows, {
+    filterPlaceholder: 'filter benchmarks', rowClass: (x) => (x.outcome === 'fail' || x.failing ? 'row-fail' : null)}),
+  el('p', {class: 'muted legend'}, 'Median: of the kernel\'s timed dispatches (GPU timestamps). Spread: the p25–p75 range of ' +
+    'those dispatches over the median. % of roofline: the least time the kernel\'s memory traffic takes at the bandwidths ' +
+    'this GPU showed, over the median (100% is the hardware\'s limit). err / bound: the answer\'s error over the bound its ' +
+    'error analysis allows (a pass is under 1). Change: against the baseline the verdict named, where it named the ' +
+    'benchmark. Status: the verdict\'s finding, then the bench\'s outcome.'));
   main.append(el('h2', {id: 'compiled'}, 'What was compiled'), compiledTable(answer.compiled || []));
 }
 

@@ -23,7 +23,7 @@ const seconds = (iso) => Date.parse(iso) / 1000;
 
 // Covariate changes grouped per run: one driver marker for a driver update, however many of its fields
 // changed; one runner marker for a machine change.
-export function changeMarkers(s, toX = (t) => t) {
+export function changeMarkers(s, toX = (p) => seconds(p.started_at)) {
   const byIndex = new Map();
   for (const c of s.covariate_changes) {
     const kind = DRIVER_FIELDS.has(c.field) ? 'driver' : c.field === 'runner' ? 'runner' : RAN_FIELDS[c.field] ?? null;
@@ -40,15 +40,15 @@ export function changeMarkers(s, toX = (t) => t) {
     const label = m.kind === 'code' ? `SPIR-V ${shown.before.slice(0, 8)} → ${shown.after.slice(0, 8)}`
       : m.kind === 'compiler' ? `compiled ${statisticsChangeText(shown.before, shown.after)}`
       : `${what} ${shown.before || 'unknown'} → ${shown.after || 'unknown'}`;
-    return {...m, x: toX(seconds(s.points[m.index].started_at)), label};
+    return {...m, x: toX(s.points[m.index]), label};
   });
 }
 
 // Before/after levels of each performance change point, each level running to the neighbouring one.
 function changeLevels(s, colors, toX, vocab) {
   const cps = s.change_points.filter((a) => vocab.level_alert_kinds.includes(a.kind) && a.before_ns !== null && a.after_ns !== null);
-  const xOf = new Map(s.points.map((p) => [p.run_id, toX(seconds(p.started_at))]));
-  const first = toX(seconds(s.points[0].started_at)), last = toX(seconds(s.points[s.points.length - 1].started_at));
+  const xOf = new Map(s.points.map((p) => [p.run_id, toX(p)]));
+  const first = toX(s.points[0]), last = toX(s.points[s.points.length - 1]);
   const levels = [];
   cps.forEach((a, i) => {
     const x = xOf.get(a.run_id);
@@ -62,18 +62,24 @@ function changeLevels(s, colors, toX, vocab) {
   return levels;
 }
 
-function seriesData(s, maxPoints, toX) {
-  const xs = s.points.map((p) => toX(seconds(p.started_at)));
-  const med = s.points.map((p) => p.value_ns);
-  const keep = minMaxIndices(xs, med, Math.max(1, Math.floor(maxPoints / 4)));
+// The series' columns for the chart: main's runs draw the line and band; a branch's runs are marks apart from it
+// (a branch that is slow is not main staying slow).
+function seriesData(s, maxPoints, toX, mainBranch) {
+  const xs = s.points.map((p) => toX(p));
+  const onMain = (p) => !mainBranch || p.branch === mainBranch;
+  const keep = minMaxIndices(xs, s.points.map((p) => p.value_ns), Math.max(1, Math.floor(maxPoints / 4)));
+  // undefined: uPlot draws main's line across a branch run's x; null would break it there.
+  const med = s.points.map((p) => (onMain(p) ? p.value_ns : undefined));
+  const branch = s.points.map((p) => (onMain(p) ? null : p.value_ns));
   // A failed run's mark sits at its own time, or where the series was when it has none.
   let lastValue = null;
   const fails = s.points.map((p) => {
     if (p.value_ns !== null) lastValue = p.value_ns;
     return p.errors > 0 ? p.value_ns ?? lastValue : null;
   });
-  return {keep, xs: pick(xs, keep), med: pick(med, keep), p25: pick(s.points.map((p) => p.p25_ns), keep),
-    p75: pick(s.points.map((p) => p.p75_ns), keep), fails: pick(fails, keep), points: pick(s.points, keep)};
+  return {keep, xs: pick(xs, keep), med: pick(med, keep), p25: pick(s.points.map((p) => (onMain(p) ? p.p25_ns : null)), keep),
+    p75: pick(s.points.map((p) => (onMain(p) ? p.p75_ns : null)), keep), fails: pick(fails, keep),
+    branch: pick(branch, keep), points: pick(s.points, keep)};
 }
 
 function hoverText(p) {
@@ -97,27 +103,27 @@ function drawSeries(box, s, overlays, startedAt, byTime, vocab) {
   }
   // x: Unix seconds, or each run's place among every shown run in time order.
   const shown = [s, ...overlays];
-  const times = shown.map((x) => x.points.map((p) => seconds(p.started_at)));
-  const order = runOrderXs(times).flat();
-  const ranks = new Map(times.flat().map((t, i) => [t, order[i]]));
-  const toX = byTime ? (t) => t : (t) => ranks.get(t);
+  const order = runOrderXs(shown.map((x) => x.points.map((p) => seconds(p.started_at))));
+  const xOfPoint = new Map(shown.flatMap((x, i) => x.points.map((p, j) => [p, byTime ? seconds(p.started_at) : order[i][j]])));
+  const toX = (p) => xOfPoint.get(p);
   const width = Math.max(320, box.clientWidth || 1000);
-  const main = seriesData(s, 4 * width, toX);
+  const mainBranch = vocab.main_branch;
+  const main = seriesData(s, 4 * width, toX, mainBranch);
   const markers = changeMarkers(s, toX).map((m) => ({...m, color: cssVar(MARKER_COLORS[m.kind])}));
   for (const m of markers)
     markerList.append(el('li', {'data-marker': m.kind},
       `${m.label} at ${formatTime(s.points[m.index].started_at)} (run ${m.run_id})`));
-  const tables = [[main.xs, main.med, main.p25, main.p75, main.fails]];
+  const tables = [[main.xs, main.med, main.p25, main.p75, main.fails, main.branch]];
   for (const o of overlays) {
-    const d = seriesData(o, 4 * width, toX);
+    const d = seriesData(o, 4 * width, toX, mainBranch);
     tables.push([d.xs, d.med, d.p25, d.p75]);
   }
   const data = tables.length > 1 ? window.uPlot.join(tables) : tables[0];
-  // The bands' edges bridged over the other series' x, or each band breaks at every one of them.
-  const bandEdges = [2, 3, ...overlays.flatMap((o, i) => [6 + 3 * i, 7 + 3 * i])];
+  // The bands' edges bridged over the other series' x (and a branch's runs), or each band breaks at every one of them.
+  const bandEdges = [2, 3, ...overlays.flatMap((o, i) => [7 + 3 * i, 8 + 3 * i])];
   for (const k of bandEdges) data[k] = fillGaps(data[k]);
   const pointAt = new Map(main.xs.map((x, i) => [x, main.points[i]]));
-  const runAt = new Map(shown.flatMap((x) => x.points.map((p) => [toX(seconds(p.started_at)), p])));
+  const runAt = new Map(shown.flatMap((x) => x.points.map((p) => [toX(p), p])));
   const edge = {color: 'transparent', points: {show: false}, width: 0};
   const series = [
     {label: `${s.gpu.name} median`, color: GPU_COLORS[0]},
@@ -125,11 +131,13 @@ function drawSeries(box, s, overlays, startedAt, byTime, vocab) {
     {label: 'p75', ...edge},
     {label: 'correctness failure', color: cssVar('--fail'), paths: () => null,
       points: {show: true, size: 10, fill: cssVar('--fail'), stroke: cssVar('--fail')}},
+    {label: 'branch run', color: cssVar('--warn'), paths: () => null,
+      points: {show: true, size: 7, fill: 'transparent', stroke: cssVar('--warn')}},
     ...overlays.flatMap((o, i) => [{label: `${o.gpu.name} median`, color: GPU_COLORS[(i + 1) % GPU_COLORS.length]},
       {label: `${o.gpu.name} p25`, ...edge}, {label: `${o.gpu.name} p75`, ...edge}]),
   ];
   const bands = [{series: [3, 2], fill: cssVar('--band')},
-    ...overlays.map((o, i) => ({series: [7 + 3 * i, 6 + 3 * i], fill: `${GPU_COLORS[(i + 1) % GPU_COLORS.length]}22`}))];
+    ...overlays.map((o, i) => ({series: [8 + 3 * i, 7 + 3 * i], fill: `${GPU_COLORS[(i + 1) % GPU_COLORS.length]}22`}))];
   const syncKey = `series-${s.id}`;
   const chart = timeChart(chartBox, {
     data, series, startedAt, bands, byTime, syncKey, width,
@@ -139,6 +147,8 @@ function drawSeries(box, s, overlays, startedAt, byTime, vocab) {
   });
   chartBox.dataset.points = String(main.xs.length);
   chartBox.dataset.failures = String(main.fails.filter((v) => v !== null).length);
+  chartBox.dataset.branchPoints = String(main.branch.filter((v) => v !== null).length);
+  chartBox.dataset.mainPoints = String(main.med.filter((v) => v !== undefined).length);
   // The strip's markers without their labels: the chart above says them.
   const stripMarkers = markers.filter((m) => m.kind === 'code' || m.kind === 'compiler').map((m) => ({...m, label: ''}));
   const strip = statisticsStrip(s, toX, byTime, stripMarkers, syncKey, width);
@@ -162,14 +172,14 @@ function statisticsStrip(s, toX, byTime, markers, syncKey, width) {
   const draw = (name) => {
     if (chart) chart.destroy();
     clear(plot);
-    const xs = s.points.map((p) => toX(seconds(p.started_at)));
+    const xs = s.points.map((p) => toX(p));
     const values = statisticValues(s.points, s.compiled, name);
     plot.dataset.statistic = name;
     plot.dataset.values = JSON.stringify(values);
     chart = timeChart(plot, {
       data: [xs, values], byTime, height: 130, syncKey, markers, width,
       series: [{label: name, color: cssVar('--expected'), paths: window.uPlot.paths.stepped({align: 1}), points: {show: true, size: 3}}],
-      xLabel: (x) => { const p = s.points.find((q) => toX(seconds(q.started_at)) === x); return p ? shortCommit(p.commit).slice(0, 8) : ''; },
+      xLabel: (x) => { const p = s.points.find((q) => toX(q) === x); return p ? shortCommit(p.commit).slice(0, 8) : ''; },
       yFormat: (v) => String(Math.round(v * 100) / 100),
     });
   };

@@ -9,7 +9,7 @@ import {existsSync, mkdirSync} from 'node:fs';
 import {join} from 'node:path';
 import puppeteer from 'puppeteer-core';
 import {startServer, seed, XSS_NAME, STEPPED, FAILING, BROKEN_KERNEL, NEW_DRIVER, ROOFLINE_COMMIT, PARTIAL_RUN,
-  HISTORY, STEPPED_KERNEL, NEW_SPIRV, REGISTERS, DRIVER_CHANGE_AT, STEP_AT} from './fixture.mjs';
+  HISTORY, BRANCH_RUN, STEPPED_KERNEL, NEW_SPIRV, REGISTERS, DRIVER_CHANGE_AT, STEP_AT} from './fixture.mjs';
 
 const bin = process.env.SW_SERVER_BIN, dataDir = process.env.SW_DATA_DIR;
 const artifacts = process.env.SW_ARTIFACTS || join(process.cwd(), 'dashboard-screenshots');
@@ -78,6 +78,21 @@ test('overview: every GPU, the latest runs with verdicts, no console errors', as
   assert.match(rows[1], /syn-h200-29/);
   assert.match(rows[1], /FAIL/);
   assert.match(rows[1], new RegExp(FAILING.replaceAll('/', '\\/')));
+  // Each GPU card keeps the failed runs of its last week (a few, each with its count; the rest counted), the branch's
+  // among them.
+  const failed = await page.$$eval('.gpu-card ul.failed-runs li', (ls) => ls.map((l) => l.textContent));
+  assert.ok(failed.length >= 2 && failed.length <= 6, JSON.stringify(failed));
+  assert.match(failed[0], /^FAIL syn-h200-29 · .* on main · .* · \d+ failing benchmarks?$/);
+  assert.match(failed[failed.length - 1], /^and \d+ more$/);
+  // A regression its revert fixed shows as fixed, linked to the run it came back at.
+  const fixed = await page.$$eval('.gpu-card ul.fixed-regressions li', (ls) => ls.map((l) => [l.textContent, [...l.querySelectorAll('a')].map((a) => a.getAttribute('href'))]));
+  assert.ok(fixed.length >= 1, JSON.stringify(fixed));
+  for (const [text, links] of fixed) {
+    assert.match(text, /^#\d+ \S+ [+-]\d+\.\d% from run \S+, fixed(: back since run \S+)?$/, text);
+    if (/back since run/.test(text)) assert.equal(links.length, 3, JSON.stringify(links));
+  }
+  const openAlerts = await page.$$eval('.gpu-card ul.plain a', (as) => as.map((a) => a.textContent).filter((t) => /^\d+ /.test(t)));
+  assert.ok(openAlerts.every((t) => /^1 [a-z ]+[^s]$|^\d+ [a-z ]+s$/.test(t)), JSON.stringify(openAlerts));
   await shot(page, '1-overview');
   assert.deepEqual(problems, []);
   await page.close();
@@ -119,7 +134,10 @@ test('series: every run a point, one marker per driver change, change points, fa
   const id = await seriesId(STEPPED, expected.gpus[0]);
   const {page, problems} = await open(`#/series/${id}`);
   const chart = await page.$eval(`.chart[data-series="${id}"]`, (c) => ({...c.dataset}));
+  // Every run its own x (the branch run started with main's syn-h200-8), the branch's apart from main's line.
   assert.equal(Number(chart.points), expected.h200Points);
+  assert.equal(Number(chart.branchPoints), 1);
+  assert.equal(Number(chart.mainPoints), expected.h200Points - 1);
   const markers = await page.$$eval(`.chart[data-series="${id}"] ~ ul.markers li`, (ls) => ls.map((l) => [l.dataset.marker, l.textContent]));
   const drivers = markers.filter(([kind]) => kind === 'driver');
   assert.equal(drivers.length, 1, JSON.stringify(markers));
@@ -159,9 +177,10 @@ test('series: what ran: a SPIR-V marker at the step, a compiler marker at the dr
   assert.equal(strip.statistic, 'CS Register Count');
   const values = JSON.parse(strip.values);
   assert.equal(values.length, expected.h200Points);
-  const synthetic = values.slice(values.length - HISTORY);
-  assert.deepEqual(synthetic, synthetic.map((_, i) => (i >= DRIVER_CHANGE_AT ? REGISTERS.after : REGISTERS.before)));
-  assert.ok(values.slice(0, values.length - HISTORY).every((v) => v === null), strip.values);
+  // The synthetic runs and, among them, the branch run that started with syn-h200-8 (before the driver change).
+  const synthetic = values.slice(values.length - HISTORY - 1);
+  assert.deepEqual(synthetic, synthetic.map((_, i) => (i > DRIVER_CHANGE_AT ? REGISTERS.after : REGISTERS.before)));
+  assert.ok(values.slice(0, values.length - HISTORY - 1).every((v) => v === null), strip.values);
   await page.select(`.chart[data-series="${id}"] + .statistics-strip select`, 'CS Shared Memory Size');
   assert.equal(await page.$eval(`.chart[data-series="${id}"] + .statistics-strip .chart`, (c) => c.dataset.statistic), 'CS Shared Memory Size');
   await page.select(`.chart[data-series="${id}"] + .statistics-strip select`, 'CS Register Count');
@@ -233,6 +252,16 @@ test('alerts: a kernel broken at every size and mode is one card with the wrong 
   assert.doesNotMatch(card.text, /cause/);
   await page.$eval(`article.alert[data-alert="${card.ids[0]}"]`, (a) => a.scrollIntoView());
   await shot(page, '3b-alert-broken-kernel');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// Issue 52: an empty list says why a failed run can have no alert (a branch's slowdowns are its verdict's only).
+test('alerts: an empty list explains itself', async () => {
+  const {page, problems} = await open(`#/alerts?benchmark=${encodeURIComponent(STEPPED)}&state=invalid`);
+  const note = await page.$eval('.empty-alerts', (d) => d.textContent);
+  assert.match(note, /^No alerts match these filters\./);
+  assert.match(note, /A failed run need not raise an alert: a branch's slowdowns/);
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -325,9 +354,24 @@ test('run and compare: sortable benchmarks with status; two runs compared', asyn
   // and says what the verdict could see (one run of history).
   const slow = await open('#/runs/real-h200-2');
   assert.match(await slow.page.$eval('.coverage', (p) => p.textContent), /^history: 1 run; judged against the previous run;/);
-  const listed = await slow.page.$$eval('ul.problems li', (ls) => ls.map((l) => l.textContent));
-  assert.ok(listed.some((l) => /blur_shared_r16\/7680x4320\/cold: 3\.\d+x slower than the previous run,/.test(l)),
-    JSON.stringify(listed));
+  // The verdict's explanation, in the words of summary.md and junit.xml: the finding, what changed, what to do.
+  const verdict = await (await fetch(`${server.url}/api/v1/runs/real-h200-2/verdict`)).json();
+  const explained = verdict.explanations.find((e) => e.benchmark.startsWith('postfx/blur_shared_r16/7680x4320/cold'));
+  assert.match(explained.headline, /^slowdown 3\.\d+x \(.* -> .*\) against the previous run \(real-h200-1\), past the gate's floor/);
+  const listed = await slow.page.$$eval('ul.problems li', (ls) => ls.map((l) => ({
+    headline: l.querySelector('.headline').textContent, evidence: l.querySelector('.evidence').textContent,
+    next: l.querySelector('.next').textContent, compare: l.querySelector('.next a')?.getAttribute('href')})));
+  const item = listed.find((l) => l.headline === explained.headline);
+  assert.ok(item, JSON.stringify(listed));
+  assert.equal(item.evidence, explained.evidence);
+  assert.equal(item.compare, '#/compare?base=real-h200-1&contender=real-h200-2');
+  assert.match(item.next, /measure it: shaderwatch-bench --filter '\^postfx\/blur_shared_r16\$' --sizes 7680x4320/);
+  // The table: the failing row first, with its finding and change; the counts are the table's.
+  const first = await slow.page.$eval('table.data tbody tr', (r) => r.textContent);
+  assert.match(first, /blur_shared_r16\/7680x4320\/cold.*\+2\d\d%.*slowdown/);
+  const rowCount = await slow.page.$eval('.table-wrap table.data', (t) => t.tBodies[0].rows.length);
+  const counts = await slow.page.$eval('.run-counts', (p) => p.textContent);
+  assert.ok(counts.startsWith(`${rowCount} benchmarks:`), `${counts} / ${rowCount} rows`);
   await shot(slow.page, '5c-run-slowdown');
   assert.deepEqual(slow.problems, []);
   await slow.page.close();

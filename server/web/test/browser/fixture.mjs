@@ -18,6 +18,7 @@ export const BROKEN_KERNEL = 'lum/sequential_256';              // wrong answers
 export const FAILING = `${BROKEN_KERNEL}/1280x720/hot`;
 export const ROOFLINE_COMMIT = '1a5ab89';                     // the real runs with % of roofline
 export const HISTORY = 30;
+export const BRANCH_RUN = 'pr-h200-1';
 export const PARTIAL_RUN = 'partial-h200-16k';                 // the H200's latest run, 16K only                                     // synthetic H200 runs
 export const DRIVER_CHANGE_AT = 12, STEP_AT = 18, RUNNER_CHANGE_AT = 24;
 // NVIDIA's own spelling, with the raw driverVersion the server spells it from (10.8.8.6 bits).
@@ -122,7 +123,13 @@ export async function seed(url, token, dataDir) {
     await post(url, token, run(`syn-h200-${i}`, commit, startedAt, i >= RUNNER_CHANGE_AT ? 'gpu-box-2' : 'gpu-box-1'),
       syntheticRun(h200a, compiled, i, next));
   }
+  // A pull request's run that started with main's syn-h200-8 (one start time, two runs), its kernels twice as slow:
+  // a point of its own, drawn apart from main's line.
+  const slowBranch = syntheticRun(h200a, compiled, 8, rng(99));
+  for (const row of slowBranch.benchmarks) for (const k of ['real_time', 'cpu_time']) if (typeof row[k] === 'number') row[k] *= 2;
+  await post(url, token, {...run(BRANCH_RUN, 'e5f6a7b8c9d0', new Date(Date.parse('2026-11-02T00:00:00Z') + 8 * 3600e3).toISOString()),
+    branch: 'topic', merge_base: 'c080ffee8'}, slowBranch);
   // Last: a partial run (the luminance reductions at 16K only) becomes the H200's latest.
   await post(url, token, run(PARTIAL_RUN, 'd4e5f6a7b8c9', '2026-11-04T00:00:00Z'), load('h200-50e20fd-lum16k.json.gz'));
-  return {gpus: [h200a.context.sw_device_name, h100.context.sw_device_name], h200Points: 3 + HISTORY};
+  return {gpus: [h200a.context.sw_device_name, h100.context.sw_device_name], h200Points: 4 + HISTORY};
 }

@@ -1,6 +1,6 @@
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
-import {statisticNames, statisticValues, defaultStatistic, statisticsChangeText, compiledRows} from '../../js/compiled.js';
+import {statisticNames, statisticValues, defaultStatistic, statisticsChangeText, compiledRows, statisticText} from '../../js/compiled.js';
 
 const stat = (executable, statistic, value) => ({name: `${executable} ${statistic}`, executable, statistic, value});
 const compiled = {
@@ -38,4 +38,12 @@ test('a run\'s kernels: one column per statistic, the stages of a graphics pipel
   assert.equal(rows[1].cells['Register Count'], '32');
   assert.deepEqual(rows[2].cells, {});
   assert.equal(rows[3].cells['Register Count'], 'CS 24 · pipeline 2 CS 22');
+});
+
+test('sizes in units people read (the drivers report bytes), counts as they are', () => {
+  assert.equal(statisticText('Local Memory Size', 68719476736), '64 GiB');
+  assert.equal(statisticText('Shared Memory Size', 1028), '1.00 KiB');
+  assert.equal(statisticText('Binary Size', 4096), '4 KiB');
+  assert.equal(statisticText('Stack Size', 0), '0');
+  assert.equal(statisticText('Register Count', 4096), '4096');
 });

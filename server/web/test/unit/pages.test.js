@@ -3,7 +3,8 @@ import {test} from 'node:test';
 import assert from 'node:assert/strict';
 import {changeMarkers} from '../../js/pages/series.js';
 import {commitsByCoverage} from '../../js/pages/gpus.js';
-import {defaultBase, memoryColumnLabel, runRows} from '../../js/pages/run.js';
+import {defaultBase, memoryColumnLabel, runCounts, runRows} from '../../js/pages/run.js';
+import {backSinceRun, recentFailures} from '../../js/pages/overview.js';
 
 test('a driver update is one marker however many of its fields changed; runner changes are their own', () => {
   const at = (i) => `2026-01-0${i + 1}T00:00:00Z`;
@@ -43,6 +44,24 @@ test('a run page lists measured benchmarks and the ones with no time', () => {
   assert.equal(rows[1].median, null);
 });
 
+// Issue 52: every row says the verdict's finding with its change; failing rows first, then the other findings; the
+// counts are the table's own (every benchmark, timed or not), so the header and the table agree.
+test('a run page puts the verdict\'s failing benchmarks first, each with its finding and change', () => {
+  const point = (benchmark) => ({benchmark, series_id: 1, value_ns: 100, outcome: 'pass', repetitions: 10, errors: 0});
+  const answer = {points: [point('a'), point('b'), point('c'), point('d')],
+    not_measured: [{benchmark: 'n', outcome: 'xfail', error_message: 'EXPECTED: XFAIL'}]};
+  const verdict = {explanations: [
+    {benchmark: 'c', finding: 'slowdown', failing: true, change_pct: 161.2},
+    {benchmark: 'b', finding: 'suspect', failing: false, change_pct: 8.5},
+    {benchmark: 'c', finding: 'acknowledged', failing: false, change_pct: 3}]};
+  const rows = runRows(answer, verdict);
+  assert.deepEqual(rows.map((r) => r.benchmark), ['c', 'b', 'a', 'd', 'n']);
+  assert.deepEqual(rows.map((r) => r.finding), ['slowdown', 'suspect', null, null, null]);
+  assert.equal(rows[0].change, 161.2);
+  assert.equal(rows[0].failing, true);
+  assert.equal(runCounts(rows), '5 benchmarks: 4 timed, 1 not timed (expected failures, skipped or unsupported); 1 failing');
+});
+
 test('a run names its memory figure: % of roofline, or % of copy peak for runs from before it', () => {
   assert.equal(memoryColumnLabel([{pct_of_roofline: 97.7, pct_of_copy_peak: null}]), '% of roofline');
   assert.equal(memoryColumnLabel([{pct_of_roofline: null, pct_of_copy_peak: 112}]), '% of copy peak');
@@ -56,4 +75,13 @@ test('"Compare with" proposes the newest earlier run that covers as much, not a 
   assert.equal(defaultBase(full, siblings), 'older-full');
   assert.equal(defaultBase(siblings[2], siblings), 'older-full');  // a partial run: the full one before it covers it
   assert.equal(defaultBase(run('first', '2026-10-01T00:00:00Z', 348), siblings), 'later');  // nothing earlier
+});
+
+test('the overview lists a GPU\'s failed runs of the week up to its last run, and links a fixed regression to its revert', () => {
+  const run = (id, gpu, verdict, started_at) => ({id, gpu: {id: gpu}, verdict: {verdict}, started_at});
+  const runs = [run('r9', 1, 'pass', '2026-11-20T00:00:00Z'), run('r8', 1, 'fail', '2026-11-19T00:00:00Z'),
+    run('x1', 2, 'fail', '2026-11-19T00:00:00Z'), run('r1', 1, 'fail', '2026-11-01T00:00:00Z')];
+  assert.deepEqual(recentFailures(runs, 1, '2026-11-20T00:00:00Z').map((r) => r.id), ['r8']);
+  assert.equal(backSinceRun('back on its level for 6 runs; back since run revert-7'), 'revert-7');
+  assert.equal(backSinceRun('fixed by hand'), null);
 });

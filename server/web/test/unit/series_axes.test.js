@@ -4,6 +4,8 @@ import {axisLabels, fillGaps, nsUnit, runOrderXs, xRange, yRange} from '../../js
 
 test('run order: every run one step, in time order across the shown GPUs', () => {
   assert.deepEqual(runOrderXs([[100, 300, 500], [200, 300]]), [[0, 2, 3], [1, 2]]);
+  // Two runs of one series that started together: each its own x, the overlay's at that time with the first.
+  assert.deepEqual(runOrderXs([[100, 300, 300, 500], [300]]), [[0, 1, 2, 3], [1]]);
 });
 
 test('one point: a sane x range by time (not 2027 to 2029) and by run order', () => {
