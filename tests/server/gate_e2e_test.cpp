@@ -471,4 +471,11 @@ TEST(GateE2E, EveryOutputCarriesTheVerdictsOneExplanation) {
     EXPECT_EQ(static_cast<std::size_t>(failing), v["slowdowns"].size());
     EXPECT_NE(md.find("ci/bisect.py --server https://dash.example --run " + run), std::string::npos) << md;
   }
+  // The series page places the SPIR-V change where main's changed (run slow), not at the branch's run before it.
+  const json series = s.get("/api/v1/series?benchmark=lum/grid_stride_vec4/7680x4320/hot");
+  const json one = s.get(cat("/api/v1/series/", std::to_string(series["series"][0]["id"].get<std::int64_t>())));
+  std::vector<std::string> spirv_at;
+  for (const auto& c : one["covariate_changes"])
+    if (c["field"] == "spirv") spirv_at.push_back(c["run_id"]);
+  EXPECT_EQ(spirv_at, std::vector<std::string>{"slow"}) << one["covariate_changes"].dump(1);
 }

@@ -115,7 +115,7 @@ std::optional<Suspect> cold_suspect(const BenchmarkEvidence& b, double swing, co
   if (!s || s->against != Baseline::PreviousRuns) return std::nullopt;
   const double z = std::log1p(s->delta) / s->noise;
   if (s->delta <= p.min_rel_effect || z < kSuspectZ) return std::nullopt;
-  return Suspect{s->baseline, s->noise, std::expm1(kSuspectZ * s->noise), s->delta, z};
+  return Suspect{s->baseline, s->noise, std::expm1(kSuspectZ * s->noise), s->delta, z, s->floor};
 }
 
 // The floors' range and median over the benchmarks judged.
@@ -158,22 +158,25 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
       // past the prior's floor; the detector's change point confirms it over the next runs.
       // (The prior's floor as it stands where the prior does not gate yet: a suite too small for it is held to it too.)
       const auto bar = j->fails && b.ran_as_before && !prior ? prior_floor(b, cov.swing, g, p) : prior;
+      double gate_floor = j->slowdown.floor;
       if (j->fails && b.ran_as_before && !(bar && j->slowdown.delta > bar->floor)) {
         j->fails = false;
         j->suspect = true;
         ++cov.held_as_before;
+        gate_floor = bar ? bar->floor : NAN;
       }
       if (j->fails) v.slowdowns.push_back({&b, j->slowdown});
       else if (j->suspect)
         v.suspects.push_back({&b, {j->slowdown.baseline, j->slowdown.noise, std::expm1(rm.model.suspect * j->slowdown.noise),
-                                   j->slowdown.delta, std::log1p(j->slowdown.delta) / j->slowdown.noise}});
+                                   j->slowdown.delta, std::log1p(j->slowdown.delta) / j->slowdown.noise, gate_floor}});
       return;
     }
     if (const auto s = cov.gated ? gate(b, cov.swing, g, p) : std::nullopt) {
       v.slowdowns.push_back({&b, *s});
       return;
     }
-    if (const auto s = suspect(b.value, b.level_runs, p)) {
+    if (auto s = suspect(b.value, b.level_runs, p)) {
+      if (const auto f = cov.gated ? prior_floor(b, cov.swing, g, p) : std::nullopt) s->gate_floor = f->floor;
       v.suspects.push_back({&b, *s});
     } else if (const auto c = cov.gated ? cold_suspect(b, cov.swing, g, p) : std::nullopt) {
       v.suspects.push_back({&b, *c});

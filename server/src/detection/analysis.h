@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,7 @@ CompareResult compare(const RunSide& base, const RunSide& contender, const Compa
 // ---- suspects: a run clearly above its series' current level, before any change point can confirm it
 struct Suspect {
   double level = 0, noise = 0, floor = 0, delta = 0, z = 0;  // level ns; the others relative
+  double gate_floor = NAN;  // the single-run gate's floor it stayed under (relative), where the gate judged it
 };
 // One-sided: 0.13% of unchanged series-runs under Gaussian noise, as a t quantile for the level's runs (3.21 at
 // 48 of them, 3.95 at 12 or fewer).

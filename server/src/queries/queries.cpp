@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
+#include <utility>
 #include <variant>
 
 #include <shaderwatch/result_contract.h>
@@ -50,26 +52,32 @@ struct Where {
   }
 };
 
-// Covariate changes: where a run differs from the one before in anything but the commit. A driver is
-// its build: its label (name, version, driver_info) and its UUID. What ran: the SPIR-V, the input and, where
-// both runs say, the statistics of the driver's compilation.
-std::vector<CovariateChange> covariate_changes(const Series& s) {
+// Covariate changes: where a main run differs from main's run before it in anything but the commit (a branch's
+// runs are drawn apart from main's line and change nothing on it: main's SPIR-V changes where main's did). A driver
+// is its build: its label (name, version, driver_info) and its UUID. What ran: the SPIR-V, the input and, where both
+// runs say, the statistics of the driver's compilation.
+std::vector<CovariateChange> covariate_changes(const Series& s, const std::string& main_branch) {
   static const std::pair<const char*, std::string SeriesPoint::*> kCov[] = {
       {"driver", &SeriesPoint::driver},         {"driver_uuid", &SeriesPoint::driver_uuid},
       {"api_version", &SeriesPoint::api_version}, {"harness_revision", &SeriesPoint::harness_revision},
-      {"runner", &SeriesPoint::runner},         {"branch", &SeriesPoint::branch},
-      {"spirv", &SeriesPoint::spirv},           {"input", &SeriesPoint::input}};
+      {"runner", &SeriesPoint::runner},         {"spirv", &SeriesPoint::spirv},
+      {"input", &SeriesPoint::input}};
   const auto& pts = s.points;
   std::vector<CovariateChange> changes;
-  for (std::size_t i = 1; i < pts.size(); ++i) {
+  std::optional<std::size_t> prev;  // main's run before
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    if (pts[i].branch != main_branch) continue;
+    const std::optional<std::size_t> before = std::exchange(prev, i);
+    if (!before) continue;
+    const SeriesPoint &was = pts[*before], &now = pts[i];
     for (const auto& [field, member] : kCov)
-      if (pts[i].*member != pts[i - 1].*member && !(pts[i].*member).empty() && !(pts[i - 1].*member).empty())
-        changes.push_back({i, pts[i].run_id, field, pts[i - 1].*member, pts[i].*member});
-    const auto a = s.compiled.find(pts[i - 1].compiled_id), b = s.compiled.find(pts[i].compiled_id);
+      if (now.*member != was.*member && !(now.*member).empty() && !(was.*member).empty())
+        changes.push_back({i, now.run_id, field, was.*member, now.*member});
+    const auto a = s.compiled.find(was.compiled_id), b = s.compiled.find(now.compiled_id);
     if (a == s.compiled.end() || b == s.compiled.end() || a->second.statistics.empty() || b->second.statistics.empty())
       continue;
-    auto [before, after] = statistics_difference(a->second.statistics, b->second.statistics);
-    if (!before.empty()) changes.push_back({i, pts[i].run_id, "statistics", std::move(before), std::move(after)});
+    auto [x, y] = statistics_difference(a->second.statistics, b->second.statistics);
+    if (!x.empty()) changes.push_back({i, now.run_id, "statistics", std::move(x), std::move(y)});
   }
   return changes;
 }
@@ -289,7 +297,7 @@ Series Queries::series(std::int64_t id, const Params& q) {
   for (std::size_t i = 0; i < out.points.size(); ++i)
     std::tie(out.points[i].p25_ns, out.points[i].p75_ns) = quartiles.at(run_pks[i]);
   out.compiled = load_compiled(*c, out.points);
-  out.covariate_changes = covariate_changes(out);
+  out.covariate_changes = covariate_changes(out, opts_.main_branch);
   {
     std::vector<std::int64_t> ids;
     auto& st = c->q("SELECT id FROM alerts WHERE series_id=? ORDER BY started_ms, id");

@@ -182,11 +182,15 @@ std::vector<Explanation> explain_verdict(sql::Conn& c, const JudgedRun& run, con
     e.before_ns = s.level_ns;
     e.after_ns = s.value_ns;
     e.change_pct = s.delta_pct;
-    e.floor_pct = s.floor_pct;
     e.against = v.baseline ? merge_base_words(*v.baseline) + ": its level" : "its level";
+    // Past its own noise (the suspect's threshold), not past the single-run gate's floor: both said, so a large
+    // suspect reads as what it is (a floor still wide on a young history), not as a contradiction.
     e.headline = "suspect " + pct_text(s.delta_pct) + " (" + time_text(s.level_ns) + " -> " + time_text(s.value_ns) +
-                 ") against " + e.against + ", under the gate's floor " + pct_text(s.floor_pct) + " (z " +
-                 format_number("%.1f", s.z) + "): not a failure until later runs confirm it";
+                 ") against " + e.against + ": past its noise (threshold " + pct_text(s.floor_pct) + ", z " +
+                 format_number("%.1f", s.z) + ")" +
+                 (std::isfinite(s.gate_floor_pct) ? ", under the gate's floor " + pct_text(s.gate_floor_pct) + " for one run" : "") +
+                 "; not a failure until later runs confirm it";
+    e.floor_pct = std::isfinite(s.gate_floor_pct) ? s.gate_floor_pct : s.floor_pct;
     out.push_back(std::move(e));
   }
   for (const auto& a : v.unconfirmed_regressions) out.push_back(from_alert(c, a, "unconfirmed", false));

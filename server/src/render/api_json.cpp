@@ -314,7 +314,7 @@ void to_json(json& j, const CorrectnessEntry& e) {
 
 void to_json(json& j, const SuspectEntry& e) {
   j = {{"benchmark", e.benchmark}, {"series_id", e.series_id}, {"level_ns", e.level_ns}, {"value_ns", e.value_ns},
-       {"delta_pct", e.delta_pct}, {"floor_pct", e.floor_pct}, {"z", e.z}};
+       {"delta_pct", e.delta_pct}, {"floor_pct", e.floor_pct}, {"z", e.z}, {"gate_floor_pct", number_or_null(e.gate_floor_pct)}};
 }
 
 void to_json(json& j, const SlowdownEntry& e) {

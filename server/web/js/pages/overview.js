@@ -82,7 +82,7 @@ export async function render(main) {
   main.append(el('div', {class: 'cards'}, data.gpus.map((g) => gpuCard(g, data.latest_runs, fixed.alerts))));
   main.append(el('h2', {}, 'Latest runs'),
     el('table', {class: 'data', id: 'latest-runs'},
-      el('thead', {}, el('tr', {}, ['Started', 'Run', 'Commit', 'Branch', 'Runner', 'GPU', 'Driver', 'Benchmarks', 'Verdict', 'Failing'].map((h) => el('th', {}, h)))),
+      el('thead', {}, el('tr', {}, ['Started', 'Run', 'Commit', 'Branch', 'Runner', 'GPU', 'Driver', 'Benchmarks timed', 'Verdict', 'Failing'].map((h) => el('th', {}, h)))),
       el('tbody', {}, data.latest_runs.slice(0, 25).map((r) => el('tr', {},
         el('td', {}, formatTime(r.started_at)),
         el('td', {}, runLink(r)),

@@ -85,7 +85,7 @@ export async function render(main, route, stale) {
     el('p', {}, `${r.gpu.name} · ${r.driver.name} ${r.driver.version} · commit `, el('span', {class: 'mono'}, shortCommit(r.commit)),
       ` · ${r.branch} · runner ${r.runner} · ${formatTime(r.started_at)} · `, safeLink(r.job_url, 'CI job')),
     el('p', {class: 'run-counts'}, runCounts(rows),
-      partial ? el('span', {class: 'run-coverage'}, ` · a partial run: ${r.benchmarks} of the ${r.gpu_benchmarks} benchmarks this GPU has timed`) : ''));
+      partial ? el('span', {class: 'run-coverage'}, ` · a partial run: ${coverageText(r)} of what this GPU has run`) : ''));
   // What the verdict could see: a new series' pass says little, and the page says so.
   if (verdict.coverage) main.append(el('p', {class: 'muted coverage'}, verdict.coverage.line));
   // A noisier runner (or driver) is named, never failed on: its series' noise alerts are in the alert list.

@@ -103,7 +103,7 @@ test('a partial run: its coverage shown, the matrix column kept, "Compare with" 
   const h200 = await page.$$eval('.gpu-card', (cs) => cs.map((c) => [c.querySelector('h2').textContent,
     c.querySelector('.run-coverage')?.textContent]));
   const [, coverage] = h200.find(([name]) => name === expected.gpus[0]);
-  const m = /^(\d+) of (\d+) benchmarks$/.exec(coverage);
+  const m = /^(\d+) of (\d+) timed$/.exec(coverage);
   assert.ok(m && Number(m[1]) < Number(m[2]) / 5, coverage);
   await shot(page, '1b-overview-partial');
   assert.deepEqual(problems, []);
