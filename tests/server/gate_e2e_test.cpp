@@ -479,3 +479,33 @@ TEST(GateE2E, EveryOutputCarriesTheVerdictsOneExplanation) {
     if (c["field"] == "spirv") spirv_at.push_back(c["run_id"]);
   EXPECT_EQ(spirv_at, std::vector<std::string>{"slow"}) << one["covariate_changes"].dump(1);
 }
+
+// Issue 52's H200 sitting, replayed (fixtures/real/README.md): three A/A runs of a fresh deployment, the slowing commit
+// at the fourth, its revert at the fifth. With two changes a series, a kernel at 10x its neighbours' noise and two
+// one-run slow modes took the tail to 370x and every floor to 100%: the 1.26x at 1080p cold passed. Its own noise now
+// counts from two changes: it fails. The commit and its revert changed the kernel's SPIR-V: neither is the GPU's noise
+// nor a swing, so the revert's run keeps its floors (they were 344%: blind to any slowdown under 4.4x).
+TEST(GateE2E, AFreshH200sFourthRunFailsTheSlowCommitAndItsRevertPasses) {
+  TempDir dir;
+  TestServer s(dir.db("fresh.db"));
+  int minute = 0;
+  for (const char* r : {"a1", "a2", "a3", "slow", "revert"}) {
+    const std::string commit = std::string(r) == "slow" ? "c4" : std::string(r) == "revert" ? "c5" : std::string("c") + r[1];
+    post_ok(s, body(read_fixture(cat("real/h200-52-", r, ".json.gz")), r, commit, cat("2026-11-28T07:", std::to_string(10 + minute++), ":00Z")));
+  }
+  for (const char* r : {"a2", "a3"}) EXPECT_EQ(s.get(cat("/api/v1/runs/", r, "/verdict"))["verdict"], "pass") << r;
+  const json v = s.get("/api/v1/runs/slow/verdict");
+  EXPECT_EQ(v["verdict"], "fail");
+  const std::string k = "lum/grid_stride_vec4/";
+  for (const char* size : {"1920x1080/cold", "3840x2160/hot", "3840x2160/cold", "7680x4320/hot", "7680x4320/cold"})
+    EXPECT_TRUE(has(v["slowdowns"], k + size)) << size << v["slowdowns"].dump(1);
+  EXPECT_TRUE(has(v["slowdowns"], k + "1920x1080/hot") || has(v["suspects"], k + "1920x1080/hot"));
+  for (const auto& e : v["slowdowns"]) EXPECT_EQ(e["benchmark"].get<std::string>().rfind(k, 0), 0u) << e.dump();
+  const json& model = v["coverage"]["noise_model"];
+  ASSERT_TRUE(model.is_object());
+  EXPECT_LT(model["floor_median_pct"].get<double>(), 25) << v["coverage"]["line"];
+  const json revert = s.get("/api/v1/runs/revert/verdict");
+  EXPECT_EQ(revert["verdict"], "pass") << revert["slowdowns"].dump(1);
+  EXPECT_LT(revert["coverage"]["noise_model"]["floor_median_pct"].get<double>(), 100) << revert["coverage"]["line"];
+  EXPECT_LT(revert["coverage"]["swing_pct"].get<double>(), 20) << "the 2.9x slowdown and its revert are no swing";
+}

@@ -153,6 +153,21 @@ TEST(Gate, AGpusLoneSwingRaisesThePriorsFloor) {
   EXPECT_NEAR(a::lone_swing(run_with(120, 1, {fell})), std::log(3.0), 0.02);
 }
 
+// A commit that made a kernel 2.9x slower and its revert (the kernel's SPIR-V changed both times) is no swing of the
+// GPU's: the revert's run keeps the prior's floor, where the 2.9x "swing" took every floor to 344% on an H200.
+TEST(Gate, ASlowdownAndItsRevertAreNoSwing) {
+  auto reverted = bench("lum/reverted/1080p/cold", 1e5, 6);
+  reverted.swing_history[5] *= 2.9;
+  const auto swing = a::lone_swing(run_with(120, 6, {reverted}));
+  EXPECT_NEAR(swing, std::log(2.9), 0.02) << "without SPIR-V, a swing";
+  reverted.swing_spirv = {"aa", "aa", "aa", "aa", "aa", "bb"};
+  reverted.spirv = "aa";
+  EXPECT_LT(a::lone_swing(run_with(120, 6, {reverted})), 0.02);
+  // The same swing with the code unchanged is the GPU's (a slow mode), SPIR-V or not.
+  reverted.swing_spirv[5] = "aa";
+  EXPECT_NEAR(a::lone_swing(run_with(120, 6, {reverted})), std::log(2.9), 0.02);
+}
+
 TEST(Gate, WaitsForEnoughEarlierSeriesRuns) {
   auto v = a::judge(run_with(9, 4, {bench("lum/slow/1080p/cold", 3.6e5, 4)}));
   EXPECT_FALSE(v.fail);

@@ -141,6 +141,46 @@ TEST(GpuNoiseModel, AFewNoisySeriesOfOneKernelRaiseTheirOwnFloorsFromTheFourthCh
   EXPECT_GT(d::learn_noise_model(series_of(lone), 340).tail, 1.5 * q.tail);
 }
 
+// A change across which the kernel's code changed (a commit that slowed it, the gate failing it or not; its revert) is
+// code, not the GPU's noise: left out, the tail is the quiet GPU's.
+TEST(GpuNoiseModel, AChangeOfTheKernelsCodeIsNotTheNoise) {
+  const auto quiet = suite(340, 5, [](int) { return 0.001; }, 11);
+  Suite s = quiet;
+  std::vector<std::vector<char>> code(340, std::vector<char>(5, 0));
+  for (int k = 0; k < 6; ++k) {  // one kernel at six sizes: 1.2-1.5x slower at the fourth run, back at the fifth
+    s.runs[k][3] *= 1.2 + 0.06 * k;
+    code[k][3] = code[k][4] = 1;
+  }
+  const auto q = d::learn_noise_model(series_of(quiet), 340);
+  const auto blind = d::learn_noise_model(series_of(s), 340);
+  auto series = series_of(s);
+  for (std::size_t k = 0; k < series.size(); ++k) series[k].code_changed = &code[k];
+  const auto m = d::learn_noise_model(series, 340);
+  ASSERT_TRUE(q.ready && m.ready);
+  // Without the code's flags the steps either raise every floor or cost whole runs of the GPU's noise (here two of
+  // four are left out as outliers); with them, only the twelve changes across a code change go.
+  EXPECT_TRUE(blind.tail > 2 * q.tail || blind.left_out >= 2 * 340u) << blind.tail << " " << blind.left_out;
+  EXPECT_EQ(m.left_out, 0u);
+  EXPECT_EQ(m.changes, 4 * 340u - 12);
+  EXPECT_LT(m.tail, 1.3 * q.tail);
+}
+
+// An H200's fourth run (issue 52's sitting): after three runs, two changes a series, four series of one kernel at
+// 10x their duration's noise (a depth-of-field composite) took the tail to 370x and every floor to 100%. Each change
+// now counts in the tail in units of the series' other changes from two changes on (own_unit_min_changes): the tail
+// stays near the quiet GPU's. Their own floors still come from their fourth change (own_min_changes): one other change
+// is too few to set a floor by.
+TEST(GpuNoiseModel, TwoChangesOfANoisyKernelAreNotTheGpusTail) {
+  const auto quiet = suite(340, 3, [](int) { return 0.001; }, 12);
+  const auto noisy = suite(340, 3, [](int k) { return k < 4 ? 0.012 : 0.001; }, 12);
+  const auto q = d::learn_noise_model(series_of(quiet), 340), m = d::learn_noise_model(series_of(noisy), 340);
+  ASSERT_TRUE(q.ready && m.ready);
+  EXPECT_LT(m.tail, 1.5 * q.tail) << "quiet " << q.tail;
+  d::NoiseModelParams before;
+  before.own_unit_min_changes = before.own_min_changes;
+  EXPECT_GT(d::learn_noise_model(series_of(noisy), 340, before).tail, 3 * q.tail) << "counted from the fourth change";
+}
+
 // The series of an open regression are not learned from.
 TEST(GpuNoiseModel, AnOpenRegressionsSeriesIsNotLearnedFrom) {
   Suite s = suite(340, 24, [](int) { return 0.003; }, 6);

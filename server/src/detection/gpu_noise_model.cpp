@@ -17,6 +17,7 @@ constexpr std::size_t kExtremeRank = 3;    // a run's extreme: its third largest
 // Each series' |log changes|, newest last, and its duration (the median of its runs).
 struct Changes {
   std::vector<double> abs;
+  std::vector<std::size_t> pos;  // each change's run position, from the newest (0): the same run's across series
   double duration = 0;
   double own = 0;  // sd of one change from the series' own median |change| (0: too few)
 };
@@ -49,8 +50,12 @@ GpuNoiseModel learn_noise_model(const std::vector<SeriesRuns>& series, std::size
     if (v.empty()) continue;
     std::vector<double> sorted_v = v;
     ch[i].duration = stats::upper_median_in_place(sorted_v);
+    const auto* code = series[i].code_changed;
     for (std::size_t j = 1; j < v.size(); ++j)
-      if (v[j] > 0 && v[j - 1] > 0) ch[i].abs.push_back(std::fabs(std::log(v[j] / v[j - 1])));
+      if (v[j] > 0 && v[j - 1] > 0 && !(code && j < code->size() && (*code)[j])) {
+        ch[i].abs.push_back(std::fabs(std::log(v[j] / v[j - 1])));
+        ch[i].pos.push_back(v.size() - 1 - j);
+      }
     if (ch[i].abs.size() >= p.own_min_changes) {
       std::vector<double> a = ch[i].abs;
       ch[i].own = kMadToSigma * stats::upper_median_in_place(a);
@@ -82,15 +87,15 @@ GpuNoiseModel learn_noise_model(const std::vector<SeriesRuns>& series, std::size
     if (series[i].excluded) continue;
     const auto& a = ch[i].abs;
     // Each change in units of the larger of its duration's scale and the series' own without it (the lower median of
-    // its other changes, from own_min_changes - 1 of them): a noisy series' changes are then not the GPU's tail, and
+    // its other changes, from own_unit_min_changes - 1 of them): a noisy series' changes are then not the GPU's tail, and
     // a lone far change is not hidden by a scale it made itself (six changes of x, y and x + y never reach 1.4 of a
     // scale read from all six).
     std::vector<double> sorted_a = a;
     std::sort(sorted_a.begin(), sorted_a.end());
-    const bool own = a.size() >= p.own_min_changes && p.own_min_changes > 1;
+    const bool own = a.size() >= p.own_unit_min_changes && p.own_unit_min_changes > 1;
     const std::size_t mid = a.size() >= 2 ? (a.size() - 2) / 2 : 0;  // the lower median's index among n - 1
     for (std::size_t j = 0; j < a.size(); ++j) {
-      const std::size_t pos = a.size() - 1 - j;
+      const std::size_t pos = ch[i].pos[j];
       if (by_position.size() <= pos) by_position.resize(pos + 1), series_of.resize(pos + 1);
       double unit = by_duration[i];
       if (own) {

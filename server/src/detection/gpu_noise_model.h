@@ -45,13 +45,18 @@ struct NoiseModelParams {
   // 30 us on an H200, but a GPU's clocks and temperature over days have not been measured here; 5% keeps half of
   // the smallest target step (10%) as margin.
   double min_effect = 0.05;
-  // A benchmark's own noise counts from this many changes of its own on (where larger than its duration's), and each
-  // of its changes counts in the GPU's tail in units of the noise its other changes show (from own_min_changes - 1 of
-  // them): a kernel that moves 10x its duration's noise every run raises its own floor, not every benchmark's. (On an
-  // H200, a depth-of-field kernel moving 1.5% where its neighbours move 0.13% took the tail from 47 to 336 of them
-  // at the fifth run, every floor to 100%, when its own noise counted from 6 changes and in the tail from 12.) Left
-  // out of its own unit, a change keeps the GPU's heavy tail heavy.
+  // A benchmark's own noise sets its floor from this many changes of its own on (where larger than its duration's): a
+  // kernel that moves 10x its duration's noise every run raises its own floor. (On an H200, a depth-of-field kernel
+  // moving 1.5% where its neighbours move 0.13% took the tail from 47 to 336 of them at the fifth run, every floor to
+  // 100%, when its own noise counted from 6 changes and in the tail from 12.)
   std::size_t own_min_changes = 4;
+  // From this many changes of its own on, each of a benchmark's changes counts in the GPU's tail in units of the noise
+  // its other changes show (their lower median): such a kernel's changes are not every benchmark's tail, and a lone far
+  // change is not hidden by a scale it made itself. (On another H200's fourth run, two changes a series, the same
+  // kernel and two one-run slow modes took the tail to 370x and every floor to 100% when this was 4: a 1.26x step
+  // passed. From 2: the tail 32x, the floors 5-16.5%, median 6.7%; the A/A runs of that sitting pass in every order.)
+  // Left out of its own unit, a change keeps the GPU's heavy tail heavy.
+  std::size_t own_unit_min_changes = 2;
 };
 inline constexpr std::size_t kMinNeighbours = 10;
 
@@ -59,6 +64,9 @@ inline constexpr std::size_t kMinNeighbours = 10;
 struct SeriesRuns {
   const std::vector<double>* values = nullptr;  // ns
   bool excluded = false;  // an open regression's series: its step is not the noise
+  // Per value (none: all kept): whether the change into it is left out, the kernel's code having changed there (a
+  // commit that slowed a kernel, its revert: code, not noise, whether or not the gate failed it).
+  const std::vector<char>* code_changed = nullptr;
 };
 
 struct GpuNoiseModel {

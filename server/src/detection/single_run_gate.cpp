@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "common/statistics.h"
 
@@ -42,15 +44,29 @@ double lone_swing(const RunEvidence& run, const GateParams& g) {
   double swing = 0;
   for (const auto& b : run.benchmarks) {
     if (b.failed || b.value <= 0 || b.swing_history.empty()) continue;
-    std::vector<double> seq(b.swing_history.end() - static_cast<std::ptrdiff_t>(std::min(b.swing_history.size(), g.swing_runs)),
-                            b.swing_history.end());
+    const std::size_t n = std::min(b.swing_history.size(), g.swing_runs);
+    std::vector<double> seq(b.swing_history.end() - static_cast<std::ptrdiff_t>(n), b.swing_history.end());
     const bool from_first = b.history <= seq.size();  // seq starts at the series' first run
     seq.push_back(b.value);
+    // Each run's SPIR-V (empty: not named). A run whose kernel's code differs from the next's moved with its code (a
+    // slowdown and its revert): no swing of the GPU's.
+    std::vector<std::string> code;
+    if (b.swing_spirv.size() == b.swing_history.size())
+      code.assign(b.swing_spirv.end() - static_cast<std::ptrdiff_t>(n), b.swing_spirv.end());
+    code.resize(seq.size() - 1);
+    code.push_back(b.spirv);
+    const auto code_changed = [&](std::size_t i, std::size_t j) {
+      return !code[i].empty() && !code[j].empty() && code[i] != code[j];
+    };
     for (std::size_t i = 0; i + 1 < seq.size(); ++i) {
-      if (seq[i] <= 0 || seq[i + 1] <= 0) continue;
+      if (seq[i] <= 0 || seq[i + 1] <= 0 || code_changed(i, i + 1)) continue;
       double height = std::log(seq[i] / seq[i + 1]);
-      if (i > 0 && seq[i - 1] > 0) height = std::min(height, std::log(seq[i] / seq[i - 1]));
-      else if (!from_first) continue;
+      if (i > 0 && seq[i - 1] > 0) {
+        if (code_changed(i - 1, i)) continue;
+        height = std::min(height, std::log(seq[i] / seq[i - 1]));
+      } else if (!from_first) {
+        continue;
+      }
       swing = std::max(swing, height);
     }
   }
@@ -124,6 +140,7 @@ ModelFloors model_floors(const RunEvidence& run, const GateParams& g, const dete
   rm.noise.assign(run.benchmarks.size(), 0);
   std::vector<detect::SeriesRuns> series;
   std::vector<std::size_t> index;  // run.benchmarks' index of each series given
+  std::vector<std::vector<char>> code_changed(run.benchmarks.size());  // per benchmark, per swing_history run
   std::size_t judged = 0;
   for (std::size_t i = 0; i < run.benchmarks.size(); ++i) {
     const auto& b = run.benchmarks[i];
@@ -132,7 +149,12 @@ ModelFloors model_floors(const RunEvidence& run, const GateParams& g, const dete
     // at this very run (by this run's gate, at ingest) has no step in the history yet.
     const bool excluded = std::any_of(b.open.begin(), b.open.end(), [](const auto& r) { return !r.raised_here; });
     rm.excluded += excluded;
-    series.push_back({&b.swing_history, excluded});
+    // Where the kernel's SPIR-V changed from one run to the next (both named), that change is not the noise.
+    auto& code = code_changed[i];
+    code.assign(b.swing_history.size(), 0);
+    for (std::size_t j = 1; j < b.swing_spirv.size() && j < code.size(); ++j)
+      code[j] = !b.swing_spirv[j].empty() && !b.swing_spirv[j - 1].empty() && b.swing_spirv[j] != b.swing_spirv[j - 1];
+    series.push_back({&b.swing_history, excluded, &code});
     index.push_back(i);
     judged += !b.level_runs.empty();
   }

@@ -38,6 +38,7 @@ struct RunPoint {
   std::vector<double> reps;
   int errors = 0;
   std::int64_t series_id = 0;
+  std::string spirv;  // the kernel's SPIR-V hash from the point's label (empty where it names none)
 };
 // Every benchmark's point in the run `run_pk`, by benchmark name.
 std::map<std::string, RunPoint> run_points(sql::Conn& c, std::int64_t run_pk);

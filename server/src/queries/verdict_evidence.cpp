@@ -77,7 +77,7 @@ void latest_main_points(sql::Conn& c, const JudgedRun& run, const EvidenceParams
     st.reset();
   }
   std::map<std::int64_t, std::size_t> taken;  // points given to f, by series
-  auto& st = c.q("SELECT h.series_id, h.value_ns, h.reps, h.started_ms, h.run_id FROM points h WHERE h.series_id IN"
+  auto& st = c.q("SELECT h.series_id, h.value_ns, h.reps, h.started_ms, h.run_id, h.label FROM points h WHERE h.series_id IN"
                  " (SELECT series_id FROM points WHERE run_id=? AND n_errors=0) AND h.started_ms>=? AND"
                  " (h.started_ms, h.run_id)" + cmp + "(?, ?) AND h.on_main=1 AND h.value_ns IS NOT NULL"
                  " ORDER BY h.series_id DESC, h.started_ms DESC, h.run_id DESC");
@@ -94,7 +94,7 @@ void latest_main_points(sql::Conn& c, const JudgedRun& run, const EvidenceParams
   for (const auto& [sid, b] : series) {
     const std::size_t n = taken[sid];
     if (n >= limit) continue;
-    auto& older = c.q("SELECT series_id, value_ns, reps, started_ms, run_id FROM points WHERE series_id=? AND started_ms<? AND"
+    auto& older = c.q("SELECT series_id, value_ns, reps, started_ms, run_id, label FROM points WHERE series_id=? AND started_ms<? AND"
                       " on_main=1 AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
     older.bind(1, sid).bind(2, cut).bind(3, static_cast<std::int64_t>(limit - n));
     while (older.step()) f(*b, older);
@@ -113,13 +113,19 @@ void load_levels(sql::Conn& c, const JudgedRun& run, const LevelBound& bound, co
     const std::int64_t boundary_ms = start == starts.end() ? INT64_MIN : start->second;
     ++b.history;
     const double value = st.f64(1);
-    if (b.swing_history.size() < p.gate.swing_runs) b.swing_history.push_back(value);
+    if (b.swing_history.size() < p.gate.swing_runs) {
+      b.swing_history.push_back(value);
+      b.swing_spirv.emplace_back(contract::spirv_of_label(st.text(5)));
+    }
     if (st.i64(3) < boundary_ms || b.level_runs.size() >= analysis::kLevelRuns) return;
     b.level_runs.push_back(value);
     level_run_ids[b.series_id].push_back(st.i64(4));
     if (b.level_runs.size() < p.detect.min_segment) b.level_reps.push_back(unpack_reps(st.blob(2)));
   });
-  for (const auto& [id, b] : series) std::reverse(b->swing_history.begin(), b->swing_history.end());
+  for (const auto& [id, b] : series) {
+    std::reverse(b->swing_history.begin(), b->swing_history.end());
+    std::reverse(b->swing_spirv.begin(), b->swing_spirv.end());
+  }
 }
 
 // Each open regression of the run's timed series, in the order of their steps, and where each step is.
@@ -271,6 +277,7 @@ analysis::RunEvidence load_evidence(sql::Conn& c, const JudgedRun& run, const Le
     b.name = name;
     b.series_id = point.series_id;
     b.value = point.value;
+    b.spirv = point.spirv;
     b.reps = point.reps;
     b.failed = point.errors > 0;
   }
