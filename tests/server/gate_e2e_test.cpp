@@ -501,6 +501,11 @@ TEST(GateE2E, AFreshH200sFourthRunFailsTheSlowCommitAndItsRevertPasses) {
     EXPECT_TRUE(has(v["slowdowns"], k + size)) << size << v["slowdowns"].dump(1);
   EXPECT_TRUE(has(v["slowdowns"], k + "1920x1080/hot") || has(v["suspects"], k + "1920x1080/hot"));
   for (const auto& e : v["slowdowns"]) EXPECT_EQ(e["benchmark"].get<std::string>().rfind(k, 0), 0u) << e.dump();
+  // A suspect names its baseline as the verdict judged it: three runs are the previous runs, not a level.
+  for (const auto& e : v["explanations"]) {
+    if (e["finding"] != "suspect") continue;
+    EXPECT_EQ(e["against"], "the previous 3 runs (median, to run a3)") << e["headline"];
+  }
   const json& model = v["coverage"]["noise_model"];
   ASSERT_TRUE(model.is_object());
   EXPECT_LT(model["floor_median_pct"].get<double>(), 25) << v["coverage"]["line"];

@@ -55,6 +55,7 @@ std::optional<Suspect> suspect(double value, const std::vector<double>& level_ru
   s.floor = std::max(p.min_rel_effect, p.noise_k * s.noise);
   s.delta = value / s.level - 1;
   s.z = std::log(value / s.level) / s.noise;
+  s.runs = level_runs.size();
   // kSuspectZ's tail as a t quantile for the noise estimate from these runs (as the detector's tail test): a
   // noise underestimated from a short level tripled the suspects on unchanged series.
   if (s.delta > s.floor && s.z >= stats::tail_threshold(kSuspectZ, level_runs.size())) return s;
@@ -115,7 +116,7 @@ std::optional<Suspect> cold_suspect(const BenchmarkEvidence& b, double swing, co
   if (!s || s->against != Baseline::PreviousRuns) return std::nullopt;
   const double z = std::log1p(s->delta) / s->noise;
   if (s->delta <= p.min_rel_effect || z < kSuspectZ) return std::nullopt;
-  return Suspect{s->baseline, s->noise, std::expm1(kSuspectZ * s->noise), s->delta, z, s->floor};
+  return Suspect{s->baseline, s->noise, std::expm1(kSuspectZ * s->noise), s->delta, z, s->floor, s->against, s->runs};
 }
 
 // The floors' range and median over the benchmarks judged.
@@ -168,7 +169,8 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
       if (j->fails) v.slowdowns.push_back({&b, j->slowdown});
       else if (j->suspect)
         v.suspects.push_back({&b, {j->slowdown.baseline, j->slowdown.noise, std::expm1(rm.model.suspect * j->slowdown.noise),
-                                   j->slowdown.delta, std::log1p(j->slowdown.delta) / j->slowdown.noise, gate_floor}});
+                                   j->slowdown.delta, std::log1p(j->slowdown.delta) / j->slowdown.noise, gate_floor,
+                                   j->slowdown.against, j->slowdown.runs}});
       return;
     }
     if (const auto s = cov.gated ? gate(b, cov.swing, g, p) : std::nullopt) {

@@ -42,6 +42,8 @@ CompareResult compare(const RunSide& base, const RunSide& contender, const Compa
 struct Suspect {
   double level = 0, noise = 0, floor = 0, delta = 0, z = 0;  // level ns; the others relative
   double gate_floor = NAN;  // the single-run gate's floor it stayed under (relative), where the gate judged it
+  Baseline against = Baseline::Level;  // what `level` is the median of: its level's runs, or the previous runs
+  std::size_t runs = 0;                // how many
 };
 // One-sided: 0.13% of unchanged series-runs under Gaussian noise, as a t quantile for the level's runs (3.21 at
 // 48 of them, 3.95 at 12 or fewer).

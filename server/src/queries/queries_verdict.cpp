@@ -54,7 +54,8 @@ void add_findings(const analysis::RunVerdict& v, Verdict& out) {
     out.correctness.push_back({f.benchmark->name, f.benchmark->series_id, f.kind, f.benchmark->error_message});
   for (const auto& f : v.suspects)
     out.suspects.push_back({f.benchmark->name, f.benchmark->series_id, f.suspect.level, f.benchmark->value,
-                            100 * f.suspect.delta, 100 * f.suspect.floor, f.suspect.z, 100 * f.suspect.gate_floor});
+                            100 * f.suspect.delta, 100 * f.suspect.floor, f.suspect.z, 100 * f.suspect.gate_floor,
+                            f.suspect.against, f.suspect.runs});
   for (const auto& f : v.slowdowns)
     out.slowdowns.push_back({f.benchmark->name, f.benchmark->series_id, f.slowdown.against, f.slowdown.runs,
                              f.slowdown.baseline, f.benchmark->value, 100 * f.slowdown.delta, 100 * f.slowdown.floor,

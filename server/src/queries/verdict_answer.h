@@ -34,6 +34,8 @@ struct SuspectEntry {
   std::int64_t series_id = 0;
   double level_ns = 0, value_ns = 0, delta_pct = 0, floor_pct = 0, z = 0;  // floor_pct: the suspect's own threshold
   double gate_floor_pct = NAN;  // the single-run gate's floor it stayed under, NaN where the gate did not judge it
+  analysis::Baseline against = analysis::Baseline::Level;  // level_ns: its level's median, or the previous runs'
+  std::size_t baseline_runs = 0;
 };
 
 struct SlowdownEntry {

@@ -49,11 +49,14 @@ std::string merge_base_words(const VerdictBaseline& b) {
 }
 
 // A single-run slowdown's baseline in words; on another branch it is main's at the merge base, said so.
-std::string slowdown_against(const SlowdownEntry& s, const std::optional<VerdictBaseline>& base, const std::string& newest) {
-  const std::string runs = std::to_string(s.baseline_runs), to = newest.empty() ? "" : ", to run " + newest;
-  const std::string level = s.against == analysis::Baseline::Level ? "its level (median of " + runs + " runs" + to + ")"
-                            : s.baseline_runs == 1 ? "the previous run" + (newest.empty() ? "" : " (" + newest + ")")
-                                                   : "the previous " + runs + " runs (median" + to + ")";
+// A baseline in words (`runs` runs of its level, or the previous runs; `newest` the newest of them); on another branch
+// it is main's at the merge base, said so.
+std::string baseline_words(analysis::Baseline against, std::size_t runs, const std::optional<VerdictBaseline>& base,
+                           const std::string& newest) {
+  const std::string n = std::to_string(runs), to = newest.empty() ? "" : ", to run " + newest;
+  const std::string level = against == analysis::Baseline::Level ? "its level (median of " + n + " runs" + to + ")"
+                            : runs == 1 ? "the previous run" + (newest.empty() ? "" : " (" + newest + ")")
+                                        : "the previous " + n + " runs (median" + to + ")";
   return base ? merge_base_words(*base) + ": " + level : level;
 }
 
@@ -171,7 +174,7 @@ std::vector<Explanation> explain_verdict(sql::Conn& c, const JudgedRun& run, con
     e.after_ns = s.value_ns;
     e.change_pct = s.delta_pct;
     e.floor_pct = s.floor_pct;
-    e.against = slowdown_against(s, v.baseline, e.baseline_run);
+    e.against = baseline_words(s.against, s.baseline_runs, v.baseline, e.baseline_run);
     e.headline = "slowdown " + ratio_text(s.value_ns / s.baseline_ns) + " (" + time_text(s.baseline_ns) + " -> " +
                  time_text(s.value_ns) + ") against " + e.against + ", past the gate's floor " + pct_text(s.floor_pct) +
                  " (run-to-run noise " + format_number("%.2f%%", s.noise_pct) + ")";
@@ -182,7 +185,7 @@ std::vector<Explanation> explain_verdict(sql::Conn& c, const JudgedRun& run, con
     e.before_ns = s.level_ns;
     e.after_ns = s.value_ns;
     e.change_pct = s.delta_pct;
-    e.against = v.baseline ? merge_base_words(*v.baseline) + ": its level" : "its level";
+    e.against = baseline_words(s.against, s.baseline_runs, v.baseline, e.baseline_run);
     // Past its own noise (the suspect's threshold), not past the single-run gate's floor: both said, so a large
     // suspect reads as what it is (a floor still wide on a young history), not as a contradiction.
     e.headline = "suspect " + pct_text(s.delta_pct) + " (" + time_text(s.level_ns) + " -> " + time_text(s.value_ns) +

@@ -314,7 +314,8 @@ void to_json(json& j, const CorrectnessEntry& e) {
 
 void to_json(json& j, const SuspectEntry& e) {
   j = {{"benchmark", e.benchmark}, {"series_id", e.series_id}, {"level_ns", e.level_ns}, {"value_ns", e.value_ns},
-       {"delta_pct", e.delta_pct}, {"floor_pct", e.floor_pct}, {"z", e.z}, {"gate_floor_pct", number_or_null(e.gate_floor_pct)}};
+       {"delta_pct", e.delta_pct}, {"floor_pct", e.floor_pct}, {"z", e.z}, {"gate_floor_pct", number_or_null(e.gate_floor_pct)},
+       {"against", analysis::to_string(e.against)}, {"baseline_runs", e.baseline_runs}};
 }
 
 void to_json(json& j, const SlowdownEntry& e) {
