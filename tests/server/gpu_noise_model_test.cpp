@@ -50,6 +50,15 @@ a::RunEvidence run_of(const Suite& s, int slow, double factor) {
   return run;
 }
 
+// 340 series of `runs` runs at 0.1% noise, and the same draws with four series of one kernel at 1.2% (a depth-of-field
+// kernel at 10x its neighbours' noise, as on the H200s).
+struct QuietAndNoisy {
+  Suite quiet, noisy;
+};
+QuietAndNoisy one_noisy_kernel(int runs, std::uint64_t seed) {
+  return {suite(340, runs, [](int) { return 0.001; }, seed), suite(340, runs, [](int k) { return k < 4 ? 0.012 : 0.001; }, seed)};
+}
+
 }  // namespace
 
 TEST(GpuNoiseModel, NeedsEnoughChangesBeforeItReplacesThePrior) {
@@ -129,8 +138,7 @@ TEST(GpuNoiseModel, OneSwingingSeriesRaisesItsOwnFloorOnly) {
 // changes counts in the tail in units of the others': the GPU's tail stays where the quiet series put it. (Before,
 // their own noise counted from 6 changes and in the tail from 12: the tail went from 47 to 336 of the scale.)
 TEST(GpuNoiseModel, AFewNoisySeriesOfOneKernelRaiseTheirOwnFloorsFromTheFourthChange) {
-  const auto quiet = suite(340, 5, [](int) { return 0.001; }, 9);
-  const auto noisy = suite(340, 5, [](int k) { return k < 4 ? 0.012 : 0.001; }, 9);
+  const auto [quiet, noisy] = one_noisy_kernel(5, 9);
   const auto q = d::learn_noise_model(series_of(quiet), 340), m = d::learn_noise_model(series_of(noisy), 340);
   ASSERT_TRUE(q.ready && m.ready);
   EXPECT_LT(m.tail, 1.5 * q.tail) << "quiet " << q.tail;
@@ -171,8 +179,7 @@ TEST(GpuNoiseModel, AChangeOfTheKernelsCodeIsNotTheNoise) {
 // stays near the quiet GPU's. Their own floors still come from their fourth change (own_min_changes): one other change
 // is too few to set a floor by.
 TEST(GpuNoiseModel, TwoChangesOfANoisyKernelAreNotTheGpusTail) {
-  const auto quiet = suite(340, 3, [](int) { return 0.001; }, 12);
-  const auto noisy = suite(340, 3, [](int k) { return k < 4 ? 0.012 : 0.001; }, 12);
+  const auto [quiet, noisy] = one_noisy_kernel(3, 12);
   const auto q = d::learn_noise_model(series_of(quiet), 340), m = d::learn_noise_model(series_of(noisy), 340);
   ASSERT_TRUE(q.ready && m.ready);
   EXPECT_LT(m.tail, 1.5 * q.tail) << "quiet " << q.tail;
