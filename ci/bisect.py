@@ -24,10 +24,10 @@ How it works:
      Each commit is then called good or bad by which end's median (over the samples of --runs bench runs, taken
      beside it) its own median is nearer in log time, and skipped where it lies in the middle third even after
      twice as many runs.
-  5. The commit bisect names and its parent are measured again beside the ends and must fall on their sides
-     (else exit 2: a wrong name is worse than none). It prints each commit tested, the first bad commit with
-     its diff stat, the commits tested and the time taken; --post-note writes the result into the alert's note
-     (its state unchanged).
+  5. The commit bisect names and its parent are measured again beside the ends and must fall on their sides,
+     clear of the middle third (twice the runs once more where one is too close to call; else exit 2: a wrong name
+     is worse than none). It prints each commit tested, the first bad commit with its diff stat, the commits
+     tested and the time taken; --post-note writes the result into the alert's note (its state unchanged).
 
 Exit: 0 the first bad commit was named; 2 bisect could not tell (skipped commits around it); 3 the change does
 not reproduce here; 4 usage (bad alert, commits not in the repository).
@@ -246,6 +246,14 @@ def where_between_ends(state, good_ns, ns, bad_ns):
     return place(good_ns, bad_ns, ns)
 
 
+def side_of(where):
+    """'good' or 'bad' where a commit's place between the ends is clear of their middle third; None where it is too
+    close to call (or the ends were too close to call anything)."""
+    if where is None or MIDDLE[0] <= where <= MIDDLE[1]:
+        return None
+    return 'good' if where < MIDDLE[0] else 'bad'
+
+
 def measure_beside_ends(state, runs):
     """(good end, this commit, bad end) medians (ns), measured in turn; None where this commit cannot be measured."""
     here = version_here(state)
@@ -264,9 +272,9 @@ def step(state_file):
         if levels is None:
             break
         shown.append(levels)
-        where = where_between_ends(state, *levels)
-        if where is not None and (where < MIDDLE[0] or where > MIDDLE[1]):
-            verdict = 0 if where < MIDDLE[0] else 1
+        side = side_of(where_between_ends(state, *levels))
+        if side is not None:
+            verdict = 0 if side == 'good' else 1
             break
     word = {0: 'good', 1: 'bad', 125: 'skip'}[verdict]
     times = '; '.join(f'{here / 1e3:.1f} us (ends {good / 1e3:.1f} and {bad / 1e3:.1f})'
@@ -411,16 +419,22 @@ def main():
         parent = keep_version(state, 'parent')
         git(worktree, 'checkout', '--quiet', '--detach', first_bad)
         named = version_here(state)
-        measured = None if parent is None or named is None else measure_in_turn(
-            state, [state['good_end'], parent, named, state['bad_end']], 2 * args.runs)
-        if measured is None:
-            log('the first bad commit or its parent cannot be measured again')
-            return 2
-        good_ns, parent_ns, named_ns, bad_ns = measured
-        log(f'  {first_bad[:12]}^: {parent_ns / 1e3:.1f} us; {first_bad[:12]}: {named_ns / 1e3:.1f} us '
-            f'(ends {good_ns / 1e3:.1f} and {bad_ns / 1e3:.1f} us)')
-        wheres = [where_between_ends(state, good_ns, ns, bad_ns) for ns in (parent_ns, named_ns)]
-        if None in wheres or wheres[0] > MIDDLE[0] or wheres[1] < MIDDLE[1]:
+        sides = None
+        # As at each step: where either is too close to call, twice the runs once more; a side that is clearly
+        # wrong ends it at once.
+        for runs in (2 * args.runs, 4 * args.runs):
+            measured = None if parent is None or named is None else measure_in_turn(
+                state, [state['good_end'], parent, named, state['bad_end']], runs)
+            if measured is None:
+                log('the first bad commit or its parent cannot be measured again')
+                return 2
+            good_ns, parent_ns, named_ns, bad_ns = measured
+            log(f'  {first_bad[:12]}^: {parent_ns / 1e3:.1f} us; {first_bad[:12]}: {named_ns / 1e3:.1f} us '
+                f'(ends {good_ns / 1e3:.1f} and {bad_ns / 1e3:.1f} us)')
+            sides = [side_of(where_between_ends(state, good_ns, ns, bad_ns)) for ns in (parent_ns, named_ns)]
+            if sides == ['good', 'bad'] or 'bad' == sides[0] or 'good' == sides[1]:
+                break
+        if sides != ['good', 'bad']:
             log(f'bisect named {first_bad[:12]}, but measured again it is not the boundary: noise decided a step '
                 f'(try more --runs, or a quieter machine)')
             return 2
