@@ -21,7 +21,7 @@
 # set) and results.csv. With SHADERWATCH_DEVICE=all on several GPUs each device is its own run
 # (<run id>-dev<N>): the bench writes its document as results-dev<N>.json, and its four files go into
 # dev<N>/. SHADERWATCH_DASHBOARD: the dashboard's base URL for their links (default: the server's URL).
-# Exit status, one meaning each, the bench's own (harness/report/exit_status.h) plus 2, for the CI system to tell
+# Exit status, one meaning each, the bench's own (harness/common/exit_status.h) plus 2, for the CI system to tell
 # a broken kernel from a broken machine or a wrong set-up:
 #   0 pass; 1 a wrong answer or a kernel that failed in the bench (or the bench did not build);
 #   2 the server's verdict failed on a regression; 3 infrastructure: no Vulkan device, a device lost, the

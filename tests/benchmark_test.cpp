@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "report/benchmark_report.h"
-#include "check/expectations.h"
+#include "suite/expectations.h"
 #include "catalog.h"
 #include "run/roofline.h"
 #include "run_command.h"

@@ -54,7 +54,7 @@ TEST(CheckLayer, LuminanceTilesRightWrongAndTheKernelsState) {
   const KernelSpec& spec = find_kernel("lum/subgroup_add_256");
   const Problem p = make_luminance_problem(InputKind::Random, 333, 77, 5);
   const RunShape shape = tiled_shape(spec, p);
-  const AnswerCheck check(spec, p, shape);
+  const AnswerCheck check = make_answer_check(spec, p, shape);
   auto words = right_tile_sums(spec, p, shape);
   EXPECT_EQ(check.check(readback_of(words)).status, CheckStatus::Pass);
 
@@ -81,7 +81,7 @@ TEST(CheckLayer, SinglePassCounterMustBeBackAtZero) {
   const KernelSpec& spec = find_kernel("lum/single_pass_atomic");
   const Problem p = make_luminance_problem(InputKind::Random, 64, 64, 2);
   const RunShape shape = tiled_shape(spec, p);
-  const AnswerCheck check(spec, p, shape);
+  const AnswerCheck check = make_answer_check(spec, p, shape);
   auto words = right_tile_sums(spec, p, shape);
   double total = 0;
   for (const auto& g : expected_luminance(spec, p, shape)) total += g.sum;
@@ -98,7 +98,7 @@ TEST(CheckLayer, SinglePassCounterMustBeBackAtZero) {
 TEST(CheckLayer, BoidsSerialSumOneSkippedPositionIsImprobable) {
   const KernelSpec& spec = find_kernel("boids/single_invocation");
   const Problem p = make_boids_problem(InputKind::Random, 4099, 3);
-  const AnswerCheck check(spec, p, single_group_shape(p));
+  const AnswerCheck check = make_answer_check(spec, p, single_group_shape(p));
   // The kernel's own order: one float sum per axis, position by position.
   auto serial = [&](int skip) {
     float s[3] = {0, 0, 0};
@@ -131,7 +131,7 @@ TEST(CheckLayer, BoidsSerialSumOneSkippedPositionIsImprobable) {
 TEST(CheckLayer, BoidsMinMaxIsExact) {
   const KernelSpec& spec = find_kernel("boids/minmax_subgroup");
   const Problem p = make_boids_problem(InputKind::Negative, 64, 9);
-  const AnswerCheck check(spec, p, single_group_shape(p));
+  const AnswerCheck check = make_answer_check(spec, p, single_group_shape(p));
   const auto ref = reference::boids_stats(p.data, p.count);
   std::vector<float> words{static_cast<float>(ref.min[0]), static_cast<float>(ref.min[1]), static_cast<float>(ref.min[2]), 0,
                            static_cast<float>(ref.max[0]), static_cast<float>(ref.max[1]), static_cast<float>(ref.max[2]), 0};
@@ -148,7 +148,7 @@ TEST(CheckLayer, PostfxImageRightAndOnePixelWrong) {
   RunShape shape;
   shape.groups_x = 3;
   shape.groups_y = 2;
-  const AnswerCheck check(spec, p, shape, std::move(input));
+  const AnswerCheck check = make_answer_check(spec, p, shape, std::move(input));
   std::vector<float> words(expected.value.begin(), expected.value.end());
   EXPECT_EQ(check.check(readback_of(words)).status, CheckStatus::Pass);
   words[(5 * p.width + 7) * 4 + 1] += 0.25f;  // pixel (7,5), channel 1
@@ -168,6 +168,12 @@ TEST(KernelFamilies, EachFamilyOnceInOrderWithEveryPartAndItsKernelsNames) {
     EXPECT_FALSE(f->name.empty() || f->display_name.empty());
     EXPECT_TRUE(f->make_problem && f->method && f->check_inputs) << f->name;
     EXPECT_FALSE(f->check_inputs().empty()) << f->name;
+    // A problem's size kind (how its items and size text are read) is its family's.
+    const SizeSpec size = f->size == SizeKind::Count ? SizeSpec{0, 0, 64} : SizeSpec{8, 4, 0};
+    const Problem p = f->make_problem(f->benchmark_input, size, 1);
+    EXPECT_EQ(p.size_kind, f->size) << f->name;
+    EXPECT_EQ(p.items(), size.items()) << f->name;
+    EXPECT_EQ(p.size_string(), size_text(f->size, size)) << f->name;
   }
   for (const KernelSpec& spec : catalog()) {
     EXPECT_TRUE(spec.name.starts_with(std::string(kernel_family(spec.family).name) + "/")) << spec.name;

@@ -7,9 +7,9 @@
 #include <set>
 
 #include "boids.h"
-#include "check/check_suite.h"
+#include "suite/check_suite.h"
 #include "families/kernel_family.h"
-#include "run/kernel_input.h"
+#include "suite/kernel_input.h"
 #include "vulkan/kernel_sources.h"
 #include "vulkan/pipelines.h"
 #include "vulkan/shader_compiler.h"

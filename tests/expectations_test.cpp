@@ -8,7 +8,7 @@
 #include <string>
 
 #include "catalog.h"
-#include "check/expectations.h"
+#include "suite/expectations.h"
 
 using namespace shaderwatch;
 namespace contract = shaderwatch::contract;

@@ -14,12 +14,12 @@
 #include <regex>
 
 #include "run/bandwidth_probes.h"
-#include "check/check_suite.h"
+#include "suite/check_suite.h"
 #include "vulkan/kernel_sources.h"
 #include "postfx.h"
 #include "families/postfx/postfx_check.h"
 #include "families/kernel_family.h"
-#include "run/inputs.h"
+#include "inputs/inputs.h"
 #include "vulkan/pipeline_statistics.h"
 #include "run_command.h"
 
@@ -561,7 +561,7 @@ TEST(Cli, CheckPrintsTheTableAndExitsZero) {
   EXPECT_NE(out.find("0 unexpected failures"), std::string::npos) << out;
 }
 
-// Each family's generator makes what its version in input_identity says (run/inputs.cpp): a change to what one
+// Each family's generator makes what its version in input_identity says (inputs/inputs.cpp): a change to what one
 // makes fails here until its version goes up (and its checksum here with it). Libstdc++'s distributions, as CI's.
 TEST(Inputs, EachGeneratorMakesWhatItsVersionSays) {
   const auto checksum = [](const shaderwatch::Problem& p) {
@@ -593,7 +593,7 @@ TEST(Inputs, EachGeneratorMakesWhatItsVersionSays) {
     EXPECT_EQ(shaderwatch::input_identity(p.family, p.kind), p.identity);
     EXPECT_EQ(checksum(family.make_problem(p.kind, size, 1)), p.checksum)
         << family.name << " " << p.identity << ": its generator makes something else now; raise its version in "
-        << "run/inputs.cpp (generator_version) and pin the new checksum here";
+        << "inputs/inputs.cpp (generator_version) and pin the new checksum here";
   }
 }
 

@@ -5,8 +5,8 @@
 
 #include "catalog.h"
 #include "run/gpu_timer.h"
-#include "run/inputs.h"
-#include "run/kernel_run.h"
+#include "inputs/inputs.h"
+#include "suite/kernel_run.h"
 #include "vulkan/shader_compiler.h"
 #include "vulkan/vulkan_context.h"
 

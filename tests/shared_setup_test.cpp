@@ -7,10 +7,10 @@
 
 #include "families/kernel_family.h"
 #include "run/gpu_timer.h"
-#include "run/kernel_input.h"
-#include "run/kernel_run.h"
+#include "suite/kernel_input.h"
+#include "suite/kernel_run.h"
 #include "lavapipe_device.h"
-#include "run/suite_inputs.h"
+#include "suite/suite_inputs.h"
 
 using namespace shaderwatch;
 

@@ -1,11 +1,9 @@
 #include "check/answer_check.h"
 
-#include "families/kernel_family.h"
-
 namespace shaderwatch {
 
-AnswerCheck::AnswerCheck(const KernelSpec& spec, const Problem& problem, RunShape shape, PostfxInput postfx)
-    : shape_(shape), method_check_(kernel_method(spec).make_check(spec, problem, shape_, std::move(postfx))) {}
+AnswerCheck::AnswerCheck(MethodCheck method_check, RunShape shape)
+    : shape_(shape), method_check_(std::move(method_check)) {}
 
 CheckResult AnswerCheck::check(const Readback& got) const {
   const std::lock_guard lock(mutex_);

@@ -1,8 +1,9 @@
 #pragma once
 // The checks as pure functions from (spec, problem, run shape, readback) to an outcome: no Vulkan, so tests
 // drive them with readbacks built by hand (tests/check_test.cpp). One per method (families/<family>/, made by
-// its KernelMethod's make_check), and AnswerCheck, which makes the run's method check once, so that the
-// reference it computes at the first check serves later checks of the same run.
+// its KernelMethod's make_check), and AnswerCheck, which holds the run's method check (made once, by the layer
+// above that knows the methods), so that the reference it computes at the first check serves later checks of
+// the same run.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -12,9 +13,9 @@
 #include "catalog.h"
 #include "check/check.h"
 #include "check/shared_references.h"
-#include "run/inputs.h"
+#include "inputs/inputs.h"
 #include "postfx.h"
-#include "vulkan/readback.h"
+#include "check/readback.h"
 
 namespace shaderwatch {
 
@@ -34,17 +35,23 @@ struct PostfxInput {
   std::shared_ptr<SharedReferences> references;
 };
 
+// A method's check of one run's readback (its KernelMethod::make_check, families/kernel_method.h). Made once per
+// run and called under AnswerCheck's lock, so it may keep what its first call computes (the reference) for the
+// later ones: the benchmark checks hot and cold runs.
+using MethodCheck = std::function<CheckResult(const Readback& got)>;
+
 class AnswerCheck {
  public:
-  AnswerCheck(const KernelSpec& spec, const Problem& problem, RunShape shape, PostfxInput postfx = {});
+  // `method_check`: the run's method's (families/kernel_family.h's make_answer_check makes both).
+  AnswerCheck(MethodCheck method_check, RunShape shape);
   // The answer, then the kernel's state (check_kernel_state). Safe from several threads at once.
   CheckResult check(const Readback& got) const;
   const RunShape& shape() const { return shape_; }
 
  private:
   RunShape shape_;
-  // The method's (a MethodCheck); mutable: it keeps the reference its first call computes.
-  mutable std::function<CheckResult(const Readback&)> method_check_;
+  // Mutable: it keeps the reference its first call computes.
+  mutable MethodCheck method_check_;
   mutable std::mutex mutex_;
 };
 

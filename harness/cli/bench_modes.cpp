@@ -4,11 +4,11 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "check/check_suite.h"
+#include "suite/check_suite.h"
 #include "families/kernel_family.h"
-#include "run/kernel_run.h"
+#include "suite/kernel_run.h"
 #include "report/benchmark_report.h"
-#include "report/exit_status.h"
+#include "common/exit_status.h"
 #include "report/image_writer.h"
 #include "report/post_results.h"
 #include "report/result_documents.h"

@@ -1,12 +1,12 @@
 // What shaderwatch-bench does once its command line is good: list, write images, check or benchmark. Each
-// returns the exit status (report/exit_status.h); a lost device ends the process without the driver's teardown.
+// returns the exit status (common/exit_status.h); a lost device ends the process without the driver's teardown.
 #pragma once
 
 #include <regex>
 
 #include "cli/bench_options.h"
 #include "cli/gbench_flags.h"
-#include "run/benchmark_suite.h"
+#include "suite/benchmark_suite.h"
 #include "vulkan/vulkan_context.h"
 
 namespace shaderwatch {

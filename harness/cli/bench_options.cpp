@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "report/text_wrap.h"
+#include "common/text_wrap.h"
 
 namespace shaderwatch {
 

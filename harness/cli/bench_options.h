@@ -9,10 +9,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "check/expectations.h"
+#include "suite/expectations.h"
 #include "cli/gbench_flags.h"
 #include "report/post_results.h"
-#include "run/benchmark_suite.h"
+#include "suite/benchmark_suite.h"
 
 namespace shaderwatch {
 

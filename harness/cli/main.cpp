@@ -14,9 +14,9 @@
 #include "cli/bench_modes.h"
 #include "cli/bench_options.h"
 #include "cli/gbench_flags.h"
-#include "report/exit_status.h"
+#include "common/exit_status.h"
 #include "report/post_results.h"
-#include "report/text_wrap.h"
+#include "common/text_wrap.h"
 #include "vulkan/kernel_sources.h"
 
 using namespace shaderwatch;

@@ -6,14 +6,14 @@
 // its own file of the folder; the family's `method` table finds it. A new method is its KernelMethod (its
 // file, in harness/CMakeLists.txt), one row in its family's table, its Method value and catalog entries. A
 // new family is its folder (its methods and KernelFamily) and its files in harness/CMakeLists.txt, its input
-// generator (the three families' share run/inputs.cpp and its sampler), its reference (reference/), its
+// generator (the three families' share inputs/inputs.cpp and its sampler), its reference (reference/), its
 // Family value and catalog entries, and one line each in kernel_families() (kernel_family.cpp) and below.
 #include <string_view>
 #include <vector>
 
 #include "catalog.h"
 #include "families/kernel_method.h"
-#include "run/inputs.h"
+#include "inputs/inputs.h"
 
 namespace shaderwatch {
 
@@ -33,7 +33,7 @@ struct KernelFamily {
   // What its kernels read where that is not the problem's data as is (post-processing: the image in the
   // kernel's pixel space, and its parameters); KernelRun uploads it and the check gets it. nullptr: the data.
   PostfxInput (*derive_input)(const KernelSpec& spec, const Problem& problem);
-  // Which of its kernels read the same derived input (the same number: one upload serves them, run/kernel_input.h).
+  // Which of its kernels read the same derived input (the same number: one upload serves them, suite/kernel_input.h).
   // nullptr: all of them (the data as is).
   int (*input_variant)(const KernelSpec& spec);
   // Which of its kernels expect the same output from the same derived input (the same key: the benchmark suite
@@ -57,6 +57,9 @@ const std::vector<const KernelFamily*>& kernel_families();
 const KernelFamily& kernel_family(Family id);
 // The method that runs and checks a catalog entry: its family's for its Method.
 const KernelMethod& kernel_method(const KernelSpec& spec);
+// A run's answer check: its method's check of `problem`, over the run's shape. `input`: the family's derive_input.
+AnswerCheck make_answer_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape,
+                              PostfxInput input = {});
 
 // Each family's definition, in its folder.
 const KernelFamily& luminance_family();

@@ -17,13 +17,9 @@
 #include "catalog.h"
 #include "check/answer_check.h"
 #include "run/family_runner.h"
-#include "run/inputs.h"
+#include "inputs/inputs.h"
 
 namespace shaderwatch {
-
-// A method's check of one run's readback. Made once per run and called under AnswerCheck's lock, so it may
-// keep what its first call computes (the reference) for the later ones: the benchmark checks hot and cold runs.
-using MethodCheck = std::function<CheckResult(const Readback& got)>;
 
 class KernelMethod {
  public:

@@ -18,37 +18,6 @@ std::vector<double> repetition_seconds(const Measurement& m) {
                                : chunk_medians(m.seconds, kReportedRepetitions);
 }
 
-contract::RowStatus row_status(CheckStatus status) {
-  using contract::RowStatus;
-  switch (status) {
-    case CheckStatus::Pass: return RowStatus::Pass;
-    case CheckStatus::Flake: return RowStatus::Flake;
-    case CheckStatus::ExpectedFail: return RowStatus::Xfail;
-    case CheckStatus::UnexpectedPass: return RowStatus::Xpass;
-    case CheckStatus::Skipped: return RowStatus::Skip;
-    case CheckStatus::Unsupported: return RowStatus::Unsupported;
-    case CheckStatus::Fail:
-    case CheckStatus::Improbable:
-    case CheckStatus::Error: return RowStatus::Fail;
-  }
-  return RowStatus::Fail;
-}
-
-std::string row_error_message(const CheckResult& outcome, uint64_t seed) {
-  const std::string first_wrong = outcome.first_failure.empty() ? "" : "; first wrong: " + outcome.first_failure;
-  switch (row_status(outcome.status)) {
-    case contract::RowStatus::Pass:
-    case contract::RowStatus::Flake: return "";
-    case contract::RowStatus::Xfail:
-      return contract::expected_outcome_message(outcome.expectation, contract::kXfail, outcome.message + first_wrong);
-    case contract::RowStatus::Xpass: return contract::expected_outcome_message(outcome.expectation, contract::kXpass, outcome.message);
-    case contract::RowStatus::Skip: return contract::expected_outcome_message(outcome.expectation, contract::kSkip, outcome.message);
-    case contract::RowStatus::Unsupported: return std::string(contract::kUnsupportedPrefix) + outcome.message;
-    case contract::RowStatus::Fail: break;
-  }
-  return status_name(outcome.status) + ": " + outcome.message + first_wrong + " (seed " + std::to_string(seed) + ")";
-}
-
 std::string result_label(const BenchmarkResult& r) {
   std::string label = std::string(contract::kSpirvLabelPrefix) + r.spirv_hash + " stop:" + stop_reason_name(r.measurement.stop);
   const auto& groups = r.measurement.stats.groups;
@@ -159,6 +128,39 @@ void check_output_file_writable(const std::string& path) {
     throw std::runtime_error("--benchmark_out '" + path + "' cannot be written: " + std::strerror(errno));
   std::fclose(f);
   if (!existed) std::filesystem::remove(path, ec);
+}
+
+// Google Benchmark needs a display reporter; when the terminal report is shown instead, this one.
+class NullReporter : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>&) override {}
+};
+
+int report_benchmarks(const std::vector<BenchmarkResult>& results, const std::string& out_format, bool display) {
+  int unexpected_failures = 0;
+  for (const BenchmarkResult& r : results) {
+    if (is_unexpected_failure(r.outcome.status)) ++unexpected_failures;
+    auto next = std::make_shared<size_t>(0);  // Google Benchmark calls the function once per repetition, in order
+    auto* b = benchmark::RegisterBenchmark(r.name.c_str(), [&r, next](benchmark::State& state) {
+                report_repetition(state, r, (*next)++);
+              })
+                  ->UseManualTime()
+                  ->Iterations(1)  // one iteration per repetition: its time is that chunk's median
+                  ->Unit(benchmark::kMicrosecond);
+    const size_t repetitions = r.error_message.empty() ? repetition_seconds(r.measurement).size() : 1;
+    if (repetitions > 1) b->Repetitions(static_cast<int>(repetitions));
+  }
+  // --benchmark_format picks the display reporter; on the console only the aggregates, one line each.
+  // Without a display (the terminal report shows the results) a reporter that prints nothing.
+  NullReporter null;
+  benchmark::BenchmarkReporter* shown = display ? benchmark::CreateDefaultDisplayReporter() : &null;
+  CleanNameReporter shown_clean(shown, nullptr, dynamic_cast<benchmark::ConsoleReporter*>(shown) != nullptr);
+  // A file reporter only with --benchmark_out: Google Benchmark refuses one without a file.
+  std::unique_ptr<CleanNameReporter> file = out_format.empty() ? nullptr : make_file_reporter(out_format);
+  benchmark::RunSpecifiedBenchmarks(&shown_clean, file.get(), "all");
+  benchmark::ClearRegisteredBenchmarks();
+  return unexpected_failures;
 }
 
 }  // namespace shaderwatch

@@ -12,7 +12,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "run/kernel_run.h"
+#include "suite/kernel_run.h"
 #include "postfx.h"
 #include "families/postfx/postfx_check.h"
 

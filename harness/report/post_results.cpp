@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <shaderwatch/dashboard_links.h>
 
-#include "report/exit_status.h"
+#include "common/exit_status.h"
 
 #include "shaderwatch/upload.h"
 

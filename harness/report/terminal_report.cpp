@@ -1,7 +1,7 @@
 #include "report/terminal_report.h"
 
 #include "families/kernel_family.h"
-#include "report/text_wrap.h"
+#include "common/text_wrap.h"
 
 #include <unistd.h>
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "report/benchmark_report.h"
-#include "run/suite_timing.h"
+#include "suite/suite_timing.h"
 
 namespace shaderwatch {
 

@@ -1,6 +1,6 @@
 #include "run/family_runner.h"
 
-#include "vulkan/readback.h"
+#include "check/readback.h"
 
 namespace shaderwatch {
 

@@ -10,7 +10,7 @@
 
 #include "check/answer_check.h"
 #include "catalog.h"
-#include "run/inputs.h"
+#include "inputs/inputs.h"
 #include "vulkan/pipelines.h"
 #include "vulkan/shader_compiler.h"
 #include "vulkan/vulkan_context.h"

@@ -2,7 +2,7 @@
 
 #include "shaderwatch/driver_version.h"
 
-#include "report/exit_status.h"
+#include "common/exit_status.h"
 
 #include <atomic>
 

@@ -6,7 +6,7 @@
 
 #include "catalog.h"
 #include "check/check.h"
-#include "run/inputs.h"
+#include "inputs/inputs.h"
 #include "postfx.h"
 
 namespace shaderwatch {

@@ -11,7 +11,6 @@
 
 #include <shaderwatch/result_contract.h>
 
-#include "catalog.h"
 #include "common/clock.h"
 #include "common/iso8601.h"
 #include "detection/analysis.h"

@@ -1,4 +1,4 @@
-#include "run/suite_timing.h"
+#include "suite/suite_timing.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "vulkan/readback.h"
+#include "check/readback.h"
 
 #include <algorithm>
 #include <cstdio>

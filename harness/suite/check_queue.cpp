@@ -1,4 +1,4 @@
-#include "run/check_queue.h"
+#include "suite/check_queue.h"
 
 #include <unistd.h>
 

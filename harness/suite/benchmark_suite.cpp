@@ -1,4 +1,4 @@
-#include "run/benchmark_suite.h"
+#include "suite/benchmark_suite.h"
 
 #include <benchmark/benchmark.h>
 
@@ -15,17 +15,17 @@
 #include <thread>
 
 #include "families/kernel_family.h"
-#include "report/exit_status.h"
-#include "run/check_queue.h"
-#include "run/kernel_input.h"
-#include "run/kernel_run.h"
+#include "common/exit_status.h"
+#include "suite/check_queue.h"
+#include "suite/kernel_input.h"
+#include "suite/kernel_run.h"
 #include "run/nvml_monitor.h"
 #include "vulkan/pipelines.h"
 #include "run/progress.h"
 #include "run/bandwidth_probes.h"
 #include "run/roofline.h"
-#include "run/suite_inputs.h"
-#include "run/suite_timing.h"
+#include "suite/suite_inputs.h"
+#include "suite/suite_timing.h"
 
 namespace shaderwatch {
 
@@ -238,13 +238,6 @@ std::function<bool(const std::string&)> benchmark_filter() {
   }
   return [re, negate](const std::string& name) { return std::regex_search(name, re) != negate; };
 }
-
-// Google Benchmark needs a display reporter; when the terminal report is shown instead, this one.
-class NullReporter : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>&) override {}
-};
 
 // Each device opened for benchmarking, with its memory roofline measured first (a device lost there has
 // its benchmarks reported as not run; the other devices go on).
@@ -469,32 +462,6 @@ BenchmarkRun measure_benchmarks(Instance& instance, const std::vector<uint32_t>&
     run.devices.push_back(d->device->info().name + " (" + d->device->info().driver_name + " " +
                           d->device->info().driver_version_string() + ")");
   return run;
-}
-
-int report_benchmarks(const std::vector<BenchmarkResult>& results, const std::string& out_format, bool display) {
-  int unexpected_failures = 0;
-  for (const BenchmarkResult& r : results) {
-    if (is_unexpected_failure(r.outcome.status)) ++unexpected_failures;
-    auto next = std::make_shared<size_t>(0);  // Google Benchmark calls the function once per repetition, in order
-    auto* b = benchmark::RegisterBenchmark(r.name.c_str(), [&r, next](benchmark::State& state) {
-                report_repetition(state, r, (*next)++);
-              })
-                  ->UseManualTime()
-                  ->Iterations(1)  // one iteration per repetition: its time is that chunk's median
-                  ->Unit(benchmark::kMicrosecond);
-    const size_t repetitions = r.error_message.empty() ? repetition_seconds(r.measurement).size() : 1;
-    if (repetitions > 1) b->Repetitions(static_cast<int>(repetitions));
-  }
-  // --benchmark_format picks the display reporter; on the console only the aggregates, one line each.
-  // Without a display (the terminal report shows the results) a reporter that prints nothing.
-  NullReporter null;
-  benchmark::BenchmarkReporter* shown = display ? benchmark::CreateDefaultDisplayReporter() : &null;
-  CleanNameReporter shown_clean(shown, nullptr, dynamic_cast<benchmark::ConsoleReporter*>(shown) != nullptr);
-  // A file reporter only with --benchmark_out: Google Benchmark refuses one without a file.
-  std::unique_ptr<CleanNameReporter> file = out_format.empty() ? nullptr : make_file_reporter(out_format);
-  benchmark::RunSpecifiedBenchmarks(&shown_clean, file.get(), "all");
-  benchmark::ClearRegisteredBenchmarks();
-  return unexpected_failures;
 }
 
 }  // namespace shaderwatch

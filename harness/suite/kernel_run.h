@@ -12,9 +12,9 @@
 
 #include "catalog.h"
 #include "check/check.h"
-#include "run/inputs.h"
+#include "inputs/inputs.h"
 #include "vulkan/pipeline_statistics.h"
-#include "vulkan/readback.h"
+#include "check/readback.h"
 #include "vulkan/shader_compiler.h"
 #include "vulkan/vulkan_context.h"
 

@@ -1,4 +1,4 @@
-#include "run/inputs.h"
+#include "inputs/inputs.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,6 @@
 #include <stdexcept>
 #include <thread>
 
-#include "families/kernel_family.h"
 #include "common/parallel_bands.h"
 
 namespace shaderwatch {
@@ -40,9 +39,9 @@ std::string input_identity(Family family, InputKind kind) {
   return input_kind_name(kind) + "@" + std::to_string(generator_version(family));
 }
 
-uint64_t Problem::items() const { return kernel_family(family).size == SizeKind::Count ? count : uint64_t{width} * height; }
+uint64_t Problem::items() const { return size_kind == SizeKind::Count ? count : uint64_t{width} * height; }
 
-std::string Problem::size_string() const { return size_text(kernel_family(family).size, {width, height, count}); }
+std::string Problem::size_string() const { return size_text(size_kind, {width, height, count}); }
 
 namespace {
 // The largest magnitude of InputKind::Whole for a problem of `items`: sum|x| stays within 2^24.
@@ -98,7 +97,7 @@ Problem make_luminance_problem(InputKind kind, uint32_t width, uint32_t height, 
 Problem make_boids_problem(InputKind kind, uint64_t count, uint64_t seed) {
   if (count == 0) throw std::invalid_argument("no boids (count 0): an average needs at least one position");
   if (count > (uint64_t{1} << 28)) throw std::invalid_argument("more than 2^28 boids: " + std::to_string(count));
-  Problem p{Family::Boids, kind, seed, 0, 0, count, {}};
+  Problem p{Family::Boids, kind, seed, 0, 0, count, {}, SizeKind::Count};
   p.data.resize(count * 4);
   std::mt19937_64 rng(seed);
   const int whole_limit = whole_number_limit(count);

@@ -1,4 +1,4 @@
-#include "check/check_suite.h"
+#include "suite/check_suite.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,7 +7,7 @@
 #include <ostream>
 
 #include "families/kernel_family.h"
-#include "report/text_wrap.h"
+#include "common/text_wrap.h"
 
 namespace shaderwatch {
 

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "check/check.h"
-#include "check/expectations.h"
-#include "run/inputs.h"
-#include "run/kernel_run.h"
+#include "suite/expectations.h"
+#include "inputs/inputs.h"
+#include "suite/kernel_run.h"
 
 namespace shaderwatch {
 

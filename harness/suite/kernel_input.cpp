@@ -1,10 +1,10 @@
-#include "run/kernel_input.h"
+#include "suite/kernel_input.h"
 
 #include <cmath>
 
 #include "families/kernel_family.h"
 #include "run/family_runner.h"
-#include "vulkan/readback.h"
+#include "check/readback.h"
 
 namespace shaderwatch {
 

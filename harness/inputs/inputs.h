@@ -19,7 +19,7 @@ enum class InputKind {
 };
 std::string input_kind_name(InputKind kind);
 
-// What fills the guard zone after a kernel's input (run/kernel_input.h), chosen per kernel by its family so that a
+// What fills the guard zone after a kernel's input (suite/kernel_input.h), chosen per kernel by its family so that a
 // read past the end changes the answer. NaN spreads through arithmetic, but GPU min and max return the other
 // operand and every comparison with NaN is false, so a kernel that takes a min or max of what it reads, or
 // compares it, gets large finite values of both signs instead: past any min, max or threshold, and far past any
@@ -31,6 +31,9 @@ enum class GuardFill { NaN, Extremes };
 // (tests/harness_test.cpp, Inputs.*, holds each generator's checksum and fails until then).
 std::string input_identity(Family family, InputKind kind);
 
+// What a family's size is: an image, written WxH, or a count of items, written N (families/kernel_family.h).
+enum class SizeKind { Image, Count };
+
 struct Problem {
   Family family;
   InputKind kind;
@@ -38,6 +41,7 @@ struct Problem {
   uint32_t width = 0, height = 0;  // an image (luminance, post-processing)
   uint64_t count = 0;              // a count (boids)
   std::vector<float> data;         // RGBA per pixel, or xyz_ per boid
+  SizeKind size_kind = SizeKind::Image;  // its family's (KernelFamily::size), set by the generator
   uint64_t items() const;           // pixels or boids, by the family's SizeKind
   std::string size_string() const;  // "1920x1080" or "4096"
   bool has_negative() const { return kind == InputKind::Signed; }
@@ -49,9 +53,6 @@ Problem make_luminance_problem(InputKind kind, uint32_t width, uint32_t height, 
 Problem make_boids_problem(InputKind kind, uint64_t count, uint64_t seed);
 // An RGBA image for the post-processing kernels (Random: positive HDR-like values; HdrTest: the test image).
 Problem make_postfx_problem(InputKind kind, uint32_t width, uint32_t height, uint64_t seed);
-
-// What a family's size is: an image, written WxH, or a count of items, written N (families/kernel_family.h).
-enum class SizeKind { Image, Count };
 
 struct SizeSpec {
   uint32_t width = 0, height = 0;

@@ -1,5 +1,5 @@
 // One catalog kernel on one device: its setup from a shared input, poison, dispatch, readback and check (kernel_run.h).
-#include "run/kernel_run.h"
+#include "suite/kernel_run.h"
 
 #include <algorithm>
 #include <cstring>
@@ -7,7 +7,7 @@
 #include "check/answer_check.h"
 #include "families/kernel_family.h"
 #include "run/family_runner.h"
-#include "run/kernel_input.h"
+#include "suite/kernel_input.h"
 
 namespace shaderwatch {
 
@@ -90,10 +90,9 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
     if (r.runner->counter) vkCmdFillBuffer(cmd, r.runner->counter->handle(), 0, VK_WHOLE_SIZE, 0);
     record_poison(cmd);
   });
-  r.answer = std::make_unique<AnswerCheck>(spec, problem,
-                                           RunShape{r.runner->groups_x, r.runner->groups_y,
-                                                    {subgroup_size ? subgroup_size : info.subgroup_size, items, r.groups()}},
-                                           r.input->derived);
+  const RunShape shape{r.runner->groups_x, r.runner->groups_y,
+                       {subgroup_size ? subgroup_size : info.subgroup_size, items, r.groups()}};
+  r.answer = std::make_unique<AnswerCheck>(kernel_method(spec).make_check(spec, problem, shape, r.input->derived), shape);
 }
 
 KernelRun::~KernelRun() = default;

@@ -8,7 +8,7 @@
 
 #include "check/answer_check.h"
 #include "catalog.h"
-#include "run/inputs.h"
+#include "inputs/inputs.h"
 #include "vulkan/vulkan_context.h"
 
 namespace shaderwatch {

@@ -1,4 +1,4 @@
-#include "report/text_wrap.h"
+#include "common/text_wrap.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>

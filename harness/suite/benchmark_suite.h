@@ -8,11 +8,11 @@
 
 #include <shaderwatch/result_contract.h>
 
-#include "report/benchmark_report.h"
-#include "check/expectations.h"
+#include "suite/benchmark_result.h"
+#include "suite/expectations.h"
 #include "run/gpu_timer.h"
-#include "run/inputs.h"
-#include "run/suite_timing.h"
+#include "inputs/inputs.h"
+#include "suite/suite_timing.h"
 #include "vulkan/vulkan_context.h"
 
 namespace shaderwatch {
@@ -58,10 +58,5 @@ struct BenchmarkRun {
 };
 BenchmarkRun measure_benchmarks(Instance& instance, const std::vector<uint32_t>& devices, const BenchmarkOptions& options);
 
-// Reports the results through Google Benchmark: --benchmark_format's display on stdout when `display`
-// (else nothing there: the terminal report shows them), and --benchmark_out's file in `out_format` when
-// one is given (else ""). Returns the number of unexpected correctness failures (wrong answers or
-// errors, not the negative control's expected outcome).
-int report_benchmarks(const std::vector<BenchmarkResult>& results, const std::string& out_format, bool display);
 
 }  // namespace shaderwatch

@@ -1,10 +1,10 @@
-#include "run/suite_inputs.h"
+#include "suite/suite_inputs.h"
 
 #include <set>
 #include <string>
 
 #include "families/kernel_family.h"
-#include "run/kernel_input.h"
+#include "suite/kernel_input.h"
 
 namespace shaderwatch {
 

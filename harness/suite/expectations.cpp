@@ -1,4 +1,4 @@
-#include "check/expectations.h"
+#include "suite/expectations.h"
 
 #include <fnmatch.h>
 
