@@ -1,6 +1,6 @@
-// What --benchmark_out becomes after Google Benchmark wrote it (report/result_documents.h): each row with its
-// status field, and one document per device. No device needed: the documents are built here as Google
-// Benchmark writes them.
+// What --benchmark_out becomes from Google Benchmark's JSON held in memory (report/result_documents.h): each row
+// with its status field, one document per device, each written once and its text kept for --post. No device
+// needed: the JSON is built here as Google Benchmark writes it.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -9,6 +9,7 @@
 
 #include "catalog.h"
 #include "report/result_documents.h"
+#include "run/sample_stats.h"
 
 namespace {
 
@@ -27,7 +28,8 @@ ordered_json read(const std::filesystem::path& p) {
   return ordered_json::parse(in);
 }
 
-void write(const std::filesystem::path& p, const ordered_json& doc) { std::ofstream(p) << doc.dump(2); }
+// Google Benchmark's JSON reporter's text, as report_benchmarks holds it.
+std::string gbench_text(const ordered_json& doc) { return doc.dump(2); }
 
 BenchmarkResult result(const std::string& name, CheckStatus status) {
   BenchmarkResult r;
@@ -47,15 +49,18 @@ ordered_json row(const std::string& run_name, const std::string& name, bool erro
 TEST(ResultDocuments, EveryRowGetsItsStatusInPlace) {
   TempDir dir;
   const auto file = dir.path / "results.json";
-  write(file, {{"context", {{"sw_device_name", "llvmpipe"}}},
+  const std::string gbench = gbench_text({{"context", {{"sw_device_name", "llvmpipe"}}},
                {"benchmarks", {row("lum/a/64/hot", "lum/a/64/hot", false), row("lum/a/64/hot", "lum/a/64/hot_mean", false),
                                row("lum/b/64/hot", "lum/b/64/hot", true)}}});
-  const auto docs = shaderwatch::finish_result_documents(
-      file.string(), {result("lum/a/64/hot", CheckStatus::Flake), result("lum/b/64/hot", CheckStatus::Improbable)});
+  const auto docs = shaderwatch::write_result_documents(
+      file.string(), gbench, {result("lum/a/64/hot", CheckStatus::Flake), result("lum/b/64/hot", CheckStatus::Improbable)});
   ASSERT_EQ(docs.size(), 1u);
   EXPECT_EQ(docs[0].path, file.string());
   EXPECT_EQ(docs[0].run_id_suffix, "");
   const auto doc = read(file);
+  std::ifstream in(file, std::ios::binary);
+  EXPECT_EQ(docs[0].text, std::string(std::istreambuf_iterator<char>(in), {})) << "--post sends the text written";
+  EXPECT_FALSE(docs[0].dated) << "its context has no date";
   EXPECT_EQ(doc.begin().key(), "context") << "written in the order Google Benchmark wrote it";
   EXPECT_EQ(doc["benchmarks"][0]["sw_status"], "flake");
   EXPECT_EQ(doc["benchmarks"][1]["sw_status"], "flake") << "an aggregate row too";
@@ -65,17 +70,21 @@ TEST(ResultDocuments, EveryRowGetsItsStatusInPlace) {
 TEST(ResultDocuments, SeveralDevicesAreOneDocumentEach) {
   TempDir dir;
   const auto file = dir.path / "results.json";
-  write(file, {{"context", {{"sw_seed", "5"}, {"swdev0_device_name", "H200"}, {"swdev1_device_name", "H100"}}},
+  std::ofstream(file) << "{}";  // a run before left it
+  const std::string gbench = gbench_text({{"context", {{"date", "2026-11-28T09:00:00+00:00"}, {"sw_seed", "5"},
+                                                       {"swdev0_device_name", "H200"}, {"swdev1_device_name", "H100"}}},
                {"benchmarks", {row("lum/a/64/hot/dev0", "lum/a/64/hot/dev0", false),
                                row("lum/a/64/hot/dev1", "lum/a/64/hot/dev1", true)}}});
-  const auto docs = shaderwatch::finish_result_documents(
-      file.string(), {result("lum/a/64/hot/dev0", CheckStatus::Pass), result("lum/a/64/hot/dev1", CheckStatus::Unsupported)});
+  const auto docs = shaderwatch::write_result_documents(
+      file.string(), gbench, {result("lum/a/64/hot/dev0", CheckStatus::Pass), result("lum/a/64/hot/dev1", CheckStatus::Unsupported)});
   ASSERT_EQ(docs.size(), 2u);
-  EXPECT_FALSE(std::filesystem::exists(file)) << "the merged document is not left to be posted";
+  EXPECT_FALSE(std::filesystem::exists(file)) << "a document of a run before is not left to be posted as this one";
   EXPECT_EQ(docs[0].path, (dir.path / "results-dev0.json").string());
   EXPECT_EQ(docs[1].run_id_suffix, "-dev1");
   const auto dev1 = read(docs[1].path);
-  EXPECT_EQ(dev1["context"], ordered_json({{"sw_seed", "5"}, {"sw_device_name", "H100"}}));
+  EXPECT_EQ(dev1["context"], ordered_json({{"date", "2026-11-28T09:00:00+00:00"}, {"sw_seed", "5"}, {"sw_device_name", "H100"}}));
+  EXPECT_TRUE(docs[1].dated);
+  EXPECT_EQ(ordered_json::parse(docs[1].text), dev1) << "--post sends the text written";
   ASSERT_EQ(dev1["benchmarks"].size(), 1u);
   EXPECT_EQ(dev1["benchmarks"][0]["name"], "lum/a/64/hot");
   EXPECT_EQ(dev1["benchmarks"][0]["sw_status"], "unsupported");
@@ -85,7 +94,7 @@ TEST(ResultDocuments, SeveralDevicesAreOneDocumentEach) {
 TEST(ResultDocuments, EachDeviceDocumentSaysWhatWasCompiledForItsKernelsOnce) {
   TempDir dir;
   const auto file = dir.path / "results.json";
-  write(file, {{"context", {{"swdev0_device_name", "H200"}, {"swdev1_device_name", "llvmpipe"}}},
+  const std::string gbench = gbench_text({{"context", {{"swdev0_device_name", "H200"}, {"swdev1_device_name", "llvmpipe"}}},
                {"benchmarks", {row("lum/interleaved_256/64/hot/dev0", "lum/interleaved_256/64/hot/dev0", false),
                                row("lum/interleaved_256/64/cold/dev0", "lum/interleaved_256/64/cold/dev0", false),
                                row("lum/interleaved_256/64/hot/dev1", "lum/interleaved_256/64/hot/dev1", false)}}});
@@ -106,7 +115,7 @@ TEST(ResultDocuments, EachDeviceDocumentSaysWhatWasCompiledForItsKernelsOnce) {
   };
   const shaderwatch::PipelineExecutable main{"Compute shader", 32,
                                              {{"Registers", uint64_t{40}}, {"Spills", false}, {"Occupancy", 0.5}}};
-  shaderwatch::finish_result_documents(file.string(), {measured("hot/dev0", "7ee3", false, {{main}}),
+  shaderwatch::write_result_documents(file.string(), gbench, {measured("hot/dev0", "7ee3", false, {{main}}),
                                                        measured("cold/dev0", "7ee3", true, {{main}}),
                                                        measured("hot/dev1", "7ee3", false, {{}})});
   const auto dev0 = read(dir.path / "results-dev0.json")["sw_compiled"];
@@ -122,11 +131,48 @@ TEST(ResultDocuments, EachDeviceDocumentSaysWhatWasCompiledForItsKernelsOnce) {
 TEST(ResultDocuments, ARowOfNoBenchmarkIsNamed) {
   TempDir dir;
   const auto file = dir.path / "results.json";
-  write(file, {{"context", ordered_json::object()}, {"benchmarks", {row("lum/x/64/hot", "lum/x/64/hot", false)}}});
+  const std::string gbench = gbench_text({{"context", ordered_json::object()}, {"benchmarks", {row("lum/x/64/hot", "lum/x/64/hot", false)}}});
   try {
-    shaderwatch::finish_result_documents(file.string(), {result("lum/a/64/hot", CheckStatus::Pass)});
+    shaderwatch::write_result_documents(file.string(), gbench, {result("lum/a/64/hot", CheckStatus::Pass)});
     FAIL() << "a row of no benchmark was taken";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("row 'lum/x/64/hot' is no benchmark of this run"), std::string::npos) << e.what();
   }
+}
+
+namespace {
+
+// A benchmark as measured: `seconds` its samples (summarized as the sampler does), checked and passing.
+BenchmarkResult measured_result(const std::string& name, std::vector<double> seconds) {
+  BenchmarkResult r = result(name, CheckStatus::Pass);
+  r.measurement.seconds = std::move(seconds);
+  r.measurement.stats = shaderwatch::summarize(r.measurement.seconds);
+  return r;
+}
+
+}  // namespace
+
+TEST(ReportBenchmarks, GoogleBenchmarksJsonIsHeldInMemoryWithCleanNames) {
+  const std::vector<BenchmarkResult> results = {measured_result("lum/a/64/hot", std::vector<double>(20, 1e-3))};
+  const auto reported = shaderwatch::report_benchmarks(results, "json", /*display=*/false);
+  EXPECT_EQ(reported.unexpected_failures, 0);
+  const auto doc = ordered_json::parse(reported.out_text);
+  ASSERT_TRUE(doc.contains("context") && doc["benchmarks"].is_array()) << reported.out_text.substr(0, 500);
+  ASSERT_FALSE(doc["benchmarks"].empty());
+  for (const auto& row : doc["benchmarks"]) EXPECT_EQ(row["run_name"], "lum/a/64/hot");
+  EXPECT_EQ(shaderwatch::report_benchmarks(results, "", false).out_text, "") << "no --benchmark_out, nothing held";
+}
+
+// Google Benchmark's CSV reporter takes its columns from the first runs it is given and aborts on a counter that
+// comes later: a second benchmark whose samples form two groups has group counters the first has not.
+TEST(ReportBenchmarks, ACsvWhoseLaterBenchmarkHasMoreCountersHasTheirColumns) {
+  std::vector<double> two_groups(20, 1e-3);
+  for (size_t i = 0; i < two_groups.size(); i += 2) two_groups[i] = 2e-3;
+  const std::vector<BenchmarkResult> results = {measured_result("lum/a/64/hot", std::vector<double>(20, 1e-3)),
+                                                measured_result("lum/b/64/hot", two_groups)};
+  ASSERT_GT(results[1].measurement.stats.groups.size(), 1u) << "the samples do not form two groups";
+  const auto reported = shaderwatch::report_benchmarks(results, "csv", /*display=*/false);
+  const std::string header = reported.out_text.substr(reported.out_text.find("name,"));
+  EXPECT_NE(header.substr(0, header.find('\n')).find("group1_us"), std::string::npos) << reported.out_text;
+  EXPECT_NE(reported.out_text.find("\"lum/b/64/hot\""), std::string::npos) << reported.out_text;
 }

@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include <shaderwatch/result_contract.h>
+#include <shaderwatch/run_envelope.h>
 
 namespace shaderwatch::upload {
 
@@ -32,19 +33,36 @@ std::string now_iso() {
 
 }  // namespace
 
-std::string make_body(const std::string& benchmark_json, const RunMeta& meta) {
-  const ordered_json doc = parse_benchmark_document(benchmark_json);
-  ordered_json run = {{"id", meta.run_id}, {"commit", meta.commit}};
+namespace {
+
+// The run's part of the body; `dated`: the document's context has a date.
+ordered_json run_object(const RunMeta& meta, bool dated) {
+  using namespace contract;
+  ordered_json run = {{kRunId, meta.run_id}, {kRunCommit, meta.commit}};
   // Without an explicit start, the server takes the document's context.date (so a retry sends
   // the same body); only a document without one gets "now".
-  if (!meta.started_at.empty()) run["started_at"] = meta.started_at;
-  else if (!(doc.contains("context") && doc["context"].is_object() && doc["context"].contains("date")))
-    run["started_at"] = now_iso();
-  if (!meta.branch.empty()) run["branch"] = meta.branch;
-  if (!meta.merge_base.empty()) run["merge_base"] = meta.merge_base;
-  if (!meta.runner.empty()) run["runner"] = meta.runner;
-  if (!meta.job_url.empty()) run["job_url"] = meta.job_url;
-  return ordered_json{{"run", run}, {"benchmark", doc}}.dump();
+  if (!meta.started_at.empty()) run[kRunStartedAt] = meta.started_at;
+  else if (!dated) run[kRunStartedAt] = now_iso();
+  if (!meta.branch.empty()) run[kRunBranch] = meta.branch;
+  if (!meta.merge_base.empty()) run[kRunMergeBase] = meta.merge_base;
+  if (!meta.runner.empty()) run[kRunRunner] = meta.runner;
+  if (!meta.job_url.empty()) run[kRunJobUrl] = meta.job_url;
+  return run;
+}
+
+}  // namespace
+
+std::string make_body(const std::string& benchmark_json, const RunMeta& meta) {
+  const ordered_json doc = parse_benchmark_document(benchmark_json);
+  const bool dated = doc.contains("context") && doc["context"].is_object() && doc["context"].contains("date");
+  return ordered_json{{contract::kEnvelopeRun, run_object(meta, dated)}, {contract::kEnvelopeBenchmark, doc}}.dump();
+}
+
+std::string make_body_around(std::string_view document_text, bool dated, const RunMeta& meta) {
+  const std::string key = ordered_json(contract::kEnvelopeBenchmark).dump();  // "benchmark", quoted
+  std::string body = ordered_json{{contract::kEnvelopeRun, run_object(meta, dated)}}.dump();
+  body.pop_back();  // the closing brace: the document follows as it is
+  return body.append(",").append(key).append(":").append(document_text).append("}");
 }
 
 namespace {
@@ -137,6 +155,12 @@ Result post_run_with_retries(const std::string& url, const std::string& token, c
     r.error = e.what();
     return r;
   }
+  return post_body_with_retries(url, token, body, policy, on_retry, timeout_seconds);
+}
+
+Result post_body_with_retries(const std::string& url, const std::string& token, const std::string& body,
+                              const RetryPolicy& policy, const std::function<void(const std::string&)>& on_retry,
+                              int timeout_seconds) {
   double delay = policy.first_delay_seconds;
   for (int attempt = 1;; ++attempt) {
     Result r = post_body(url, token, body, timeout_seconds);

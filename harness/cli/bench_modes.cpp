@@ -157,7 +157,8 @@ int benchmark_mode(Instance& instance, const BenchArgs& a, BenchmarkOptions opti
   std::cerr << "seed: " << a.seed << "\n";
   const BenchmarkRun run = measure_benchmarks(instance, devices, options);
   const bool people = gbench.console && !a.gbench_console;
-  const int failures = report_benchmarks(run.results, gbench.out_format, /*display=*/!people);
+  const ReportedBenchmarks reported = report_benchmarks(run.results, gbench.out_format, /*display=*/!people);
+  const int failures = reported.unexpected_failures;
   const ReportStyle style{stdout_wants_color(), columns};
   if (people) {
     print_benchmark_table(std::cout, run.results, style);
@@ -165,7 +166,11 @@ int benchmark_mode(Instance& instance, const BenchArgs& a, BenchmarkOptions opti
     print_failures(std::cerr, run.results);
   }
   std::vector<ResultDocument> documents;
-  if (gbench.out_format == "json" && !gbench.out_file.empty()) documents = finish_result_documents(gbench.out_file, run.results);
+  if (gbench.out_format == "json" && !gbench.out_file.empty()) {
+    documents = write_result_documents(gbench.out_file, reported.out_text, run.results);
+  } else if (!gbench.out_file.empty()) {
+    write_out_file(gbench.out_file, reported.out_text);
+  }
   // Posted even with wrong answers: the server records the correctness failures.
   const PostOutcome post = a.post.url.empty() ? PostOutcome{} : post_results(a.post, documents);
   const bool posted = post.posted;

@@ -80,4 +80,15 @@ GbenchFlags read_gbench_flags(int argc, char** argv) {
   return flags;
 }
 
+int without_out_file_flags(int argc, char** argv) {
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.starts_with("--benchmark_out=") || arg.starts_with("--benchmark_out_format=")) continue;
+    argv[kept++] = argv[i];
+  }
+  argv[kept] = nullptr;
+  return kept;
+}
+
 }  // namespace shaderwatch

@@ -19,4 +19,8 @@ struct GbenchFlags {
 // cannot be written.
 GbenchFlags read_gbench_flags(int argc, char** argv);
 
+// argv without --benchmark_out and --benchmark_out_format (read into GbenchFlags first), for benchmark::Initialize:
+// the bench writes that file itself. Returns the new argc; argv[argc] stays a null pointer.
+int without_out_file_flags(int argc, char** argv);
+
 }  // namespace shaderwatch

@@ -56,6 +56,9 @@ int main(int argc, char** argv) {
     std::cerr << "shaderwatch-bench: " << e.what() << "\n";
     return kExitUsage;
   }
+  // --benchmark_out is the bench's to write (each document once, with its own fields): Google Benchmark does not
+  // see it.
+  argc = without_out_file_flags(argc, argv);
   benchmark::Initialize(&argc, argv);  // takes its --benchmark_* flags out of argv
   try {
     app.parse(argc, argv);

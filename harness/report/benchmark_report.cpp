@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <numeric>
+#include <sstream>
 #include <stdexcept>
 
 namespace shaderwatch {
@@ -73,8 +74,8 @@ void report_repetition(benchmark::State& state, const BenchmarkResult& r, size_t
 }
 
 CleanNameReporter::CleanNameReporter(benchmark::BenchmarkReporter* inner, std::unique_ptr<benchmark::BenchmarkReporter> owned,
-                                     bool aggregates_only)
-    : inner_(inner), owned_(std::move(owned)), aggregates_only_(aggregates_only) {}
+                                     bool aggregates_only, bool all_at_the_end)
+    : inner_(inner), owned_(std::move(owned)), aggregates_only_(aggregates_only), all_at_the_end_(all_at_the_end) {}
 
 bool CleanNameReporter::ReportContext(const Context& context) {
   // Google Benchmark points this reporter (not the inner one) at --benchmark_out's file.
@@ -97,10 +98,18 @@ void CleanNameReporter::ReportRuns(const std::vector<Run>& runs) {
     // 0/0: written as NaN, which is not JSON. Such a counter has no cv; it is left out of that row.
     std::erase_if(run.counters, [](const auto& c) { return !std::isfinite(c.second.value); });
   }
+  if (all_at_the_end_) {
+    held_.insert(held_.end(), clean.begin(), clean.end());
+    return;
+  }
   inner_->ReportRuns(clean);
 }
 
-void CleanNameReporter::Finalize() { inner_->Finalize(); }
+void CleanNameReporter::Finalize() {
+  if (!held_.empty()) inner_->ReportRuns(held_);
+  held_.clear();
+  inner_->Finalize();
+}
 
 std::unique_ptr<CleanNameReporter> make_file_reporter(const std::string& format) {
   std::unique_ptr<benchmark::BenchmarkReporter> inner;
@@ -117,7 +126,7 @@ std::unique_ptr<CleanNameReporter> make_file_reporter(const std::string& format)
     throw std::invalid_argument("--benchmark_out_format: '" + format + "' is not json, csv or console");
   }
   auto* raw = inner.get();
-  return std::make_unique<CleanNameReporter>(raw, std::move(inner));
+  return std::make_unique<CleanNameReporter>(raw, std::move(inner), false, format == "csv");
 }
 
 void check_output_file_writable(const std::string& path) {
@@ -130,6 +139,8 @@ void check_output_file_writable(const std::string& path) {
   if (!existed) std::filesystem::remove(path, ec);
 }
 
+namespace {
+
 // Google Benchmark needs a display reporter; when the terminal report is shown instead, this one.
 class NullReporter : public benchmark::BenchmarkReporter {
  public:
@@ -137,10 +148,36 @@ class NullReporter : public benchmark::BenchmarkReporter {
   void ReportRuns(const std::vector<Run>&) override {}
 };
 
-int report_benchmarks(const std::vector<BenchmarkResult>& results, const std::string& out_format, bool display) {
-  int unexpected_failures = 0;
+// Google Benchmark takes one display reporter (a file reporter only with its --benchmark_out, which the bench
+// keeps from it): this one hands every call to both the display and the in-memory file reporter.
+class TeeReporter : public benchmark::BenchmarkReporter {
+ public:
+  TeeReporter(benchmark::BenchmarkReporter* shown, benchmark::BenchmarkReporter* kept) : shown_(shown), kept_(kept) {}
+  bool ReportContext(const Context& context) override {
+    const bool shown = shown_->ReportContext(context);
+    return (!kept_ || kept_->ReportContext(context)) && shown;
+  }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    shown_->ReportRuns(runs);
+    if (kept_) kept_->ReportRuns(runs);
+  }
+  void Finalize() override {
+    shown_->Finalize();
+    if (kept_) kept_->Finalize();
+  }
+
+ private:
+  benchmark::BenchmarkReporter* shown_;
+  benchmark::BenchmarkReporter* kept_;
+};
+
+}  // namespace
+
+ReportedBenchmarks report_benchmarks(const std::vector<BenchmarkResult>& results, const std::string& out_format,
+                                     bool display) {
+  ReportedBenchmarks reported;
   for (const BenchmarkResult& r : results) {
-    if (is_unexpected_failure(r.outcome.status)) ++unexpected_failures;
+    if (is_unexpected_failure(r.outcome.status)) ++reported.unexpected_failures;
     auto next = std::make_shared<size_t>(0);  // Google Benchmark calls the function once per repetition, in order
     auto* b = benchmark::RegisterBenchmark(r.name.c_str(), [&r, next](benchmark::State& state) {
                 report_repetition(state, r, (*next)++);
@@ -156,11 +193,17 @@ int report_benchmarks(const std::vector<BenchmarkResult>& results, const std::st
   NullReporter null;
   benchmark::BenchmarkReporter* shown = display ? benchmark::CreateDefaultDisplayReporter() : &null;
   CleanNameReporter shown_clean(shown, nullptr, dynamic_cast<benchmark::ConsoleReporter*>(shown) != nullptr);
-  // A file reporter only with --benchmark_out: Google Benchmark refuses one without a file.
-  std::unique_ptr<CleanNameReporter> file = out_format.empty() ? nullptr : make_file_reporter(out_format);
-  benchmark::RunSpecifiedBenchmarks(&shown_clean, file.get(), "all");
+  std::ostringstream out_text;
+  std::unique_ptr<CleanNameReporter> kept = out_format.empty() ? nullptr : make_file_reporter(out_format);
+  if (kept) {
+    kept->SetOutputStream(&out_text);
+    kept->SetErrorStream(&out_text);
+  }
+  TeeReporter both(&shown_clean, kept.get());
+  benchmark::RunSpecifiedBenchmarks(&both, nullptr, "all");
   benchmark::ClearRegisteredBenchmarks();
-  return unexpected_failures;
+  reported.out_text = std::move(out_text).str();
+  return reported;
 }
 
 }  // namespace shaderwatch

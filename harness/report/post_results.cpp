@@ -1,8 +1,6 @@
 #include "report/post_results.h"
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -104,19 +102,13 @@ PostOutcome post_results(const PostOptions& o, const std::vector<ResultDocument>
   shaderwatch::upload::RetryPolicy policy;
   policy.attempts = o.attempts;
   for (const auto& d : documents) {
-    std::ifstream in(d.path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    if (!in) {
-      std::cerr << "post: cannot read " << d.path << "\n";
-      outcome.posted = false;
-      return outcome;
-    }
     const shaderwatch::upload::RunMeta meta{o.run_id + d.run_id_suffix, o.commit, o.branch, o.merge_base,
                                             o.runner, o.job_url, ""};
     std::cerr << "posting " << d.path << " to " << o.url << " as run " << meta.run_id << std::endl;
-    const auto r = shaderwatch::upload::post_run_with_retries(
-        o.url, o.token, text.str(), meta, policy, [](const std::string& why) { std::cerr << "post: " << why << std::endl; });
+    // The text written to d.path, as it is: the document is made once.
+    const auto r = shaderwatch::upload::post_body_with_retries(
+        o.url, o.token, shaderwatch::upload::make_body_around(d.text, d.dated, meta), policy,
+        [](const std::string& why) { std::cerr << "post: " << why << std::endl; });
     if (!r.ok) {
       std::cerr << "post: run " << meta.run_id << " failed: " << r.error << std::endl;
       outcome.posted = false;

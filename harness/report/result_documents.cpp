@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -19,23 +18,12 @@ using nlohmann::ordered_json;
 
 namespace {
 
-ordered_json read_document(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in) throw std::runtime_error("--benchmark_out '" + path + "' cannot be read back: " + std::strerror(errno));
+ordered_json parse_document(const std::string& text, const std::string& path) {
   try {
-    return ordered_json::parse(text.str());
+    return ordered_json::parse(text);
   } catch (const ordered_json::exception& e) {
-    throw std::runtime_error("--benchmark_out '" + path + "' is not the JSON Google Benchmark writes: " + e.what());
+    throw std::runtime_error("--benchmark_out '" + path + "': not the JSON Google Benchmark writes: " + e.what());
   }
-}
-
-void write_document(const std::string& path, const ordered_json& document) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << document.dump(2) << "\n";
-  out.close();
-  if (!out) throw std::runtime_error("--benchmark_out: '" + path + "' cannot be written: " + std::strerror(errno));
 }
 
 // Every row (repetitions and aggregates) with its benchmark's status; a row is found by its run name,
@@ -62,8 +50,16 @@ std::string device_path(const std::string& path, const std::string& suffix) {
 
 }  // namespace
 
-std::vector<ResultDocument> finish_result_documents(const std::string& path, const std::vector<BenchmarkResult>& results) {
-  ordered_json document = read_document(path);
+void write_out_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw std::runtime_error("--benchmark_out: '" + path + "' cannot be written: " + std::strerror(errno));
+}
+
+std::vector<ResultDocument> write_result_documents(const std::string& path, const std::string& json_text,
+                                                   const std::vector<BenchmarkResult>& results) {
+  ordered_json document = parse_document(json_text, path);
   add_statuses(document, results, path);
   document[contract::kCompiledSection] = compiled_section(results);
   std::vector<upload::DeviceDocument> parts;
@@ -74,10 +70,17 @@ std::vector<ResultDocument> finish_result_documents(const std::string& path, con
   }
   std::vector<ResultDocument> written;
   for (const auto& part : parts) {
-    written.push_back({part.run_id_suffix.empty() ? path : device_path(path, part.run_id_suffix), part.run_id_suffix});
-    write_document(written.back().path, part.document);
+    const auto context = part.document.find("context");
+    const bool dated = context != part.document.end() && context->is_object() && context->contains("date");
+    written.push_back({part.run_id_suffix.empty() ? path : device_path(path, part.run_id_suffix), part.run_id_suffix,
+                       part.document.dump(2) + "\n", dated});
+    write_out_file(written.back().path, written.back().text);
   }
-  if (!(written.size() == 1 && written[0].path == path)) std::filesystem::remove(path);
+  // Several devices: FILE.json itself is not written; one a run before left there would read as this run's.
+  if (!(written.size() == 1 && written[0].path == path)) {
+    std::error_code ignored;
+    std::filesystem::remove(path, ignored);
+  }
   return written;
 }
 

@@ -1,8 +1,9 @@
 #pragma once
-// --benchmark_out's JSON as the results server reads it (contract/shaderwatch/result_contract.h). Google
-// Benchmark writes the file; then every row gets its status in a field of its own and, with several
-// devices, the document becomes one per device: FILE-dev<N>.json beside FILE.json (which is removed),
-// each posted as run <run id>-dev<N>.
+// --benchmark_out's JSON as the results server reads it (contract/shaderwatch/result_contract.h), made in memory
+// from what Google Benchmark's reporter wrote there (report_benchmarks): every row gets its status in a field of
+// its own, the document the compiled section and, with several devices, becomes one per device. Each document is
+// written once, to FILE.json or, with several devices, FILE-dev<N>.json beside it (posted as run <run id>-dev<N>),
+// and --post sends the same text; nothing is read back.
 #include <string>
 #include <vector>
 
@@ -13,10 +14,16 @@ namespace shaderwatch {
 struct ResultDocument {
   std::string path;
   std::string run_id_suffix;  // "" for a run of one device, else "-dev<N>"
+  std::string text;           // as written to `path`, and as --post sends it
+  bool dated = false;         // its context has a date (the server takes the run's start from it)
 };
-// Rewrites `path` (JSON as Google Benchmark wrote it for `results`) as above; returns the documents in
-// device order. Throws std::runtime_error naming the file when it cannot be read, parsed or written, or a
-// row names no benchmark of `results`.
-std::vector<ResultDocument> finish_result_documents(const std::string& path, const std::vector<BenchmarkResult>& results);
+// The documents of `json_text` (Google Benchmark's JSON for `results`), each written as above, in device order.
+// Throws std::runtime_error naming the file when the text is not that JSON, a row names no benchmark of
+// `results`, or a file cannot be written.
+std::vector<ResultDocument> write_result_documents(const std::string& path, const std::string& json_text,
+                                                   const std::vector<BenchmarkResult>& results);
+// --benchmark_out in another format (csv, console): Google Benchmark's text as it is. Throws std::runtime_error
+// naming the file when it cannot be written.
+void write_out_file(const std::string& path, const std::string& text);
 
 }  // namespace shaderwatch

@@ -225,6 +225,12 @@ TEST(UploadLibrary, PostRunWrapsAndReportsErrors) {
   EXPECT_FALSE(body["run"].contains("started_at"));
   EXPECT_EQ(body["benchmark"], json::parse(doc));
   EXPECT_THROW(shaderwatch::upload::make_body("[1,2]", m), std::invalid_argument);
+  // Around a document the bench made and wrote: the same body, its text in it as it is.
+  const std::string around = shaderwatch::upload::make_body_around(doc, /*dated=*/true, m);
+  EXPECT_EQ(json::parse(around), body);
+  EXPECT_NE(around.find(doc), std::string::npos) << "the document's text goes in unchanged";
+  EXPECT_TRUE(json::parse(shaderwatch::upload::make_body_around(doc, /*dated=*/false, m))["run"].contains("started_at"))
+      << "an undated document's run starts now";
 
   const std::string url = cat("http://127.0.0.1:", std::to_string(s.port), "/");
   auto r = shaderwatch::upload::post_run(url, s.token, doc, m);

@@ -8,6 +8,7 @@
 #include "common/driver_identity.h"
 #include "ingest/benchmark_name.h"
 #include <shaderwatch/result_contract.h>
+#include <shaderwatch/run_envelope.h>
 
 #include <nlohmann/json.hpp>
 
@@ -149,32 +150,35 @@ std::string content_hash(const Parsed& p) {
 
 // The run's own fields: who measured what, where.
 void parse_run_fields(const json& run, Parsed& p) {
-  static const std::set<std::string> run_keys = {"id", "commit", "branch", "merge_base", "runner", "job_url",
-                                                  "started_at"};
+  using namespace contract;
+  const std::string in = kEnvelopeRun;
+  const auto field = [&](const char* key) { return in + "." + key; };
   for (auto it = run.begin(); it != run.end(); ++it)
-    if (!run_keys.count(it.key())) throw ClientError(400, "unknown field", "run." + it.key());
-  p.run_key = get_string(run, "id", "run", true, 128);
+    if (std::find(kRunFields.begin(), kRunFields.end(), it.key()) == kRunFields.end())
+      throw ClientError(400, "unknown field", in + "." + it.key());
+  p.run_key = get_string(run, kRunId, in, true, 128);
   if (!valid_run_key(p.run_key))
-    throw ClientError(400, "must be 1-128 characters of [A-Za-z0-9._:@+-]", "run.id");
-  p.commit = get_string(run, "commit", "run", true, 128);
-  if (!printable_no_space(p.commit)) throw ClientError(400, "must be printable ASCII without spaces", "run.commit");
-  p.branch = get_string(run, "branch", "run", false, 256, "");  // none: the main branch (Store fills it in)
-  p.merge_base = get_string(run, "merge_base", "run", false, 128, "");
-  if (!printable_no_space(p.merge_base)) throw ClientError(400, "must be printable ASCII without spaces", "run.merge_base");
-  p.runner = get_string(run, "runner", "run", false, 256);
-  p.job_url = get_string(run, "job_url", "run", false, 2048, "");
+    throw ClientError(400, "must be 1-128 characters of [A-Za-z0-9._:@+-]", field(kRunId));
+  p.commit = get_string(run, kRunCommit, in, true, 128);
+  if (!printable_no_space(p.commit)) throw ClientError(400, "must be printable ASCII without spaces", field(kRunCommit));
+  p.branch = get_string(run, kRunBranch, in, false, 256, "");  // none: the main branch (Store fills it in)
+  p.merge_base = get_string(run, kRunMergeBase, in, false, 128, "");
+  if (!printable_no_space(p.merge_base))
+    throw ClientError(400, "must be printable ASCII without spaces", field(kRunMergeBase));
+  p.runner = get_string(run, kRunRunner, in, false, 256);
+  p.job_url = get_string(run, kRunJobUrl, in, false, 2048, "");
 }
 
 // Start time: run.started_at, else the date Google Benchmark wrote into its context.
 void parse_started_at(const json& run, const json& ctx, Parsed& p) {
-  std::string started = get_string(run, "started_at", "run", false, 64, "");
-  std::string started_field = "run.started_at";
+  std::string started = get_string(run, contract::kRunStartedAt, contract::kEnvelopeRun, false, 64, "");
+  std::string started_field = std::string(contract::kEnvelopeRun) + "." + contract::kRunStartedAt;
   if (started.empty()) {
     started = get_string(ctx, "date", kContextPath, false, 64, "");
     started_field = "benchmark.context.date";
     if (started.empty())
       throw ClientError(400, "missing required field (and no benchmark.context.date to fall back on)",
-                        "run.started_at");
+                        std::string(contract::kEnvelopeRun) + "." + contract::kRunStartedAt);
   }
   const auto ms = parse_iso8601_ms(started);
   if (!ms) throw ClientError(400, "must be ISO 8601 with a zone, e.g. 2026-11-21T04:33:38Z", started_field);
@@ -347,15 +351,17 @@ void parse_rows(const json& doc, Parsed& p) {
 
 Parsed parse_body(std::string_view body, std::size_t max_nesting) {
   const json j = parse_json_object(body, max_nesting);
+  using contract::kEnvelopeBenchmark, contract::kEnvelopeRun;
   for (auto it = j.begin(); it != j.end(); ++it)
-    if (it.key() != "run" && it.key() != "benchmark")
-      throw ClientError(400, "unknown field (expected only \"run\" and \"benchmark\")", it.key());
-  const json* run = find(j, "run");
-  if (!run) throw ClientError(400, "missing required field", "run");
-  if (!run->is_object()) throw ClientError(400, "must be an object", "run");
-  const json* doc = find(j, "benchmark");
-  if (!doc) throw ClientError(400, "missing required field", "benchmark");
-  if (!doc->is_object()) throw ClientError(400, "must be an object (Google Benchmark JSON)", "benchmark");
+    if (it.key() != kEnvelopeRun && it.key() != kEnvelopeBenchmark)
+      throw ClientError(400, std::string("unknown field (expected only \"") + kEnvelopeRun + "\" and \"" +
+                                 kEnvelopeBenchmark + "\")", it.key());
+  const json* run = find(j, kEnvelopeRun);
+  if (!run) throw ClientError(400, "missing required field", kEnvelopeRun);
+  if (!run->is_object()) throw ClientError(400, "must be an object", kEnvelopeRun);
+  const json* doc = find(j, kEnvelopeBenchmark);
+  if (!doc) throw ClientError(400, "missing required field", kEnvelopeBenchmark);
+  if (!doc->is_object()) throw ClientError(400, "must be an object (Google Benchmark JSON)", kEnvelopeBenchmark);
 
   Parsed p;
   parse_run_fields(*run, p);

@@ -35,6 +35,9 @@ struct Result {
 // The request body: {"run": {...meta...}, "benchmark": <the Google Benchmark JSON document>}.
 // Throws std::invalid_argument when benchmark_json is not a JSON object.
 std::string make_body(const std::string& benchmark_json, const RunMeta& meta);
+// The same around a document the caller made and wrote (shaderwatch-bench's): its text goes in as it is, not
+// parsed again. `dated`: its context has a date (the server takes the run's start from it).
+std::string make_body_around(std::string_view document_text, bool dated, const RunMeta& meta);
 
 // Posts to <url>/api/v1/runs (url: http://host:port[/prefix], or https:// when the httplib in
 // use has OpenSSL support) with "Authorization: Bearer <token>".
@@ -61,6 +64,10 @@ struct RetryPolicy {
 Result post_run_with_retries(const std::string& url, const std::string& token, const std::string& benchmark_json,
                              const RunMeta& meta, const RetryPolicy& policy,
                              const std::function<void(const std::string&)>& on_retry = {}, int timeout_seconds = 60);
+// The same with the body made (make_body, make_body_around).
+Result post_body_with_retries(const std::string& url, const std::string& token, const std::string& body,
+                              const RetryPolicy& policy, const std::function<void(const std::string&)>& on_retry = {},
+                              int timeout_seconds = 60);
 
 // Every device's part of the document (split_by_device: one part for a document of one device) posted as
 // its own run, the run id with the part's suffix (post_run_with_retries each), in device order; stops at
