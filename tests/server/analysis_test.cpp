@@ -159,3 +159,22 @@ TEST(AnalysisRankings, FlipsOnlyWhereBothOrdersAreBeyondNoise) {
   ASSERT_EQ(a::flips(missing).size(), 1u);
   EXPECT_EQ(a::flips(missing)[0].faster_on_a, "z");
 }
+
+// The run's noise note: named where a tenth of its series or more had their noise rise, with the boundary and the
+// cause most of them share; a series whose noise fell is no reason to warn.
+TEST(Analysis, ARunsNoiseIsNamedWhereATenthOfItsSeriesGotNoisier) {
+  using shaderwatch::analysis::NoisySeries;
+  using shaderwatch::analysis::noise_finding;
+  std::vector<NoisySeries> noisy;
+  for (int i = 0; i < 9; ++i) noisy.push_back({2.0 + i, i < 6 ? "r30" : "r31", i < 5 ? "machine" : "driver"});
+  noisy.push_back({0.5, "r29", "commit"});  // fell
+  EXPECT_FALSE(noise_finding(noisy, 100)) << "9 of 100 series";
+  const auto f = noise_finding(noisy, 90);
+  ASSERT_TRUE(f) << "9 of 90 series";
+  EXPECT_EQ(f->benchmarks, 9);
+  EXPECT_DOUBLE_EQ(f->ratio, 6.0);
+  EXPECT_EQ(f->since_run, "r30");
+  EXPECT_EQ(f->cause, "machine");
+  EXPECT_FALSE(noise_finding({{0.9, "r1", "machine"}}, 1)) << "a noise that fell";
+  EXPECT_TRUE(noise_finding({{1.5, "r1", "machine"}}, 5)) << "one series of five";
+}

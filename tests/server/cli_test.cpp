@@ -96,6 +96,27 @@ TEST(Cli, ADatabaseThatIsNoFileIsRefusedByName) {
   }
 }
 
+TEST(Cli, AGateConfigurationThatIsWrongIsRefusedByItsFieldBeforeTheServerStarts) {
+  TempDir dir;
+  const auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir.file(name)) << text;
+    return dir.file(name);
+  };
+  const std::string bad = write("bad.json", R"({"overrides": [{"gpu": "*H100*", "set": {"z": 0.5}}]})");
+  auto s = run(cat("serve --port 0 --db ", dir.file("g.db"), " --gate-config ", bad), dir, 20);
+  EXPECT_NE(s.rc, 0);
+  EXPECT_NE(s.err.find("overrides[0].set.z: 0.5 is not from 1 to 50"), std::string::npos) << s.err;
+  EXPECT_EQ(s.out.find("listening"), std::string::npos) << s.out;
+  s = run(cat("serve --port 0 --db ", dir.file("g.db"), " --gate-config ", dir.file("missing.json")), dir, 20);
+  EXPECT_NE(s.rc, 0);
+  EXPECT_NE(s.err.find("missing.json' cannot be read"), std::string::npos) << s.err;
+  // A good one: the server starts and says what it took (stopped by timeout).
+  const std::string good = write("good.json", R"({"defaults": {"z": 5.5}, "overrides": [{"branch": "release/*", "set": {"min_effect": 0.5}}]})");
+  s = run(cat("serve --port 0 --db ", dir.file("g.db"), " --gate-config ", good), dir, 2);
+  EXPECT_NE(s.out.find("gate configuration: 1 default setting(s), 1 override(s) by branch and GPU"), std::string::npos) << s.out << s.err;
+  EXPECT_NE(run("serve --help", dir).out.find("model.min_effect (0-100)"), std::string::npos) << "--help lists the parameters";
+}
+
 TEST(Cli, TokenCreateListRevokeAndPost) {
   TempDir dir;
   const std::string db = dir.db("cli.db");

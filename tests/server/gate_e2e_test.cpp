@@ -141,6 +141,30 @@ TEST(GateE2E, ARealH200PairPassesAndA36xSlowdownFailsTheSecondRun) {
   }
 }
 
+// The gate's parameters as data (serve --gate-config): an override for a branch pattern raises that branch's floor
+// (here past the 3.6x slowdown, which then passes there), another branch keeps the server's, and the verdict says
+// what was overridden, in its coverage line and field.
+TEST(GateE2E, AGateConfigurationSetsTheFloorOfTheRunsOfABranchPattern) {
+  const json a = read_fixture("real/h200-50e20fd-a.json.gz"), b = read_fixture("real/h200-50e20fd-b.json.gz");
+  TempDir dir;
+  shaderwatch::StoreOptions so;
+  so.gate_config = shaderwatch::analysis::parse_gate_config(
+      R"({"overrides": [{"branch": "lenient/*", "set": {"min_effect": 5}}, {"gpu": "*H100*", "set": {"z": 9}}]})");
+  TestServer s(dir.db("config.db"), {}, true, so);
+  post_ok(s, body(a, "a", "c1", "2026-11-24T10:00:00Z"));
+  post_ok(s, body(slowed(b, kSlowed, 3.6), "topic", "p1", "2026-11-24T10:10:00Z", "topic", "c1"));
+  post_ok(s, body(slowed(b, kSlowed, 3.6), "lenient", "p1", "2026-11-24T10:15:00Z", "lenient/perf", "c1"));
+  const json topic = s.get("/api/v1/runs/topic/verdict");
+  EXPECT_EQ(topic["verdict"], "fail");
+  EXPECT_EQ(names(topic["slowdowns"]), std::vector<std::string>{kSlowed});
+  EXPECT_FALSE(topic["coverage"].contains("gate")) << "no override matches branch topic on an H200";
+  const json lenient = s.get("/api/v1/runs/lenient/verdict");
+  EXPECT_EQ(lenient["verdict"], "pass") << lenient["slowdowns"].dump(1);
+  EXPECT_EQ(lenient["coverage"]["gate"], "gate for branch 'lenient/*', GPU '*': min_effect 5");
+  const std::string line = lenient["coverage"]["line"];
+  EXPECT_NE(line.find("; gate for branch 'lenient/*', GPU '*': min_effect 5"), std::string::npos) << line;
+}
+
 namespace {
 // Issue 51's commit on an H200: lum/grid_stride_vec4 reads its image three times (the same answer), 47% slower
 // at 1920x1080 hot, 22% cold, 2.6x at 4K and 2.9x at 8K (as measured there).

@@ -1,6 +1,8 @@
 // shaderwatch-server serve: the HTTP API over one database until SIGINT or SIGTERM.
 #include <csignal>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <memory>
 #include <pthread.h>
 #include <thread>
@@ -25,6 +27,9 @@ int serve(const StoreOptions& so, const ServerOptions& opts) {
   const int port = server.bind();
   std::cout << "shaderwatch-server: listening on http://" << opts.bind << ":" << port
             << " (database " << store.location() << ", schema v" << store.schema_version() << ")" << std::endl;
+  if (!so.gate_config.defaults.empty() || !so.gate_config.overrides.empty())
+    std::cout << "shaderwatch-server: gate configuration: " << so.gate_config.defaults.size() << " default setting(s), "
+              << so.gate_config.overrides.size() << " override(s) by branch and GPU" << std::endl;
   std::thread waiter([&] {
     int sig = 0;
     sigwait(&set, &sig);
@@ -58,6 +63,25 @@ Command add_serve_command(CLI::App& app, std::string& db) {
   serve_app->add_flag("--gate-cpu-timings", so->gate_cpu_timings,
                       "Let the timings of a device of type cpu (lavapipe) fail verdicts too; by default such runs are judged "
                       "on correctness alone (on a shared runner their times move several-fold between runs)");
+  serve_app
+      ->add_option_function<std::string>(
+          "--gate-config",
+          [so](const std::string& path) {
+            std::ifstream in(path);
+            std::stringstream text;
+            text << in.rdbuf();
+            if (!in) throw CLI::ValidationError("--gate-config", "'" + path + "' cannot be read");
+            try {
+              so->gate_config = analysis::parse_gate_config(text.str());
+            } catch (const std::invalid_argument& e) {
+              throw CLI::ValidationError("--gate-config", "'" + path + "': " + e.what());
+            }
+          },
+          "The single-run gate's parameters as JSON: {\"defaults\": {\"z\": 5.5}, \"overrides\": [{\"branch\": "
+          "\"release/*\", \"gpu\": \"*H100*\", \"set\": {\"min_effect\": 0.5}}]}; each override whose shell patterns "
+          "match a run's branch and GPU name applies over the defaults, in order, and the verdict's coverage line names it. "
+          "Parameters:\n" + analysis::gate_parameter_list())
+      ->type_name("FILE");
   serve_app->add_option("--max-db-mib", so->max_db_mib,
                         "SQLite only: refuse writes (507) once the file reaches this many MiB (default 0: until the disk "
                         "is full, which answers 507 too; on PostgreSQL a full disk answers 507 and quotas are the server's)")

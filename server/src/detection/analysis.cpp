@@ -242,6 +242,23 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
   return v;
 }
 
+std::optional<NoiseFinding> noise_finding(const std::vector<NoisySeries>& open_noise, std::size_t series) {
+  std::vector<double> ratios;
+  std::map<std::string, int> since, causes;
+  for (const auto& n : open_noise) {
+    if (n.ratio <= 1) continue;  // its noise fell: nothing to warn of
+    ratios.push_back(n.ratio);
+    ++since[n.since_run];
+    ++causes[n.cause];
+  }
+  if (ratios.empty() || static_cast<double>(ratios.size()) < std::max(1.0, kNoisyShare * static_cast<double>(series)))
+    return std::nullopt;
+  const auto most = [](const std::map<std::string, int>& m) {
+    return std::max_element(m.begin(), m.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+  };
+  return NoiseFinding{static_cast<int>(ratios.size()), stats::median(ratios), most(since), most(causes)};
+}
+
 std::string coverage_line(const Coverage& c, const detect::Params& p, const GateParams& g) {
   const auto runs = [](std::size_t n) { return std::to_string(n) + (n == 1 ? " run" : " runs"); };
   std::string line = "history: ";

@@ -111,6 +111,26 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p = {}, const Gat
 // One line for people: "history: 2 runs; judged against the previous runs; change points from 18 runs".
 std::string coverage_line(const Coverage& c, const detect::Params& p = {}, const GateParams& g = {});
 
+// An open noise alert of one of the run's series, at or before the run: its noise's ratio (after / before), the run
+// it rose at and its cause.
+struct NoisySeries {
+  double ratio = 1;
+  std::string since_run, cause;
+};
+// The run's series whose noise rose, as the verdict names them: how many, their median ratio, the boundary and the
+// cause most of them share.
+struct NoiseFinding {
+  int benchmarks = 0;
+  double ratio = 1;
+  std::string since_run, cause;
+};
+// Named only where the series whose noise rose are kNoisyShare of the run's `series` or more: a runner or driver
+// is shared by all of them, and a few series' noise alerts (true, or one of the few false ones a fleet sees) are
+// their alerts' to tell, not the run's. (Any number named a noisy runner on 16-36 of 240 runs of quiet GPUs, 350
+// benchmarks.)
+inline constexpr double kNoisyShare = 0.1;
+std::optional<NoiseFinding> noise_finding(const std::vector<NoisySeries>& open_noise, std::size_t series);
+
 // ---- rankings: whether variant x's order against y on one GPU is beyond noise
 inline constexpr double kMinFlipRel = 0.01;
 // Times vx, vy with their series' relative run-to-run noise nx, ny: the gap is at least kMinFlipRel and

@@ -371,9 +371,10 @@ struct RunDetector::Pass {
     const JudgedRun judged = load_judged_run(w, run.id);
     std::optional<VerdictBaseline> baseline;
     const LevelBound bound = level_bound(w, judged, opts.main_branch, baseline);
+    const analysis::GateParams gate = analysis::resolve_gate(opts.gate, opts.gate_config, judged.branch, judged.gpu_name).params;
     const analysis::RunEvidence ev =
-        load_evidence(w, judged, bound, {opts.detect, opts.gate, opts.main_branch, opts.gate_cpu_timings});
-    const analysis::RunVerdict v = analysis::judge(ev, opts.detect, opts.gate);
+        load_evidence(w, judged, bound, {opts.detect, gate, opts.main_branch, opts.gate_cpu_timings});
+    const analysis::RunVerdict v = analysis::judge(ev, opts.detect, gate);
     w.reset_all();
     for (const auto& f : v.slowdowns) {
       const auto& s = f.slowdown;

@@ -13,6 +13,7 @@
 
 #include "detection/alert_lifecycle.h"
 #include "detection/detect.h"
+#include "detection/gate_config.h"
 #include "detection/single_run_gate.h"
 #include "ingest/run_writer.h"
 #include "storage/database.h"
@@ -24,6 +25,7 @@ struct DetectorOptions {
   std::string main_branch = "main";  // only its runs form levels, change points and alerts
   // The verdict's gate (StoreOptions::gate, gate_cpu_timings): a main run's slowdown it fails is an alert.
   analysis::GateParams gate;
+  analysis::GateConfig gate_config;  // per branch and GPU (StoreOptions::gate_config)
   bool gate_cpu_timings = false;
 };
 

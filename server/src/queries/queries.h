@@ -10,6 +10,7 @@
 
 #include "common/client_error.h"
 #include "detection/analysis.h"
+#include "detection/gate_config.h"
 #include "queries/alert_answer.h"
 #include "queries/browse_answer.h"
 #include "queries/compare_answer.h"
@@ -28,6 +29,7 @@ struct QueryOptions {
   detect::Params detect;
   std::string main_branch = "main";
   analysis::GateParams gate;
+  analysis::GateConfig gate_config;  // per branch and GPU (StoreOptions::gate_config)
   bool gate_cpu_timings = false;  // judge a CPU device's timings (lavapipe) too, not only its correctness
 };
 

@@ -62,42 +62,27 @@ void add_findings(const analysis::RunVerdict& v, Verdict& out) {
                              100 * f.slowdown.noise});
 }
 
-// Open noise alerts of the run's series at or before it, whose noise rose: how many, by how much, since when
-// and why (the most common boundary and cause among them). Named only where they are kNoisyShare of the run's
-// series or more: a runner or driver is shared by all of them, and a few series' noise alerts (true, or one of
-// the few false ones a fleet sees) are their alerts' to tell, not the run's. (Any number named a noisy runner on
-// 16-36 of 240 runs of quiet GPUs, 350 benchmarks.)
-constexpr double kNoisyShare = 0.1;
+// The run's series whose noise rose (open noise alerts at or before it), named as analysis::noise_finding decides.
 std::optional<NoiseNote> noise_note(sql::Conn& c, const JudgedRun& run) {
   auto& st = c.q("SELECT r.run_key, a.cause, a.attribution FROM alerts a JOIN points p ON p.series_id=a.series_id"
                  " AND p.run_id=? JOIN runs r ON r.id=a.run_id WHERE a.kind='noise' AND a.state IN " + open_alert_states_sql() +
                  " AND (a.started_ms, a.run_id) <= (?, ?)");
   st.bind(1, run.pk).bind(2, run.started_ms).bind(3, run.pk);
-  std::vector<double> ratios;
-  std::map<std::string, int> since, causes;
+  std::vector<analysis::NoisySeries> open_noise;
   while (st.step()) {
     const auto attribution = nlohmann::json::parse(st.text(2), nullptr, false);
     const double ratio = attribution.is_object() ? attribution.value("/noise/ratio"_json_pointer, 1.0) : 1.0;
-    if (ratio <= 1) continue;
-    ratios.push_back(ratio);
-    ++since[st.text(0)];
-    ++causes[st.text(1)];
+    open_noise.push_back({ratio, st.text(0), st.text(1)});
   }
   st.reset();
-  if (ratios.empty()) return std::nullopt;
+  if (open_noise.empty()) return std::nullopt;
   auto& count = c.q("SELECT COUNT(*) FROM points WHERE run_id=?");
   count.bind(1, run.pk);
-  const double series = count.step() ? static_cast<double>(count.i64(0)) : 0;
+  const std::size_t series = count.step() ? static_cast<std::size_t>(count.i64(0)) : 0;
   count.reset();
-  if (static_cast<double>(ratios.size()) < std::max(1.0, kNoisyShare * series)) return std::nullopt;
-  const auto most = [](const std::map<std::string, int>& m) {
-    return std::max_element(m.begin(), m.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
-  };
-  NoiseNote n;
-  n.benchmarks = static_cast<int>(ratios.size());
-  n.ratio = stats::median(ratios);
-  n.since_run = most(since);
-  n.cause = most(causes);
+  const auto f = analysis::noise_finding(open_noise, series);
+  if (!f) return std::nullopt;
+  NoiseNote n{f->benchmarks, f->ratio, f->since_run, f->cause, ""};
   char text[200];
   std::snprintf(text, sizeof text, "%s noisy: %d benchmark%s' spread x%.1f since run %s (cause: %s)",
                 n.cause == "driver" ? "driver" : n.cause == "commit" ? "code" : "runner", n.benchmarks,
@@ -115,10 +100,11 @@ Verdict Queries::verdict(const std::string& key) {
   out.run_id = key;
   out.branch = run.branch;
   const LevelBound bound = level_bound(*c, run, opts_.main_branch, out.baseline);
+  const analysis::ResolvedGate gate = analysis::resolve_gate(opts_.gate, opts_.gate_config, run.branch, run.gpu_name);
   // The evidence, loaded; the judgement is analysis::judge's.
   const analysis::RunEvidence evidence =
-      load_evidence(*c, run, bound, {opts_.detect, opts_.gate, opts_.main_branch, opts_.gate_cpu_timings});
-  const analysis::RunVerdict v = analysis::judge(evidence, opts_.detect, opts_.gate);
+      load_evidence(*c, run, bound, {opts_.detect, gate.params, opts_.main_branch, opts_.gate_cpu_timings});
+  const analysis::RunVerdict v = analysis::judge(evidence, opts_.detect, gate.params);
   out.fail = v.fail;
   add_findings(v, out);
   out.regressions = load_alerts(*c, v.regressions);
@@ -127,7 +113,8 @@ Verdict Queries::verdict(const std::string& key) {
   out.skipped = skipped_kernels(*c, run.pk);
   out.explanations = explain_verdict(*c, run, out);
   out.coverage = {v.coverage, evidence.timings_gated, 100 * std::expm1(v.coverage.swing),
-                  analysis::coverage_line(v.coverage, opts_.detect, opts_.gate)};
+                  analysis::coverage_line(v.coverage, opts_.detect, gate.params), gate.note};
+  if (!gate.note.empty()) out.coverage.line += "; " + gate.note;
   out.noise = noise_note(*c, run);
   return out;
 }

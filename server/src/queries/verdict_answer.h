@@ -56,6 +56,7 @@ struct VerdictCoverage {
   bool timings_gated = true;
   double swing_pct = 0;  // counts.swing as a percentage
   std::string line;      // analysis::coverage_line: the history in one line for people
+  std::string gate;      // what the server's gate configuration changed for this run's branch and GPU ("": nothing)
 };
 
 // The run's series whose run-to-run noise rose (open noise alerts at or before the run): a noisier runner or

@@ -240,11 +240,11 @@ void load_ran_as_before(sql::Conn& c, const JudgedRun& run, const BySeries& seri
 }  // namespace
 
 JudgedRun load_judged_run(sql::Conn& c, std::int64_t pk) {
-  auto& st = c.q("SELECT r.started_ms, r.branch, r.merge_base, r.gpu_id, g.device_type FROM runs r"
+  auto& st = c.q("SELECT r.started_ms, r.branch, r.merge_base, r.gpu_id, g.device_type, g.name FROM runs r"
                  " JOIN gpus g ON g.id=r.gpu_id WHERE r.id=?");
   st.bind(1, pk);
   st.step();
-  JudgedRun run{pk, st.i64(0), st.i64(3), st.text(1), st.text(2), st.text(4) == "cpu"};
+  JudgedRun run{pk, st.i64(0), st.i64(3), st.text(1), st.text(2), st.text(4) == "cpu", st.text(5)};
   st.reset();
   return run;
 }

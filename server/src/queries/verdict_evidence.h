@@ -17,6 +17,7 @@ struct JudgedRun {
   std::int64_t pk = 0, started_ms = 0, gpu_id = 0;
   std::string branch, merge_base;
   bool cpu_device = false;
+  std::string gpu_name;  // the gate's per-GPU parameters match it
 };
 JudgedRun load_judged_run(sql::Conn& c, std::int64_t pk);
 

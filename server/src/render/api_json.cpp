@@ -339,6 +339,7 @@ void to_json(json& j, const VerdictCoverage& c) {
                                         {"held_as_before", n.held_as_before}}
                                   : json(nullptr)},
        {"line", c.line}};
+  if (!c.gate.empty()) j["gate"] = c.gate;  // only where the configuration changed something: answers stay as they were
 }
 
 void to_json(json& j, const NoiseNote& n) {

@@ -33,6 +33,8 @@ struct StoreOptions {
   // any other branch are judged against the main branch's level at their merge base.
   std::string main_branch = "main";
   analysis::GateParams gate;  // the single-run gate (server/README.md, "Verdict")
+  // Its parameters as data (serve --gate-config): the server's over `gate`, and per branch and GPU pattern.
+  analysis::GateConfig gate_config;
   // Timings of a device of type cpu (lavapipe) gate verdicts only when this is set: on a shared runner they
   // move several-fold between runs, so by default such runs are judged on correctness alone.
   bool gate_cpu_timings = false;
