@@ -143,8 +143,8 @@ TEST(CheckLayer, BoidsMinMaxIsExact) {
 TEST(CheckLayer, PostfxImageRightAndOnePixelWrong) {
   const KernelSpec& spec = find_kernel("postfx/rgb_to_yxy");
   const Problem p = make_postfx_problem(InputKind::HdrTest, 40, 24, 1);
-  PostfxInput input{std::make_shared<const std::vector<float>>(postfx_input(spec, p)), postfx_params(p)};
-  const ExpectedImage expected = expected_pixel_map(spec, p.width, p.height, *input.pixels, input.params);
+  DerivedInput input{std::make_shared<const std::vector<float>>(postfx_input(spec, p)), postfx_params(p)};
+  const ExpectedImage expected = expected_pixel_map(spec, p.width, p.height, *input.data, params_of(input));
   RunShape shape;
   shape.groups_x = 3;
   shape.groups_y = 2;

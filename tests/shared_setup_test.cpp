@@ -41,8 +41,8 @@ TEST(SharedInput, KernelsOfOneVariantPassOnOneUploadAndOtherVariantsGetTheirOwn)
   // The RGB kernel's own input is other pixels (the check compares with the input as uploaded, so sharing the
   // Yxy one would time and check it on the wrong image without failing: the variants keep them apart).
   const auto rgb = make_kernel_input(*lavapipe().device, to_yxy, image);
-  ASSERT_TRUE(rgb->derived.pixels && yxy->derived.pixels);
-  EXPECT_NE(*rgb->derived.pixels, *yxy->derived.pixels);
+  ASSERT_TRUE(rgb->derived.data && yxy->derived.data);
+  EXPECT_NE(*rgb->derived.data, *yxy->derived.data);
   EXPECT_EQ(run_on(to_yxy, image, rgb).status, CheckStatus::Pass);
   // Every luminance kernel reads the data as is: one variant.
   const Problem lum = make_luminance_problem(InputKind::Random, 64, 48, 5);
@@ -75,14 +75,14 @@ TEST(SharedInput, TheTwoBlursOfOneRadiusCheckAgainstOneReference) {
   const SizeSpec size{80, 36, 0};
   SuiteInputs inputs({{&naive, size}, {&staged, size}, {&reinhard, size}}, 5);
   const Problem& image = inputs.problem(Family::Postfx, size);
-  const PostfxInput& derived = inputs.derived(naive, size);
+  const DerivedInput& derived = inputs.derived(naive, size);
   ASSERT_TRUE(derived.references);
   ASSERT_EQ(inputs.derived(staged, size).references, derived.references) << "both blurs read the RGB image";
   const auto input = upload_kernel_input(*lavapipe().device, naive, image, derived);
   EXPECT_EQ(run_on(naive, image, input).status, CheckStatus::Pass);
   EXPECT_EQ(run_on(staged, image, input).status, CheckStatus::Pass);
   EXPECT_EQ(derived.references->made(), 1) << "each blur made its own reference";
-  const PostfxInput& yxy = inputs.derived(reinhard, size);
+  const DerivedInput& yxy = inputs.derived(reinhard, size);
   EXPECT_EQ(run_on(reinhard, image, upload_kernel_input(*lavapipe().device, reinhard, image, yxy)).status, CheckStatus::Pass);
   EXPECT_EQ(yxy.references->made(), 1);
 }

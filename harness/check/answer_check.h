@@ -4,6 +4,7 @@
 // its KernelMethod's make_check), and AnswerCheck, which holds the run's method check (made once, by the layer
 // above that knows the methods), so that the reference it computes at the first check serves later checks of
 // the same run.
+#include <any>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -14,7 +15,6 @@
 #include "check/check.h"
 #include "check/shared_references.h"
 #include "inputs/inputs.h"
-#include "postfx.h"
 #include "check/readback.h"
 
 namespace shaderwatch {
@@ -26,11 +26,13 @@ struct RunShape {
   uint64_t groups() const { return uint64_t{groups_x} * groups_y; }
 };
 
-// The post-processing input as uploaded: the pixels in the kernel's space and the parameters. Shared, not
-// copied: every kernel reading the same pixel space checks against one copy (8K: 530 MB).
-struct PostfxInput {
-  std::shared_ptr<const std::vector<float>> pixels;
-  reference::PostfxParams params;
+// What a family derives from a problem for its kernels where they do not read the problem's data as is
+// (post-processing: the image in the kernel's pixel space, and the parameters that come from it): uploaded in
+// place of the data, and handed to the runner and the check. Shared, not copied: every kernel reading the same
+// derived input checks against one copy (8K: 530 MB).
+struct DerivedInput {
+  std::shared_ptr<const std::vector<float>> data;  // uploaded instead of the problem's data; nullptr: the data as is
+  std::any parameters;  // the family's own (post-processing: reference::PostfxParams), read by its runner and checks
   // References its kernels' checks share (the benchmark suite's); nullptr: each check makes its own.
   std::shared_ptr<SharedReferences> references;
 };

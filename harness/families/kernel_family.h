@@ -32,7 +32,7 @@ struct KernelFamily {
   Problem (*make_problem)(InputKind kind, const SizeSpec& size, uint64_t seed);
   // What its kernels read where that is not the problem's data as is (post-processing: the image in the
   // kernel's pixel space, and its parameters); KernelRun uploads it and the check gets it. nullptr: the data.
-  PostfxInput (*derive_input)(const KernelSpec& spec, const Problem& problem);
+  DerivedInput (*derive_input)(const KernelSpec& spec, const Problem& problem);
   // Which of its kernels read the same derived input (the same number: one upload serves them, suite/kernel_input.h).
   // nullptr: all of them (the data as is).
   int (*input_variant)(const KernelSpec& spec);
@@ -59,7 +59,7 @@ const KernelFamily& kernel_family(Family id);
 const KernelMethod& kernel_method(const KernelSpec& spec);
 // A run's answer check: its method's check of `problem`, over the run's shape. `input`: the family's derive_input.
 AnswerCheck make_answer_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape,
-                              PostfxInput input = {});
+                              DerivedInput input = {});
 
 // Each family's definition, in its folder.
 const KernelFamily& luminance_family();

@@ -29,7 +29,7 @@ class KernelMethod {
   virtual std::unique_ptr<FamilyRunner> make_runner(RunContext& context) const = 0;
   // `input`: the family's derive_input, empty for a family without one. spec and problem outlive the check.
   virtual MethodCheck make_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape,
-                                 PostfxInput input) const = 0;
+                                 DerivedInput input) const = 0;
   // Whether its output is an image the size of the input (KernelRun::output_pixels reads it back).
   virtual bool writes_image() const { return false; }
   // Sizes the --check suite adds for this kernel on this device, each with what it makes the kernel's loops do: for

@@ -23,15 +23,15 @@ inline constexpr VkDeviceSize kVec4 = 16;
 class RunContext {
  public:
   RunContext(Device& device, ShaderCompiler& compiler, const KernelSpec& spec, const Problem& problem,
-             const Buffer& input, const PostfxInput& postfx, uint32_t subgroup_size)
-      : device(device), compiler(compiler), spec(spec), problem(problem), input(input), postfx(postfx),
+             const Buffer& input, const DerivedInput& derived, uint32_t subgroup_size)
+      : device(device), compiler(compiler), spec(spec), problem(problem), input(input), derived(derived),
         subgroup_size(subgroup_size) {}
   Device& device;
   ShaderCompiler& compiler;
   const KernelSpec& spec;
   const Problem& problem;
   const Buffer& input;         // uploaded, with its NaN guard zone after it
-  const PostfxInput& postfx;   // post-processing: the input as uploaded and its parameters
+  const DerivedInput& derived;  // the family's derive_input: the input as uploaded and its parameters
   uint32_t subgroup_size;      // required of every compute pass; 0: the device's choice
   std::string spirv_hash;      // of every shader compiled through compile()
   // What the driver compiled of each of the kernel's pipelines, in order: pipeline() adds the compute pipelines it

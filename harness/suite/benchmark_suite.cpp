@@ -158,7 +158,7 @@ bool measured_before(const KernelSpec& a, const SizeSpec& size_a, const KernelSp
 class RunCache {
  public:
   std::shared_ptr<const KernelInput> input(DeviceBench& d, const KernelSpec& spec, const Problem& problem,
-                                           const PostfxInput& derived) {
+                                           const DerivedInput& derived) {
     // The suite runs the largest sizes first: an input of another size is not needed again.
     std::erase_if(inputs_, [&](const auto& entry) { return std::get<1>(entry.first)->items() != problem.items(); });
     const auto key = std::make_tuple(&d, &problem, kernel_input_variant(spec));
@@ -334,7 +334,7 @@ void measure_case(const BenchmarkCase& c, BenchmarkResult& r, std::shared_future
   auto t = case_start;
   try {
     const Problem& problem = s.inputs.problem(c.spec->family, c.size);
-    const PostfxInput& derived = s.inputs.derived(*c.spec, c.size);
+    const DerivedInput& derived = s.inputs.derived(*c.spec, c.size);
     t = timing.add("inputs", t);
     std::shared_ptr<KernelRun> run = s.cache.last(*c.device, *c.spec, problem);
     const bool reused = run != nullptr;

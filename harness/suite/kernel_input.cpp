@@ -8,13 +8,13 @@
 
 namespace shaderwatch {
 
-PostfxInput derive_kernel_input(const KernelSpec& spec, const Problem& problem) {
+DerivedInput derive_kernel_input(const KernelSpec& spec, const Problem& problem) {
   const KernelFamily& family = kernel_family(spec.family);
-  return family.derive_input ? family.derive_input(spec, problem) : PostfxInput{};
+  return family.derive_input ? family.derive_input(spec, problem) : DerivedInput{};
 }
 
 std::shared_ptr<const KernelInput> upload_kernel_input(Device& device, const KernelSpec& spec, const Problem& problem,
-                                                       PostfxInput derived) {
+                                                       DerivedInput derived) {
   const KernelFamily& family = kernel_family(spec.family);
   // A guard zone after the input (input_guard: NaN or extreme values): a kernel that reads past the end gets a
   // wrong answer. An image's zone is 128 of its rows (tiles are at most 64 a side), at least 4096 vec4; a
@@ -29,7 +29,7 @@ std::shared_ptr<const KernelInput> upload_kernel_input(Device& device, const Ker
   auto input = std::make_shared<KernelInput>();
   input->derived = std::move(derived);
   input->buffer = std::make_unique<Buffer>(device, input_bytes + guard_bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-  input->buffer->upload(input->derived.pixels ? input->derived.pixels->data() : problem.data.data(), input_bytes);
+  input->buffer->upload(input->derived.data ? input->derived.data->data() : problem.data.data(), input_bytes);
   if (input_guard(spec) == GuardFill::Extremes) {
     const std::vector<float> guard = extreme_guard_values(guard_bytes / sizeof(float));
     input->buffer->upload(guard.data(), guard_bytes, input_bytes);

@@ -15,16 +15,16 @@ namespace shaderwatch {
 
 struct KernelInput {
   std::unique_ptr<Buffer> buffer;  // the input, then its guard zone
-  PostfxInput derived;             // the family's derive_input; empty for a family without one
+  DerivedInput derived;             // the family's derive_input; empty for a family without one
 };
 
 // The family's derive_input of the problem for this kernel (empty where the family has none): host work only, on
 // any thread, so the suite makes them ahead of need.
-PostfxInput derive_kernel_input(const KernelSpec& spec, const Problem& problem);
+DerivedInput derive_kernel_input(const KernelSpec& spec, const Problem& problem);
 // `derived` (derive_kernel_input's) uploaded. Throws UnsupportedError when the input and its guard zone exceed
 // the device's maxStorageBufferRange.
 std::shared_ptr<const KernelInput> upload_kernel_input(Device& device, const KernelSpec& spec, const Problem& problem,
-                                                       PostfxInput derived);
+                                                       DerivedInput derived);
 inline std::shared_ptr<const KernelInput> make_kernel_input(Device& device, const KernelSpec& spec, const Problem& problem) {
   return upload_kernel_input(device, spec, problem, derive_kernel_input(spec, problem));
 }

@@ -37,13 +37,13 @@ std::shared_future<Problem>& SuiteInputs::problem_started(Family family, const S
   return it->second;
 }
 
-std::shared_future<PostfxInput>& SuiteInputs::derived_started(const KernelSpec& spec, const SizeSpec& size) {
+std::shared_future<DerivedInput>& SuiteInputs::derived_started(const KernelSpec& spec, const SizeSpec& size) {
   const auto k = std::make_pair(key(spec.family, size), kernel_input_variant(spec));
   auto it = derived_.find(k);
   if (it == derived_.end()) {
     auto references = references_.emplace(k, std::make_shared<SharedReferences>()).first->second;
     it = derived_.emplace(k, std::async(std::launch::async, [&spec, problem = problem_started(spec.family, size), references] {
-                               PostfxInput input = derive_kernel_input(spec, problem.get());
+                               DerivedInput input = derive_kernel_input(spec, problem.get());
                                input.references = references;
                                return input;
                              }).share()).first;

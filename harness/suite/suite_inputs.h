@@ -22,16 +22,16 @@ class SuiteInputs {
   SuiteInputs(const std::vector<std::pair<const KernelSpec*, SizeSpec>>& needed, uint64_t seed);
   // Wait for what is still being made; a generator's exception, if any, is thrown here.
   const Problem& problem(Family family, const SizeSpec& size) { return problem_started(family, size).get(); }
-  const PostfxInput& derived(const KernelSpec& spec, const SizeSpec& size) { return derived_started(spec, size).get(); }
+  const DerivedInput& derived(const KernelSpec& spec, const SizeSpec& size) { return derived_started(spec, size).get(); }
 
  private:
   using SizeKey = std::tuple<Family, uint32_t, uint32_t, uint64_t>;
   static SizeKey key(Family family, const SizeSpec& size) { return {family, size.width, size.height, size.count}; }
   std::shared_future<Problem>& problem_started(Family family, const SizeSpec& size);
-  std::shared_future<PostfxInput>& derived_started(const KernelSpec& spec, const SizeSpec& size);
+  std::shared_future<DerivedInput>& derived_started(const KernelSpec& spec, const SizeSpec& size);
   uint64_t seed_;
   std::map<SizeKey, std::shared_future<Problem>> problems_;
-  std::map<std::pair<SizeKey, int>, std::shared_future<PostfxInput>> derived_;
+  std::map<std::pair<SizeKey, int>, std::shared_future<DerivedInput>> derived_;
   std::map<std::pair<SizeKey, int>, std::shared_ptr<SharedReferences>> references_;
 };
 

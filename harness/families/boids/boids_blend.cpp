@@ -133,7 +133,7 @@ class Blend final : public KernelMethod {
   std::unique_ptr<FamilyRunner> make_runner(RunContext& context) const override {
     return std::make_unique<BlendRunner>(context);
   }
-  MethodCheck make_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape, PostfxInput) const override {
+  MethodCheck make_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape, DerivedInput) const override {
     return boids_sums_check(spec, problem, shape, 1.0, true);
   }
 };

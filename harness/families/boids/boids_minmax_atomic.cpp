@@ -39,7 +39,7 @@ class MinMaxAtomic final : public KernelMethod {
   std::unique_ptr<FamilyRunner> make_runner(RunContext& context) const override {
     return std::make_unique<MinMaxAtomicRunner>(context);
   }
-  MethodCheck make_check(const KernelSpec&, const Problem& problem, const RunShape&, PostfxInput) const override {
+  MethodCheck make_check(const KernelSpec&, const Problem& problem, const RunShape&, DerivedInput) const override {
     return [&problem](const Readback& output) {
       const auto keys = output.as<uint32_t>(kKeys);
       return check_boids_min_max(problem, {key_to_float(keys[0]), key_to_float(keys[1]), key_to_float(keys[2])},

@@ -61,7 +61,7 @@ class MipChain final : public KernelMethod {
     return std::make_unique<MipChainRunner>(context);
   }
   // The texels' average times side^2, a power of two: exact.
-  MethodCheck make_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape, PostfxInput) const override {
+  MethodCheck make_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape, DerivedInput) const override {
     const double side = mip_chain_side(problem.count);
     return boids_sums_check(spec, problem, shape, side * side, true);
   }

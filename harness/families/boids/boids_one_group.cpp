@@ -30,14 +30,14 @@ class OneGroup : public KernelMethod {
 
 class OneGroupSums final : public OneGroup {
  public:
-  MethodCheck make_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape, PostfxInput) const override {
+  MethodCheck make_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape, DerivedInput) const override {
     return boids_sums_check(spec, problem, shape);
   }
 };
 
 class MinMaxSubgroup final : public OneGroup {
  public:
-  MethodCheck make_check(const KernelSpec&, const Problem& problem, const RunShape&, PostfxInput) const override {
+  MethodCheck make_check(const KernelSpec&, const Problem& problem, const RunShape&, DerivedInput) const override {
     return [&problem](const Readback& output) {
       const auto got = output.as<float>(kOutputFloats);
       return check_boids_min_max(problem, {got[0], got[1], got[2]}, {got[4], got[5], got[6]});

@@ -33,7 +33,7 @@ class TwoPass final : public KernelMethod {
   std::unique_ptr<FamilyRunner> make_runner(RunContext& context) const override {
     return std::make_unique<TwoPassRunner>(context);
   }
-  MethodCheck make_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape, PostfxInput) const override {
+  MethodCheck make_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape, DerivedInput) const override {
     return boids_sums_check(spec, problem, shape);
   }
 };

@@ -12,7 +12,7 @@
 namespace shaderwatch {
 
 MethodCheck LuminanceMethod::make_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape,
-                                        PostfxInput) const {
+                                        DerivedInput) const {
   return [this, &spec, &problem, shape, elements = std::vector<reference::LuminanceGroup>{}](const Readback& got) mutable {
     if (elements.empty()) elements = expected(spec, problem, shape);
     const uint64_t g = shape.groups();

@@ -18,7 +18,7 @@ class LuminanceMethod : public KernelMethod {
  public:
   std::unique_ptr<FamilyRunner> make_runner(RunContext& context) const final;  // luminance_runner.cpp
   MethodCheck make_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape,
-                         PostfxInput input) const final;
+                         DerivedInput input) const final;
   // The reference of each output element over exactly the pixels the kernel assigns to it.
   std::vector<reference::LuminanceGroup> expected(const KernelSpec& spec, const Problem& problem,
                                                   const RunShape& shape) const;

@@ -45,8 +45,8 @@ class Blur final : public PostfxImageMethod {
   std::unique_ptr<FamilyRunner> make_runner(RunContext& context) const override {
     return std::make_unique<BlurRunner>(context);
   }
-  ExpectedImage expected(const KernelSpec& spec, const Problem& problem, const PostfxInput& input) const override {
-    return expected_blur(problem.width, problem.height, spec.blur_radius, *input.pixels);
+  ExpectedImage expected(const KernelSpec& spec, const Problem& problem, const DerivedInput& input) const override {
+    return expected_blur(problem.width, problem.height, spec.blur_radius, *input.data);
   }
 };
 

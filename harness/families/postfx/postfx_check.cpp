@@ -115,6 +115,10 @@ std::vector<float> postfx_input(const KernelSpec& spec, const Problem& problem) 
   return out;
 }
 
+const reference::PostfxParams& params_of(const DerivedInput& input) {
+  return std::any_cast<const reference::PostfxParams&>(input.parameters);
+}
+
 reference::PostfxParams postfx_params(const Problem& problem) {
   // Every kernel on one image uses the same parameters: computed once per image (8K: 33M logarithms).
   static std::mutex mutex;

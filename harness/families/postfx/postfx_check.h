@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "catalog.h"
+#include "check/answer_check.h"
 #include "check/check.h"
 #include "inputs/inputs.h"
 #include "postfx.h"
@@ -15,6 +16,9 @@ namespace shaderwatch {
 std::vector<float> postfx_input(const KernelSpec& spec, const Problem& problem);
 // Exposure and bright-pass from the image's log-average luminance (Reinhard, delta 1e-4, key 0.18).
 reference::PostfxParams postfx_params(const Problem& problem);
+// The parameters a post-processing input was derived with (the family's derive_input puts postfx_params there);
+// throws std::bad_any_cast for an input derived by another family.
+const reference::PostfxParams& params_of(const DerivedInput& input);
 reference::LensParams postfx_lens();
 // Normalised Gaussian weights, sigma = radius / 3, as float (the shader reads these exact values).
 std::vector<float> blur_weights(uint32_t radius);

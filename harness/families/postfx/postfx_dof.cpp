@@ -16,10 +16,10 @@ class DofTiles final : public KernelMethod {
     return r;
   }
   MethodCheck make_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape,
-                         PostfxInput input) const override {
+                         DerivedInput input) const override {
     require_uploaded_input(spec, problem, input);
     return [&problem, shape, input = std::move(input)](const Readback& got) {
-      return check_dof_tiles(problem.width, problem.height, *input.pixels, shape.groups_x, shape.groups_y,
+      return check_dof_tiles(problem.width, problem.height, *input.data, shape.groups_x, shape.groups_y,
                              got.as<float>(shape.groups() * 4));
     };
   }
@@ -39,8 +39,8 @@ class DofComposite final : public PostfxImageMethod {
     r->add_pass(std::move(composite), {r->groups_x, r->groups_y});
     return r;
   }
-  ExpectedImage expected(const KernelSpec& spec, const Problem& problem, const PostfxInput& input) const override {
-    return expected_dof_composite(problem.width, problem.height, spec.dof_max_radius, *input.pixels);
+  ExpectedImage expected(const KernelSpec& spec, const Problem& problem, const DerivedInput& input) const override {
+    return expected_dof_composite(problem.width, problem.height, spec.dof_max_radius, *input.data);
   }
 };
 

@@ -48,7 +48,7 @@ const KernelFamily& postfx_family() {
         return make_postfx_problem(kind, size.width, size.height, seed);
       },
       .derive_input = [](const KernelSpec& spec, const Problem& problem) {
-        return PostfxInput{std::make_shared<const std::vector<float>>(postfx_input(spec, problem)), postfx_params(problem)};
+        return DerivedInput{std::make_shared<const std::vector<float>>(postfx_input(spec, problem)), postfx_params(problem)};
       },
       .input_variant = [](const KernelSpec& spec) { return static_cast<int>(spec.input_space); },
       .reference_key = postfx_reference_key,

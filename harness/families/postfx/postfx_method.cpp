@@ -8,13 +8,13 @@
 
 namespace shaderwatch {
 
-void require_uploaded_input(const KernelSpec& spec, const Problem& problem, const PostfxInput& input) {
-  if (!input.pixels || input.pixels->size() != problem.items() * 4)
+void require_uploaded_input(const KernelSpec& spec, const Problem& problem, const DerivedInput& input) {
+  if (!input.data || input.data->size() != problem.items() * 4)
     throw std::logic_error(spec.name + ": the post-processing check needs the input as uploaded");
 }
 
 MethodCheck PostfxImageMethod::make_check(const KernelSpec& spec, const Problem& problem, const RunShape&,
-                                          PostfxInput input) const {
+                                          DerivedInput input) const {
   require_uploaded_input(spec, problem, input);
   return [this, &spec, &problem, input = std::move(input), image = std::shared_ptr<const ExpectedImage>{}](const Readback& got) mutable {
     if (!image) {

@@ -14,16 +14,16 @@
 namespace shaderwatch {
 
 // Throws std::logic_error unless `input` holds the image as uploaded: every post-processing check reads it.
-void require_uploaded_input(const KernelSpec& spec, const Problem& problem, const PostfxInput& input);
+void require_uploaded_input(const KernelSpec& spec, const Problem& problem, const DerivedInput& input);
 
 // A method whose output is an image the size of the input: every pixel against expected(), computed at the
 // first check and kept.
 class PostfxImageMethod : public KernelMethod {
  public:
   MethodCheck make_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape,
-                         PostfxInput input) const final;
+                         DerivedInput input) const final;
   bool writes_image() const final { return true; }
-  virtual ExpectedImage expected(const KernelSpec& spec, const Problem& problem, const PostfxInput& input) const = 0;
+  virtual ExpectedImage expected(const KernelSpec& spec, const Problem& problem, const DerivedInput& input) const = 0;
 };
 
 // The passes of a post-processing kernel over the image, in order, a full barrier between them; one set of

@@ -14,8 +14,8 @@ class PixelMap final : public PostfxImageMethod {
     r->single_pass(c, r->image_bytes());
     return r;
   }
-  ExpectedImage expected(const KernelSpec& spec, const Problem& problem, const PostfxInput& input) const override {
-    return expected_pixel_map(spec, problem.width, problem.height, *input.pixels, input.params);
+  ExpectedImage expected(const KernelSpec& spec, const Problem& problem, const DerivedInput& input) const override {
+    return expected_pixel_map(spec, problem.width, problem.height, *input.data, params_of(input));
   }
 };
 

@@ -17,7 +17,7 @@ uint64_t PostfxRunner::tile(const RunContext& c) {
   if (spec.tile_x == 0 || spec.tile_y == 0) throw std::logic_error(spec.name + ": the catalog gives no tile size");
   groups_x = static_cast<uint32_t>(ceil_div(problem.width, spec.tile_x));
   groups_y = static_cast<uint32_t>(ceil_div(problem.height, spec.tile_y));
-  const reference::PostfxParams& p = c.postfx.params;
+  const reference::PostfxParams& p = params_of(c.derived);
   const reference::LensParams lens = postfx_lens();
   const float floats[] = {p.exposure, p.white_point, p.lavg, p.key, p.threshold, p.offset, p.lottes_b, p.lottes_c,
                           lens.focal_length, lens.f_stop, lens.focus_distance,
