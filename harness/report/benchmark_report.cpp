@@ -78,7 +78,7 @@ CleanNameReporter::CleanNameReporter(benchmark::BenchmarkReporter* inner, std::u
     : inner_(inner), owned_(std::move(owned)), aggregates_only_(aggregates_only), all_at_the_end_(all_at_the_end) {}
 
 bool CleanNameReporter::ReportContext(const Context& context) {
-  // Google Benchmark points this reporter (not the inner one) at --benchmark_out's file.
+  // Its streams are the inner one's: report_benchmarks points this reporter at a string in memory.
   inner_->SetOutputStream(&GetOutputStream());
   inner_->SetErrorStream(&GetErrorStream());
   return inner_->ReportContext(context);
