@@ -31,10 +31,6 @@ std::string now_iso() {
   return buf;
 }
 
-}  // namespace
-
-namespace {
-
 // The run's part of the body; `dated`: the document's context has a date.
 ordered_json run_object(const RunMeta& meta, bool dated) {
   using namespace contract;
