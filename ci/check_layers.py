@@ -4,8 +4,8 @@
   1. harness/: each file includes headers of its own layer and of the layers below it that harness/layers.txt
      lets it use (the same file the build reads to link the layers and set their include paths);
   2. the pure parts include no Vulkan, no database and no HTTP: reference/, harness/common, harness/inputs,
-     harness/check, server/src/detection (but run_detector, change_attribution and alert_triage), ingest_parse
-     and point_grouping;
+     harness/check, server/src/detection (but run_detector, change_attribution, verdict_evidence and
+     alert_triage), ingest_parse and point_grouping;
   3. neither half includes the other: the server none of harness/, the harness none of server/.
 
   ci/check_layers.py [--root DIR]
@@ -26,7 +26,7 @@ IMPURE_SERVER = re.compile(r'^(storage|http|service|queries|tokens|cli)/')
 PURE_HARNESS = ('common', 'inputs', 'check')
 PURE_SERVER_FILES = ('server/src/ingest/ingest_parse.', 'server/src/ingest/point_grouping.')
 IMPURE_DETECTION = ('server/src/detection/run_detector.', 'server/src/detection/change_attribution.',
-                    'server/src/detection/alert_triage.')
+                    'server/src/detection/verdict_evidence.', 'server/src/detection/alert_triage.')
 
 
 def read_layers(path):

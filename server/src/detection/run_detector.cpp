@@ -18,7 +18,7 @@
 #include "detection/noise_change.h"
 #include "common/driver_identity.h"
 #include "detection/analysis.h"
-#include "queries/verdict_evidence.h"
+#include "detection/verdict_evidence.h"
 
 using nlohmann::json;
 

@@ -8,6 +8,18 @@
 #include <string>
 #include <vector>
 
+namespace shaderwatch {
+
+// A branch run's baseline as the verdict says it: main's level at the run's merge base (detection/verdict_evidence.h's
+// level_bound finds it).
+struct VerdictBaseline {
+  std::string branch;
+  std::optional<std::string> merge_base;  // absent where the run names none
+  std::optional<std::string> run_id;      // main's run at the merge base on this GPU, where there is one
+};
+
+}  // namespace shaderwatch
+
 namespace shaderwatch::analysis {
 
 // The most runs a level holds (the newest since the series' latest change point), and the most runs since a

@@ -17,7 +17,7 @@
 #include "queries/queries.h"
 #include "queries/query_helpers.h"
 #include "queries/run_counters.h"
-#include "queries/verdict_evidence.h"
+#include "detection/verdict_evidence.h"
 #include "queries/verdict_explanation.h"
 
 namespace shaderwatch {

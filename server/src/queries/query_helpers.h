@@ -12,6 +12,7 @@
 
 #include "common/client_error.h"
 #include "detection/alert_states.h"
+#include "storage/run_points.h"
 #include "storage/sql.h"
 
 namespace shaderwatch {
@@ -32,15 +33,5 @@ std::int64_t run_pk(sql::Conn& c, const std::string& key, const char* field);
 // A query parameter that is a number in [lo, hi), or `fallback` where it is absent; ClientError 400 otherwise.
 double number_param(const Params& q, const char* name, double lo, double hi, double fallback);
 
-// A benchmark's point in one run: its value (median of repetitions, ns; NaN where none), repetitions, errors.
-struct RunPoint {
-  double value = NAN;
-  std::vector<double> reps;
-  int errors = 0;
-  std::int64_t series_id = 0;
-  std::string spirv;  // the kernel's SPIR-V hash from the point's label (empty where it names none)
-};
-// Every benchmark's point in the run `run_pk`, by benchmark name.
-std::map<std::string, RunPoint> run_points(sql::Conn& c, std::int64_t run_pk);
 
 }  // namespace shaderwatch

@@ -16,12 +16,6 @@
 namespace shaderwatch {
 
 // What a run off the main branch was judged against (a main run has none).
-struct VerdictBaseline {
-  std::string branch;
-  std::optional<std::string> merge_base;  // absent where the run names none
-  std::optional<std::string> run_id;      // main's run at the merge base on this GPU, where there is one
-};
-
 struct CorrectnessEntry {
   std::string benchmark;
   std::int64_t series_id = 0;

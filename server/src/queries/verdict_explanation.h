@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "queries/verdict_answer.h"
-#include "queries/verdict_evidence.h"
+#include "detection/verdict_evidence.h"
 #include "storage/sql.h"
 
 namespace shaderwatch {

@@ -1,5 +1,7 @@
-// The evidence a run's verdict is judged on (analysis::RunEvidence), read in a few statements per run rather
-// than several per benchmark: each loader reads one thing for every series of the run.
+// The evidence a run's verdict is judged on (analysis::RunEvidence), read from the store in a few statements per
+// run rather than several per benchmark: each loader reads one thing for every series of the run. Detection's one
+// reader beside change_attribution: the verdict (queries_verdict.cpp) and the gate's alerts at ingest
+// (run_detector.cpp) both judge what it loads.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +10,7 @@
 
 #include "detection/analysis.h"
 #include "detection/detect.h"
-#include "queries/verdict_answer.h"
+#include "detection/run_evidence.h"
 #include "storage/sql.h"
 
 namespace shaderwatch {

@@ -1,4 +1,4 @@
-#include "queries/verdict_evidence.h"
+#include "detection/verdict_evidence.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -11,7 +11,7 @@
 #include "detection/alert_states.h"
 #include "detection/change_attribution.h"
 #include "ingest/benchmark_name.h"
-#include "queries/query_helpers.h"
+#include "storage/run_points.h"
 #include "storage/reps_blob.h"
 
 namespace shaderwatch {

@@ -1,0 +1,26 @@
+// A run's points as stored: each benchmark's value, repetitions and errors, and its SPIR-V hash. What the verdict's
+// evidence (detection/verdict_evidence.cpp) and the compare answer (queries/queries_compare.cpp) read of a run.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "storage/sql.h"
+
+namespace shaderwatch {
+
+// A benchmark's point in one run: its value (median of repetitions, ns; NaN where none), repetitions, errors.
+struct RunPoint {
+  double value = NAN;
+  std::vector<double> reps;
+  int errors = 0;
+  std::int64_t series_id = 0;
+  std::string spirv;  // the kernel's SPIR-V hash from the point's label (empty where it names none)
+};
+// Every benchmark's point in the run `run_pk`, by benchmark name.
+std::map<std::string, RunPoint> run_points(sql::Conn& c, std::int64_t run_pk);
+
+}  // namespace shaderwatch
