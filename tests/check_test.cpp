@@ -54,43 +54,43 @@ TEST(CheckLayer, LuminanceTilesRightWrongAndTheKernelsState) {
   const KernelSpec& spec = find_kernel("lum/subgroup_add_256");
   const Problem p = make_luminance_problem(InputKind::Random, 333, 77, 5);
   const RunShape shape = tiled_shape(spec, p);
-  const AnswerCheck check = make_answer_check(spec, p, shape);
+  const auto check = make_answer_check(spec, p, shape);
   auto words = right_tile_sums(spec, p, shape);
-  EXPECT_EQ(check.check(readback_of(words)).status, CheckStatus::Pass);
+  EXPECT_EQ(check->check(readback_of(words)).status, CheckStatus::Pass);
 
   auto wrong = words;
   wrong[shape.groups_x + 1] *= 1.01f;  // tile (1,1) one percent off
-  const CheckResult o = check.check(readback_of(wrong));
+  const CheckResult o = check->check(readback_of(wrong));
   EXPECT_EQ(o.status, CheckStatus::Fail);
   EXPECT_NE(o.first_failure.find("tile 1,1"), std::string::npos) << o.first_failure;
 
   Readback past_end = readback_of(words);
   const float stray = 1.0f;
   std::memcpy(past_end.bytes.data() + past_end.output_bytes + 8, &stray, 4);
-  const CheckResult guard = check.check(past_end);
+  const CheckResult guard = check->check(past_end);
   EXPECT_EQ(guard.status, CheckStatus::Fail);
   EXPECT_NE(guard.message.find("guard byte 8"), std::string::npos) << guard.message;
 
   // A NaN where a sum belongs (the poison left in place: the kernel never wrote that tile).
   auto unwritten = words;
   std::memcpy(&unwritten.back(), &kNaNBits, 4);
-  EXPECT_EQ(check.check(readback_of(unwritten)).status, CheckStatus::Fail);
+  EXPECT_EQ(check->check(readback_of(unwritten)).status, CheckStatus::Fail);
 }
 
 TEST(CheckLayer, SinglePassCounterMustBeBackAtZero) {
   const KernelSpec& spec = find_kernel("lum/single_pass_atomic");
   const Problem p = make_luminance_problem(InputKind::Random, 64, 64, 2);
   const RunShape shape = tiled_shape(spec, p);
-  const AnswerCheck check = make_answer_check(spec, p, shape);
+  const auto check = make_answer_check(spec, p, shape);
   auto words = right_tile_sums(spec, p, shape);
   double total = 0;
   for (const auto& g : expected_luminance(spec, p, shape)) total += g.sum;
   words.push_back(static_cast<float>(total));
   Readback r = readback_of(words);
   r.counter = 0;
-  EXPECT_EQ(check.check(r).status, CheckStatus::Pass);
+  EXPECT_EQ(check->check(r).status, CheckStatus::Pass);
   r.counter = static_cast<uint32_t>(shape.groups());  // never reset by the kernel
-  const CheckResult o = check.check(r);
+  const CheckResult o = check->check(r);
   EXPECT_EQ(o.status, CheckStatus::Fail);
   EXPECT_NE(o.message.find("atomic counter"), std::string::npos) << o.message;
 }
@@ -98,7 +98,7 @@ TEST(CheckLayer, SinglePassCounterMustBeBackAtZero) {
 TEST(CheckLayer, BoidsSerialSumOneSkippedPositionIsImprobable) {
   const KernelSpec& spec = find_kernel("boids/single_invocation");
   const Problem p = make_boids_problem(InputKind::Random, 4099, 3);
-  const AnswerCheck check = make_answer_check(spec, p, single_group_shape(p));
+  const auto check = make_answer_check(spec, p, single_group_shape(p));
   // The kernel's own order: one float sum per axis, position by position.
   auto serial = [&](int skip) {
     float s[3] = {0, 0, 0};
@@ -107,14 +107,14 @@ TEST(CheckLayer, BoidsSerialSumOneSkippedPositionIsImprobable) {
         if (static_cast<int>(i) != skip) s[c] += p.data[i * 4 + c];
     return std::vector<float>{s[0], s[1], s[2], 0.0f};
   };
-  const CheckResult right = check.check(readback_of(serial(-1)));
+  const CheckResult right = check->check(readback_of(serial(-1)));
   EXPECT_EQ(right.status, CheckStatus::Pass);
   EXPECT_LT(right.probable_ratio, 0.5);
   // Position 3000 left out: within the worst case bound (gamma_4098 sum|x|), beyond the probabilistic one,
   // unless all three of its components are small.
   const auto& x = p.data;
   ASSERT_GT(std::fabs(x[3000 * 4]) + std::fabs(x[3000 * 4 + 1]) + std::fabs(x[3000 * 4 + 2]), 100.0f);
-  const CheckResult skipped = check.check(readback_of(serial(3000)));
+  const CheckResult skipped = check->check(readback_of(serial(3000)));
   EXPECT_EQ(skipped.status, CheckStatus::Improbable) << skipped.message;
   EXPECT_LT(skipped.worst_ratio, 1.0) << "the worst case cannot see it";
   EXPECT_GT(skipped.probable_ratio, 1.0);
@@ -122,7 +122,7 @@ TEST(CheckLayer, BoidsSerialSumOneSkippedPositionIsImprobable) {
   Readback both = readback_of(serial(3000));
   const float stray = 2.0f;
   std::memcpy(both.bytes.data() + both.output_bytes, &stray, 4);
-  const CheckResult o = check.check(both);
+  const CheckResult o = check->check(both);
   EXPECT_EQ(o.status, CheckStatus::Fail);
   EXPECT_NE(o.message.find("probabilistic one"), std::string::npos) << o.message;
   EXPECT_NE(o.message.find("wrote past the end"), std::string::npos) << o.message;
@@ -131,13 +131,13 @@ TEST(CheckLayer, BoidsSerialSumOneSkippedPositionIsImprobable) {
 TEST(CheckLayer, BoidsMinMaxIsExact) {
   const KernelSpec& spec = find_kernel("boids/minmax_subgroup");
   const Problem p = make_boids_problem(InputKind::Negative, 64, 9);
-  const AnswerCheck check = make_answer_check(spec, p, single_group_shape(p));
+  const auto check = make_answer_check(spec, p, single_group_shape(p));
   const auto ref = reference::boids_stats(p.data, p.count);
   std::vector<float> words{static_cast<float>(ref.min[0]), static_cast<float>(ref.min[1]), static_cast<float>(ref.min[2]), 0,
                            static_cast<float>(ref.max[0]), static_cast<float>(ref.max[1]), static_cast<float>(ref.max[2]), 0};
-  EXPECT_EQ(check.check(readback_of(words)).status, CheckStatus::Pass);
+  EXPECT_EQ(check->check(readback_of(words)).status, CheckStatus::Pass);
   words[4] = std::nextafter(words[4], 0.0f);  // max x one ulp off
-  EXPECT_EQ(check.check(readback_of(words)).status, CheckStatus::Fail);
+  EXPECT_EQ(check->check(readback_of(words)).status, CheckStatus::Fail);
 }
 
 TEST(CheckLayer, PostfxImageRightAndOnePixelWrong) {
@@ -148,11 +148,11 @@ TEST(CheckLayer, PostfxImageRightAndOnePixelWrong) {
   RunShape shape;
   shape.groups_x = 3;
   shape.groups_y = 2;
-  const AnswerCheck check = make_answer_check(spec, p, shape, std::move(input));
+  const auto check = make_answer_check(spec, p, shape, std::move(input));
   std::vector<float> words(expected.value.begin(), expected.value.end());
-  EXPECT_EQ(check.check(readback_of(words)).status, CheckStatus::Pass);
+  EXPECT_EQ(check->check(readback_of(words)).status, CheckStatus::Pass);
   words[(5 * p.width + 7) * 4 + 1] += 0.25f;  // pixel (7,5), channel 1
-  const CheckResult o = check.check(readback_of(words));
+  const CheckResult o = check->check(readback_of(words));
   EXPECT_EQ(o.status, CheckStatus::Fail);
   EXPECT_NE(o.first_failure.find("(7,5)"), std::string::npos) << o.first_failure;
 }

@@ -45,6 +45,11 @@ ordered_json parse_benchmark_document(const std::string& text) {
   return doc;
 }
 
+bool document_dated(const nlohmann::ordered_json& document) {
+  const auto context = document.find("context");
+  return context != document.end() && context->is_object() && context->contains("date");
+}
+
 std::vector<DeviceDocument> split_document_by_device(const ordered_json& doc) {
   // Devices by index, in numeric order: "dev2" before "dev10".
   std::set<std::pair<std::size_t, std::string>> devices;

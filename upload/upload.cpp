@@ -50,8 +50,8 @@ ordered_json run_object(const RunMeta& meta, bool dated) {
 
 std::string make_body(const std::string& benchmark_json, const RunMeta& meta) {
   const ordered_json doc = parse_benchmark_document(benchmark_json);
-  const bool dated = doc.contains("context") && doc["context"].is_object() && doc["context"].contains("date");
-  return ordered_json{{contract::kEnvelopeRun, run_object(meta, dated)}, {contract::kEnvelopeBenchmark, doc}}.dump();
+  return ordered_json{{contract::kEnvelopeRun, run_object(meta, document_dated(doc))}, {contract::kEnvelopeBenchmark, doc}}
+      .dump();
 }
 
 std::string make_body_around(std::string_view document_text, bool dated, const RunMeta& meta) {

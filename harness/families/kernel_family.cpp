@@ -18,8 +18,9 @@ const KernelFamily& kernel_family(Family id) {
 
 const KernelMethod& kernel_method(const KernelSpec& spec) { return kernel_family(spec.family).method(spec.method); }
 
-AnswerCheck make_answer_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape, DerivedInput input) {
-  return AnswerCheck(kernel_method(spec).make_check(spec, problem, shape, std::move(input)), shape);
+std::unique_ptr<AnswerCheck> make_answer_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape,
+                                               DerivedInput input) {
+  return std::make_unique<AnswerCheck>(kernel_method(spec).make_check(spec, problem, shape, std::move(input)), shape);
 }
 
 }  // namespace shaderwatch

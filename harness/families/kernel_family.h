@@ -58,8 +58,8 @@ const KernelFamily& kernel_family(Family id);
 // The method that runs and checks a catalog entry: its family's for its Method.
 const KernelMethod& kernel_method(const KernelSpec& spec);
 // A run's answer check: its method's check of `problem`, over the run's shape. `input`: the family's derive_input.
-AnswerCheck make_answer_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape,
-                              DerivedInput input = {});
+std::unique_ptr<AnswerCheck> make_answer_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape,
+                                               DerivedInput input = {});
 
 // Each family's definition, in its folder.
 const KernelFamily& luminance_family();

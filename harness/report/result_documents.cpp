@@ -70,10 +70,8 @@ std::vector<ResultDocument> write_result_documents(const std::string& path, cons
   }
   std::vector<ResultDocument> written;
   for (const auto& part : parts) {
-    const auto context = part.document.find("context");
-    const bool dated = context != part.document.end() && context->is_object() && context->contains("date");
     written.push_back({part.run_id_suffix.empty() ? path : device_path(path, part.run_id_suffix), part.run_id_suffix,
-                       part.document.dump(2) + "\n", dated});
+                       part.document.dump(2) + "\n", upload::document_dated(part.document)});
     write_out_file(written.back().path, written.back().text);
   }
   // Several devices: FILE.json itself is not written; one a run before left there would read as this run's.

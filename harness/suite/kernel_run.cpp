@@ -92,7 +92,7 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
   });
   const RunShape shape{r.runner->groups_x, r.runner->groups_y,
                        {subgroup_size ? subgroup_size : info.subgroup_size, items, r.groups()}};
-  r.answer = std::make_unique<AnswerCheck>(kernel_method(spec).make_check(spec, problem, shape, r.input->derived), shape);
+  r.answer = make_answer_check(spec, problem, shape, r.input->derived);
 }
 
 KernelRun::~KernelRun() = default;

@@ -3,10 +3,11 @@
 #include <fnmatch.h>
 
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
+
+#include "common/quantity_text.h"
 
 namespace shaderwatch::analysis {
 
@@ -54,11 +55,7 @@ const Parameter* find_parameter(std::string_view name) {
   return nullptr;
 }
 
-std::string number_text(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%g", v);
-  return b;
-}
+std::string number_text(double v) { return format_number("%g", v); }
 
 std::vector<GateSetting> parse_settings(const nlohmann::json& j, const std::string& where) {
   if (!j.is_object()) throw std::invalid_argument(where + ": must be an object of parameter: number");

@@ -16,6 +16,8 @@ namespace shaderwatch::upload {
 // The Google Benchmark document of a file's text, in the order it was written. Throws std::invalid_argument
 // when the text is not valid JSON or not a JSON object.
 nlohmann::ordered_json parse_benchmark_document(const std::string& text);
+// Whether the document's context has a date (the server takes a run's start from it where the run gives none).
+bool document_dated(const nlohmann::ordered_json& document);
 
 struct DeviceDocument {
   std::string run_id_suffix;
