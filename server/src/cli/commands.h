@@ -2,7 +2,10 @@
 // returns what runs X once the command line is parsed, so main only parses and dispatches.
 #pragma once
 
+#include <fstream>
 #include <functional>
+#include <optional>
+#include <sstream>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -18,6 +21,15 @@ struct Command {
 inline const std::string kDbHelp =
     "SQLite file (a path or sqlite:PATH) or PostgreSQL database (postgresql://USER@HOST/DB, "
     "libpq's URI; see server/README.md on choosing)";
+
+// A file a subcommand reads (post's document, serve's --gate-config), whole; nothing where it cannot be read.
+inline std::optional<std::string> read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) return std::nullopt;
+  return std::move(text).str();
+}
 
 // `db` is main's --db, which people type before the subcommand too: the same value either way.
 Command add_serve_command(CLI::App& app, std::string& db);

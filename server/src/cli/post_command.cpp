@@ -1,8 +1,6 @@
 // shaderwatch-server post: send a Google Benchmark JSON file to a server as one run per device.
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "cli/commands.h"
 #include "shaderwatch/upload.h"
@@ -18,15 +16,13 @@ struct PostArgs {
 };
 
 int run_post(const PostArgs& a) {
-  std::ifstream in(a.file, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (!in) {
+  const auto document = read_text_file(a.file);
+  if (!document) {
     std::cerr << "error: cannot read " << a.file << std::endl;
     return 1;
   }
   // A document of several devices (shaderwatch-bench --device all) is posted as one run per device.
-  const auto posted = upload::post_runs_per_device(a.url, a.token, ss.str(), a.meta, a.retry,
+  const auto posted = upload::post_runs_per_device(a.url, a.token, *document, a.meta, a.retry,
                                                    [](const std::string& why) { std::cerr << "post: " << why << std::endl; });
   for (const auto& p : posted) {
     if (!p.result.ok) {

@@ -1,8 +1,6 @@
 // shaderwatch-server serve: the HTTP API over one database until SIGINT or SIGTERM.
 #include <csignal>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <memory>
 #include <pthread.h>
 #include <thread>
@@ -67,12 +65,10 @@ Command add_serve_command(CLI::App& app, std::string& db) {
       ->add_option_function<std::string>(
           "--gate-config",
           [so](const std::string& path) {
-            std::ifstream in(path);
-            std::stringstream text;
-            text << in.rdbuf();
-            if (!in) throw CLI::ValidationError("--gate-config", "'" + path + "' cannot be read");
+            const auto text = read_text_file(path);
+            if (!text) throw CLI::ValidationError("--gate-config", "'" + path + "' cannot be read");
             try {
-              so->gate_config = analysis::parse_gate_config(text.str());
+              so->gate_config = analysis::parse_gate_config(*text);
             } catch (const std::invalid_argument& e) {
               throw CLI::ValidationError("--gate-config", "'" + path + "': " + e.what());
             }
