@@ -302,6 +302,7 @@ std::vector<KernelSpec> build_catalog() {
     blur.blur_radius = 16;
     k.push_back(std::move(blur));
   }
+  for (auto& spec : k) spec.plan = method_plan(spec);
   return k;
 }
 }  // namespace

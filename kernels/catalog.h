@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "dispatch_plan.h"
+
 namespace shaderwatch {
 
 using Defines = std::vector<std::pair<std::string, std::string>>;
@@ -82,7 +84,15 @@ struct KernelSpec {
   std::vector<uint32_t> specialization;  // constant_id i = specialization[i]
   uint32_t blur_radius = 0;
   uint32_t dof_max_radius = 0;  // DofComposite: the CoC clamp in pixels (MAX_RADIUS), at most 16
+  // Its run as compute dispatches (dispatch_plan.h): its method's, from method_plan. None for a method that
+  // needs a hand-written runner (harness/families/<family>/).
+  std::optional<DispatchPlan> plan;
 };
+
+// The plan of a catalog entry's method (method_plans.cpp), or none for one that is not plain compute dispatches.
+std::optional<DispatchPlan> method_plan(const KernelSpec& spec);
+// Normalised Gaussian weights, sigma = radius / 3, as float: the blur's constant buffer, which its check reads too.
+std::vector<float> blur_weights(uint32_t radius);
 
 // The least memory traffic a kernel's operation needs per dispatch over `items` pixels or boids (16-byte
 // RGBA32F pixels, vec4 positions): every input read once per pass that must read it, every output pixel

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <cstdio>
@@ -277,6 +278,36 @@ TEST(KernelState, TheAtomicCounterIsTheKernelsToReset) {
     const CheckResult o = run.check(stale);
     EXPECT_EQ(o.status, CheckStatus::Fail);
     EXPECT_NE(o.message.find("left its atomic counter at 3"), std::string::npos) << o.message;
+  }
+  expect_no_validation_messages();
+}
+
+// The one executor runs what a plan says (kernels/dispatch_plan.h): each part of a catalog plan, changed, changes
+// the answer enough for the check to fail; unchanged, it passes.
+TEST(DispatchPlan, TheExecutorRunsWhatThePlanSays) {
+  Vulkan& v = vulkan();
+  struct Case {
+    const char* kernel;
+    const char* change;
+    std::function<void(DispatchPlan&)> mutate;
+  };
+  const Case cases[] = {
+      {"boids/minmax_atomic", "the atomics' identities swapped",
+       [](DispatchPlan& p) { std::swap(p.buffers[0].fills[0].value, p.buffers[0].fills[1].value); }},
+      {"boids/two_pass_rows", "the second pass pushed 63 slices of 64", [](DispatchPlan& p) { p.passes[1].push[0].value = 63; }},
+      {"postfx/dof_composite", "the passes in the wrong order", [](DispatchPlan& p) { std::swap(p.passes[0], p.passes[1]); }},
+      {"postfx/tonemap_reinhard", "without the family's parameters", [](DispatchPlan& p) { p.passes[0].push.pop_back(); }},
+      {"lum/sequential_256", "the width pushed as 32", [](DispatchPlan& p) { p.passes[0].push[0] = {PushWord::Kind::Value, 32}; }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.kernel) + ", " + c.change);
+    KernelSpec spec = find_kernel(c.kernel);
+    const Problem problem = spec.family == Family::Boids    ? make_boids_problem(InputKind::Random, 5000, 4)
+                            : spec.family == Family::Postfx ? make_postfx_problem(InputKind::HdrTest, 64, 48, 4)
+                                                            : make_luminance_problem(InputKind::Random, 64, 48, 4);
+    EXPECT_EQ(run_and_check(*v.device, *v.compiler, spec, problem).status, CheckStatus::Pass);
+    c.mutate(*spec.plan);
+    EXPECT_EQ(run_and_check(*v.device, *v.compiler, spec, problem).status, CheckStatus::Fail);
   }
   expect_no_validation_messages();
 }

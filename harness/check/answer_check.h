@@ -32,7 +32,9 @@ struct RunShape {
 // derived input checks against one copy (8K: 530 MB).
 struct DerivedInput {
   std::shared_ptr<const std::vector<float>> data;  // uploaded instead of the problem's data; nullptr: the data as is
-  std::any parameters;  // the family's own (post-processing: reference::PostfxParams), read by its runner and checks
+  std::any parameters;  // the family's own (post-processing: reference::PostfxParams), read by its checks
+  // What its kernels read as push constants where their plan says PushWord::Parameters (kernels/dispatch_plan.h).
+  std::vector<float> push_parameters;
   // References its kernels' checks share (the benchmark suite's); nullptr: each check makes its own.
   std::shared_ptr<SharedReferences> references;
 };

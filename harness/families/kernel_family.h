@@ -3,8 +3,9 @@
 // benchmark suites, the terminal report) asks of a family is in its KernelFamily, defined in the family's
 // folder (families/luminance/luminance_family.cpp, ...) and found through kernel_family(). Each of its
 // methods (catalog.h's Method) is one KernelMethod (kernel_method.h) that records a run and checks it, in
-// its own file of the folder; the family's `method` table finds it. A new method is its KernelMethod (its
-// file, in harness/CMakeLists.txt), one row in its family's table, its Method value and catalog entries. A
+// its own file of the folder; the family's `method` table finds it. A new method is its dispatch plan
+// (kernels/method_plans.cpp), its KernelMethod's check (its file, in harness/CMakeLists.txt), one row in its
+// family's table, its Method value and catalog entries. A
 // new family is its folder (its methods and KernelFamily) and its files in harness/CMakeLists.txt, its input
 // generator (the three families' share inputs/inputs.cpp and its sampler), its reference (reference/), its
 // Family value and catalog entries, and one line each in kernel_families() (kernel_family.cpp) and below.

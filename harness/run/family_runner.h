@@ -1,6 +1,7 @@
 #pragma once
-// One runner per kernel method (families/<family>/, made by its KernelMethod's make_runner,
-// families/kernel_method.h): it builds the method's pipelines and outputs on a device and records its passes.
+// A kernel's runner: it builds the kernel's pipelines and outputs on a device and records its passes. The one
+// executor of dispatch plans (dispatch_runner.h) for most; a KernelMethod's own make_runner
+// (families/kernel_method.h) for a method that is not plain compute dispatches.
 // KernelRun does what every family shares: the input upload and its guard zone, poison, readback and the
 // check (answer_check.h). What else a family is (its sizes, inputs, methods and --check cases), and what a
 // new family or method takes, is in families/kernel_family.h.

@@ -6,6 +6,7 @@
 
 #include "check/answer_check.h"
 #include "families/kernel_family.h"
+#include "run/dispatch_runner.h"
 #include "run/family_runner.h"
 #include "suite/kernel_input.h"
 
@@ -76,7 +77,7 @@ KernelRun::KernelRun(Device& device, ShaderCompiler& compiler, const KernelSpec&
   r.input = input ? std::move(input) : make_kernel_input(device, spec, problem);
 
   RunContext context(device, compiler, spec, problem, *r.input->buffer, r.input->derived, subgroup_size);
-  r.runner = family.method(spec.method).make_runner(context);
+  r.runner = spec.plan ? make_dispatch_runner(context, *spec.plan) : family.method(spec.method).make_runner(context);
   r.hash = context.spirv_hash;
   r.compiled = std::make_shared<const std::vector<std::vector<PipelineExecutable>>>(std::move(context.compiled));
   if (r.runner->groups_x > info.max_workgroup_count_x) {

@@ -18,7 +18,7 @@ MethodCheck LuminanceMethod::make_check(const KernelSpec& spec, const Problem& p
     const uint64_t g = shape.groups();
     if (elements.size() != g) throw std::logic_error(spec.name + ": " + std::to_string(elements.size()) +
                                                       " reference elements for " + std::to_string(g) + " workgroups");
-    return check(spec, shape, elements, got.as<float>(output_floats(spec, g)));
+    return check(spec, shape, elements, got.as<float>(output_floats(spec, shape)));
   };
 }
 
@@ -26,12 +26,6 @@ std::vector<reference::LuminanceGroup> LuminanceMethod::expected(const KernelSpe
                                                                  const RunShape& shape) const {
   return reference::reduce_luminance(problem.data, problem.width, problem.height, static_cast<uint32_t>(shape.groups()),
                                      assign(spec, problem, shape));
-}
-
-std::pair<uint32_t, uint32_t> LuminanceMethod::groups(const KernelSpec& spec, const DeviceInfo&,
-                                                      const Problem& problem) const {
-  return {static_cast<uint32_t>(ceil_div(problem.width, spec.tile_x)),
-          static_cast<uint32_t>(ceil_div(problem.height, spec.tile_y))};
 }
 
 reference::PixelToGroup LuminanceMethod::assign(const KernelSpec& spec, const Problem&, const RunShape& shape) const {

@@ -12,11 +12,7 @@ namespace {
 
 class LumSinglePass final : public LuminanceMethod {
  public:
-  // The tile floats, then the total (and Lavg and the exposure).
-  uint64_t output_floats(const KernelSpec& spec, uint64_t groups) const override {
-    return groups + (spec.log_average ? 3 : 1);
-  }
-  bool has_counter() const override { return true; }
+  // The tile floats, then the total (and Lavg and the exposure): its plan's output.
   CheckResult check(const KernelSpec& spec, const RunShape& shape, const std::vector<reference::LuminanceGroup>& expected,
                     const std::vector<float>& got) const override {
     return spec.log_average ? check_log_average(spec, shape, expected, got) : check_total(spec, shape, expected, got);

@@ -11,7 +11,6 @@ namespace {
 
 class LumStats final : public LuminanceMethod {
  public:
-  uint64_t output_floats(const KernelSpec&, uint64_t groups) const override { return groups * 4; }
   CheckResult check(const KernelSpec& spec, const RunShape& shape, const std::vector<reference::LuminanceGroup>& expected,
                     const std::vector<float>& got) const override {
     const double h = spec.roundings(shape.error_context);

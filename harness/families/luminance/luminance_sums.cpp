@@ -12,7 +12,6 @@ namespace {
 
 class LumTiles : public LuminanceMethod {
  public:
-  uint64_t output_floats(const KernelSpec&, uint64_t groups) const override { return groups; }
   CheckResult check(const KernelSpec& spec, const RunShape& shape, const std::vector<reference::LuminanceGroup>& expected,
                     const std::vector<float>& got) const override {
     ElementChecker checker;
@@ -21,13 +20,10 @@ class LumTiles : public LuminanceMethod {
   }
 };
 
-// As many workgroups as the device runs at once, each striding over the image's pixels in row order.
+// As many workgroups as the device runs at once (its plan's DeviceGrid), each striding over the image's pixels in
+// row order.
 class LumGridStride final : public LumTiles {
  public:
-  std::pair<uint32_t, uint32_t> groups(const KernelSpec& spec, const DeviceInfo& device,
-                                       const Problem& problem) const override {
-    return {grid_stride_groups(device, problem.items(), spec.group_x), 1};
-  }
   reference::PixelToGroup assign(const KernelSpec& spec, const Problem& problem, const RunShape& shape) const override {
     const uint64_t width = problem.width, group = spec.group_x, g = shape.groups();
     return [=](uint32_t x, uint32_t y) { return static_cast<uint32_t>(((uint64_t{y} * width + x) / group) % g); };

@@ -147,19 +147,6 @@ reference::PostfxParams postfx_params(const Problem& problem) {
 
 reference::LensParams postfx_lens() { return {}; }
 
-std::vector<float> blur_weights(uint32_t radius) {
-  const double sigma = radius / 3.0;
-  std::vector<double> w(2 * radius + 1);
-  double total = 0;
-  for (int i = -static_cast<int>(radius); i <= static_cast<int>(radius); ++i) {
-    w[i + radius] = std::exp(-0.5 * i * i / (sigma * sigma));
-    total += w[i + radius];
-  }
-  std::vector<float> out;
-  for (double v : w) out.push_back(static_cast<float>(v / total));
-  return out;
-}
-
 namespace {
 void store(ExpectedImage& e, uint64_t index, const Tracked& t) {
   e.value[index] = t.value;

@@ -20,8 +20,6 @@ reference::PostfxParams postfx_params(const Problem& problem);
 // throws std::bad_any_cast for an input derived by another family.
 const reference::PostfxParams& params_of(const DerivedInput& input);
 reference::LensParams postfx_lens();
-// Normalised Gaussian weights, sigma = radius / 3, as float (the shader reads these exact values).
-std::vector<float> blur_weights(uint32_t radius);
 
 // The expected image: every channel's reference value and bound (twice its tracked error). Computed once
 // per kernel run and reused by later checks (the benchmark checks hot and cold runs of one KernelRun).

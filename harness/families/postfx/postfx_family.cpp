@@ -37,6 +37,16 @@ std::vector<CheckInput> postfx_check_inputs() {
 
 }  // namespace
 
+namespace {
+// What the tiled kernels read from push constant word 4 on, in postfx.glsl's order.
+std::vector<float> push_parameters(const reference::PostfxParams& p, const Problem& problem) {
+  const reference::LensParams lens = postfx_lens();
+  return {p.exposure, p.white_point, p.lavg, p.key, p.threshold, p.offset, p.lottes_b, p.lottes_c,
+          lens.focal_length, lens.f_stop, lens.focus_distance, static_cast<float>(problem.width / lens.sensor_width),
+          p.drago_lmax, p.drago_scale};
+}
+}  // namespace
+
 const KernelFamily& postfx_family() {
   static const KernelFamily family{
       .id = Family::Postfx,
@@ -48,7 +58,10 @@ const KernelFamily& postfx_family() {
         return make_postfx_problem(kind, size.width, size.height, seed);
       },
       .derive_input = [](const KernelSpec& spec, const Problem& problem) {
-        return DerivedInput{std::make_shared<const std::vector<float>>(postfx_input(spec, problem)), postfx_params(problem)};
+        const reference::PostfxParams params = postfx_params(problem);
+        return DerivedInput{.data = std::make_shared<const std::vector<float>>(postfx_input(spec, problem)),
+                            .parameters = params,
+                            .push_parameters = push_parameters(params, problem)};
       },
       .input_variant = [](const KernelSpec& spec) { return static_cast<int>(spec.input_space); },
       .reference_key = postfx_reference_key,

@@ -13,15 +13,15 @@ void require_uploaded_input(const KernelSpec& spec, const Problem& problem, cons
     throw std::logic_error(spec.name + ": the post-processing check needs the input as uploaded");
 }
 
-MethodCheck PostfxImageMethod::make_check(const KernelSpec& spec, const Problem& problem, const RunShape&,
+MethodCheck PostfxImageMethod::make_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape,
                                           DerivedInput input) const {
   require_uploaded_input(spec, problem, input);
-  return [this, &spec, &problem, input = std::move(input), image = std::shared_ptr<const ExpectedImage>{}](const Readback& got) mutable {
+  return [this, &spec, &problem, shape, input = std::move(input), image = std::shared_ptr<const ExpectedImage>{}](const Readback& got) mutable {
     if (!image) {
       image = shared_reference<ExpectedImage>(input.references.get(), postfx_family().reference_key(spec),
                                               [&] { return expected(spec, problem, input); });
     }
-    return compare_image(*image, got.view<float>(problem.items() * 4));
+    return compare_image(*image, got.view<float>(output_floats(spec, shape)));
   };
 }
 

@@ -8,12 +8,6 @@ namespace {
 
 class PixelMap final : public PostfxImageMethod {
  public:
-  std::unique_ptr<FamilyRunner> make_runner(RunContext& c) const override {
-    auto r = std::make_unique<PostfxRunner>(c);
-    r->tile(c);
-    r->single_pass(c, r->image_bytes());
-    return r;
-  }
   ExpectedImage expected(const KernelSpec& spec, const Problem& problem, const DerivedInput& input) const override {
     return expected_pixel_map(spec, problem.width, problem.height, *input.data, params_of(input));
   }
