@@ -133,6 +133,14 @@ inline constexpr const char* kDeviceUuid = "device_uuid";
 inline constexpr const char* kDriverUuid = "driver_uuid";
 inline constexpr const char* kSubgroupSize = "subgroup_size";
 inline constexpr const char* kHarnessRevision = "harness_revision";
+// The version of this contract a document follows (context_key(kFormatVersion): "sw_format_version", a whole
+// number as a string). A document without it is version 1: everything written before the key. The server brings
+// each older version up to the current one, one function per version (server/src/ingest/format_upgrade.cpp):
+//   1: a row may lack kStatusField (its status is in its error message); the driver version may be an old
+//      harness's spelling (NVIDIA's 580.159.04 as 580.159.4.0), kDriverVersionRaw beside it.
+//   2: every row carries kStatusField; kDriverVersion is the vendor's spelling (driver_version.h).
+inline constexpr const char* kFormatVersion = "format_version";
+inline constexpr int kCurrentFormatVersion = 2;
 // Whether the run recorded what the driver compiled: "captured", or "unavailable: <why>" (a device without
 // VK_KHR_pipeline_executable_properties records the SPIR-V hash only).
 inline constexpr const char* kPipelineStatistics = "pipeline_statistics";

@@ -270,6 +270,7 @@ std::vector<std::unique_ptr<DeviceBench>> open_devices(Instance& instance, const
 // The run's context: the harness revision, the seed, and each device (prefixed by its index where several).
 void add_run_context(const std::vector<std::unique_ptr<DeviceBench>>& devices, const BenchmarkOptions& options) {
   benchmark::AddCustomContext(contract::context_key(contract::kHarnessRevision), options.harness_revision);
+  benchmark::AddCustomContext(contract::context_key(contract::kFormatVersion), std::to_string(contract::kCurrentFormatVersion));
   benchmark::AddCustomContext("sw_seed", std::to_string(options.seed));
   for (const auto& d : devices) {
     add_device_context(*d, devices.size() > 1 ? contract::device_context_prefix(d->suffix.substr(contract::kDeviceNameSuffix.size()))

@@ -188,3 +188,49 @@ TEST(IngestParse, ARetriedPassWithoutTheFieldIsAFlake) {
   EXPECT_EQ(p.rows.at(0).status, shaderwatch::contract::RowStatus::Flake);
   EXPECT_EQ(p.rows.at(1).status, shaderwatch::contract::RowStatus::Pass);
 }
+
+// Issue 53: a document says its format (contract::kFormatVersion); none is version 1, which the server brings up
+// to the current one (ingest/format_upgrade.cpp), and the current one must carry what version 1 was allowed to leave
+// out. A version newer than the server's, or not a whole number, is refused by name.
+TEST(IngestParse, TheFormatVersionSaysWhatADocumentMustCarry) {
+  namespace contract = shaderwatch::contract;
+  const std::string key = contract::context_key(contract::kFormatVersion);
+  const std::string path = "benchmark.context." + key;
+  json doc = swt::read_fixture("decorated_plain.json");
+  doc["benchmarks"][0][contract::kCheckRetriesCounter] = 2;
+  const auto v1 = shaderwatch::parse_body(wrapped(doc), 64);
+  EXPECT_EQ(v1.format_version, contract::kCurrentFormatVersion) << "brought up to the current format";
+  EXPECT_EQ(v1.rows.at(0).status, contract::RowStatus::Flake) << "version 1: the status from the row";
+
+  json v2 = doc;
+  v2["context"][key] = std::to_string(contract::kCurrentFormatVersion);
+  EXPECT_EQ(refusal(wrapped(v2)), "benchmark.benchmarks[0].sw_status: missing required field (format version 2)");
+  for (auto& row : v2["benchmarks"]) row[contract::kStatusField] = "pass";
+  const auto current = shaderwatch::parse_body(wrapped(v2), 64);
+  EXPECT_EQ(current.rows.at(0).status, contract::RowStatus::Pass) << "a current document's status is its field's";
+
+  v2["context"][key] = "3";
+  EXPECT_EQ(refusal(wrapped(v2)), path + ": format version 3 is newer than this server reads (up to 2): upgrade the server");
+  v2["context"][key] = "two";
+  EXPECT_EQ(refusal(wrapped(v2)), path + ": must be a whole number as a string, such as \"2\"");
+  v2["context"][key] = "0";
+  EXPECT_EQ(refusal(wrapped(v2)), path + ": format versions start at 1");
+  v2["context"][key] = 2;
+  EXPECT_EQ(refusal(wrapped(v2)), path + ": must be a string");
+}
+
+// Version 1's driver version is spelled again from the raw driverVersion (an older harness wrote NVIDIA's
+// 580.159.04 as 580.159.4.0); a current document's is the vendor's spelling as written.
+TEST(IngestParse, OnlyVersionOnesDriverVersionIsSpelledAgain) {
+  namespace contract = shaderwatch::contract;
+  json doc = swt::read_fixture("decorated_plain.json");
+  doc["context"][contract::context_key(contract::kVendorId)] = "0x10de";
+  doc["context"][contract::context_key(contract::kDriverId)] = "4";
+  doc["context"][contract::context_key(contract::kDriverVersionRaw)] = "0x9127c100";
+  doc["context"][contract::context_key(contract::kDriverVersion)] = "580.159.4.0";
+  EXPECT_EQ(shaderwatch::parse_body(wrapped(doc), 64).driver_version, "580.159.04");
+  doc["context"][contract::context_key(contract::kFormatVersion)] = "2";
+  doc["context"][contract::context_key(contract::kDriverVersion)] = "580.159.04";
+  for (auto& row : doc["benchmarks"]) row[contract::kStatusField] = "pass";
+  EXPECT_EQ(shaderwatch::parse_body(wrapped(doc), 64).driver_version, "580.159.04");
+}

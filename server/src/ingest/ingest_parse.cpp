@@ -5,8 +5,8 @@
 #include <set>
 #include <unordered_set>
 
-#include "common/driver_identity.h"
 #include "ingest/benchmark_name.h"
+#include "ingest/format_upgrade.h"
 #include <shaderwatch/result_contract.h>
 #include <shaderwatch/run_envelope.h>
 
@@ -204,18 +204,8 @@ void parse_device_context(const json& ctx, Parsed& p) {
   p.driver_id = field(contract::kDriverId, 128);
   p.driver_name = field(contract::kDriverName, 256);
   p.driver_info = field(contract::kDriverInfo, 512);
-  p.driver_version = field(contract::kDriverVersion, 128);
-  // One spelling everywhere: the vendor's, from the raw driverVersion where the harness wrote it (a harness
-  // before this spelling wrote NVIDIA's 580.159.04 as 580.159.4.0).
-  const auto context_text = [&](const char* name, std::size_t max_len) {
-    return get_string(ctx, contract::context_key(name).c_str(), cp, false, max_len, "");
-  };
-  try {
-    p.driver_version = spelled_driver_version(context_text(contract::kVendorId, 64), context_text(contract::kDriverId, 128),
-                                              context_text(contract::kDriverVersionRaw, 32), p.driver_version);
-  } catch (const std::invalid_argument& e) {
-    throw ClientError(400, e.what(), cp);
-  }
+  p.driver_version = field(contract::kDriverVersion, 128);  // the vendor's spelling (format 1: format_upgrade.cpp)
+  get_string(ctx, contract::context_key(contract::kDriverVersionRaw).c_str(), cp, false, 32);
   p.api_version = field(contract::kApiVersion, 64);
   p.device_uuid = field(contract::kDeviceUuid, 128);
   p.driver_uuid = field(contract::kDriverUuid, 128);
@@ -235,16 +225,30 @@ double time_unit_scale(const std::string& unit, const std::string& path) {
   throw ClientError(400, "must be one of ns, us, ms, s", path + ".time_unit");
 }
 
+// The document's format version: a whole number from 1 to the current one; none is 1.
+int parse_format_version(const json& ctx) {
+  const std::string key = contract::context_key(contract::kFormatVersion);
+  const std::string text = get_string(ctx, key.c_str(), kContextPath, false, 8, "1");
+  const std::string path = std::string(kContextPath) + "." + key;
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+    throw ClientError(400, "must be a whole number as a string, such as \"2\"", path);
+  const int version = std::stoi(text);
+  if (version < 1) throw ClientError(400, "format versions start at 1", path);
+  if (version > contract::kCurrentFormatVersion)
+    throw ClientError(400, "format version " + text + " is newer than this server reads (up to " +
+                               std::to_string(contract::kCurrentFormatVersion) + "): upgrade the server", path);
+  return version;
+}
+
 // One entry of benchmark.benchmarks: an iteration (one repetition) or an aggregate row.
-// The row's status: its own field where the document has one, which must agree with error_occurred;
-// else read from the error message as before the field (a pass whose check was retried is a flake).
-void parse_status(const json& b, const std::string& path, const json& counters, Row& r) {
+// The row's status: its own field, which must agree with error_occurred. Required from format 2 on; a format 1
+// row without it gets it from its upgrade (format_upgrade.cpp).
+void parse_status(const json& b, const std::string& path, int format_version, Row& r) {
   const json* given = find(b, contract::kStatusField);
   if (!given) {
-    r.status = contract::row_status_of_message(r.error, r.error_message);
-    const auto retries = counters.find(contract::kCheckRetriesCounter);
-    if (r.status == contract::RowStatus::Pass && retries != counters.end() && retries->get<double>() > 0)
-      r.status = contract::RowStatus::Flake;
+    if (format_version >= 2)
+      throw ClientError(400, "missing required field (format version " + std::to_string(format_version) + ")",
+                        path + "." + contract::kStatusField);
     return;
   }
   const std::string field = path + "." + contract::kStatusField;
@@ -264,7 +268,7 @@ void parse_status(const json& b, const std::string& path, const json& counters, 
   r.status_given = true;
 }
 
-Row parse_row(const json& b, std::size_t i) {
+Row parse_row(const json& b, std::size_t i, int format_version) {
   const std::string path = "benchmark.benchmarks[" + std::to_string(i) + "]";
   if (!b.is_object()) throw ClientError(400, "must be an object", path);
   Row r;
@@ -327,7 +331,7 @@ Row parse_row(const json& b, std::size_t i) {
   if (counters.size() > kMaxCounters)
     throw ClientError(400, std::to_string(counters.size()) + " counters, more than " + std::to_string(kMaxCounters), path);
   r.counters = counters.dump();
-  parse_status(b, path, counters, r);
+  parse_status(b, path, format_version, r);
   return r;
 }
 
@@ -338,7 +342,7 @@ void parse_rows(const json& doc, Parsed& p) {
   if (benches->size() > kMaxBenchmarks)
     throw ClientError(400, "more than " + std::to_string(kMaxBenchmarks) + " entries", "benchmark.benchmarks");
   p.rows.reserve(benches->size());
-  for (std::size_t i = 0; i < benches->size(); ++i) p.rows.push_back(parse_row((*benches)[i], i));
+  for (std::size_t i = 0; i < benches->size(); ++i) p.rows.push_back(parse_row((*benches)[i], i, p.format_version));
   // Every answer about a run (its points, compare, verdict, reports) grows with its benchmarks: bounded here.
   std::unordered_set<std::string_view> names;
   for (const auto& r : p.rows) names.insert(r.series_name);
@@ -369,10 +373,12 @@ Parsed parse_body(std::string_view body, std::size_t max_nesting) {
   if (ctx && !ctx->is_object()) throw ClientError(400, "must be an object", kContextPath);
   const json empty = json::object();
   if (!ctx) ctx = &empty;
+  p.format_version = parse_format_version(*ctx);
   parse_started_at(*run, *ctx, p);
   parse_device_context(*ctx, p);
   parse_rows(*doc, p);
   p.compiled = parse_compiled_section(*doc);
+  upgrade_to_current(*ctx, p);
   p.sha = content_hash(p);
   return p;
 }

@@ -23,7 +23,7 @@ struct Row {
   std::optional<double> real_ns, cpu_ns;
   bool error = false;
   contract::RowStatus status = contract::RowStatus::Pass;
-  bool status_given = false;  // the row carried contract::kStatusField (else read from its error message)
+  bool status_given = false;  // the row carried contract::kStatusField (format 1 may not: format_upgrade.h)
 };
 
 struct Parsed {
@@ -34,10 +34,12 @@ struct Parsed {
       host_name, context;
   std::vector<Row> rows;
   std::vector<CompiledKernel> compiled;  // what the driver made of each kernel, where the bench said
+  int format_version = 1;                // the document's (contract::kFormatVersion); the current one once parsed
   std::string sha;
 };
 
-// Parses and validates a body; `sha` identifies its content (idempotent reposts). Throws ClientError.
+// Parses and validates a body, a document of an older format brought up to the current one (format_upgrade.h);
+// `sha` identifies its content (idempotent reposts). Throws ClientError.
 Parsed parse_body(std::string_view body, std::size_t max_nesting);
 
 }  // namespace shaderwatch
