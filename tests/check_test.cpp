@@ -12,6 +12,7 @@
 #include "families/kernel_family.h"
 #include "families/luminance/luminance_family.h"
 #include "families/postfx/postfx_check.h"
+#include "families/postfx/postfx_family.h"
 
 using namespace shaderwatch;
 

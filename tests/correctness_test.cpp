@@ -14,6 +14,7 @@
 #include "vulkan/pipelines.h"
 #include "vulkan/shader_compiler.h"
 #include "vulkan/vulkan_context.h"
+#include "families/boids/boids_family.h"
 
 using namespace shaderwatch;
 

@@ -23,6 +23,9 @@
 #include "inputs/inputs.h"
 #include "vulkan/pipeline_statistics.h"
 #include "run_command.h"
+#include "families/boids/boids_family.h"
+#include "families/luminance/luminance_family.h"
+#include "families/postfx/postfx_family.h"
 
 using namespace shaderwatch;
 

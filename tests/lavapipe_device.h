@@ -9,6 +9,7 @@
 #include "suite/kernel_run.h"
 #include "vulkan/shader_compiler.h"
 #include "vulkan/vulkan_context.h"
+#include "families/luminance/luminance_family.h"
 
 namespace shaderwatch {
 

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "families/kernel_family.h"
+#include "families/postfx/postfx_family.h"
 #include "run/gpu_timer.h"
 #include "suite/kernel_input.h"
 #include "suite/kernel_run.h"

@@ -16,6 +16,10 @@ const KernelFamily& kernel_family(Family id) {
   throw std::logic_error("kernel family " + std::to_string(static_cast<int>(id)) + " is not in kernel_families()");
 }
 
+std::string input_identity(Family family, InputKind kind) {
+  return input_kind_name(kind) + "@" + std::to_string(kernel_family(family).generator_version);
+}
+
 const KernelMethod& kernel_method(const KernelSpec& spec) { return kernel_family(spec.family).method(spec.method); }
 
 std::unique_ptr<AnswerCheck> make_answer_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape,

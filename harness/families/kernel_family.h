@@ -7,7 +7,7 @@
 // (kernels/method_plans.cpp), its KernelMethod's check (its file, in harness/CMakeLists.txt), one row in its
 // family's table, its Method value and catalog entries. A
 // new family is its folder (its methods and KernelFamily) and its files in harness/CMakeLists.txt, its input
-// generator (the three families' share inputs/inputs.cpp and its sampler), its reference (reference/), its
+// generator (its <family>_inputs.cpp, drawing on inputs/inputs.h's sampler), its reference (reference/), its
 // Family value and catalog entries, and one line each in kernel_families() (kernel_family.cpp) and below.
 #include <string_view>
 #include <vector>
@@ -31,6 +31,8 @@ struct KernelFamily {
   SizeKind size;                  // an image (WxH) or a count (N): how its sizes are written, which --sizes it runs
   InputKind benchmark_input;      // what the benchmark times it on
   Problem (*make_problem)(InputKind kind, const SizeSpec& size, uint64_t seed);
+  // The version of what make_problem makes: up by one whenever its output changes (input_identity below).
+  int generator_version;
   // What its kernels read where that is not the problem's data as is (post-processing: the image in the
   // kernel's pixel space, and its parameters); KernelRun uploads it and the check gets it. nullptr: the data.
   DerivedInput (*derive_input)(const KernelSpec& spec, const Problem& problem);
@@ -52,6 +54,12 @@ struct KernelFamily {
   // Its --check cases, in the order they run (each case's seed follows from its place).
   std::vector<CheckInput> (*check_inputs)();
 };
+
+// A benchmark's input beyond its size and seed: its kind and its family generator's version, "hdr-test@1". The
+// same SPIR-V timed on another scene is another measurement (the DoF composite at 4K on an H200 went from 2.47 to
+// 2.98 ms when its test image changed), so a generator's version goes up whenever its output does
+// (tests/harness_test.cpp, Inputs.*, holds each generator's checksum and fails until then).
+std::string input_identity(Family family, InputKind kind);
 
 // Every family, in Family's order: the --check suite runs their cases in this order.
 const std::vector<const KernelFamily*>& kernel_families();

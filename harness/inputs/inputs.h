@@ -1,6 +1,8 @@
 #pragma once
-// Test inputs: seeded random data and adversarial sets, for every kernel family.
+// Test inputs: the kinds of data (seeded random values and adversarial sets), the sampler every family's generator
+// draws from, a problem and its size. Each family's generator is in its folder (families/<family>/<family>_inputs.cpp).
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -25,11 +27,6 @@ std::string input_kind_name(InputKind kind);
 // compares it, gets large finite values of both signs instead: past any min, max or threshold, and far past any
 // sum's bound.
 enum class GuardFill { NaN, Extremes };
-// A benchmark's input beyond its size and seed: its kind and its family generator's version, "hdr-test@1". The
-// same SPIR-V timed on another scene is another measurement (the DoF composite at 4K on an H200 went from 2.47 to
-// 2.98 ms when its test image changed), so a generator's version goes up whenever its output does
-// (tests/harness_test.cpp, Inputs.*, holds each generator's checksum and fails until then).
-std::string input_identity(Family family, InputKind kind);
 
 // What a family's size is: an image, written WxH, or a count of items, written N (families/kernel_family.h).
 enum class SizeKind { Image, Count };
@@ -47,12 +44,11 @@ struct Problem {
   bool has_negative() const { return kind == InputKind::Signed; }
 };
 
-// The families' generators (each family's make_problem calls its own). Throw std::invalid_argument for an
-// empty input (0 pixels or 0 boids): nothing is dispatched for it.
-Problem make_luminance_problem(InputKind kind, uint32_t width, uint32_t height, uint64_t seed);
-Problem make_boids_problem(InputKind kind, uint64_t count, uint64_t seed);
-// An RGBA image for the post-processing kernels (Random: positive HDR-like values; HdrTest: the test image).
-Problem make_postfx_problem(InputKind kind, uint32_t width, uint32_t height, uint64_t seed);
+// One value of `kind` (not HdrTest, an image: make_postfx_problem), positive only where asked (Signed never is);
+// Whole draws magnitudes up to `whole_limit`.
+float sample_value(InputKind kind, std::mt19937_64& rng, bool positive_only, int whole_limit);
+// The largest magnitude of InputKind::Whole for a problem of `items`: sum|x| stays within 2^24.
+int whole_number_limit(uint64_t items);
 
 struct SizeSpec {
   uint32_t width = 0, height = 0;

@@ -15,6 +15,7 @@
 #include "suite/kernel_run.h"
 #include "postfx.h"
 #include "families/postfx/postfx_check.h"
+#include "families/postfx/postfx_family.h"
 
 namespace shaderwatch {
 

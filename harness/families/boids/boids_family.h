@@ -7,4 +7,8 @@ namespace shaderwatch {
 // Its method for `id`; throws std::logic_error for another family's.
 const KernelMethod& boids_method(Method id);
 
+// The family's generator (boids_inputs.cpp): positions, w 0. Throws std::invalid_argument for no boids (nothing is
+// dispatched for it) or more than 2^28.
+Problem make_boids_problem(InputKind kind, uint64_t count, uint64_t seed);
+
 }  // namespace shaderwatch

@@ -46,6 +46,7 @@ const KernelFamily& luminance_family() {
       .make_problem = [](InputKind kind, const SizeSpec& size, uint64_t seed) {
         return make_luminance_problem(kind, size.width, size.height, seed);
       },
+      .generator_version = 1,  // as of 2026-11-26
       .derive_input = nullptr,
       .input_variant = nullptr,
       .reference_key = nullptr,

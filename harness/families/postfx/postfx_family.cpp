@@ -57,6 +57,7 @@ const KernelFamily& postfx_family() {
       .make_problem = [](InputKind kind, const SizeSpec& size, uint64_t seed) {
         return make_postfx_problem(kind, size.width, size.height, seed);
       },
+      .generator_version = 1,  // its HdrTest image included  // as of 2026-11-26
       .derive_input = [](const KernelSpec& spec, const Problem& problem) {
         const reference::PostfxParams params = postfx_params(problem);
         return DerivedInput{.data = std::make_shared<const std::vector<float>>(postfx_input(spec, problem)),

@@ -8,4 +8,8 @@ namespace shaderwatch {
 // Its method for `id`; throws std::logic_error for another family's.
 const KernelMethod& postfx_method(Method id);
 
+// The family's generator (postfx_inputs.cpp): an RGBA image (Random: positive HDR-like values; HdrTest: the test
+// image of gradients, a sun, black rows and saturated primaries).
+Problem make_postfx_problem(InputKind kind, uint32_t width, uint32_t height, uint64_t seed);
+
 }  // namespace shaderwatch
