@@ -566,8 +566,7 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
       co.delay = raised - c.run;
       co.placed = r == c.run;
       co.cause = a.cause;
-      const auto ec = a.attribution.find("evidence_class");
-      co.evidence_class = ec != a.attribution.end() && ec->is_string() ? ec->get<std::string>() : "";
+      co.evidence_class = a.attribution && a.attribution->findings ? a.attribution->findings->evidence_class.value_or("") : "";
       co.state = a.state;
     }
     if (!on_changed) {

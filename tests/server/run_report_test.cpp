@@ -49,7 +49,8 @@ shaderwatch::Alert regression_alert(const std::string& name) {
   a.p_value = 1e-5;
   a.cause = "commit";
   a.run_id = "r-9";
-  a.attribution = {{"summary", "only the commit changed"}};
+  a.attribution = shaderwatch::AlertAttribution{.cause = "commit", .summary = "only the commit changed"};
+  a.attribution_document = shaderwatch::stored_text(*a.attribution);
   return a;
 }
 

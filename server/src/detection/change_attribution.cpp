@@ -12,7 +12,6 @@
 #include "detection/attribution.h"
 #include "ingest/benchmark_name.h"
 
-using nlohmann::json;
 
 namespace shaderwatch {
 
@@ -155,8 +154,8 @@ RunDifference what_changed(sql::Conn& c, std::int64_t sid, const std::string& ke
   return d;
 }
 
-json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const RunInfo& b, double own, ChangeOf what,
-                      const detect::Params& params) {
+AlertAttribution attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const RunInfo& b, double own,
+                                  ChangeOf what, const detect::Params& params) {
   detect::AttributionInput in;
   const bool correctness = what == ChangeOf::Correctness;
   // A performance step is placed to within a run or two (noise can make a neighbour look stepped), a change in
@@ -177,7 +176,7 @@ json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const Ru
   in.runner_after = late.runner;
   in.compiled = compiled_evidence(c, sid, early, late);
   constexpr int kSide = 12;
-  json gpu_ev = json::array(), kernel_ev = json::array();
+  AttributionFindings f;
   {
     auto& st = c.q("SELECT s.id, g.name, g.id FROM series s JOIN gpus g ON g.id=s.gpu_id"
                    " WHERE s.benchmark_id=(SELECT benchmark_id FROM series WHERE id=?) AND s.id!=?"
@@ -208,9 +207,7 @@ json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const Ru
         }
       }
       in.gpu_siblings.push_back(ev);
-      if (ev.step.present)
-        gpu_ev.push_back({{"gpu", gname}, {"stepped", ev.step.stepped},
-                          {"delta_pct", 100 * ev.step.delta_rel}});
+      if (ev.step.present) f.gpu_siblings.detail.push_back({gname, ev.step.stepped, 100 * ev.step.delta_rel});
     }
   }
   {
@@ -230,67 +227,57 @@ json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const Ru
                                  values_from(c, ssid, b.started_ms, b.id, kSide), own, what, params);
       }
       in.kernel_siblings.push_back(ev);
-      if (ev.step.present && kernel_ev.size() < 12)
-        kernel_ev.push_back({{"benchmark", bname}, {"stepped", ev.step.stepped},
-                             {"delta_pct", 100 * ev.step.delta_rel}});
+      if (ev.step.present && f.kernel_siblings.detail.size() < 12)
+        f.kernel_siblings.detail.push_back({bname, ev.step.stepped, 100 * ev.step.delta_rel});
     }
   }
   const auto at = detect::attribute(in);
   const auto& ce = in.compiled;
-  json compiled = {{"spirv_before", ce.spirv_before}, {"spirv_after", ce.spirv_after},
-                   {"statistics_recorded", ce.statistics_known}};
-  if (ce.statistics_changed())
-    compiled["statistics_changed"] = {{"before", ce.statistics_before}, {"after", ce.statistics_after}};
-  if (ce.input_changed()) compiled["input"] = {{"before", ce.input_before}, {"after", ce.input_after}};
-  return {{"cause", detect::to_string(at.cause)},
-          {"evidence_class", at.evidence_class == detect::EvidenceClass::None ? json(nullptr)
-                                                                                : json(detect::to_string(at.evidence_class))},
-          {"summary", at.summary},
-          {"evidence", at.evidence},
-          {"compiled", std::move(compiled)},
-          {"driver_changed", in.driver_changed},
-          {"commit_changed", in.commit_changed},
-          {"runner_changed", in.runner_changed},
-          {"driver_before", in.driver_before},
-          {"driver_after", in.driver_after},
-          {"commit_before", a.commit},
-          {"commit_after", b.commit},
-          {"gpu_siblings", {{"checked", at.gpu_siblings_checked}, {"stepped", at.gpu_siblings_stepped},
-                            {"detail", gpu_ev}}},
-          {"kernel_siblings", {{"checked", at.kernel_siblings_checked},
-                               {"stepped", at.kernel_siblings_stepped}, {"detail", kernel_ev}}}};
+  f.compiled = {ce.spirv_before, ce.spirv_after, ce.statistics_known, std::nullopt, std::nullopt};
+  if (ce.statistics_changed()) f.compiled.statistics = {ce.statistics_before, ce.statistics_after};
+  if (ce.input_changed()) f.compiled.input = {ce.input_before, ce.input_after};
+  if (at.evidence_class != detect::EvidenceClass::None) f.evidence_class = detect::to_string(at.evidence_class);
+  f.evidence = at.evidence;
+  f.driver_changed = in.driver_changed;
+  f.commit_changed = in.commit_changed;
+  f.runner_changed = in.runner_changed;
+  f.driver_before = in.driver_before;
+  f.driver_after = in.driver_after;
+  f.commit_before = a.commit;
+  f.commit_after = b.commit;
+  f.gpu_siblings.checked = at.gpu_siblings_checked;
+  f.gpu_siblings.stepped = at.gpu_siblings_stepped;
+  f.kernel_siblings.checked = at.kernel_siblings_checked;
+  f.kernel_siblings.stepped = at.kernel_siblings_stepped;
+  return {.cause = detect::to_string(at.cause), .summary = at.summary, .findings = std::move(f)};
 }
 
-json with_trend(json attribution, const detect::ChangePoint& cp, const std::string& since_run) {
+AlertAttribution with_trend(AlertAttribution attribution, const detect::ChangePoint& cp, const std::string& since_run) {
   if (!cp.trend) return attribution;
   char text[160];
   std::snprintf(text, sizeof text, "drift: %+.2f%% per run since run %s (%+.1f%% so far); ", 100 * cp.rate_rel,
                 since_run.c_str(), 100 * cp.delta_rel);
-  attribution["trend"] = {{"rate_pct_per_run", 100 * cp.rate_rel}, {"since_run", since_run}, {"runs", cp.n_after}};
-  attribution["summary"] = text + attribution.value("summary", std::string());
+  attribution.trend = TrendMark{100 * cp.rate_rel, since_run, cp.n_after};
+  attribution.summary = text + attribution.summary;
   return attribution;
 }
 
-json with_gate(json attribution, const analysis::Slowdown& s, double value_ns, const std::string& run) {
+AlertAttribution with_gate(AlertAttribution attribution, const analysis::Slowdown& s, double value_ns, const std::string& run) {
   char text[200];
   std::snprintf(text, sizeof text, "failed the single-run gate at run %s: %+.1f%% against %s of %zu run%s (floor %.1f%%); ",
                 run.c_str(), 100 * s.delta, s.against == analysis::Baseline::Level ? "the level" : "the previous runs",
                 s.runs, s.runs == 1 ? "" : "s", 100 * s.floor);
-  attribution["gate"] = {{"run", run},           {"against", analysis::to_string(s.against)},
-                         {"runs", s.runs},       {"baseline_ns", s.baseline},
-                         {"value_ns", value_ns}, {"delta_pct", 100 * s.delta},
-                         {"floor_pct", 100 * s.floor}};
-  attribution["summary"] = text + attribution.value("summary", std::string());
+  attribution.gate = GateMark{run, analysis::to_string(s.against), s.runs, s.baseline, value_ns, 100 * s.delta, 100 * s.floor};
+  attribution.summary = text + attribution.summary;
   return attribution;
 }
 
-json with_noise(json attribution, const detect::NoiseChange& nc, const std::string& since_run) {
+AlertAttribution with_noise(AlertAttribution attribution, const detect::NoiseChange& nc, const std::string& since_run) {
   char text[160];
   std::snprintf(text, sizeof text, "run-to-run noise x%.1f (%.2f%% -> %.2f%%) since run %s; ", nc.ratio,
                 100 * nc.before_rel, 100 * nc.after_rel, since_run.c_str());
-  attribution["noise"] = {{"ratio", nc.ratio}, {"before_pct", 100 * nc.before_rel}, {"after_pct", 100 * nc.after_rel},
-                          {"since_run", since_run}};
-  attribution["summary"] = text + attribution.value("summary", std::string());
+  attribution.noise = NoiseMark{nc.ratio, 100 * nc.before_rel, 100 * nc.after_rel, since_run};
+  attribution.summary = text + attribution.summary;
   return attribution;
 }
 

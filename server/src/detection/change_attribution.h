@@ -1,6 +1,6 @@
 // The attribution of a change a series shows at a boundary, read from the store: the runs either side (commit,
 // driver, runner), the same benchmark on the other GPUs and the other benchmarks of the run, fed to the pure
-// detect::attribute (attribution.h), and written as the alert's attribution JSON. run_detector calls it for steps,
+// detect::attribute (attribution.h), and written as the alert's attribution (alert_attribution.h). run_detector calls it for steps,
 // drifts, noise changes and correctness changes.
 #pragma once
 
@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
 #include "common/driver_identity.h"
+#include "detection/alert_attribution.h"
 #include "detection/detect.h"
 #include "detection/noise_change.h"
 #include "detection/single_run_gate.h"
@@ -45,14 +45,14 @@ enum class ChangeOf {
 };
 
 // The attribution of a change between runs a and b of series sid, checking siblings.
-nlohmann::json attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const RunInfo& b, double own,
-                                ChangeOf what, const detect::Params& params);
+AlertAttribution attribute_change(sql::Conn& c, std::int64_t sid, const RunInfo& a, const RunInfo& b, double own,
+                                  ChangeOf what, const detect::Params& params);
 // A drift's alert says so: its rate and where it started, before the attribution's own summary.
-nlohmann::json with_trend(nlohmann::json attribution, const detect::ChangePoint& cp, const std::string& since_run);
+AlertAttribution with_trend(AlertAttribution attribution, const detect::ChangePoint& cp, const std::string& since_run);
 // An alert the single-run gate raised says so: the slowdown it failed, against what, past which floor (`gate` is
 // also how the verdict knows the gate confirmed it), before the attribution's own summary.
-nlohmann::json with_gate(nlohmann::json attribution, const analysis::Slowdown& s, double value_ns, const std::string& run);
+AlertAttribution with_gate(AlertAttribution attribution, const analysis::Slowdown& s, double value_ns, const std::string& run);
 // A noise alert says what changed: the noise either side and since which run, before the attribution's summary.
-nlohmann::json with_noise(nlohmann::json attribution, const detect::NoiseChange& nc, const std::string& since_run);
+AlertAttribution with_noise(AlertAttribution attribution, const detect::NoiseChange& nc, const std::string& since_run);
 
 }  // namespace shaderwatch

@@ -8,7 +8,6 @@
 #include <optional>
 #include <unordered_map>
 
-#include <nlohmann/json.hpp>
 
 #include "common/clock.h"
 #include "common/iso8601.h"
@@ -20,7 +19,6 @@
 #include "detection/analysis.h"
 #include "detection/verdict_evidence.h"
 
-using nlohmann::json;
 
 namespace shaderwatch {
 
@@ -202,7 +200,7 @@ struct RunDetector::Pass {
   }
 
   void insert_alert(std::int64_t sid, const RunInfo& b, const RunInfo* a, detect::AlertKind kind,
-                    const detect::ChangePoint* cp, const json& attribution) {
+                    const detect::ChangePoint* cp, const AlertAttribution& attribution) {
     auto& ins = w.q(
         "INSERT INTO alerts(series_id, run_id, prev_run_id, started_ms, kind, severity, state,"
         " before_ns, after_ns, delta_pct, noise_pct, floor_pct, score, p_value, n_before, n_after,"
@@ -218,7 +216,7 @@ struct RunDetector::Pass {
           .bind(15, static_cast<std::int64_t>(cp->n_after));
     }
     const std::string now = format_iso8601_ms(now_ms());
-    ins.bind(16, attribution.value("cause", std::string("neither"))).bind(17, attribution.dump())
+    ins.bind(16, attribution.cause).bind(17, stored_text(attribution))
         .bind(18, run.id).bind(19, now).bind(20, now);
     const auto l = self.db_.detector_write_lock();
     const bool inserted = ins.step();
@@ -249,7 +247,7 @@ struct RunDetector::Pass {
     const auto kind = lifecycle::correctness_alert(true, prev ? std::optional<bool>(prev->failed) : std::nullopt);
     if (kind == detect::AlertKind::CorrectnessFailure) {
       insert_alert(sid, run, nullptr, *kind, nullptr,
-                   json{{"cause", "neither"}, {"summary", "fails on its first run on this GPU"}});
+                   AlertAttribution{.cause = "neither", .summary = "fails on its first run on this GPU"});
     } else if (kind == detect::AlertKind::CorrectnessRegression) {
       const RunInfo a = load_run(w, prev->run_id);
       insert_alert(sid, run, &a, *kind, nullptr, attribute_change(w, sid, a, run, 1.0, ChangeOf::Correctness, params()));
@@ -262,11 +260,11 @@ struct RunDetector::Pass {
     const auto stale = evidence.stale.find(sid);
     if (stale == evidence.stale.end()) return;
     for (const auto& [aid, asid, prev, at] : stale->second) {
-      const json attribution =
+      const AlertAttribution attribution =
           attribute_change(w, asid, load_run(w, prev), load_run(w, at), 1.0, ChangeOf::Correctness, params());
       const auto l = self.db_.detector_write_lock();
       w.q("UPDATE alerts SET cause=?, attribution=?, updated_at=? WHERE id=? AND state='new'")
-          .bind(1, attribution.value("cause", std::string("neither"))).bind(2, attribution.dump())
+          .bind(1, attribution.cause).bind(2, stored_text(attribution))
           .bind(3, format_iso8601_ms(now_ms())).bind(4, aid).run();
     }
   }
@@ -292,7 +290,7 @@ struct RunDetector::Pass {
   // An untriaged alert moved onto a new boundary (or kind). Moving onto a boundary where the same kind of
   // alert already stands would duplicate it: left as is.
   void move_alert(std::int64_t alert_id, const RunInfo& b, const RunInfo& a, detect::AlertKind kind,
-                  const detect::ChangePoint& cp, const json& attribution) {
+                  const detect::ChangePoint& cp, const AlertAttribution& attribution) {
     const auto l = self.db_.detector_write_lock();
     auto& up = w.q("UPDATE alerts SET run_id=?, prev_run_id=?, started_ms=?, kind=?, severity=?,"
         " before_ns=?, after_ns=?, delta_pct=?, noise_pct=?, floor_pct=?, score=?, p_value=?,"
@@ -303,7 +301,7 @@ struct RunDetector::Pass {
         .bind(6, cp.before).bind(7, cp.after).bind(8, 100 * cp.delta_rel).bind(9, 100 * cp.noise_rel)
         .bind(10, 100 * cp.floor_rel).bind(11, cp.score).bind(12, cp.p_value)
         .bind(13, static_cast<std::int64_t>(cp.n_before)).bind(14, static_cast<std::int64_t>(cp.n_after))
-        .bind(15, attribution.value("cause", std::string("neither"))).bind(16, attribution.dump())
+        .bind(15, attribution.cause).bind(16, stored_text(attribution))
         .bind(17, format_iso8601_ms(now_ms())).bind(18, alert_id)
         .bind(19, b.id).bind(20, std::string(detect::to_string(kind))).run();
     if (up.changes() > 0) raised.push_back(alert_id);
@@ -311,15 +309,14 @@ struct RunDetector::Pass {
 
   // An alert the gate raised stays one when the detector takes it over: the gate's floor confirmed it (the verdict
   // fails while it is present, without the score a detector's own alert must reach).
-  json with_gate_of(std::int64_t alert_id, json attribution) {
+  AlertAttribution with_gate_of(std::int64_t alert_id, AlertAttribution attribution) {
     auto& st = w.q("SELECT attribution FROM alerts WHERE id=?");
     st.bind(1, alert_id);
-    const json old = st.step() ? json::parse(st.text(0), nullptr, false) : json();
+    const auto old = st.step() ? read_attribution(st.text(0)) : std::nullopt;
     st.reset();
-    if (old.is_object() && old.contains("gate") && !attribution.contains("gate")) {
-      attribution["gate"] = old["gate"];
-      attribution["summary"] = "raised by the single-run gate at run " + old["gate"].value("run", std::string()) + "; " +
-                               attribution.value("summary", std::string());
+    if (old && old->gate && !attribution.gate) {
+      attribution.gate = old->gate;
+      attribution.summary = "raised by the single-run gate at run " + old->gate->run + "; " + attribution.summary;
     }
     return attribution;
   }
@@ -355,7 +352,7 @@ struct RunDetector::Pass {
     if (known && !moving) return;
     const auto cp = as_change_point(*nc, win.pts);
     const auto [a, b] = boundary(win, nc->index);
-    const json attribution = with_noise(attribute_change(w, sid, a, b, nc->ratio, ChangeOf::Noise, params()), *nc, b.key);
+    const AlertAttribution attribution = with_noise(attribute_change(w, sid, a, b, nc->ratio, ChangeOf::Noise, params()), *nc, b.key);
     if (moving)
       move_alert(*moving, b, a, detect::AlertKind::Noise, cp, attribution);
     else
@@ -391,7 +388,7 @@ struct RunDetector::Pass {
       cp.score = std::log1p(s.delta) / s.noise;
       cp.p_value = 0.5 * std::erfc(cp.score / std::sqrt(2.0));
       const RunInfo a = load_run(w, prev->run_id);
-      const json attribution = with_gate(
+      const AlertAttribution attribution = with_gate(
           attribute_change(w, f.benchmark->series_id, a, run, s.delta, ChangeOf::Level, params()), s, cp.after, run.key);
       insert_alert(f.benchmark->series_id, run, &a, detect::AlertKind::Regression, &cp, attribution);
     }
@@ -418,7 +415,7 @@ struct RunDetector::Pass {
         continue;
       }
       const auto [a, b] = boundary(win, cp.index);
-      const json attribution = with_trend(attribute_change(w, sid, a, b, cp.delta_rel, ChangeOf::Level, P), cp, b.key);
+      const AlertAttribution attribution = with_trend(attribute_change(w, sid, a, b, cp.delta_rel, ChangeOf::Level, P), cp, b.key);
       if (change.action == lifecycle::Action::Insert) {
         insert_alert(sid, b, &a, change.kind, &cp, attribution);
       } else {

@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "detection/alert_attribution.h"
 #include "queries/answer_common.h"
 
 namespace shaderwatch {
@@ -28,9 +27,10 @@ struct Alert {
   std::optional<double> before_ns, after_ns, delta_pct, noise_pct, floor_pct, score, p_value;
   std::optional<std::int64_t> n_before, n_after;
   std::string cause;
-  // The attribution document detection wrote (its summary, the suspects it weighed), kept as stored: its
-  // shape is detection's (attribution.cpp), and the API passes it on whole. Discarded where unparsable.
-  nlohmann::json attribution;
+  // The attribution detection wrote (detection/alert_attribution.h): its document as stored, which the API passes
+  // on whole (render/), and what readers read of it (its summary and marks; none where it does not parse).
+  std::string attribution_document;
+  std::optional<AlertAttribution> attribution;
   std::string raised_by_run, created_at, updated_at;
   std::optional<std::string> state_by, note;
   std::optional<std::string> error_message;  // a wrong answer's own words, from the alert's first run

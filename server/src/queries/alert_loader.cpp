@@ -48,7 +48,8 @@ Alert load_alert(sql::Conn& c, std::int64_t id) {
   a.n_before = opt_i64(st, 22);
   a.n_after = opt_i64(st, 23);
   a.cause = st.text(24);
-  a.attribution = nlohmann::json::parse(st.text(25), nullptr, false);
+  a.attribution_document = st.text(25);
+  a.attribution = read_attribution(a.attribution_document);
   a.raised_by_run = st.text(26);
   a.created_at = st.text(27);
   a.updated_at = st.text(28);

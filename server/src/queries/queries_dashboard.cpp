@@ -80,11 +80,18 @@ Overview Queries::summary(const Params& q) {
       out.gpus.push_back(std::move(gpu));
     }
   }
-  // verdict() and runs() take their own reader: the lease above is back in the pool by now.
+  // verdict() and runs() take their own reader: the lease above is back in the pool by now. Each run judged once: a
+  // GPU's last run is most often among the latest runs too.
+  std::map<std::string, VerdictBrief> judged;
+  const auto brief_of = [&](const std::string& run) -> const VerdictBrief& {
+    auto it = judged.find(run);
+    if (it == judged.end()) it = judged.emplace(run, verdict_brief(verdict(run))).first;
+    return it->second;
+  };
   for (auto& g : out.gpus)
-    if (g.last_run) g.last_run->verdict = verdict_brief(verdict(g.last_run->run.id));
+    if (g.last_run) g.last_run->verdict = brief_of(g.last_run->run.id);
   for (RunSummary& run : runs({{"limit", std::to_string(n_runs)}}).runs) {
-    VerdictBrief brief = verdict_brief(verdict(run.id));
+    VerdictBrief brief = brief_of(run.id);
     out.latest_runs.push_back({std::move(run), std::move(brief)});
   }
   return out;

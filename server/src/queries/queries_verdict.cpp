@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <shaderwatch/result_contract.h>
 
+#include "detection/alert_attribution.h"
 #include "detection/alert_states.h"
 #include "detection/analysis.h"
 #include "queries/alert_loader.h"
@@ -70,8 +70,8 @@ std::optional<NoiseNote> noise_note(sql::Conn& c, const JudgedRun& run) {
   st.bind(1, run.pk).bind(2, run.started_ms).bind(3, run.pk);
   std::vector<analysis::NoisySeries> open_noise;
   while (st.step()) {
-    const auto attribution = nlohmann::json::parse(st.text(2), nullptr, false);
-    const double ratio = attribution.is_object() ? attribution.value("/noise/ratio"_json_pointer, 1.0) : 1.0;
+    const auto attribution = read_attribution(st.text(2));
+    const double ratio = attribution && attribution->noise ? attribution->noise->ratio : 1.0;
     open_noise.push_back({ratio, st.text(0), st.text(1)});
   }
   st.reset();

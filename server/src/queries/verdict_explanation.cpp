@@ -125,7 +125,7 @@ Explanation from_alert(sql::Conn& c, const Alert& a, const std::string& finding,
   e.floor_pct = num(a.floor_pct);
   e.run_id = a.run_id;
   e.against = "its level before run " + a.run_id + " (alert " + std::to_string(a.id) + ")";
-  const std::string summary = a.attribution.is_object() ? a.attribution.value("summary", "") : "";
+  const std::string summary = a.attribution ? a.attribution->summary : "";
   const std::string what = finding == "acknowledged" ? "acknowledged regression " : "regression ";
   e.headline = what + pct_text(e.change_pct) + " (" + time_text(e.before_ns) + " -> " + time_text(e.after_ns) + ") since run " +
                a.run_id + ", cause " + a.cause + (summary.empty() ? "" : ": " + summary) +

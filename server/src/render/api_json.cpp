@@ -53,7 +53,7 @@ void to_json(json& j, const Alert& a) {
        {"n_before", or_null(a.n_before)},
        {"n_after", or_null(a.n_after)},
        {"cause", a.cause},
-       {"attribution", a.attribution},
+       {"attribution", nlohmann::json::parse(a.attribution_document, nullptr, false)},  // discarded where unparsable
        {"raised_by_run", a.raised_by_run},
        {"created_at", a.created_at},
        {"updated_at", a.updated_at},
