@@ -1,9 +1,10 @@
+// The executor: a plan's buffers (by role into the runner's output, partials and counter), its pipelines in pass
+// order (so each shader compiles, and its SPIR-V hash is taken, as the hand-written runners did), its push words.
 #include "run/dispatch_runner.h"
 
 #include <map>
 #include <stdexcept>
 #include <string>
-
 
 namespace shaderwatch {
 
