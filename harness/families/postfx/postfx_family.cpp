@@ -35,9 +35,6 @@ std::vector<CheckInput> postfx_check_inputs() {
   };
 }
 
-}  // namespace
-
-namespace {
 // What the tiled kernels read from push constant word 4 on, in postfx.glsl's order.
 std::vector<float> push_parameters(const reference::PostfxParams& p, const Problem& problem) {
   const reference::LensParams lens = postfx_lens();
@@ -45,6 +42,7 @@ std::vector<float> push_parameters(const reference::PostfxParams& p, const Probl
           lens.focal_length, lens.f_stop, lens.focus_distance, static_cast<float>(problem.width / lens.sensor_width),
           p.drago_lmax, p.drago_scale};
 }
+
 }  // namespace
 
 const KernelFamily& postfx_family() {
@@ -57,7 +55,7 @@ const KernelFamily& postfx_family() {
       .make_problem = [](InputKind kind, const SizeSpec& size, uint64_t seed) {
         return make_postfx_problem(kind, size.width, size.height, seed);
       },
-      .generator_version = 1,  // its HdrTest image included  // as of 2026-11-26
+      .generator_version = 1,  // as of 2026-11-26, its HdrTest image included
       .derive_input = [](const KernelSpec& spec, const Problem& problem) {
         const reference::PostfxParams params = postfx_params(problem);
         return DerivedInput{.data = std::make_shared<const std::vector<float>>(postfx_input(spec, problem)),
