@@ -14,6 +14,7 @@
 
 #include "catalog.h"
 #include "families/kernel_method.h"
+#include "families/picture.h"
 #include "inputs/inputs.h"
 
 namespace shaderwatch {
@@ -53,6 +54,8 @@ struct KernelFamily {
   double check_ns_per_item;
   // Its --check cases, in the order they run (each case's seed follows from its place).
   std::vector<CheckInput> (*check_inputs)();
+  // What --write-images draws of its kernels (families/picture.h). nullptr: nothing.
+  PictureSet (*pictures)() = nullptr;
 };
 
 // A benchmark's input beyond its size and seed: its kind and its family generator's version, "hdr-test@1". The

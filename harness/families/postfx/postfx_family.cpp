@@ -74,6 +74,7 @@ const KernelFamily& postfx_family() {
       .method = postfx_method,
       .check_ns_per_item = 300,  // Tracked arithmetic per pixel; blurs and depth of field gather dozens of taps
       .check_inputs = postfx_check_inputs,
+      .pictures = postfx_pictures,
   };
   return family;
 }
