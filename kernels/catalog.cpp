@@ -331,11 +331,15 @@ const std::vector<KernelSpec>& catalog() {
   return entries;
 }
 
+const std::string* shader_define(const ShaderRef& shader, const std::string& define) {
+  for (const auto& [name, value] : shader.defines)
+    if (name == define) return &value;
+  return nullptr;
+}
+
 const std::string& define_value(const KernelSpec& spec, const std::string& define) {
-  for (const auto& shader : spec.shaders) {
-    for (const auto& [name, value] : shader.defines)
-      if (name == define) return value;
-  }
+  for (const auto& shader : spec.shaders)
+    if (const std::string* value = shader_define(shader, define)) return *value;
   throw std::invalid_argument(spec.name + " is built without " + define);
 }
 

@@ -109,6 +109,8 @@ const KernelSpec& find_kernel(const std::string& name);  // throws std::invalid_
 const KernelSpec* find_kernel_or_null(std::string_view name);
 // The value one of the kernel's shaders is built with for `define`; throws std::invalid_argument when none has it.
 const std::string& define_value(const KernelSpec& spec, const std::string& define);
+// The value `shader` is built with for `define`, or nullptr.
+const std::string* shader_define(const ShaderRef& shader, const std::string& define);
 
 // The roofline's bandwidth probes (not catalog entries: nothing to check), each in two access patterns:
 // a grid-stride loop, or tiles of an image kProbeImageWidth vec4 wide (tiled = true). copy.comp copies

@@ -42,8 +42,7 @@ PlanPass tiled_pass(const KernelSpec& spec, size_t shader, std::vector<std::stri
 // A blur pass's workgroups: its shader writes the TILE_X x TILE_Y pixels its defines say.
 Workgroups blur_tiles(const KernelSpec& spec, size_t pass) {
   auto tile = [&](const std::string& name) -> uint32_t {
-    for (const auto& [key, value] : spec.shaders.at(pass).defines)
-      if (key == name) return static_cast<uint32_t>(std::stoul(value));
+    if (const std::string* value = shader_define(spec.shaders.at(pass), name)) return static_cast<uint32_t>(std::stoul(*value));
     throw std::logic_error(spec.name + ": blur pass " + std::to_string(pass) + " lacks " + name);
   };
   return tiles(tile("TILE_X"), tile("TILE_Y"));

@@ -26,11 +26,7 @@ void upgrade_from_1(const json& context, Parsed& p) {
   for (Row& r : p.rows) {
     if (r.status_given) continue;
     r.status = contract::row_status_of_message(r.error, r.error_message);
-    if (r.status == contract::RowStatus::Pass) {
-      const json counters = json::parse(r.counters);
-      const auto retries = counters.find(contract::kCheckRetriesCounter);
-      if (retries != counters.end() && retries->get<double>() > 0) r.status = contract::RowStatus::Flake;
-    }
+    if (r.status == contract::RowStatus::Pass && r.check_retries > 0) r.status = contract::RowStatus::Flake;
   }
   try {
     p.driver_version = spelled_driver_version(context_text(context, contract::kVendorId),

@@ -331,6 +331,8 @@ Row parse_row(const json& b, std::size_t i, int format_version) {
   if (counters.size() > kMaxCounters)
     throw ClientError(400, std::to_string(counters.size()) + " counters, more than " + std::to_string(kMaxCounters), path);
   r.counters = counters.dump();
+  if (const auto retries = counters.find(contract::kCheckRetriesCounter); retries != counters.end())
+    r.check_retries = retries->get<double>();
   parse_status(b, path, format_version, r);
   return r;
 }

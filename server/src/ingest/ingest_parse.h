@@ -24,6 +24,7 @@ struct Row {
   bool error = false;
   contract::RowStatus status = contract::RowStatus::Pass;
   bool status_given = false;  // the row carried contract::kStatusField (format 1 may not: format_upgrade.h)
+  double check_retries = 0;   // its contract::kCheckRetriesCounter, read with the counters (format 1's flakes)
 };
 
 struct Parsed {
