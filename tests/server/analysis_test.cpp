@@ -74,12 +74,13 @@ TEST(AnalysisRankings, AFlipNeedsAGapBeyondNoise) {
 }
 
 namespace {
-a::BenchmarkEvidence stepped(std::vector<double> recent, bool acknowledged = false) {
+// `since`: the series' runs since the step, newest first.
+a::BenchmarkEvidence stepped(std::vector<double> since, bool acknowledged = false) {
   a::BenchmarkEvidence b;
   b.name = "lum/x/1080p/cold";
-  b.value = recent.front();
-  b.recent = std::move(recent);
+  b.value = since.front();
   b.open.push_back({7, acknowledged, 100.0, 108.0, 0.015});  // a +8% step with a 1.5% floor
+  b.open.back().since = std::move(since);
   return b;
 }
 }  // namespace

@@ -458,6 +458,38 @@ TEST(Detector, TheRunsSinceTheStepMeasureItsLevel) {
   EXPECT_TRUE(d::present_in_newest(step, few, {}, few));
 }
 
+// One decision for the verdict and the alert: a +3% step in 1% noise (its level measured on 16 runs) and its runs
+// since, oldest first. Still slow: carried. Reverted two runs ago: back (the run passes) but not fixed (the alert stays
+// open until six runs say so at fixed_z). Six runs back: fixed. A fixed regression is never carried.
+TEST(Detector, PresenceIsOneDecisionWithTwoConfidences) {
+  const d::Step small{100, 103, 0.01, 0.01, 16};
+  std::vector<double> since(10, 103.0);
+  EXPECT_EQ(d::presence(small, since).state, d::PresenceState::Carried);
+  since.push_back(100.1);
+  since.push_back(99.9);
+  EXPECT_EQ(d::presence(small, since).state, d::PresenceState::Back);
+  since.insert(since.end(), 4, 100.0);
+  const d::Presence fixed = d::presence(small, since);
+  EXPECT_EQ(fixed.state, d::PresenceState::Fixed);
+  EXPECT_NEAR(fixed.level.after, 103.0, 1e-9) << "the step's level measured on the runs before the newest six";
+  EXPECT_EQ(d::presence(small, {}).state, d::PresenceState::Carried) << "no evidence: keep it";
+  d::Params none;
+  none.present_points = 0;
+  EXPECT_NE(d::presence(small, since, none).state, d::PresenceState::Fixed) << "nothing closes without present_points";
+  // Over many series, a Fixed answer is one whose run passes: the verdict's test at present_z is the same test.
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> noise(0, 0.01);
+  for (int t = 0; t < 2000; ++t) {
+    std::vector<double> runs;
+    const int n = 1 + t % 14;
+    for (int i = 0; i < n; ++i) runs.push_back((i < n / 2 ? 103.0 : 100.0 + 0.1 * (t % 31)) * std::exp(noise(rng)));
+    const d::Presence p = d::presence(small, runs);
+    if (p.state == d::PresenceState::Fixed) {
+      EXPECT_FALSE(d::present_in_newest(small, runs, {}, runs)) << t;
+    }
+  }
+}
+
 TEST(Detector, AMedianOfFewRunsIsAsNoisyAsItIs) {
   // One run back on the old level of a +6% step in 1% noise (floor 1%): 1.4% above it is within two of the run's
   // standard errors, back; 2.1% is not (the floor alone called both not back).

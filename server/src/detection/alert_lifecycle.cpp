@@ -77,22 +77,19 @@ std::vector<AlertChange> plan_performance_alerts(const std::vector<detect::Chang
 std::vector<Closure> regressions_gone(const std::vector<OpenRegression>& open, const std::vector<RecentRun>& recent,
                                       const detect::Params& p) {
   std::vector<Closure> closed;
-  if (p.present_points == 0 || recent.size() < p.present_points) return closed;
-  const auto first = recent.end() - static_cast<std::ptrdiff_t>(p.present_points);
-  std::vector<double> values;
-  for (auto it = first; it != recent.end(); ++it) values.push_back(it->value);
   for (const auto& r : open) {
-    if (first->started_ms < r.boundary_ms) continue;  // the recent runs must all follow the step
-    std::vector<double> level_runs;  // the step's runs before the last present_points
-    for (auto it = recent.begin(); it != first; ++it)
-      if (it->started_ms >= r.boundary_ms) level_runs.push_back(it->value);
-    const detect::Step step = detect::remeasured(r.step, level_runs, p);
-    if (detect::still_present(step, values, p.fixed_z, p)) continue;
+    std::vector<double> since;  // the runs from the step's boundary on
+    for (const auto& run : recent)
+      if (run.started_ms >= r.boundary_ms) since.push_back(run.value);
+    const detect::Presence presence = detect::presence(r.step, since, p);
+    if (presence.state != detect::PresenceState::Fixed) continue;
+    const std::vector<double> newest(since.end() - static_cast<std::ptrdiff_t>(p.present_points), since.end());
+    const detect::Step& step = presence.level;
     char note[256];
     std::snprintf(note, sizeof note,
                   "closed by the evidence: the last %zu runs (median %.0f ns) are back near the old level %.0f ns "
                   "(the step went to %.0f ns)",
-                  values.size(), stats::median(values), step.before, step.after);
+                  newest.size(), stats::median(newest), step.before, step.after);
     const double middle = 0.5 * (std::log(step.before) + std::log(step.after));
     const double direction = step.after > step.before ? 1 : -1;
     std::int64_t back_since = 0;

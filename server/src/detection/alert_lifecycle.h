@@ -69,10 +69,8 @@ struct Closure {
   // revert; 0 where the runs did not say.
   std::int64_t back_since_run = 0;
 };
-// `recent`: the series' latest main runs, oldest first. A regression is closed when its latest present_points
-// runs all follow its boundary and detect::still_present says the step is gone at Params::fixed_z, the
-// confidence a step's confirmation takes: a small regression still there is not closed by a few low runs. The step's
-// level is that of its runs before those (detect::remeasured) where they outnumber the alert's.
+// `recent`: the series' latest main runs, oldest first. A regression is closed where detect::presence over its runs
+// since the boundary says Fixed: the same decision the verdict reads (Back or Fixed: the run passes).
 std::vector<Closure> regressions_gone(const std::vector<OpenRegression>& open, const std::vector<RecentRun>& recent,
                                       const detect::Params& p = {});
 

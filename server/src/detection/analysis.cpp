@@ -207,12 +207,10 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
     std::vector<std::int64_t> raised_here;
     if (run.on_main) {
       for (const auto& r : b.open) {
-        // Whether the run still carries the step: the newest runs since it (those before it are the old level).
-        const std::size_t since_step = r.since.empty() ? b.recent.size() : std::min(b.recent.size(), r.since.size());
-        const std::vector<double> recent(b.recent.end() - static_cast<std::ptrdiff_t>(since_step), b.recent.end());
+        // Whether the run still carries the step: the runs since it say (those before it are the old level).
         if (r.before && r.after &&
-            !detect::present_in_newest({*r.before, *r.after, r.floor_rel, r.noise_rel, r.n_after}, recent, p,
-                                       {r.since.rbegin(), r.since.rend()}))
+            detect::presence({*r.before, *r.after, r.floor_rel, r.noise_rel, r.n_after}, {r.since.rbegin(), r.since.rend()}, p)
+                    .state != detect::PresenceState::Carried)
           continue;
         if (r.acknowledged) {
           v.acknowledged.push_back(r.alert_id);

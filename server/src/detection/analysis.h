@@ -102,7 +102,7 @@ struct RunVerdict {
 };
 
 // Fails on any correctness failure; where timings gate, on a slowdown the single-run gate finds (any branch),
-// and on a main run on every new regression still present (detect::present_in_newest over the newest runs since its
+// and on a main run on every new regression the run still carries (detect::presence over the runs since its
 // step): a later alert never masks an earlier regression, and one whose series is back on its old level no longer
 // gates. A detector's alert fails once its evidence passes GateParams::alert_z; one the gate raised (at ingest, from
 // this judgement) was confirmed by its floor and fails while present, listed at its own run as the slowdown it is.

@@ -606,4 +606,19 @@ bool present_in_newest(const Step& step, const std::vector<double>& recent, cons
   return true;
 }
 
+Presence presence(const Step& step, const std::vector<double>& since, const Params& p) {
+  Presence out{PresenceState::Carried, step};
+  if (no_evidence(step, since)) return out;
+  if (p.present_points > 0 && since.size() >= p.present_points) {
+    const auto newest = since.end() - static_cast<std::ptrdiff_t>(p.present_points);
+    out.level = remeasured(step, {since.begin(), newest}, p);
+    if (!still_present(out.level, {newest, since.end()}, p.fixed_z, p)) {
+      out.state = PresenceState::Fixed;
+      return out;
+    }
+  }
+  if (!present_in_newest(step, since, p, since)) out.state = PresenceState::Back;
+  return out;
+}
+
 }  // namespace shaderwatch::detect

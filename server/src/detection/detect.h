@@ -159,6 +159,21 @@ bool still_present(const Step& step, const std::vector<double>& recent, double g
 bool present_in_newest(const Step& step, const std::vector<double>& recent, const Params& p = {},
                        const std::vector<double>& since = {});
 
+// Whether an open regression is still there, decided once for both its readers: the verdict (a run fails on it
+// while Carried) and the alert's lifecycle (closed as fixed at Fixed). `since`: the series' main runs from the step's
+// first run up to the run asked about, oldest first (empty: no evidence, Carried).
+//   Fixed: its newest present_points runs are back at fixed_z (still_present), the step's level measured on the runs
+//          before them (remeasured): the confidence a step's confirmation takes.
+//   Back: not fixed, but present_in_newest says the run no longer carries it: the run passes, the alert stays open.
+//   Carried: neither.
+// Fixed implies back: fixed_z is above present_z and the test of the newest present_points runs is the same.
+enum class PresenceState { Carried, Back, Fixed };
+struct Presence {
+  PresenceState state = PresenceState::Carried;
+  Step level;  // the step as the Fixed test measured it (remeasured on the runs before the newest present_points)
+};
+Presence presence(const Step& step, const std::vector<double>& since, const Params& p = {});
+
 // Two-stage detection over a series in time order: the noise is estimated from all the points
 // given, change points are looked for in the last Params::window of them. Returns every change point that passed
 // stage 1 and whose shift reached the effect floor, each classified by stage 2 (regression,

@@ -48,7 +48,6 @@ struct BenchmarkEvidence {
   double value = 0;                    // this run's point (ns)
   std::string spirv;                   // this run's SPIR-V hash (from its label; empty where it named none)
   std::vector<OpenRegression> open;    // regression alerts at or before the run, new or acknowledged
-  std::vector<double> recent;          // the series' latest main runs up to this one, oldest first
   std::vector<double> level_runs;      // the level it is judged against: main runs since the latest change point
                                        // (at most kLevelRuns)
   std::vector<double> reps;            // this run's repetitions (ns)

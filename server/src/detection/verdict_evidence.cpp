@@ -152,12 +152,9 @@ void load_open_alerts(sql::Conn& c, const JudgedRun& run, const BySeries& series
   }
 }
 
-// A main run's recent values and the series' open regressions, each with the values since its step: whether
-// they are still present is the judge's to say.
-void load_open_regressions(sql::Conn& c, const JudgedRun& run, const EvidenceParams& p, const BySeries& series) {
-  latest_main_points(c, run, p, {run.started_ms, run.pk}, true, p.detect.present_points, series,
-                     [](Evidence& b, const sql::Stmt& st) { b.recent.push_back(st.f64(1)); });
-  for (auto& [sid, b] : series) std::reverse(b->recent.begin(), b->recent.end());  // read newest first
+// The series' open regressions, each with the values since its step: whether the run carries them is the
+// judge's to say (detect::presence).
+void load_open_regressions(sql::Conn& c, const JudgedRun& run, const BySeries& series) {
   std::vector<std::pair<Evidence*, std::pair<std::int64_t, std::int64_t>>> steps;
   load_open_alerts(c, run, series, steps);
   // Open regressions are few (a handful per run): one read each.
@@ -284,7 +281,7 @@ analysis::RunEvidence load_evidence(sql::Conn& c, const JudgedRun& run, const Le
   // Pointers into evidence.benchmarks from here on: it no longer grows.
   load_failures(c, run, bound, evidence);
   const BySeries series = timed(evidence);
-  if (evidence.on_main) load_open_regressions(c, run, p, series);
+  if (evidence.on_main) load_open_regressions(c, run, series);
   std::map<std::int64_t, std::vector<std::int64_t>> level_run_ids;  // series -> its level's runs, newest first
   load_levels(c, run, bound, p, series, level_run_ids);
   load_ran_as_before(c, run, series, level_run_ids);
