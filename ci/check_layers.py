@@ -6,7 +6,8 @@
   2. the pure parts include no Vulkan, no database and no HTTP: reference/, harness/common, harness/inputs,
      harness/check, server/src/detection (but run_detector, change_attribution, verdict_evidence and
      alert_triage), ingest_parse and point_grouping;
-  3. neither half includes the other: the server none of harness/, the harness none of server/.
+  3. neither half includes the other: the server none of harness/ nor of the bench's catalog (kernels/: what
+     the server needs of it comes in the documents, contract/), the harness none of server/.
 
   ci/check_layers.py [--root DIR]
 
@@ -91,10 +92,13 @@ def check(root):
             if IMPURE_SYSTEM.match(inc) or (kind == '"' and IMPURE_SERVER.match(inc)):
                 broken.append(f'{path}:{n}: includes {inc}: {os.path.dirname(path)} is pure (no Vulkan, database or HTTP)')
     harness_headers = {p.split(os.sep, 1)[1] for p in sources(root, 'harness')}
+    catalog_headers = {os.path.basename(p) for p in sources(root, 'kernels') if p.endswith('.h')}
     for path in sources(root, 'server'):
         for n, kind, inc in includes(root, path):
             if kind == '"' and inc in harness_headers and not os.path.exists(os.path.join(root, 'server', 'src', inc)):
                 broken.append(f'{path}:{n}: includes "{inc}": the server includes nothing of the harness')
+            if kind == '"' and inc in catalog_headers and not os.path.exists(os.path.join(root, 'server', 'src', inc)):
+                broken.append(f'{path}:{n}: includes "{inc}": the server includes nothing of the bench\'s catalog')
     return broken
 
 

@@ -139,13 +139,22 @@ inline constexpr const char* kHarnessRevision = "harness_revision";
 //   1: a row may lack kStatusField (its status is in its error message); the driver version may be an old
 //      harness's spelling (NVIDIA's 580.159.04 as 580.159.4.0), kDriverVersionRaw beside it.
 //   2: every row carries kStatusField; kDriverVersion is the vendor's spelling (driver_version.h).
+//   3: every measured row carries kStopField; each kCompiledSection entry its kernel's "operation". The server
+//      reads a row's SPIR-V hash from its kernel's kCompiledSection entry, never from its label (which keeps its
+//      "spirv:<hash> stop:<reason>" text for people and Google Benchmark's tools); before 3 a row without an entry
+//      is read by its label (spirv_of_label).
 inline constexpr const char* kFormatVersion = "format_version";
-inline constexpr int kCurrentFormatVersion = 2;
+inline constexpr int kCurrentFormatVersion = 3;
+// Why the measurement of a row's benchmark stopped (the bench's stopping criterion: "low-noise",
+// "noise-converged", "time-cap", ...), on every row that was measured, from format 3.
+inline constexpr const char* kStopField = "sw_stop";
 // Whether the run recorded what the driver compiled: "captured", or "unavailable: <why>" (a device without
 // VK_KHR_pipeline_executable_properties records the SPIR-V hash only).
 inline constexpr const char* kPipelineStatistics = "pipeline_statistics";
 // What was compiled, once per kernel, in a top-level section of the document beside "benchmarks":
 //   "sw_compiled": {"<family/variant>": {"spirv": "<hash>", "input": "<kind>@<generator version>",
+//                                        "operation": "<what it computes>",  // from format 3: "tone mapping"; the
+//                                        // rankings rank only variants of one operation against each other
 //                                        "pipelines": [  // one per pipeline, in dispatch order
 //       [{"executable": "<driver's name>", "subgroup_size": 32,             // one per compiled stage
 //         "statistics": [{"name": "<driver's name>", "format": "bool32|int64|uint64|float64", "value": 58}]}]]}}

@@ -34,7 +34,8 @@ ordered_json compiled_section(const std::vector<BenchmarkResult>& results) {
         pipelines.push_back(std::move(pipeline));
       }
     }
-    section[key] = {{"spirv", r.spirv_hash}, {"input", r.input}, {"pipelines", std::move(pipelines)}};
+    section[key] = {{"spirv", r.spirv_hash}, {"input", r.input}, {"operation", r.spec->operation},
+                    {"pipelines", std::move(pipelines)}};
   }
   return section;
 }

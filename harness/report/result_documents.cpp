@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/compiled_section.h"
+#include "run/stopping_criterion.h"
 #include "shaderwatch/device_split.h"
 
 namespace shaderwatch {
@@ -26,19 +27,22 @@ ordered_json parse_document(const std::string& text, const std::string& path) {
   }
 }
 
-// Every row (repetitions and aggregates) with its benchmark's status; a row is found by its run name,
-// which is the benchmark's name (the reporter wrote clean names).
-void add_statuses(ordered_json& document, const std::vector<BenchmarkResult>& results, const std::string& path) {
-  std::map<std::string, contract::RowStatus, std::less<>> status_of;
-  for (const auto& r : results) status_of.emplace(r.name, row_status(r.outcome.status));
+// Every row (repetitions and aggregates) with its benchmark's status and, where it was measured, why its
+// measurement stopped; a row is found by its run name, which is the benchmark's name (the reporter wrote clean
+// names).
+void add_row_fields(ordered_json& document, const std::vector<BenchmarkResult>& results, const std::string& path) {
+  std::map<std::string, const BenchmarkResult*, std::less<>> result_of;
+  for (const auto& r : results) result_of.emplace(r.name, &r);
   if (!document.contains("benchmarks") || !document["benchmarks"].is_array())
     throw std::runtime_error("--benchmark_out '" + path + "' has no benchmarks array");
   for (auto& row : document["benchmarks"]) {
     const std::string run_name = row.value("run_name", row.value("name", ""));
-    const auto it = status_of.find(run_name);
-    if (it == status_of.end())
+    const auto it = result_of.find(run_name);
+    if (it == result_of.end())
       throw std::runtime_error("--benchmark_out '" + path + "': row '" + run_name + "' is no benchmark of this run");
-    row[contract::kStatusField] = contract::row_status_word(it->second);
+    const BenchmarkResult& r = *it->second;
+    row[contract::kStatusField] = contract::row_status_word(row_status(r.outcome.status));
+    if (r.error_message.empty()) row[contract::kStopField] = stop_reason_name(r.measurement.stop);
   }
 }
 
@@ -60,7 +64,7 @@ void write_out_file(const std::string& path, const std::string& text) {
 std::vector<ResultDocument> write_result_documents(const std::string& path, const std::string& json_text,
                                                    const std::vector<BenchmarkResult>& results) {
   ordered_json document = parse_document(json_text, path);
-  add_statuses(document, results, path);
+  add_row_fields(document, results, path);
   document[contract::kCompiledSection] = compiled_section(results);
   std::vector<upload::DeviceDocument> parts;
   try {

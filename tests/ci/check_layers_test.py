@@ -45,9 +45,10 @@ def main():
                 ('harness/run/gpu_timer.cpp', '#include "families/kernel_family.h"', 'run may use only'),
                 ('harness/check/check.cpp', '#include <volk.h>', 'harness/check is pure'),
                 ('server/src/detection/detect.cpp', '#include "storage/sql.h"', 'is pure'),
-                ('server/src/queries/queries.cpp', '#include "suite/kernel_run.h"', 'the server includes nothing')):
+                ('server/src/queries/queries.cpp', '#include "suite/kernel_run.h"', 'the server includes nothing'),
+                ('server/src/queries/queries_rankings.cpp', '#include "catalog.h"', 'nothing of the bench\'s catalog')):
             root = os.path.join(scratch, os.path.basename(path))
-            for part in ('harness', 'reference', 'server/src'):
+            for part in ('harness', 'reference', 'server/src', 'kernels'):
                 shutil.copytree(os.path.join(SOURCE, part), os.path.join(root, part))
             with_line(root, path, line)
             r = run_check(root)

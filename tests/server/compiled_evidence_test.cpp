@@ -9,6 +9,8 @@
 #include "fixture_file.h"
 #include "quick_bench.h"
 #include "ingest/ingest_parse.h"
+#include "service/store.h"
+#include "storage/sql.h"
 #include "test_util.h"
 
 using nlohmann::json;
@@ -165,6 +167,42 @@ TEST(CompiledEvidence, ARunWithoutTheSectionShowsTheSpirvItsLabelsName) {
   EXPECT_EQ(series["points"][0]["spirv"], "7ee3f9057fc10a53");
   EXPECT_TRUE(series["points"][0]["compiled_id"].is_null());
   EXPECT_TRUE(s.get("/api/v1/runs/old")["compiled"].empty());
+}
+
+// Schema 8 keeps each point's SPIR-V hash in a column that every reader reads (the label is no longer parsed there).
+// A database stored before it gets the hash from each point's label, on SQLite and PostgreSQL alike.
+TEST(CompiledEvidence, PointsStoredBeforeTheSpirvColumnGetItFromTheirLabels) {
+  TempDir dir;
+  const std::string db = dir.db("v7.db");
+  json doc = h200_quick();
+  doc.erase(contract::kCompiledSection);
+  {
+    TestServer s(db);
+    ASSERT_TRUE(s.post(wrapped(doc, "old", 0))->status == 201);
+  }
+  std::size_t labelled = 0;
+  {
+    auto c = shaderwatch::sql::connect(shaderwatch::sql::Location::parse(db), shaderwatch::sql::Role::Writer);
+    auto& st = c->q("SELECT COUNT(*) FROM points WHERE label LIKE 'spirv:%'");
+    ASSERT_TRUE(st.step());
+    labelled = static_cast<std::size_t>(st.i64(0));
+    st.reset();
+    swt::set_back_to_schema(*c, 7);
+  }
+  ASSERT_GT(labelled, 100u);
+  TestServer s(db);
+  EXPECT_EQ(s.store->schema_version(), shaderwatch::Store::kSchemaVersion);
+  auto c = shaderwatch::sql::connect(shaderwatch::sql::Location::parse(db), shaderwatch::sql::Role::Writer);
+  auto& st = c->q("SELECT label, spirv FROM points");
+  std::size_t filled = 0;
+  while (st.step()) {
+    EXPECT_EQ(st.text(1), contract::spirv_of_label(st.text(0))) << st.text(0);
+    filled += !st.text(1).empty();
+  }
+  st.reset();
+  EXPECT_EQ(filled, labelled);
+  const json series = s.get(cat("/api/v1/series/", std::to_string(series_id_of(s, "lum/interleaved_256/320x180/hot"))));
+  EXPECT_EQ(series["points"][0]["spirv"], "7ee3f9057fc10a53");
 }
 
 TEST(CompiledEvidence, OnADeviceWithoutStatisticsTheBenchsHashesAreKept) {

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <shaderwatch/result_contract.h>
 
 #include "fixture_file.h"
 #include "detection/analysis.h"
+#include "ingest/benchmark_name.h"
 #include "test_util.h"
 
 using namespace swt;
@@ -272,6 +274,43 @@ TEST(DashboardApi, GpuComparisonRanksOnlyOneOperationAndCallsTiesOnRealRuns) {
   EXPECT_LE(largest, 100.5) << "% of roofline beyond measurement noise";
   std::printf("rankings over %zu groups: %d flips within an operation, %d across operations dropped; %d ties, %d "
               "named fastest; largest %% of roofline %.1f\n", rank["groups"].size(), flips, cross_operation, ties, named, largest);
+}
+
+// Issue 53: what a variant computes comes with its document (the compiled section's "operation", contract format 3),
+// so a kernel the server never heard of ranks with its own kind: here every kernel of the same real runs says it
+// computes one operation, and every flip between any two variants is shown. The runs above, which say nothing, are
+// read by format 2's catalog.
+TEST(DashboardApi, TheRankingsCompareTheVariantsADocumentSaysComputeOneOperation) {
+  TempDir dir;
+  TestServer s(dir.db("sw.db"));
+  for (const auto& [file, id, at] : {std::tuple{"h200-1a5ab89.json.gz", "h200", "2026-11-25T03:40:00Z"},
+                                     std::tuple{"h100-1a5ab89.json.gz", "h100", "2026-11-25T03:45:00Z"}}) {
+    json doc = real_run(file);
+    json compiled = json::object();
+    for (const auto& row : doc["benchmarks"]) {
+      const auto parts = shaderwatch::split_name(row["run_name"].get<std::string>());
+      compiled[parts.kernel()] = {{"spirv", "0123abcd"}, {"input", "test@1"}, {"operation", "one operation"},
+                                  {"pipelines", json::array()}};
+    }
+    doc[shaderwatch::contract::kCompiledSection] = compiled;
+    auto r = s.post(wrap_doc(doc, id, "1a5ab89", at));
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 201) << r->body;
+  }
+  const auto rank = s.get("/api/v1/rankings?commit=1a5ab89");
+  std::size_t flips = 0, all_flips = 0;
+  for (const auto& g : rank["groups"]) {
+    std::map<std::size_t, shaderwatch::analysis::GpuVariants> per_gpu;
+    for (std::size_t gi = 0; gi < g["by_gpu"].size(); ++gi)
+      for (const auto& r : g["by_gpu"][gi]["ranking"]) {
+        EXPECT_EQ(r["operation"], "one operation") << r.dump();
+        per_gpu[gi][r["variant"]] = {r["value_ns"].get<double>(), r["noise_rel"].get<double>()};
+      }
+    flips += g["flips"].size();
+    all_flips += shaderwatch::analysis::flips(per_gpu).size();
+  }
+  EXPECT_GT(flips, 0u);
+  EXPECT_EQ(flips, all_flips) << "every flip is within the one operation the documents named";
 }
 
 // Issue 26 item 3: a partial run (16K only) at the same commit adds its sizes to the GPU comparison; it

@@ -203,14 +203,30 @@ TEST(IngestParse, TheFormatVersionSaysWhatADocumentMustCarry) {
   EXPECT_EQ(v1.rows.at(0).status, contract::RowStatus::Flake) << "version 1: the status from the row";
 
   json v2 = doc;
-  v2["context"][key] = std::to_string(contract::kCurrentFormatVersion);
+  v2["context"][key] = "2";
   EXPECT_EQ(refusal(wrapped(v2)), "benchmark.benchmarks[0].sw_status: missing required field (format version 2)");
   for (auto& row : v2["benchmarks"]) row[contract::kStatusField] = "pass";
-  const auto current = shaderwatch::parse_body(wrapped(v2), 64);
-  EXPECT_EQ(current.rows.at(0).status, contract::RowStatus::Pass) << "a current document's status is its field's";
+  const auto second = shaderwatch::parse_body(wrapped(v2), 64);
+  EXPECT_EQ(second.rows.at(0).status, contract::RowStatus::Pass) << "from version 2 the status is its field's";
 
-  v2["context"][key] = "3";
-  EXPECT_EQ(refusal(wrapped(v2)), path + ": format version 3 is newer than this server reads (up to 2): upgrade the server");
+  // Version 3: a measured row says why its measurement stopped; a compiled kernel what it computes.
+  json v3 = v2;
+  v3["context"][key] = "3";
+  EXPECT_EQ(refusal(wrapped(v3)), "benchmark.benchmarks[0].sw_stop: missing required field (format version 3)");
+  for (auto& row : v3["benchmarks"]) row[contract::kStopField] = "low-noise";
+  EXPECT_EQ(shaderwatch::parse_body(wrapped(v3), 64).rows.at(0).stop, "low-noise");
+  v3["benchmarks"][0][contract::kStopField] = "low noise";
+  EXPECT_EQ(refusal(wrapped(v3)), "benchmark.benchmarks[0].sw_stop: must be one word of printable ASCII");
+  v3["benchmarks"][0][contract::kStopField] = "low-noise";
+  v3[contract::kCompiledSection] = {{"scan/dec", {{"spirv", "0123abcd"}, {"input", "x@1"}, {"pipelines", json::array()}}}};
+  EXPECT_EQ(refusal(wrapped(v3)), std::string("benchmark.") + contract::kCompiledSection + ".scan/dec.operation: missing required field");
+  v3[contract::kCompiledSection]["scan/dec"]["operation"] = "prefix sum";
+  const auto current = shaderwatch::parse_body(wrapped(v3), 64);
+  EXPECT_EQ(current.compiled.at(0).operation, "prefix sum");
+  EXPECT_NE(current.sha, shaderwatch::parse_body(wrapped(v2), 64).sha) << "the stop reasons are part of the content";
+
+  v2["context"][key] = "4";
+  EXPECT_EQ(refusal(wrapped(v2)), path + ": format version 4 is newer than this server reads (up to 3): upgrade the server");
   v2["context"][key] = "two";
   EXPECT_EQ(refusal(wrapped(v2)), path + ": must be a whole number as a string, such as \"2\"");
   v2["context"][key] = "0";
@@ -233,4 +249,23 @@ TEST(IngestParse, OnlyVersionOnesDriverVersionIsSpelledAgain) {
   doc["context"][contract::context_key(contract::kDriverVersion)] = "580.159.04";
   for (auto& row : doc["benchmarks"]) row[contract::kStatusField] = "pass";
   EXPECT_EQ(shaderwatch::parse_body(wrapped(doc), 64).driver_version, "580.159.04");
+}
+
+// A measured row's SPIR-V hash is its kernel's in the compiled section; before format 3 a row whose kernel has no
+// entry there is read by its label. From format 3 the label is only words: it is never read.
+TEST(IngestParse, ARowsSpirvIsItsKernelsCompiledEntryAndOnlyBeforeFormatThreeItsLabel) {
+  namespace contract = shaderwatch::contract;
+  json doc = swt::read_fixture("decorated_plain.json");
+  for (auto& row : doc["benchmarks"]) row["label"] = "spirv:aaaa1111 stop:low-noise";
+  EXPECT_EQ(shaderwatch::parse_body(wrapped(doc), 64).rows.at(0).spirv, "aaaa1111") << "format 1: by its label";
+  doc[contract::kCompiledSection] = {{"scan/dec", {{"spirv", "bbbb2222"}, {"input", "x@1"}, {"pipelines", json::array()}}}};
+  EXPECT_EQ(shaderwatch::parse_body(wrapped(doc), 64).rows.at(0).spirv, "bbbb2222") << "its kernel's entry first";
+  doc["context"][contract::context_key(contract::kFormatVersion)] = "3";
+  doc[contract::kCompiledSection] = json::object();
+  for (auto& row : doc["benchmarks"]) {
+    row[contract::kStatusField] = "pass";
+    row[contract::kStopField] = "low-noise";
+  }
+  const auto v3 = shaderwatch::parse_body(wrapped(doc), 64);
+  EXPECT_TRUE(v3.rows.at(0).spirv.empty()) << "format 3 without an entry: none, whatever the label says";
 }

@@ -63,6 +63,35 @@ TEST(RowStatus, TheBenchWritesEveryRowsStatusAndTheServerKeepsIt) {
   EXPECT_EQ(stored_statuses(s, "bench"), written);
 }
 
+// Format 3 (issue 53): every measured row says why its measurement stopped, and every compiled kernel what it
+// computes, as the catalog says; the server stores the document and ranks by those operations.
+TEST(RowStatus, TheBenchWritesFormatThreeStopReasonsAndOperations) {
+  TempDir dir;
+  const json doc = swt::quick_bench_document(dir, "^lum/(sequential|unrolled_literal)_256$");
+  ASSERT_FALSE(doc.is_null());
+  EXPECT_EQ(doc["context"][contract::context_key(contract::kFormatVersion)], std::to_string(contract::kCurrentFormatVersion));
+  std::size_t measured = 0;
+  for (const auto& row : doc["benchmarks"]) {
+    const bool error = row.value("error_occurred", false);
+    EXPECT_EQ(row.contains(contract::kStopField), !error) << row.dump();
+    if (error) continue;
+    ++measured;
+    const std::string stop = row[contract::kStopField];
+    EXPECT_NE(row["label"].get<std::string>().find(" stop:" + stop), std::string::npos) << "the label says it too";
+  }
+  EXPECT_GT(measured, 0u);
+  const json& compiled = doc[contract::kCompiledSection];
+  ASSERT_TRUE(compiled.contains("lum/sequential_256")) << compiled.dump();
+  EXPECT_EQ(compiled["lum/sequential_256"]["operation"], "luminance sum");
+  TestServer s(dir.db("sw.db"));
+  auto posted = s.post(wrapped(doc, "bench"));
+  ASSERT_TRUE(posted);
+  ASSERT_EQ(posted->status, 201) << posted->body;
+  const json rank = s.get("/api/v1/rankings?commit=c-bench");
+  ASSERT_FALSE(rank["groups"].empty());
+  EXPECT_EQ(rank["groups"][0]["by_gpu"][0]["ranking"][0]["operation"], "luminance sum");
+}
+
 TEST(RowStatus, MigrationGivesRowsStoredBeforeTheColumnTheirStatus) {
   TempDir dir;
   const std::string db = dir.db("v4.db");

@@ -40,6 +40,8 @@ inline void set_back_to_schema(shaderwatch::sql::Conn& c, int v) {
     c.exec("DROP TABLE run_compiled");
     c.exec("DROP TABLE compiled");
   }
+  if (v == 7) c.exec("ALTER TABLE run_compiled DROP COLUMN operation");
+  if (v < 8) c.exec("ALTER TABLE points DROP COLUMN spirv");
   if (v < 5) c.exec("ALTER TABLE results DROP COLUMN status");
   // Migration 6 only widened a CHECK constraint: a database of version 5 holds the same columns.
   c.set_schema_version(v);

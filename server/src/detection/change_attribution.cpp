@@ -80,17 +80,17 @@ detect::SiblingStep sibling_change(const std::vector<double>& before, const std:
   return s;
 }
 
-// What series sid's kernel ran as in run `run`: its SPIR-V (from the run's compiled section, else the point's
-// label), input and the driver's statistics (none where the run did not record them).
+// What series sid's kernel ran as in run `run`: its SPIR-V (from the run's compiled section, else the point's),
+// input and the driver's statistics (none where the run did not record them).
 Compilation ran_in(sql::Conn& c, std::int64_t sid, const std::string& kernel, std::int64_t run) {
-  auto& st = c.q("SELECT p.label, cm.spirv, cm.input, cm.pipelines FROM points p"
+  auto& st = c.q("SELECT p.spirv, cm.spirv, cm.input, cm.pipelines FROM points p"
                  " LEFT JOIN run_compiled rc ON rc.run_id=p.run_id AND rc.kernel=?"
                  " LEFT JOIN compiled cm ON cm.id=rc.compiled_id WHERE p.series_id=? AND p.run_id=?");
   st.bind(1, kernel).bind(2, sid).bind(3, run);
   Compilation r;
   if (st.step()) {
     if (st.null(1)) {
-      r.spirv = std::string(contract::spirv_of_label(st.text(0)));
+      r.spirv = st.text(0);
     } else {
       r.spirv = st.text(1);
       r.input = st.text(2);

@@ -46,7 +46,7 @@ struct BenchmarkEvidence {
   bool passed_before = false;  // its series' previous main run passed
   std::string error_message;
   double value = 0;                    // this run's point (ns)
-  std::string spirv;                   // this run's SPIR-V hash (from its label; empty where it named none)
+  std::string spirv;                   // this run's SPIR-V hash (its point's; empty where it named none)
   std::vector<OpenRegression> open;    // regression alerts at or before the run, new or acknowledged
   std::vector<double> level_runs;      // the level it is judged against: main runs since the latest change point
                                        // (at most kLevelRuns)
@@ -55,7 +55,7 @@ struct BenchmarkEvidence {
   // Main runs before the level's bound, oldest first, at most GateParams::swing_runs, across change points:
   // where the GPU's lone swings and its noise model are looked for.
   std::vector<double> swing_history;
-  // Each swing_history run's SPIR-V hash (from its label; empty where it named none): a change across which the
+  // Each swing_history run's SPIR-V hash (its point's; empty where it named none): a change across which the
   // kernel's code changed is a change of the code, not the GPU's noise, and the noise model leaves it out.
   std::vector<std::string> swing_spirv;
   std::size_t history = 0;  // main runs of the series before the level's bound (at most Params::noise_window)

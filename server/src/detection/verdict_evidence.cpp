@@ -77,7 +77,7 @@ void latest_main_points(sql::Conn& c, const JudgedRun& run, const EvidenceParams
     st.reset();
   }
   std::map<std::int64_t, std::size_t> taken;  // points given to f, by series
-  auto& st = c.q("SELECT h.series_id, h.value_ns, h.reps, h.started_ms, h.run_id, h.label FROM points h WHERE h.series_id IN"
+  auto& st = c.q("SELECT h.series_id, h.value_ns, h.reps, h.started_ms, h.run_id, h.spirv FROM points h WHERE h.series_id IN"
                  " (SELECT series_id FROM points WHERE run_id=? AND n_errors=0) AND h.started_ms>=? AND"
                  " (h.started_ms, h.run_id)" + cmp + "(?, ?) AND h.on_main=1 AND h.value_ns IS NOT NULL"
                  " ORDER BY h.series_id DESC, h.started_ms DESC, h.run_id DESC");
@@ -94,7 +94,7 @@ void latest_main_points(sql::Conn& c, const JudgedRun& run, const EvidenceParams
   for (const auto& [sid, b] : series) {
     const std::size_t n = taken[sid];
     if (n >= limit) continue;
-    auto& older = c.q("SELECT series_id, value_ns, reps, started_ms, run_id, label FROM points WHERE series_id=? AND started_ms<? AND"
+    auto& older = c.q("SELECT series_id, value_ns, reps, started_ms, run_id, spirv FROM points WHERE series_id=? AND started_ms<? AND"
                       " on_main=1 AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
     older.bind(1, sid).bind(2, cut).bind(3, static_cast<std::int64_t>(limit - n));
     while (older.step()) f(*b, older);
@@ -115,7 +115,7 @@ void load_levels(sql::Conn& c, const JudgedRun& run, const LevelBound& bound, co
     const double value = st.f64(1);
     if (b.swing_history.size() < p.gate.swing_runs) {
       b.swing_history.push_back(value);
-      b.swing_spirv.emplace_back(contract::spirv_of_label(st.text(5)));
+      b.swing_spirv.emplace_back(st.text(5));
     }
     if (st.i64(3) < boundary_ms || b.level_runs.size() >= analysis::kLevelRuns) return;
     b.level_runs.push_back(value);
@@ -170,7 +170,7 @@ void load_open_regressions(sql::Conn& c, const JudgedRun& run, const BySeries& s
   }
 }
 
-// What each series' kernel ran as in run `pk`: its compiled row (0: none recorded) and its label's SPIR-V.
+// What each series' kernel ran as in run `pk`: its compiled row (0: none recorded) and its point's SPIR-V.
 struct Ran {
   std::int64_t compiled = 0;
   std::string spirv;
@@ -183,12 +183,12 @@ std::map<std::int64_t, Ran> what_ran(sql::Conn& c, std::int64_t pk) {
     while (st.step()) compiled[st.text(0)] = st.i64(1);
   }
   std::map<std::int64_t, Ran> out;
-  auto& st = c.q("SELECT p.series_id, bm.name, p.label FROM points p JOIN series s ON s.id=p.series_id"
+  auto& st = c.q("SELECT p.series_id, bm.name, p.spirv FROM points p JOIN series s ON s.id=p.series_id"
                  " JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE p.run_id=?");
   st.bind(1, pk);
   while (st.step()) {
     const auto it = compiled.find(split_name(st.text(1)).kernel());
-    out[st.i64(0)] = {it == compiled.end() ? 0 : it->second, std::string(contract::spirv_of_label(st.text(2)))};
+    out[st.i64(0)] = {it == compiled.end() ? 0 : it->second, st.text(2)};
   }
   return out;
 }

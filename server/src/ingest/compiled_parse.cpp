@@ -91,7 +91,7 @@ void check_pipelines(const json& pipelines, const std::string& path) {
 
 }  // namespace
 
-std::vector<CompiledKernel> parse_compiled_section(const json& doc) {
+std::vector<CompiledKernel> parse_compiled_section(const json& doc, int format_version) {
   const auto it = doc.find(contract::kCompiledSection);
   if (it == doc.end()) return {};
   const std::string path = std::string("benchmark.") + contract::kCompiledSection;
@@ -107,11 +107,12 @@ std::vector<CompiledKernel> parse_compiled_section(const json& doc) {
         kernel.find_first_not_of("0123456789", dev + contract::kDeviceNameSuffix.size()) == std::string::npos)
       throw ClientError(400, "a kernel of one of several devices: post the document with shaderwatch-server post or"
                              " shaderwatch-bench --post, which store one run per device", ep);
-    only_fields(entry, {"spirv", "input", "pipelines"}, ep);
+    only_fields(entry, {"spirv", "input", "operation", "pipelines"}, ep);
     CompiledKernel k;
     k.kernel = kernel;
     k.spirv = text_of(entry, "spirv", ep, 64);
     k.input = text_of(entry, "input", ep, 128);
+    if (format_version >= 3 || entry.contains("operation")) k.operation = text_of(entry, "operation", ep, 128);
     const json& pipelines = array_of(entry, "pipelines", ep, kMaxPipelines);
     check_pipelines(pipelines, ep + ".pipelines");
     k.pipelines = pipelines.dump();

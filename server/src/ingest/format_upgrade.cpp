@@ -37,11 +37,19 @@ void upgrade_from_1(const json& context, Parsed& p) {
   }
 }
 
+// 2 -> 3. A measured row whose kernel has no compiled entry: its SPIR-V hash from its label ("spirv:<hash> stop:...").
+// Rows keep no stop reason (the label's is for people) and kernels no operation: the rankings name those of
+// the catalog of format 2 (format2_operations.h).
+void upgrade_from_2(const json&, Parsed& p) {
+  for (Row& r : p.rows)
+    if (!r.error && r.spirv.empty()) r.spirv = std::string(contract::spirv_of_label(r.label));
+}
+
 }  // namespace
 
 void upgrade_to_current(const json& context, Parsed& p) {
   using Upgrade = void (*)(const json&, Parsed&);
-  static constexpr Upgrade kUpgrades[] = {upgrade_from_1};  // kUpgrades[v - 1] brings version v to v + 1
+  static constexpr Upgrade kUpgrades[] = {upgrade_from_1, upgrade_from_2};  // kUpgrades[v - 1] brings version v to v + 1
   static_assert(std::size(kUpgrades) == contract::kCurrentFormatVersion - 1, "one upgrade per older format version");
   for (int v = p.format_version; v < contract::kCurrentFormatVersion; ++v) kUpgrades[v - 1](context, p);
   p.format_version = contract::kCurrentFormatVersion;

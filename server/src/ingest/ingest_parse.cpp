@@ -113,7 +113,7 @@ const std::vector<std::string>& known_row_keys() {
         "name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
         "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit", "label",
         "error_occurred", "error_message", "aggregate_name", "aggregate_unit", "big_o",
-        "cpu_coefficient", "real_coefficient", "rms", contract::kStatusField};
+        "cpu_coefficient", "real_coefficient", "rms", contract::kStatusField, contract::kStopField};
     std::sort(keys.begin(), keys.end());
     return keys;
   }();
@@ -137,6 +137,7 @@ std::string content_hash(const Parsed& p) {
       h.field(v);
     // Only when given: a run posted before the field keeps its hash (its status follows from the rest).
     if (r.status_given) h.field(std::string(contract::row_status_word(r.status)));
+    if (!r.stop.empty()) h.field(r.stop);
     h.field(r.real_ns ? *r.real_ns : -1.0);
     h.field(r.cpu_ns ? *r.cpu_ns : -1.0);
   }
@@ -144,6 +145,7 @@ std::string content_hash(const Parsed& p) {
   for (const auto& k : p.compiled) {
     h.field(k.kernel);
     h.field(k.sha);
+    if (!k.operation.empty()) h.field(k.operation);
   }
   return h.hex();
 }
@@ -268,6 +270,20 @@ void parse_status(const json& b, const std::string& path, int format_version, Ro
   r.status_given = true;
 }
 
+// Why a measured row's measurement stopped: a word, required from format 3 on (an error row has none).
+void parse_stop(const json& b, const std::string& path, int format_version, Row& r) {
+  const json* given = find(b, contract::kStopField);
+  const std::string field = path + "." + contract::kStopField;
+  if (!given) {
+    if (format_version >= 3 && !r.error)
+      throw ClientError(400, "missing required field (format version " + std::to_string(format_version) + ")", field);
+    return;
+  }
+  if (r.error) throw ClientError(400, "an error row was not measured, so it has no stop reason", field);
+  r.stop = get_string(b, contract::kStopField, path, true, 32);
+  if (r.stop.empty() || !printable_no_space(r.stop)) throw ClientError(400, "must be one word of printable ASCII", field);
+}
+
 Row parse_row(const json& b, std::size_t i, int format_version) {
   const std::string path = "benchmark.benchmarks[" + std::to_string(i) + "]";
   if (!b.is_object()) throw ClientError(400, "must be an object", path);
@@ -334,6 +350,7 @@ Row parse_row(const json& b, std::size_t i, int format_version) {
   if (const auto retries = counters.find(contract::kCheckRetriesCounter); retries != counters.end())
     r.check_retries = retries->get<double>();
   parse_status(b, path, format_version, r);
+  parse_stop(b, path, format_version, r);
   return r;
 }
 
@@ -351,6 +368,18 @@ void parse_rows(const json& doc, Parsed& p) {
   if (names.size() > kMaxBenchmarkNames)
     throw ClientError(400, std::to_string(names.size()) + " distinct benchmarks, more than " +
                                std::to_string(kMaxBenchmarkNames) + " in one run", "benchmark.benchmarks");
+}
+
+// Each measured row's SPIR-V hash, from its kernel's compiled entry (p.compiled is sorted by kernel).
+void spirv_from_compiled(Parsed& p) {
+  if (p.compiled.empty()) return;
+  for (Row& r : p.rows) {
+    if (r.error) continue;
+    const std::string kernel = split_name(r.series_name).kernel();
+    const auto it = std::lower_bound(p.compiled.begin(), p.compiled.end(), kernel,
+                                     [](const CompiledKernel& k, const std::string& name) { return k.kernel < name; });
+    if (it != p.compiled.end() && it->kernel == kernel) r.spirv = it->spirv;
+  }
 }
 
 }  // namespace
@@ -379,7 +408,8 @@ Parsed parse_body(std::string_view body, std::size_t max_nesting) {
   parse_started_at(*run, *ctx, p);
   parse_device_context(*ctx, p);
   parse_rows(*doc, p);
-  p.compiled = parse_compiled_section(*doc);
+  p.compiled = parse_compiled_section(*doc, p.format_version);
+  spirv_from_compiled(p);
   upgrade_to_current(*ctx, p);
   p.sha = content_hash(p);
   return p;

@@ -25,6 +25,10 @@ struct Row {
   contract::RowStatus status = contract::RowStatus::Pass;
   bool status_given = false;  // the row carried contract::kStatusField (format 1 may not: format_upgrade.h)
   double check_retries = 0;   // its contract::kCheckRetriesCounter, read with the counters (format 1's flakes)
+  std::string stop;           // contract::kStopField: why its measurement stopped (format 3 on; empty: not given)
+  // Its kernel's SPIR-V hash: from the document's compiled section (a measured row's; an error row names none, as
+  // its label never did), before format 3 from its label where the section has no entry (format_upgrade.cpp).
+  std::string spirv;
 };
 
 struct Parsed {

@@ -15,6 +15,7 @@ std::map<std::string, PointRows> group_points(const std::vector<Row>& rows) {
     if (kind == contract::RowKind::ExpectedOutcome || kind == contract::RowKind::Unsupported) continue;
     auto& a = points[r.series_name];
     if (a.label.empty()) a.label = r.label;
+    if (a.spirv.empty()) a.spirv = r.spirv;
     if (r.run_type == "iteration") {
       a.has_iteration = true;
       if (r.error) {

@@ -14,6 +14,7 @@ struct PointRows {
   std::vector<double> reps;  // the repetitions' times (ns); the aggregates' median or mean where there are none
   int n_errors = 0;
   std::string error_message, label;
+  std::string spirv;  // its kernel's SPIR-V hash (Row::spirv), where a measured row named one
   bool has_iteration = false;
 };
 

@@ -143,8 +143,8 @@ void insert_points(sql::Conn& w, const Parsed& p, const std::map<std::string, Po
   using sql::Value;
   sql::BulkInsert points(w,
                          "INSERT INTO points(series_id, started_ms, run_id, value_ns, min_ns, max_ns, n_reps,"
-                         " n_errors, error_message, label, reps, on_main)",
-                         12);
+                         " n_errors, error_message, label, reps, on_main, spirv)",
+                         13);
   for (const auto& [name, a] : points_of) {
     if (a.reps.empty() && a.n_errors == 0) continue;  // nothing measurable (e.g. BigO only)
     const std::int64_t sid = ids.series_id(ids.bench_id(name));
@@ -153,7 +153,7 @@ void insert_points(sql::Conn& w, const Parsed& p, const std::map<std::string, Po
                 measured ? Value{*std::min_element(a.reps.begin(), a.reps.end())} : Value{},
                 measured ? Value{*std::max_element(a.reps.begin(), a.reps.end())} : Value{},
                 static_cast<std::int64_t>(a.reps.size()), std::int64_t{a.n_errors}, a.error_message, a.label,
-                sql::Blob{pack_reps(a.reps)}, std::int64_t{on_main ? 1 : 0}});
+                sql::Blob{pack_reps(a.reps)}, std::int64_t{on_main ? 1 : 0}, std::string_view(a.spirv)});
     if (!on_main) continue;
     out.touched.push_back(sid);
     if (measured) out.fresh.emplace_back(sid, a.reps);
@@ -171,8 +171,8 @@ void insert_compiled(sql::Conn& w, const Parsed& p, std::int64_t run_pk) {
     id.step();
     const auto compiled_id = id.i64(0);
     id.reset();
-    w.q("INSERT INTO run_compiled(run_id, kernel, compiled_id) VALUES(?,?,?)")
-        .bind(1, run_pk).bind(2, k.kernel).bind(3, compiled_id).run();
+    w.q("INSERT INTO run_compiled(run_id, kernel, compiled_id, operation) VALUES(?,?,?,?)")
+        .bind(1, run_pk).bind(2, k.kernel).bind(3, compiled_id).bind(4, k.operation).run();
   }
 }
 

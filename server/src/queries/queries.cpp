@@ -273,7 +273,7 @@ Series Queries::series(std::int64_t id, const Params& q) {
     auto& st = c->q(
         "SELECT r.run_key, r.started_at, r.commit_id, r.branch, r.runner, r.driver_name, r.driver_version,"
         " r.api_version, r.harness_revision, p.value_ns, p.min_ns, p.max_ns, p.n_reps, p.n_errors,"
-        " p.error_message, p.run_id, r.driver_info, r.driver_uuid, p.label, cm.id, cm.spirv, cm.input"
+        " p.error_message, p.run_id, r.driver_info, r.driver_uuid, p.spirv, cm.id, cm.spirv, cm.input"
         " FROM points p JOIN runs r ON r.id=p.run_id"
         " LEFT JOIN run_compiled rc ON rc.run_id=p.run_id AND rc.kernel=? LEFT JOIN compiled cm ON cm.id=rc.compiled_id"
         " WHERE p.series_id=? AND p.started_ms<? ORDER BY p.started_ms DESC, p.run_id DESC LIMIT ?");
@@ -284,7 +284,7 @@ Series Queries::series(std::int64_t id, const Params& q) {
                             st.text(7), st.text(8), opt_f64(st, 9), opt_f64(st, 10), opt_f64(st, 11), st.i64(12),
                             st.i64(13), st.text(14), st.text(16), st.text(17),
                             DriverIdentity{st.text(5), st.text(6), st.text(16), st.text(17)}.label(), NAN, NAN,
-                            compiled ? st.text(20) : std::string(contract::spirv_of_label(st.text(18))),
+                            compiled ? st.text(20) : st.text(18),
                             compiled ? st.text(21) : std::string(), compiled ? st.i64(19) : 0});
       run_pks.push_back(st.i64(15));
     }

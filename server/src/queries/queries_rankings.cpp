@@ -5,10 +5,10 @@
 #include <map>
 #include <tuple>
 
-#include "catalog.h"
 #include "detection/analysis.h"
 #include "common/statistics.h"
 #include "ingest/benchmark_name.h"
+#include "ingest/format2_operations.h"
 #include "queries/queries.h"
 #include "queries/query_helpers.h"
 #include "queries/run_counters.h"
@@ -28,12 +28,25 @@ double series_noise(sql::Conn& c, std::int64_t sid, std::int64_t ms, std::int64_
   return logs.size() >= 6 ? stats::mad_sigma(logs) : 0.0;
 }
 
-// The operation a variant computes (the catalog's KernelSpec::operation): "luminance sum", "tone mapping",
-// ...; a name from another catalog version is an operation of its own.
-std::string variant_operation(const std::string& family, const std::string& variant) {
+// kernel -> the operation it computes ("luminance sum", "tone mapping", ...), as the commit's runs said it.
+using Operations = std::map<std::string, std::string>;
+
+// What the commit's runs say each kernel computes (the newest run first); a kernel no run said it of (stored
+// before format 3) is read by format 2's catalog.
+Operations operations_at(sql::Conn& c, const std::vector<std::int64_t>& runs_newest_first) {
+  Operations ops;
+  for (const std::int64_t run_pk : runs_newest_first) {
+    auto& st = c.q("SELECT kernel, operation FROM run_compiled WHERE run_id=? AND operation<>''");
+    st.bind(1, run_pk);
+    while (st.step()) ops.emplace(st.text(0), st.text(1));
+  }
+  return ops;
+}
+
+std::string variant_operation(const Operations& ops, const std::string& family, const std::string& variant) {
   const std::string kernel = NameParts{family, variant}.kernel();
-  const auto* spec = shaderwatch::find_kernel_or_null(kernel);
-  return spec ? spec->operation : kernel;
+  const auto it = ops.find(kernel);
+  return it != ops.end() ? it->second : format2_operation(kernel);
 }
 
 // A GPU that ran the commit: its runs at it, newest first (a benchmark's figure is its latest at the commit,
@@ -98,7 +111,7 @@ RankingGroups variant_values(sql::Conn& c, const std::vector<GpuRuns>& gs, const
 // Each GPU's variants fastest first, with their noise, operation and roofline figures.
 std::vector<GpuRanking> rank_by_gpu(const std::pair<std::string, std::string>& key,
                                const std::map<std::size_t, analysis::GpuVariants>& per_gpu, const std::vector<GpuRuns>& gs,
-                               const std::vector<std::map<std::string, BenchmarkCounters>>& counters) {
+                               const std::vector<std::map<std::string, BenchmarkCounters>>& counters, const Operations& ops) {
   std::vector<GpuRanking> by_gpu;
   for (const auto& [gi, vars] : per_gpu) {
     std::vector<std::pair<double, std::string>> r;
@@ -109,7 +122,7 @@ std::vector<GpuRanking> rank_by_gpu(const std::pair<std::string, std::string>& k
       const auto k = counters[gi].find(key.first + "/" + r[i].second + "/" + key.second);
       const bool known = k != counters[gi].end();
       g.ranking.push_back({i + 1, r[i].second, r[i].first, vars.at(r[i].second).noise,
-                           variant_operation(key.first, r[i].second), known ? k->second.pct_of_roofline : NAN,
+                           variant_operation(ops, key.first, r[i].second), known ? k->second.pct_of_roofline : NAN,
                            known ? k->second.pct_of_copy_peak : NAN});
     }
   }
@@ -118,11 +131,11 @@ std::vector<GpuRanking> rank_by_gpu(const std::pair<std::string, std::string>& k
 
 // Flips only between variants of one operation: a tone mapper is not ranked against a DoF tile pass.
 std::vector<RankingFlip> flips_between(const std::string& family, const std::map<std::size_t, analysis::GpuVariants>& per_gpu,
-                               const std::vector<GpuRuns>& gs) {
+                               const std::vector<GpuRuns>& gs, const Operations& ops) {
   std::vector<RankingFlip> flips;
   std::map<std::string, std::map<std::size_t, analysis::GpuVariants>> by_operation;
   for (const auto& [gi, vars] : per_gpu)
-    for (const auto& [v, t] : vars) by_operation[variant_operation(family, v)][gi][v] = t;
+    for (const auto& [v, t] : vars) by_operation[variant_operation(ops, family, v)][gi][v] = t;
   for (const auto& [operation, same_operation] : by_operation)
     for (const auto& f : analysis::flips(same_operation))
       flips.push_back({operation, gs[f.gpu_a].gpu.name, gs[f.gpu_b].gpu.name, f.faster_on_a, f.faster_on_b,
@@ -163,10 +176,13 @@ Rankings Queries::rankings(const Params& q) {
   if (gs.empty()) throw ClientError(404, "no runs at commit '" + *commit + "'", "commit");
   std::vector<std::map<std::string, BenchmarkCounters>> counters;
   const RankingGroups groups = variant_values(*c, gs, opt(q, "family"), counters);
+  std::vector<std::int64_t> runs;  // every GPU's, newest first within each
+  for (const auto& g : gs) runs.insert(runs.end(), g.runs.begin(), g.runs.end());
+  const Operations ops = operations_at(*c, runs);
   Rankings out{*commit, {}};
   for (const auto& [key, per_gpu] : groups)
-    out.groups.push_back({key.first, key.second, rank_by_gpu(key, per_gpu, gs, counters),
-                          flips_between(key.first, per_gpu, gs), order_gpus(per_gpu, gs)});
+    out.groups.push_back({key.first, key.second, rank_by_gpu(key, per_gpu, gs, counters, ops),
+                          flips_between(key.first, per_gpu, gs, ops), order_gpus(per_gpu, gs)});
   return out;
 }
 

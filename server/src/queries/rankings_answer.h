@@ -16,7 +16,7 @@ struct RankedVariant {
   std::string variant;
   double value_ns = 0;
   double noise_rel = 0;  // NaN where unknown
-  std::string operation;  // the catalog's KernelSpec::operation
+  std::string operation;  // what the variant computes, as its run said it (contract format 3), else format2_operation
   double pct_of_roofline = 0, pct_of_copy_peak = 0;  // NaN where the run's rows carry none
 };
 

@@ -62,6 +62,14 @@ void backfill_row_statuses(sql::Conn& c) {
   }
 }
 
+// 8: each point's SPIR-V hash, read until now from its label ("spirv:<hash> stop:..."; contract::spirv_of_label)
+// by every reader: from here on the column, filled at ingest from the document's compiled section.
+void backfill_point_spirv(sql::Conn& c) {
+  const std::string prefix(contract::kSpirvLabelPrefix);
+  const std::string rest = "substr(label, " + std::to_string(prefix.size() + 1) + ")";
+  c.exec("UPDATE points SET spirv=" + c.first_word(rest) + " WHERE label LIKE '" + prefix + "%'");
+}
+
 // 6: the `noise` kind of alert (a change in a series' run-to-run noise). SQLite cannot change a CHECK
 // constraint in place: the table is made again with the rows, ids and indexes it had.
 void allow_noise_alerts(sql::Conn& c) {
@@ -215,6 +223,13 @@ CREATE TABLE run_compiled(
   compiled_id INTEGER NOT NULL REFERENCES compiled(id),
   PRIMARY KEY(run_id, kernel)) WITHOUT ROWID;
 )SQL"},
+    // 8: a point's SPIR-V hash in a column (see backfill_point_spirv), and what each run's kernel computes
+    // (contract format 3's "operation"; '' for runs stored before, which the rankings read by format 2's catalog).
+    {R"SQL(
+ALTER TABLE points ADD COLUMN spirv TEXT NOT NULL DEFAULT '';
+ALTER TABLE run_compiled ADD COLUMN operation TEXT NOT NULL DEFAULT '';
+)SQL",
+     backfill_point_spirv},
 };
 
 }  // namespace

@@ -213,6 +213,7 @@ class PgConn final : public Conn {
   std::string contains_param(std::string_view expr) const override {
     return concat({"strpos(", expr, ", ?)>0"});
   }
+  std::string first_word(std::string_view expr) const override { return concat({"split_part(", expr, ", ' ', 1)"}); }
 
   PGconn* raw() { return conn_; }
   std::uint64_t generation() const { return generation_; }

@@ -18,7 +18,7 @@ struct RunPoint {
   std::vector<double> reps;
   int errors = 0;
   std::int64_t series_id = 0;
-  std::string spirv;  // the kernel's SPIR-V hash from the point's label (empty where it names none)
+  std::string spirv;  // the kernel's SPIR-V hash, as the point stored it (empty where the run named none)
 };
 // Every benchmark's point in the run `run_pk`, by benchmark name.
 std::map<std::string, RunPoint> run_points(sql::Conn& c, std::int64_t run_pk);

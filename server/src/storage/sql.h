@@ -120,6 +120,8 @@ class Conn {
   virtual std::string json_number(std::string_view expr, std::string_view key) const = 0;
   // A condition: column `expr` contains the bound text.
   virtual std::string contains_param(std::string_view expr) const = 0;
+  // Text column `expr` up to its first space (all of it where there is none).
+  virtual std::string first_word(std::string_view expr) const = 0;
 
  protected:
   Conn() = default;

@@ -187,6 +187,9 @@ class SqliteConn final : public Conn {
   std::string contains_param(std::string_view expr) const override {
     return concat({"instr(", expr, ", ?)>0"});
   }
+  std::string first_word(std::string_view expr) const override {
+    return concat({"substr(", expr, ", 1, instr(", expr, " || ' ', ' ') - 1)"});
+  }
 
  private:
   sqlite3* db_ = nullptr;
