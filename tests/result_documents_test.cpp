@@ -10,6 +10,7 @@
 #include "catalog.h"
 #include "report/result_documents.h"
 #include "run/sample_stats.h"
+#include "run/stopping_criterion.h"
 
 namespace {
 
@@ -35,6 +36,7 @@ BenchmarkResult result(const std::string& name, CheckStatus status) {
   BenchmarkResult r;
   r.name = name;
   r.outcome.status = status;
+  if (shaderwatch::contract::is_error_status(shaderwatch::row_status(status))) r.error_message = "FAIL: wrong";
   return r;
 }
 
@@ -65,6 +67,11 @@ TEST(ResultDocuments, EveryRowGetsItsStatusInPlace) {
   EXPECT_EQ(doc["benchmarks"][0]["sw_status"], "flake");
   EXPECT_EQ(doc["benchmarks"][1]["sw_status"], "flake") << "an aggregate row too";
   EXPECT_EQ(doc["benchmarks"][2]["sw_status"], "fail");
+  // Format 3: why a measured row's measurement stopped; a row that reports an error was not measured.
+  const std::string stop = shaderwatch::stop_reason_name(shaderwatch::Measurement{}.stop);
+  EXPECT_EQ(doc["benchmarks"][0]["sw_stop"], stop);
+  EXPECT_EQ(doc["benchmarks"][1]["sw_stop"], stop) << "an aggregate row too";
+  EXPECT_FALSE(doc["benchmarks"][2].contains("sw_stop"));
 }
 
 TEST(ResultDocuments, SeveralDevicesAreOneDocumentEach) {
@@ -119,12 +126,13 @@ TEST(ResultDocuments, EachDeviceDocumentSaysWhatWasCompiledForItsKernelsOnce) {
                                                        measured("cold/dev0", "7ee3", true, {{main}}),
                                                        measured("hot/dev1", "7ee3", false, {{}})});
   const auto dev0 = read(dir.path / "results-dev0.json")["sw_compiled"];
-  EXPECT_EQ(dev0, ordered_json::parse(R"({"lum/interleaved_256": {"spirv": "7ee3", "input": "random@1", "pipelines": [[{"executable":
+  EXPECT_EQ(dev0, ordered_json::parse(R"({"lum/interleaved_256": {"spirv": "7ee3", "input": "random@1", "operation": "luminance sum", "pipelines": [[{"executable":
       "Compute shader", "subgroup_size": 32, "statistics": [{"name": "Registers", "format": "uint64", "value": 40},
       {"name": "Spills", "format": "bool32", "value": false}, {"name": "Occupancy", "format": "float64", "value": 0.5}]}]]}})"))
       << "once per kernel, under its plain name";
   EXPECT_EQ(read(dir.path / "results-dev1.json")["sw_compiled"],
-            ordered_json::parse(R"({"lum/interleaved_256": {"spirv": "7ee3", "input": "random@1", "pipelines": [[]]}})"))
+            ordered_json::parse(R"({"lum/interleaved_256": {"spirv": "7ee3", "input": "random@1", "operation": "luminance sum",
+                                                        "pipelines": [[]]}})"))
       << "a device that does not say: the hash, and one empty list per pipeline";
 }
 
