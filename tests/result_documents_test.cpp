@@ -55,7 +55,8 @@ TEST(ResultDocuments, EveryRowGetsItsStatusInPlace) {
                {"benchmarks", {row("lum/a/64/hot", "lum/a/64/hot", false), row("lum/a/64/hot", "lum/a/64/hot_mean", false),
                                row("lum/b/64/hot", "lum/b/64/hot", true)}}});
   const auto docs = shaderwatch::write_result_documents(
-      file.string(), gbench, {result("lum/a/64/hot", CheckStatus::Flake), result("lum/b/64/hot", CheckStatus::Improbable)});
+      file.string(), gbench, {result("lum/a/64/hot", CheckStatus::Flake), result("lum/b/64/hot", CheckStatus::Improbable)},
+      {{"", {{"device_name", "llvmpipe"}}}});
   ASSERT_EQ(docs.size(), 1u);
   EXPECT_EQ(docs[0].path, file.string());
   EXPECT_EQ(docs[0].run_id_suffix, "");
@@ -78,12 +79,15 @@ TEST(ResultDocuments, SeveralDevicesAreOneDocumentEach) {
   TempDir dir;
   const auto file = dir.path / "results.json";
   std::ofstream(file) << "{}";  // a run before left it
-  const std::string gbench = gbench_text({{"context", {{"date", "2026-11-28T09:00:00+00:00"}, {"sw_seed", "5"},
-                                                       {"swdev0_device_name", "H200"}, {"swdev1_device_name", "H100"}}},
+  // Google Benchmark's context says nothing of the devices: each document gets its own device's keys.
+  const std::string gbench = gbench_text({{"context", {{"date", "2026-11-28T09:00:00+00:00"}, {"sw_seed", "5"}}},
                {"benchmarks", {row("lum/a/64/hot/dev0", "lum/a/64/hot/dev0", false),
                                row("lum/a/64/hot/dev1", "lum/a/64/hot/dev1", true)}}});
-  const auto docs = shaderwatch::write_result_documents(
-      file.string(), gbench, {result("lum/a/64/hot/dev0", CheckStatus::Pass), result("lum/a/64/hot/dev1", CheckStatus::Unsupported)});
+  BenchmarkResult on_h200 = result("lum/a/64/hot/dev0", CheckStatus::Pass), on_h100 = result("lum/a/64/hot/dev1", CheckStatus::Unsupported);
+  on_h200.device_suffix = "/dev0";
+  on_h100.device_suffix = "/dev1";
+  const auto docs = shaderwatch::write_result_documents(file.string(), gbench, {on_h200, on_h100},
+                                                        {{"/dev0", {{"device_name", "H200"}}}, {"/dev1", {{"device_name", "H100"}}}});
   ASSERT_EQ(docs.size(), 2u);
   EXPECT_FALSE(std::filesystem::exists(file)) << "a document of a run before is not left to be posted as this one";
   EXPECT_EQ(docs[0].path, (dir.path / "results-dev0.json").string());
@@ -101,7 +105,7 @@ TEST(ResultDocuments, SeveralDevicesAreOneDocumentEach) {
 TEST(ResultDocuments, EachDeviceDocumentSaysWhatWasCompiledForItsKernelsOnce) {
   TempDir dir;
   const auto file = dir.path / "results.json";
-  const std::string gbench = gbench_text({{"context", {{"swdev0_device_name", "H200"}, {"swdev1_device_name", "llvmpipe"}}},
+  const std::string gbench = gbench_text({{"context", ordered_json::object()},
                {"benchmarks", {row("lum/interleaved_256/64/hot/dev0", "lum/interleaved_256/64/hot/dev0", false),
                                row("lum/interleaved_256/64/cold/dev0", "lum/interleaved_256/64/cold/dev0", false),
                                row("lum/interleaved_256/64/hot/dev1", "lum/interleaved_256/64/hot/dev1", false)}}});
@@ -124,7 +128,8 @@ TEST(ResultDocuments, EachDeviceDocumentSaysWhatWasCompiledForItsKernelsOnce) {
                                              {{"Registers", uint64_t{40}}, {"Spills", false}, {"Occupancy", 0.5}}};
   shaderwatch::write_result_documents(file.string(), gbench, {measured("hot/dev0", "7ee3", false, {{main}}),
                                                        measured("cold/dev0", "7ee3", true, {{main}}),
-                                                       measured("hot/dev1", "7ee3", false, {{}})});
+                                                       measured("hot/dev1", "7ee3", false, {{}})},
+                                      {{"/dev0", {{"device_name", "H200"}}}, {"/dev1", {{"device_name", "llvmpipe"}}}});
   const auto dev0 = read(dir.path / "results-dev0.json")["sw_compiled"];
   EXPECT_EQ(dev0, ordered_json::parse(R"({"lum/interleaved_256": {"spirv": "7ee3", "input": "random@1", "operation": "luminance sum", "pipelines": [[{"executable":
       "Compute shader", "subgroup_size": 32, "statistics": [{"name": "Registers", "format": "uint64", "value": 40},
@@ -141,7 +146,7 @@ TEST(ResultDocuments, ARowOfNoBenchmarkIsNamed) {
   const auto file = dir.path / "results.json";
   const std::string gbench = gbench_text({{"context", ordered_json::object()}, {"benchmarks", {row("lum/x/64/hot", "lum/x/64/hot", false)}}});
   try {
-    shaderwatch::write_result_documents(file.string(), gbench, {result("lum/a/64/hot", CheckStatus::Pass)});
+    shaderwatch::write_result_documents(file.string(), gbench, {result("lum/a/64/hot", CheckStatus::Pass)}, {});
     FAIL() << "a row of no benchmark was taken";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("row 'lum/x/64/hot' is no benchmark of this run"), std::string::npos) << e.what();

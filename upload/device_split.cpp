@@ -50,6 +50,13 @@ bool document_dated(const nlohmann::ordered_json& document) {
   return context != document.end() && context->is_object() && context->contains("date");
 }
 
+namespace {
+
+struct DeviceDocument {
+  std::string run_id_suffix;
+  ordered_json document;  // in the order it was written
+};
+
 std::vector<DeviceDocument> split_document_by_device(const ordered_json& doc) {
   // Devices by index, in numeric order: "dev2" before "dev10".
   std::set<std::pair<std::size_t, std::string>> devices;
@@ -96,6 +103,8 @@ std::vector<DeviceDocument> split_document_by_device(const ordered_json& doc) {
   }
   return parts;
 }
+
+}  // namespace
 
 std::vector<DevicePart> split_by_device(const std::string& benchmark_json) {
   auto documents = split_document_by_device(parse_benchmark_document(benchmark_json));

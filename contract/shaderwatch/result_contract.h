@@ -101,11 +101,12 @@ inline RowStatus row_status_of_message(bool error_occurred, std::string_view err
 // Context keys the server reads to know the device, driver and harness of a run: each is kContextPrefix
 // + the name below ("sw_device_name"). A run is one device.
 inline constexpr std::string_view kContextPrefix = "sw_";
-// With several devices (shaderwatch-bench --device all) Google Benchmark writes them all into one
-// document: device N's context keys are "swdev<N>_" + name and its benchmark names end in "/dev<N>".
-// shaderwatch-bench then splits it (upload::split_by_device) into one document per device, FILE-dev<N>.json
-// beside --benchmark_out=FILE.json, each with "sw_" keys and plain names, posted as run <run id>-dev<N>.
-// The server refuses a merged document; `shaderwatch-server post` splits one an older bench wrote.
+// With several devices (shaderwatch-bench --device all) the bench writes one document per device,
+// FILE-dev<N>.json beside --benchmark_out=FILE.json, posted as run <run id>-dev<N>: each its device's rows (the
+// results measured on it) under plain names and its context keys with "sw_". A bench before format 3 wrote
+// them all into one document, device N's context keys as "swdev<N>_" + name and its benchmark names ending in
+// "/dev<N>". The server refuses such a merged document; `shaderwatch-server post` splits one by those names
+// (upload::split_by_device), the one place they are read.
 inline constexpr std::string_view kDeviceContextPrefix = "swdev";
 inline constexpr std::string_view kDeviceNameSuffix = "/dev";
 inline std::string device_context_prefix(std::string_view index) {
@@ -158,7 +159,7 @@ inline constexpr const char* kPipelineStatistics = "pipeline_statistics";
 //                                        "pipelines": [  // one per pipeline, in dispatch order
 //       [{"executable": "<driver's name>", "subgroup_size": 32,             // one per compiled stage
 //         "statistics": [{"name": "<driver's name>", "format": "bool32|int64|uint64|float64", "value": 58}]}]]}}
-// With several devices the kernel names end in "/dev<N>" until the document is split, like benchmark names.
+// A merged document of a bench before format 3 (above) ends its kernel names in "/dev<N>", like its benchmark names.
 inline constexpr const char* kCompiledSection = "sw_compiled";
 // Each result row's label starts with its kernel's SPIR-V hash: "spirv:<hash> stop:...".
 inline constexpr std::string_view kSpirvLabelPrefix = "spirv:";

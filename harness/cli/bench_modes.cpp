@@ -167,7 +167,7 @@ int benchmark_mode(Instance& instance, const BenchArgs& a, BenchmarkOptions opti
   }
   std::vector<ResultDocument> documents;
   if (gbench.out_format == "json" && !gbench.out_file.empty()) {
-    documents = write_result_documents(gbench.out_file, reported.out_text, run.results);
+    documents = write_result_documents(gbench.out_file, reported.out_text, run.results, run.device_contexts);
   } else if (!gbench.out_file.empty()) {
     write_out_file(gbench.out_file, reported.out_text);
   }

@@ -16,11 +16,11 @@ ordered_json statistic_json(const PipelineStatistic& s) {
 
 }  // namespace
 
-ordered_json compiled_section(const std::vector<BenchmarkResult>& results) {
+ordered_json compiled_section(const std::vector<BenchmarkResult>& results, const std::string& device_suffix) {
   ordered_json section = ordered_json::object();
   for (const BenchmarkResult& r : results) {
-    if (!r.spec || r.spirv_hash.empty()) continue;  // not run (skipped, unsupported, its device lost)
-    const std::string key = r.spec->name + r.device_suffix;
+    if (!r.spec || r.spirv_hash.empty() || r.device_suffix != device_suffix) continue;  // not run, or another device's
+    const std::string& key = r.spec->name;
     if (section.contains(key)) continue;
     ordered_json pipelines = ordered_json::array();
     if (r.compiled) {

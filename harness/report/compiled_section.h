@@ -8,9 +8,9 @@
 
 namespace shaderwatch {
 
-// {"<family/variant>[/dev<N>]": {"spirv": ..., "input": ..., "pipelines": [[{"executable", "subgroup_size",
+// {"<family/variant>": {"spirv": ..., "input": ..., "operation": ..., "pipelines": [[{"executable", "subgroup_size",
 // "statistics"}]]}}
-// from each kernel's first benchmark on each device.
-nlohmann::ordered_json compiled_section(const std::vector<BenchmarkResult>& results);
+// from each kernel's first benchmark on the device whose results end in `device_suffix`.
+nlohmann::ordered_json compiled_section(const std::vector<BenchmarkResult>& results, const std::string& device_suffix);
 
 }  // namespace shaderwatch

@@ -104,9 +104,11 @@ Bandwidths measure_bandwidth(DeviceBench& d, const BenchmarkOptions& options) {
   });
 }
 
-void add_device_context(const DeviceBench& d, const std::string& prefix) {
+// What the device's results document says of it (RunDevice::context).
+std::vector<std::pair<std::string, std::string>> device_context(const DeviceBench& d) {
+  std::vector<std::pair<std::string, std::string>> context;
   const DeviceInfo& i = d.device->info();
-  auto add = [&](const std::string& key, const std::string& value) { benchmark::AddCustomContext(prefix + key, value); };
+  auto add = [&](const std::string& key, const std::string& value) { context.emplace_back(key, value); };
   add(contract::kDeviceName, i.name);
   add(contract::kVendorId, hex(i.vendor_id));
   add(contract::kDeviceId, hex(i.device_id));
@@ -143,8 +145,8 @@ void add_device_context(const DeviceBench& d, const std::string& prefix) {
   add(contract::kPipelineStatistics, d.device->captures_pipeline_statistics()
                                          ? "captured"
                                          : "unavailable: " + d.device->why_no_pipeline_statistics());
+  return context;
 }
-
 // Largest sizes first, and within a size the families with the costliest checks (reported in catalog order):
 // those checks take longest and overlap the rest, and smaller readbacks reuse their memory.
 bool measured_before(const KernelSpec& a, const SizeSpec& size_a, const KernelSpec& b, const SizeSpec& size_b) {
@@ -267,15 +269,15 @@ std::vector<std::unique_ptr<DeviceBench>> open_devices(Instance& instance, const
   return devices;
 }
 
-// The run's context: the harness revision, the seed, and each device (prefixed by its index where several).
+// The run's context in Google Benchmark's: the harness revision, the format and the seed, and a lone device's own
+// keys, which its outputs then show too. Each results document gets its device's keys from RunDevice, so several
+// devices need no keys of Google Benchmark's that tell them apart.
 void add_run_context(const std::vector<std::unique_ptr<DeviceBench>>& devices, const BenchmarkOptions& options) {
   benchmark::AddCustomContext(contract::context_key(contract::kHarnessRevision), options.harness_revision);
   benchmark::AddCustomContext(contract::context_key(contract::kFormatVersion), std::to_string(contract::kCurrentFormatVersion));
   benchmark::AddCustomContext("sw_seed", std::to_string(options.seed));
-  for (const auto& d : devices) {
-    add_device_context(*d, devices.size() > 1 ? contract::device_context_prefix(d->suffix.substr(contract::kDeviceNameSuffix.size()))
-                                              : std::string(contract::kContextPrefix));
-  }
+  if (devices.size() == 1)
+    for (const auto& [key, value] : device_context(*devices[0])) benchmark::AddCustomContext(contract::context_key(key), value);
 }
 
 std::vector<BenchmarkCase> benchmark_cases(const std::vector<std::unique_ptr<DeviceBench>>& devices,
@@ -459,9 +461,11 @@ BenchmarkRun measure_benchmarks(Instance& instance, const std::vector<uint32_t>&
   run.results = std::move(results);
   run.timing = std::move(state.timing);
   run.seconds = std::chrono::duration<double>(SuiteTiming::Clock::now() - start).count();
-  for (const auto& d : devices)
+  for (const auto& d : devices) {
     run.devices.push_back(d->device->info().name + " (" + d->device->info().driver_name + " " +
                           d->device->info().driver_version_string() + ")");
+    run.device_contexts.push_back({d->suffix, device_context(*d)});
+  }
   return run;
 }
 

@@ -50,11 +50,19 @@ struct SelectedBenchmark {
 };
 std::vector<SelectedBenchmark> selected_benchmarks(const BenchmarkOptions& options, const std::string& device_suffix = "");
 
+// A device of the run, and what its results document's context says of it: the keys without their "sw_" prefix
+// (contract::context_key), in the order written.
+struct RunDevice {
+  std::string suffix;  // BenchmarkResult::device_suffix of its results: "" with one device, "/dev<N>" with several
+  std::vector<std::pair<std::string, std::string>> context;
+};
+
 struct BenchmarkRun {
   std::vector<BenchmarkResult> results;
   SuiteTiming timing;                 // where the wall time went
   double seconds = 0;                 // wall time of the whole suite
   std::vector<std::string> devices;   // "NVIDIA H200 (NVIDIA 580.159.04)"
+  std::vector<RunDevice> device_contexts;  // one per device, in device order
 };
 BenchmarkRun measure_benchmarks(Instance& instance, const std::vector<uint32_t>& devices, const BenchmarkOptions& options);
 

@@ -38,8 +38,9 @@ int run_post(const PostArgs& a) {
 
 Command add_post_command(CLI::App& app) {
   auto a = std::make_shared<PostArgs>();
-  auto* post = app.add_subcommand("post", "Post a Google Benchmark JSON file as one run (one per device for "
-                                          "shaderwatch-bench --device all: run id + -dev<N>); exit 1 on failure");
+  auto* post = app.add_subcommand("post", "Post a Google Benchmark JSON file as one run (a merged file of several "
+                                          "devices, as a bench before result format 3 wrote for --device all: one run "
+                                          "per device, run id + -dev<N>); exit 1 on failure");
   post->add_option("--url", a->url, "Server base URL, e.g. http://127.0.0.1:8080")->required();
   post->add_option("--token", a->token, "Bearer token")->envname("SHADERWATCH_TOKEN")->required();
   post->add_option("FILE", a->file, "Google Benchmark JSON (--benchmark_format=json or --benchmark_out)")
