@@ -65,7 +65,7 @@ async function route() {
   cleanup = null;
   const r = parseRoute(location.hash);
   const page = PAGES[r.page];
-  drawNav(r.page === 'runs' ? 'compare' : r.page);
+  drawNav(r.page);  // a run's or a series' page is none of the nav's: nothing underlined
   const main = clear(document.getElementById('main'));
   if (!page) {
     main.append(el('div', {class: 'error', role: 'alert'}, `No page "${r.page}".`));

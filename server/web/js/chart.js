@@ -3,6 +3,7 @@
 // (series_axes.js), and a plugin that draws labelled vertical markers and horizontal level segments.
 import {formatNs, formatTime} from './format.js';
 import {axisLabels, nsUnit, xRange, yRange} from './series_axes.js';
+import {placeMarkerLabels} from './marker_labels.js';
 
 export function cssVar(name) {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
@@ -32,9 +33,11 @@ function annotations(markers, levels) {
           ctx.stroke();
         }
         ctx.font = `${11 * dpr}px system-ui, sans-serif`;
-        ctx.textAlign = 'left';  // uPlot's y axis leaves it 'right': labels ran left of their line, clipped
+        const xs = markers.map((m) => u.valToPos(m.x, 'x', true));
+        const placed = placeMarkerLabels(markers.map((m, i) => ({x: xs[i], width: ctx.measureText(m.label).width})),
+                                         left, left + width, 4 * dpr);
         markers.forEach((m, i) => {
-          const x = u.valToPos(m.x, 'x', true);
+          const x = xs[i];
           ctx.strokeStyle = m.color;
           ctx.fillStyle = m.color;
           ctx.lineWidth = 1.5 * dpr;
@@ -43,7 +46,8 @@ function annotations(markers, levels) {
           ctx.moveTo(x, top);
           ctx.lineTo(x, top + height);
           ctx.stroke();
-          ctx.fillText(m.label, x + 4 * dpr, top + (12 + 13 * (i % 3)) * dpr);
+          ctx.textAlign = placed[i].align;  // set each time: uPlot's y axis leaves it 'right'
+          ctx.fillText(m.label, placed[i].x, top + (12 + 13 * placed[i].row) * dpr);
         });
         ctx.restore();
       }],

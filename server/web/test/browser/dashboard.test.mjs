@@ -339,6 +339,8 @@ test('run and compare: sortable benchmarks with status; two runs compared', asyn
   assert.ok(rows.length >= 348, `${rows.length} rows`);
   assert.ok(rows.some((r) => r.includes(FAILING) && r.includes('FAIL')));
   assert.ok(rows.some((r) => r.includes('UNSUPPORTED')));
+  // A run's page is none of the nav's pages: no link is underlined (it used to be "Compare runs").
+  assert.deepEqual(await page.$$eval('#nav a.active', (as) => as.map((a) => a.textContent)), []);
   await page.click('th:nth-child(2)');  // median, largest first
   await shot(page, '5-run');
   assert.deepEqual(problems, []);
