@@ -147,6 +147,7 @@ std::vector<std::pair<std::string, std::string>> device_context(const DeviceBenc
                                          : "unavailable: " + d.device->why_no_pipeline_statistics());
   return context;
 }
+
 // Largest sizes first, and within a size the families with the costliest checks (reported in catalog order):
 // those checks take longest and overlap the rest, and smaller readbacks reuse their memory.
 bool measured_before(const KernelSpec& a, const SizeSpec& size_a, const KernelSpec& b, const SizeSpec& size_b) {
@@ -272,12 +273,12 @@ std::vector<std::unique_ptr<DeviceBench>> open_devices(Instance& instance, const
 // The run's context in Google Benchmark's: the harness revision, the format and the seed, and a lone device's own
 // keys, which its outputs then show too. Each results document gets its device's keys from RunDevice, so several
 // devices need no keys of Google Benchmark's that tell them apart.
-void add_run_context(const std::vector<std::unique_ptr<DeviceBench>>& devices, const BenchmarkOptions& options) {
+void add_run_context(const std::vector<RunDevice>& devices, const BenchmarkOptions& options) {
   benchmark::AddCustomContext(contract::context_key(contract::kHarnessRevision), options.harness_revision);
   benchmark::AddCustomContext(contract::context_key(contract::kFormatVersion), std::to_string(contract::kCurrentFormatVersion));
   benchmark::AddCustomContext("sw_seed", std::to_string(options.seed));
   if (devices.size() == 1)
-    for (const auto& [key, value] : device_context(*devices[0])) benchmark::AddCustomContext(contract::context_key(key), value);
+    for (const auto& [key, value] : devices[0].context) benchmark::AddCustomContext(contract::context_key(key), value);
 }
 
 std::vector<BenchmarkCase> benchmark_cases(const std::vector<std::unique_ptr<DeviceBench>>& devices,
@@ -439,7 +440,9 @@ BenchmarkRun measure_benchmarks(Instance& instance, const std::vector<uint32_t>&
     return SuiteInputs(needed, options.seed);
   }();
   const auto devices = open_devices(instance, device_indices, options);
-  add_run_context(devices, options);
+  std::vector<RunDevice> device_contexts;
+  for (const auto& d : devices) device_contexts.push_back({d->suffix, device_context(*d)});
+  add_run_context(device_contexts, options);
   const std::vector<BenchmarkCase> cases = benchmark_cases(devices, options);
   const auto start = SuiteTiming::Clock::now();
   SuiteState state{options, inputs};
@@ -461,11 +464,10 @@ BenchmarkRun measure_benchmarks(Instance& instance, const std::vector<uint32_t>&
   run.results = std::move(results);
   run.timing = std::move(state.timing);
   run.seconds = std::chrono::duration<double>(SuiteTiming::Clock::now() - start).count();
-  for (const auto& d : devices) {
+  for (const auto& d : devices)
     run.devices.push_back(d->device->info().name + " (" + d->device->info().driver_name + " " +
                           d->device->info().driver_version_string() + ")");
-    run.device_contexts.push_back({d->suffix, device_context(*d)});
-  }
+  run.device_contexts = std::move(device_contexts);
   return run;
 }
 

@@ -31,15 +31,14 @@ double series_noise(sql::Conn& c, std::int64_t sid, std::int64_t ms, std::int64_
 // kernel -> the operation it computes ("luminance sum", "tone mapping", ...), as the commit's runs said it.
 using Operations = std::map<std::string, std::string>;
 
-// What the commit's runs say each kernel computes (the newest run first); a kernel no run said it of (stored
+// What the commit's runs say each kernel computes (the newest run's word); a kernel no run said it of (stored
 // before format 3) is read by format 2's catalog.
-Operations operations_at(sql::Conn& c, const std::vector<std::int64_t>& runs_newest_first) {
+Operations operations_at(sql::Conn& c, const std::string& commit) {
   Operations ops;
-  for (const std::int64_t run_pk : runs_newest_first) {
-    auto& st = c.q("SELECT kernel, operation FROM run_compiled WHERE run_id=? AND operation<>''");
-    st.bind(1, run_pk);
-    while (st.step()) ops.emplace(st.text(0), st.text(1));
-  }
+  auto& st = c.q("SELECT rc.kernel, rc.operation FROM run_compiled rc JOIN runs r ON r.id=rc.run_id"
+                 " WHERE r.commit_id=? AND rc.operation<>'' ORDER BY r.started_ms DESC, r.id DESC");
+  st.bind(1, commit);
+  while (st.step()) ops.emplace(st.text(0), st.text(1));
   return ops;
 }
 
@@ -176,9 +175,7 @@ Rankings Queries::rankings(const Params& q) {
   if (gs.empty()) throw ClientError(404, "no runs at commit '" + *commit + "'", "commit");
   std::vector<std::map<std::string, BenchmarkCounters>> counters;
   const RankingGroups groups = variant_values(*c, gs, opt(q, "family"), counters);
-  std::vector<std::int64_t> runs;  // every GPU's, newest first within each
-  for (const auto& g : gs) runs.insert(runs.end(), g.runs.begin(), g.runs.end());
-  const Operations ops = operations_at(*c, runs);
+  const Operations ops = operations_at(*c, *commit);
   Rankings out{*commit, {}};
   for (const auto& [key, per_gpu] : groups)
     out.groups.push_back({key.first, key.second, rank_by_gpu(key, per_gpu, gs, counters, ops),
