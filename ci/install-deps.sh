@@ -14,6 +14,7 @@ runner=(
   build-essential cmake pkg-config git
   libbenchmark-dev libvulkan-dev libvulkan-volk-dev glslang-dev glslang-tools spirv-tools
   libcli11-dev nlohmann-json3-dev libpng-dev libcpp-httplib-dev libssl-dev curl
+  libtomlplusplus-dev libmuparser-dev
 )
 server=(libsqlite3-dev libpq-dev libmimalloc-dev nginx openssl)
 tests=(

@@ -326,9 +326,21 @@ double workgroup_sum_roundings(uint32_t threads, uint32_t subgroup_size) {
   return tree_levels(subgroup_size) + (ceil_div(subgroups, subgroup_size) - 1) + tree_levels(subgroup_size);
 }
 
-const std::vector<KernelSpec>& catalog() {
-  static const std::vector<KernelSpec> entries = build_catalog();
+namespace {
+std::vector<KernelSpec>& catalog_entries() {
+  static std::vector<KernelSpec> entries = build_catalog();
   return entries;
+}
+}  // namespace
+
+const std::vector<KernelSpec>& catalog() { return catalog_entries(); }
+
+void add_to_catalog(std::vector<KernelSpec> kernels) {
+  std::vector<KernelSpec>& entries = catalog_entries();
+  for (auto& k : kernels) {
+    if (find_kernel_or_null(k.name)) throw std::invalid_argument("a kernel named '" + k.name + "' is in the catalog already");
+    entries.push_back(std::move(k));
+  }
 }
 
 const std::string* shader_define(const ShaderRef& shader, const std::string& define) {

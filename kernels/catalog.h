@@ -48,8 +48,9 @@ enum class PixelSpace {
 enum class PostfxStage { RgbToYxy = 0, YxyToRgb, ToneMapY, AcesHillRgb, BrightPass, LocalGamma, Fused, CircleOfConfusion };
 
 struct ShaderRef {
-  std::string file;  // in kernels/
+  std::string file;  // in kernels/, or "<pack>/<file>" of a kernel pack
   Defines defines;
+  std::string entry;  // an HLSL shader's entry function (a pack's); GLSL's is main
 };
 
 // What the error bound of a variant depends on at run time.
@@ -104,6 +105,9 @@ struct Traffic {
 Traffic kernel_traffic(const KernelSpec& spec, uint64_t items);
 
 const std::vector<KernelSpec>& catalog();
+// Adds a kernel pack's kernels after the built-in ones (harness/pack/); throws std::invalid_argument for a name the
+// catalog has. Call it before anything holds an entry: the entries may move.
+void add_to_catalog(std::vector<KernelSpec> kernels);
 const KernelSpec& find_kernel(const std::string& name);  // throws std::invalid_argument
 // The catalog entry of a family/variant name, or nullptr (a name from another catalog version).
 const KernelSpec* find_kernel_or_null(std::string_view name);

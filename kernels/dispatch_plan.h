@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "size_formula.h"
+
 namespace shaderwatch {
 
 // What a run's sizes are counted in: the problem's items (pixels or boids) and the workgroups of its first pass.
@@ -17,10 +19,15 @@ struct PlanCounts {
   uint64_t groups = 0;
 };
 
-// per_item * items + per_group * groups + fixed bytes.
+// The names a buffer's size formula may use (a kernel pack's), and what they are for a run of `c`.
+inline const std::vector<std::string> kBufferFormulaNames{"items", "groups"};
+FormulaValues buffer_formula_values(const PlanCounts& c);
+
+// per_item * items + per_group * groups + fixed bytes; or, where a kernel pack wrote one, `formula` bytes.
 struct ByteCount {
   uint64_t per_item = 0, per_group = 0, fixed = 0;
-  uint64_t of(const PlanCounts& c) const { return per_item * c.items + per_group * c.groups + fixed; }
+  SizeFormula formula;  // of kBufferFormulaNames; throws FormulaError where it is not a whole number from 1
+  uint64_t of(const PlanCounts& c) const;
 };
 
 enum class BufferRole {
@@ -50,10 +57,20 @@ struct Workgroups {
     Fixed,       // x by y
     PerItem,     // ceil(items / x)
     DeviceGrid,  // as many workgroups of x invocations as the device keeps busy, for a grid-stride loop
+    Formula,     // formula_x by formula_y (1 where empty): a kernel pack's, of kWorkgroupFormulaNames
   };
   Kind kind = Kind::Fixed;
   uint32_t x = 1, y = 1;
+  SizeFormula formula_x, formula_y;
 };
+
+// The names a pack's workgroup formulas may use, and what they are for a problem.
+inline const std::vector<std::string> kWorkgroupFormulaNames{"width", "height", "items"};
+FormulaValues workgroup_formula_values(uint32_t width, uint32_t height, uint64_t items);
+// The workgroups of a Formula kind for that problem, at most `most_x` by `most_y` (the device's); throws FormulaError
+// naming the formula.
+std::pair<uint32_t, uint32_t> formula_workgroups(const Workgroups& g, const FormulaValues& problem, uint32_t most_x,
+                                                 uint32_t most_y);
 
 // One 32-bit push constant word, in order from word 0.
 struct PushWord {

@@ -8,6 +8,8 @@
 #include <string_view>
 
 #include "common/text_wrap.h"
+#include "families/kernel_family.h"
+#include "pack/kernel_pack.h"
 
 namespace shaderwatch {
 
@@ -139,6 +141,12 @@ void add_bench_options(CLI::App& app, BenchArgs& a, size_t columns) {
   app.add_option("--corrupt-output", a.policy.corrupt_output,
                  "For testing CI itself: overwrite the output of the kernels matching this glob with wrong values "
                  "before their check, so a job can be shown to fail on a wrong answer");
+  app.add_option("--pack", a.packs,
+                 "Add a kernel pack's kernels (a directory with pack.toml or pack.json and its GLSL or HLSL shaders; "
+                 "README.md, 'Add your own kernel') to the catalog, named <pack>/<kernel>: run, checked, timed and "
+                 "posted like the built-in ones. Repeatable. A pack is read and its shaders compiled before any GPU "
+                 "work: any mistake in it exits 4, naming the file, line and key")
+      ->check(CLI::ExistingDirectory);
   app.add_option("--kernels-dir", a.kernels_dir,
                  "Compile the kernels from this directory (a copy of kernels/, edited) instead of the sources built into "
                  "the binary: try a shader change without rebuilding, or run a mutant (ci/mutation-test.py); not with --post")
@@ -164,7 +172,46 @@ void add_bench_options(CLI::App& app, BenchArgs& a, size_t columns) {
       ->capture_default_str();
 }
 
+namespace {
+
+// Reads each --pack into the catalog, and its expectations into `expectations` (after the built-in ones, before
+// --expectations files); the problem with the first that cannot be read, or "".
+std::string add_packs(const std::vector<std::string>& directories, Expectations& expectations) {
+  ShaderCompiler compiler;
+  for (const auto& dir : directories) {
+    try {
+      KernelPack pack = read_kernel_pack(dir, compiler);
+      add_to_catalog(std::move(pack.kernels));
+      if (!pack.expectations.empty()) expectations.add_file(pack.expectations);
+    } catch (const std::exception& e) {
+      return "--pack " + dir + ": " + e.what();
+    }
+  }
+  return "";
+}
+
+// Where a selected pack kernel's formulas give no count at a size this run will use: the benchmark sizes, or the
+// --check suite's inputs.
+std::string pack_sizes_problem(const BenchArgs& a, const BenchmarkOptions& options, const std::regex& filter) {
+  for (const KernelSpec& spec : catalog()) {
+    if (!std::regex_search(spec.name, filter)) continue;
+    const KernelFamily& family = kernel_family(spec.family);
+    std::vector<SizeSpec> sizes;
+    if (a.check) {
+      for (const CheckInput& input : family.check_inputs()) sizes.push_back(input.size);
+    } else {
+      sizes = options.sizes(family.size);
+    }
+    for (const SizeSpec& size : sizes)
+      if (std::string problem = pack_size_problem(spec, family.size, size); !problem.empty()) return problem;
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string usage_problem(BenchArgs& a, const GbenchFlags& gbench, std::regex& filter_re, BenchmarkOptions& options) {
+  if (std::string problem = add_packs(a.packs, a.policy.expectations); !problem.empty()) return problem;
   if (a.policy.repeat > 1 && !a.check) return "--repeat goes with --check";
   if (a.policy.race_delays && !a.check) return "--race goes with --check";
   if (a.post.gate && a.post.url.empty()) return "--gate goes with --post: it exits with the server's verdict on the posted run";
@@ -193,6 +240,7 @@ std::string usage_problem(BenchArgs& a, const GbenchFlags& gbench, std::regex& f
         std::none_of(catalog().begin(), catalog().end(), [&](const KernelSpec& k) { return a.policy.corrupts(k.name); }))
       return "--corrupt-output '" + a.policy.corrupt_output + "' matches no kernel (see --list-kernels)";
     options.filter = filter_re;
+    if (std::string problem = pack_sizes_problem(a, options, filter_re); !problem.empty()) return problem;
     if (a.benchmark_mode() && selected_benchmarks(options).empty())
       return "--filter '" + a.filter + "', --sizes and --benchmark_filter together select no benchmark: "
              "a kernel's sizes are WxH for luminance and post-processing, a count for boids";

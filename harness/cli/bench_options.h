@@ -23,6 +23,7 @@ struct BenchArgs {
   uint64_t seed = 0;  // 0: random, chosen at the start and printed
   uint64_t flush_mib = 0;
   std::vector<std::string> expectation_files;
+  std::vector<std::string> packs;  // kernel pack directories (pack/kernel_pack.h)
   CheckPolicy policy;
   PostOptions post;
 
@@ -33,7 +34,8 @@ struct BenchArgs {
 void add_bench_options(CLI::App& app, BenchArgs& args, size_t columns);
 
 // What makes the parsed command line unusable, or empty: the message after "shaderwatch-bench: ". Fills in
-// what the checks build on the way: the post token from SHADERWATCH_TOKEN, the filter, the benchmark options.
+// what the checks build on the way: the post token from SHADERWATCH_TOKEN, the filter, the benchmark options; and
+// adds the --pack kernels to the catalog (a pack that cannot be read is a usage problem, exit 4).
 std::string usage_problem(BenchArgs& args, const GbenchFlags& gbench, std::regex& filter_re, BenchmarkOptions& options);
 
 }  // namespace shaderwatch

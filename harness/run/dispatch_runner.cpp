@@ -18,6 +18,9 @@ std::pair<uint32_t, uint32_t> workgroups(const Workgroups& g, const RunContext& 
     case Workgroups::Kind::Fixed: return {g.x, g.y};
     case Workgroups::Kind::PerItem: return {static_cast<uint32_t>(ceil_div(p.items(), g.x)), 1};
     case Workgroups::Kind::DeviceGrid: return {grid_stride_groups(c.device.info(), p.items(), g.x), 1};
+    case Workgroups::Kind::Formula:
+      return formula_workgroups(g, workgroup_formula_values(p.width, p.height, p.items()),
+                                c.device.info().max_workgroup_count_x, c.device.info().max_workgroup_count_y);
   }
   throw std::logic_error("unknown workgroup kind");
 }

@@ -6,7 +6,7 @@ namespace shaderwatch {
 
 const std::vector<uint32_t>& RunContext::compile(size_t shader) {
   const auto& ref = spec.shaders.at(shader);
-  const auto& spirv = compiler.compile(ref.file, ref.defines);
+  const auto& spirv = compiler.compile(ref);
   spirv_hash += ShaderCompiler::hash(spirv);
   return spirv;
 }

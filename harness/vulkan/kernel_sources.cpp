@@ -7,11 +7,14 @@
 #include <string_view>
 
 #include "vulkan/embedded_kernels.h"
+#include "vulkan/shader_compiler.h"
 
 namespace shaderwatch {
 namespace {
 
+// A pack's file from its directory, kernels/' own from the binary.
 std::string_view embedded_source(const std::string& file) {
+  if (!pack_of_source(file).empty()) return kernel_source(file);
   for (const auto& k : embedded_kernels())
     if (k.name == file) return k.source;
   throw std::runtime_error("kernels/" + file + " is not among the sources embedded in this binary");
@@ -30,8 +33,20 @@ std::vector<std::string> kernel_source_files(const KernelSpec& spec) {
     pending.pop_back();
     if (!seen.insert(file).second) continue;
     const std::string_view text = embedded_source(file);
-    for (std::cregex_iterator it(text.data(), text.data() + text.size(), include_line), end; it != end; ++it)
-      pending.push_back((*it)[1].str());
+    const std::string pack = pack_of_source(file);
+    for (std::cregex_iterator it(text.data(), text.data() + text.size(), include_line), end; it != end; ++it) {
+      const std::string name = (*it)[1].str();
+      // As the compiler's includer: a pack's file includes its pack's files first.
+      const bool in_pack = !pack.empty() && [&] {
+        try {
+          kernel_source(pack + "/" + name);
+          return true;
+        } catch (const std::invalid_argument&) {
+          return false;
+        }
+      }();
+      pending.push_back(in_pack ? pack + "/" + name : name);
+    }
   }
   return {seen.begin(), seen.end()};
 }

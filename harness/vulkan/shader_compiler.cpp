@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <memory>
+#include <set>
 #include <stdexcept>
 
 #include "vulkan/embedded_kernels.h"
@@ -19,8 +20,19 @@ namespace {
 struct SourceDirectory {
   std::mutex mutex;
   std::string path;                            // empty: the embedded sources
-  std::map<std::string, std::string> read;     // files read from it, kept for the process's life
+  std::map<std::string, std::string> read;     // files read from it or from a pack, kept for the process's life
+  std::map<std::string, std::string> packs;    // a pack's name -> its directory
 };
+
+// The text of `path`, or nullptr where it cannot be read.
+bool read_file(const std::string& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream s;
+  s << in.rdbuf();
+  text = s.str();
+  return true;
+}
 
 SourceDirectory& source_directory() {
   static SourceDirectory d;
@@ -36,20 +48,43 @@ void use_kernel_sources_from(const std::string& directory) {
   d.read.clear();
 }
 
+void add_pack_sources(const std::string& pack, const std::string& directory) {
+  SourceDirectory& d = source_directory();
+  const std::lock_guard lock(d.mutex);
+  d.packs[pack] = directory;
+}
+
+std::string pack_of_source(const std::string& file) {
+  const auto slash = file.find('/');
+  if (slash == std::string::npos) return "";
+  SourceDirectory& d = source_directory();
+  const std::lock_guard lock(d.mutex);
+  const std::string pack = file.substr(0, slash);
+  return d.packs.count(pack) ? pack : "";
+}
+
 const std::string& kernel_source(const std::string& file) {
   SourceDirectory& d = source_directory();
   {
     const std::lock_guard lock(d.mutex);
+    if (auto it = d.read.find(file); it != d.read.end()) return it->second;
+    if (const auto slash = file.find('/'); slash != std::string::npos && d.packs.count(file.substr(0, slash))) {
+      const std::string name = file.substr(slash + 1);
+      // A file of the pack's own directory: an include cannot reach outside it.
+      if (name.empty() || name.find('/') != std::string::npos || name[0] == '.')
+        throw std::invalid_argument("no kernel source named '" + file + "': a pack's shaders are files of its directory");
+      std::string text;
+      if (!read_file(d.packs.at(file.substr(0, slash)) + "/" + name, text))
+        throw std::invalid_argument("no kernel source named '" + name + "' in " + d.packs.at(file.substr(0, slash)));
+      return d.read.emplace(file, std::move(text)).first->second;
+    }
     if (!d.path.empty()) {
-      if (auto it = d.read.find(file); it != d.read.end()) return it->second;
       // Plain file names only: an include cannot reach outside the directory.
       if (file.find('/') != std::string::npos || file.empty() || file[0] == '.')
         throw std::invalid_argument("no kernel source named '" + file + "' in " + d.path);
-      std::ifstream in(d.path + "/" + file, std::ios::binary);
-      if (!in) throw std::invalid_argument("no kernel source named '" + file + "' in " + d.path);
-      std::ostringstream text;
-      text << in.rdbuf();
-      return d.read.emplace(file, text.str()).first->second;
+      std::string text;
+      if (!read_file(d.path + "/" + file, text)) throw std::invalid_argument("no kernel source named '" + file + "' in " + d.path);
+      return d.read.emplace(file, std::move(text)).first->second;
     }
   }
   static const std::map<std::string, std::string> sources = [] {
@@ -70,16 +105,21 @@ std::vector<std::string> kernel_source_names() {
 
 namespace {
 
-// Serves `#include "x.glsl"` from the embedded sources, as glslangValidator -I kernels does at build time.
+// Serves `#include "x.glsl"` from the embedded sources, as glslangValidator -I kernels does at build time; in a pack's
+// file, from the pack's directory first.
 class EmbeddedIncluder : public glslang::TShader::Includer {
  public:
-  IncludeResult* includeLocal(const char* header, const char*, size_t) override {
-    try {
-      const std::string& text = kernel_source(header);
-      return new IncludeResult(header, text.data(), text.size(), nullptr);
-    } catch (const std::invalid_argument&) {
-      return nullptr;  // glslang reports the missing include with its line
+  IncludeResult* includeLocal(const char* header, const char* includer, size_t) override {
+    std::vector<std::string> names{header};
+    if (const std::string pack = pack_of_source(includer); !pack.empty()) names.insert(names.begin(), pack + "/" + header);
+    for (const auto& name : names) {
+      try {
+        const std::string& text = kernel_source(name);
+        return new IncludeResult(name, text.data(), text.size(), nullptr);
+      } catch (const std::invalid_argument&) {
+      }
     }
+    return nullptr;  // glslang reports the missing include with its line
   }
   IncludeResult* includeSystem(const char* header, const char* from, size_t depth) override {
     return includeLocal(header, from, depth);
@@ -87,10 +127,30 @@ class EmbeddedIncluder : public glslang::TShader::Includer {
   void releaseInclude(IncludeResult* result) override { delete result; }
 };
 
-std::string describe(const std::string& file, const Defines& defines) {
+std::string describe(const std::string& file, const Defines& defines, const std::string& entry) {
   std::string s = file;
+  if (!entry.empty()) s += " -e " + entry;
   for (const auto& [k, v] : defines) s += " -D" + k + "=" + v;
   return s;
+}
+
+// Every descriptor binding the linked program uses (buffers, uniform blocks, images), by its reflection.
+ShaderInterface reflect(glslang::TProgram& program) {
+  ShaderInterface out;
+  program.buildReflection(EShReflectionDefault);
+  std::set<uint32_t> bindings;
+  auto add = [&](const glslang::TObjectReflection& r) {
+    if (r.getBinding() >= 0) bindings.insert(static_cast<uint32_t>(r.getBinding()));
+  };
+  for (int i = 0; i < program.getNumBufferBlocks(); ++i) add(program.getBufferBlock(i));
+  for (int i = 0; i < program.getNumUniformBlocks(); ++i) add(program.getUniformBlock(i));
+  for (int i = 0; i < program.getNumUniformVariables(); ++i) {
+    const glslang::TObjectReflection& u = program.getUniform(i);
+    if (u.getType() && (u.getType()->getBasicType() == glslang::EbtSampler)) add(u);
+  }
+  out.bindings.assign(bindings.begin(), bindings.end());
+  for (int d = 0; d < 3; ++d) out.local_size[d] = program.getLocalSize(d);
+  return out;
 }
 
 }  // namespace
@@ -100,23 +160,41 @@ ShaderCompiler::ShaderCompiler(Defines every_shader) : every_shader_(std::move(e
 }
 ShaderCompiler::~ShaderCompiler() { glslang::FinalizeProcess(); }
 
+namespace {
+bool ends_with(const std::string& file, const std::string& e) {
+  return file.size() >= e.size() && file.compare(file.size() - e.size(), e.size(), e) == 0;
+}
+}  // namespace
+
+bool ShaderCompiler::is_hlsl(const std::string& file) { return ends_with(file, ".hlsl"); }
+
 ShaderStage ShaderCompiler::stage_of(const std::string& file) {
-  auto ends = [&](const char* ext) {
-    const std::string e(ext);
-    return file.size() >= e.size() && file.compare(file.size() - e.size(), e.size(), e) == 0;
-  };
-  if (ends(".comp")) return ShaderStage::Compute;
+  auto ends = [&](const char* ext) { return ends_with(file, ext); };
+  if (ends(".comp") || ends(".hlsl")) return ShaderStage::Compute;
   if (ends(".vert")) return ShaderStage::Vertex;
   if (ends(".frag")) return ShaderStage::Fragment;
-  throw std::invalid_argument("shader '" + file + "' has no known stage extension (.comp, .vert, .frag)");
+  throw std::invalid_argument("shader '" + file + "' has no known stage extension (.comp, .vert, .frag, .hlsl)");
 }
 
-const std::vector<uint32_t>& ShaderCompiler::compile(const std::string& file, const Defines& kernel_defines) {
+const std::vector<uint32_t>& ShaderCompiler::compile(const std::string& file, const Defines& defines,
+                                                     const std::string& entry) {
   std::lock_guard lock(mutex_);
+  return compiled(file, defines, entry).spirv;
+}
+
+const ShaderInterface& ShaderCompiler::interface_of(const ShaderRef& shader) {
+  std::lock_guard lock(mutex_);
+  return compiled(shader.file, shader.defines, shader.entry).interface;
+}
+
+const ShaderCompiler::Compiled& ShaderCompiler::compiled(const std::string& file, const Defines& kernel_defines,
+                                                         const std::string& entry) {
   Defines defines = kernel_defines;
   defines.insert(defines.end(), every_shader_.begin(), every_shader_.end());
-  const auto key = std::make_pair(file, defines);
+  const auto key = std::make_tuple(file, defines, entry);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+  const bool hlsl = is_hlsl(file);
+  if (hlsl && entry.empty()) throw std::invalid_argument("HLSL shader " + file + " needs its entry function named");
 
   const EShLanguage language = [&] {
     switch (stage_of(file)) {
@@ -134,25 +212,29 @@ const std::vector<uint32_t>& ShaderCompiler::compile(const std::string& file, co
   glslang::TShader shader(language);
   shader.setStringsWithLengthsAndNames(&text, nullptr, &name, 1);
   shader.setPreamble(preamble.c_str());
+  // The SPIR-V entry point is main either way (the pipelines name it); HLSL's source function is renamed to it.
   shader.setEntryPoint("main");
-  shader.setEnvInput(glslang::EShSourceGlsl, language, glslang::EShClientVulkan, 100);
+  if (hlsl) shader.setSourceEntryPoint(entry.c_str());
+  shader.setEnvInput(hlsl ? glslang::EShSourceHlsl : glslang::EShSourceGlsl, language, glslang::EShClientVulkan, 100);
   shader.setEnvClient(glslang::EShClientVulkan, glslang::EShTargetVulkan_1_3);
   shader.setEnvTarget(glslang::EShTargetSpv, glslang::EShTargetSpv_1_6);
   EmbeddedIncluder includer;
-  const auto messages = static_cast<EShMessages>(EShMsgSpvRules | EShMsgVulkanRules);
-  if (!shader.parse(GetDefaultResources(), 460, false, messages, includer)) {
-    throw std::runtime_error("shader " + describe(file, defines) + " does not compile:\n" + shader.getInfoLog());
+  const auto messages =
+      static_cast<EShMessages>(EShMsgSpvRules | EShMsgVulkanRules | (hlsl ? EShMsgReadHlsl | EShMsgHlslOffsets : 0));
+  if (!shader.parse(GetDefaultResources(), hlsl ? 100 : 460, false, messages, includer)) {
+    throw std::runtime_error("shader " + describe(file, defines, entry) + " does not compile:\n" + shader.getInfoLog());
   }
   glslang::TProgram program;
   program.addShader(&shader);
   if (!program.link(messages)) {
-    throw std::runtime_error("shader " + describe(file, defines) + " does not link:\n" + program.getInfoLog());
+    throw std::runtime_error("shader " + describe(file, defines, entry) + " does not link:\n" + program.getInfoLog());
   }
-  std::vector<uint32_t> spirv;
+  Compiled out;
   glslang::SpvOptions options;
   options.validate = true;
-  glslang::GlslangToSpv(*program.getIntermediate(language), spirv, &options);
-  return cache_.emplace(key, std::move(spirv)).first->second;
+  glslang::GlslangToSpv(*program.getIntermediate(language), out.spirv, &options);
+  out.interface = reflect(program);
+  return cache_.emplace(key, std::move(out)).first->second;
 }
 
 std::string ShaderCompiler::hash(const std::vector<uint32_t>& spirv) {

@@ -174,6 +174,7 @@ DeviceInfo describe(VkPhysicalDevice pd, uint32_t index) {
   d.max_workgroup_invocations = props.properties.limits.maxComputeWorkGroupInvocations;
   d.max_storage_buffer_range = props.properties.limits.maxStorageBufferRange;
   d.max_workgroup_count_x = props.properties.limits.maxComputeWorkGroupCount[0];
+  d.max_workgroup_count_y = props.properties.limits.maxComputeWorkGroupCount[1];
   return d;
 }
 

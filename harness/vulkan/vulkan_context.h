@@ -31,7 +31,7 @@ struct DeviceInfo {
   float timestamp_period = 0;
   uint32_t max_workgroup_invocations = 0;
   uint32_t max_storage_buffer_range = 0;
-  uint32_t max_workgroup_count_x = 0;
+  uint32_t max_workgroup_count_x = 0, max_workgroup_count_y = 0;
   uint32_t sm_count = 0;  // from VK_NV_shader_sm_builtins where present, else 0
   bool subgroup_clock = false;  // VK_KHR_shader_clock's shaderSubgroupClock: what --check --race's delays read
 

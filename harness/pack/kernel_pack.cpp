@@ -1,0 +1,245 @@
+#include "pack/kernel_pack.h"
+
+#include <filesystem>
+#include <regex>
+#include <set>
+
+#include "pack/manifest_table.h"
+
+namespace shaderwatch {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The names an error bound's rounding count may use: ErrorContext's.
+const std::vector<std::string> kRoundingsNames{"items", "groups", "subgroup_size"};
+
+// Names are permanent keys of results: lower case, digits and underscores.
+bool is_plain_name(const std::string& s) { return std::regex_match(s, std::regex("[a-z0-9_]+")); }
+
+const PackCheck* find_check(const std::string& name) {
+  for (const auto& c : pack_checks())
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+std::string check_names() {
+  std::string s;
+  for (const auto& c : pack_checks()) s += (s.empty() ? "'" : ", '") + c.name + "'";
+  return s;
+}
+
+SizeFormula formula(const ManifestTable& t, const std::string& key, const std::string& text,
+                    const std::vector<std::string>& names) {
+  try {
+    return SizeFormula(text, names);
+  } catch (const FormulaError& e) {
+    t.fail(key, e.what());
+  }
+}
+
+uint32_t subgroup_bits(const ManifestTable& t) {
+  static const std::vector<std::pair<std::string, uint32_t>> kBits{
+      {"basic", 0x1}, {"vote", 0x2}, {"arithmetic", 0x4}, {"ballot", 0x8}, {"shuffle", 0x10},
+      {"shuffle_relative", 0x20}, {"clustered", 0x40}, {"quad", 0x80}};
+  uint32_t bits = 0;
+  if (!t.has("subgroup")) return bits;
+  for (const auto& name : t.texts("subgroup")) {
+    bool known = false;
+    for (const auto& [n, b] : kBits)
+      if (n == name) bits |= b, known = true;
+    if (!known) t.fail("subgroup", "'" + name + "' is not a subgroup feature (basic, vote, arithmetic, ballot, shuffle, "
+                                    "shuffle_relative, clustered, quad)");
+  }
+  return bits;
+}
+
+PushWord push_word(const ManifestTable& pass, const std::string& word) {
+  using K = PushWord::Kind;
+  if (word == "width") return {K::Width};
+  if (word == "height") return {K::Height};
+  if (word == "items") return {K::Items};
+  if (word == "groups") return {K::Groups};
+  if (std::regex_match(word, std::regex("[0-9]{1,10}")) && std::stoull(word) <= 0xFFFFFFFFull)
+    return {K::Value, static_cast<uint32_t>(std::stoull(word))};
+  pass.fail("push", "'" + word + "' is not width, height, items, groups or a whole number");
+}
+
+BufferRole buffer_role(const ManifestTable& b, const std::string& role) {
+  if (role == "output") return BufferRole::Output;
+  if (role == "partials") return BufferRole::Partials;
+  if (role == "counter") return BufferRole::Counter;
+  b.fail("role", "'" + role + "' is not output, partials or counter");
+}
+
+// A shader of a pass: its own source, entry and defines, or the kernel's.
+ShaderRef pass_shader(const std::string& pack, const fs::path& dir, const ManifestTable& kernel, const ManifestTable& pass) {
+  const ManifestTable& owner = pass.has("source") ? pass : kernel;
+  const std::string file = owner.text("source");
+  if (file.find('/') != std::string::npos || file[0] == '.') owner.fail("source", "a file of the pack's directory is needed, not a path");
+  if (!fs::is_regular_file(dir / file)) owner.fail("source", "no file " + (dir / file).string());
+  ShaderRef shader{pack + "/" + file, kernel.text_table("defines"), ""};
+  for (const auto& [k, v] : pass.text_table("defines")) shader.defines.emplace_back(k, v);
+  if (ShaderCompiler::is_hlsl(file)) {
+    shader.entry = pass.has("entry") ? pass.text("entry") : kernel.text_or("entry", "");
+    if (shader.entry.empty()) owner.fail("source", "an HLSL shader needs its entry function: entry = \"...\"");
+  } else if (ShaderCompiler::stage_of(file) != ShaderStage::Compute) {
+    owner.fail("source", "a compute shader is needed: .comp (GLSL) or .hlsl");
+  }
+  return shader;
+}
+
+// The shader as compiled, or the compiler's message (with the shader's file and line) as the pack's error.
+const ShaderInterface& compiled(ShaderCompiler& compiler, const ShaderRef& shader, const ManifestTable& where,
+                                const fs::path& dir, const std::string& pack) {
+  try {
+    return compiler.interface_of(shader);
+  } catch (const std::exception& e) {
+    // glslang names the file as the pack's source name: say the path a person opens.
+    std::string log = e.what();
+    const std::string prefix = pack + "/";
+    for (size_t at; (at = log.find(prefix)) != std::string::npos;) log.replace(at, prefix.size(), (dir / "").string());
+    where.fail("source", log);
+  }
+}
+
+void check_bindings(const ManifestTable& pass, const ShaderInterface& shader, const std::vector<std::string>& bindings,
+                    const std::string& file) {
+  std::set<uint32_t> declared(shader.bindings.begin(), shader.bindings.end());
+  for (uint32_t b = 0; b < bindings.size(); ++b)
+    if (!declared.count(b))
+      pass.fail("bindings", "binding " + std::to_string(b) + " ('" + bindings[b] + "') is not declared by " + file +
+                                " (its reflection shows bindings " + [&] {
+                                  std::string s;
+                                  for (uint32_t d : shader.bindings) s += (s.empty() ? "" : ", ") + std::to_string(d);
+                                  return s.empty() ? std::string("none") : s;
+                                }() + ")");
+  for (uint32_t d : declared)
+    if (d >= bindings.size())
+      pass.fail("bindings", file + " declares binding " + std::to_string(d) + ", which the pass does not bind (it binds " +
+                                std::to_string(bindings.size()) + ": 0 to " + std::to_string(bindings.size() - 1) + ")");
+}
+
+KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTable& k, ShaderCompiler& compiler) {
+  k.only_keys({"name", "description", "check", "operation", "tile", "roundings", "subgroup", "source", "entry", "defines",
+               "buffer", "pass"});
+  const std::string name = k.text("name");
+  if (!is_plain_name(name)) k.fail("name", "'" + name + "': lower-case letters, digits and _ only (results keep it)");
+  k.rename("kernel '" + name + "'");
+  const PackCheck* check = find_check(k.text("check"));
+  if (!check) k.fail("check", "'" + k.text("check") + "' is not a check (" + check_names() + ")");
+  KernelSpec spec{.name = pack + "/" + name,
+                  .family = check->family,
+                  .method = check->method,
+                  .description = k.text_or("description", name),
+                  .operation = k.text_or("operation", check->operation)};
+  if (check->family == Family::Luminance) {
+    const auto tile = k.numbers("tile");
+    if (tile.size() != 2) k.fail("tile", "the pixels one workgroup sums, [x, y], are needed");
+    spec.tile_x = tile[0], spec.tile_y = tile[1];
+  } else if (k.has("tile")) {
+    k.fail("tile", "only a luminance check has tiles");
+  }
+  const SizeFormula roundings = formula(k, "roundings", k.text("roundings"), kRoundingsNames);
+  spec.roundings = [roundings](const ErrorContext& c) {
+    return roundings.value({{"items", static_cast<double>(c.items)}, {"groups", static_cast<double>(c.groups)},
+                            {"subgroup_size", static_cast<double>(c.subgroup_size)}});
+  };
+  spec.subgroup_ops = subgroup_bits(k);
+
+  DispatchPlan plan;
+  for (ManifestTable& b : k.tables("buffer", "buffer")) {
+    b.only_keys({"name", "role", "bytes"});
+    PlanBuffer buffer{.name = b.text("name")};
+    b.rename(k.where() + ", buffer '" + buffer.name + "'");
+    if (buffer.name == "input") b.fail("name", "'input' is the uploaded input, which every kernel has");
+    buffer.role = buffer_role(b, b.text_or("role", buffer.name == "output" ? "output" : ""));
+    buffer.bytes.formula = formula(b, "bytes", b.text("bytes"), kBufferFormulaNames);
+    plan.buffers.push_back(std::move(buffer));
+  }
+  std::vector<ManifestTable> passes = k.tables("pass", "pass");
+  if (passes.empty()) k.fail("at least one [[kernel.pass]] is needed");
+  for (ManifestTable& p : passes) {
+    p.only_keys({"source", "entry", "defines", "bindings", "workgroups", "push"});
+    p.rename(k.where() + ", " + p.where().substr(p.where().rfind("pass ")));
+    const ShaderRef shader = pass_shader(pack, dir, k, p);
+    const ShaderInterface& reflected = compiled(compiler, shader, p.has("source") ? p : k, dir, pack);
+    PlanPass pass{.shader = spec.shaders.size(), .bindings = p.texts("bindings")};
+    check_bindings(p, reflected, pass.bindings, shader.file.substr(pack.size() + 1));
+    const auto groups = p.texts("workgroups");
+    if (groups.empty() || groups.size() > 2) p.fail("workgroups", "one or two formulas are needed: [x] or [x, y]");
+    pass.groups.kind = Workgroups::Kind::Formula;
+    pass.groups.formula_x = formula(p, "workgroups", groups[0], kWorkgroupFormulaNames);
+    if (groups.size() == 2) pass.groups.formula_y = formula(p, "workgroups", groups[1], kWorkgroupFormulaNames);
+    if (p.has("push"))
+      for (const auto& word : p.texts("push")) pass.push.push_back(push_word(p, word));
+    if (spec.shaders.empty()) spec.group_x = reflected.local_size[0], spec.group_y = reflected.local_size[1];
+    spec.shaders.push_back(shader);
+    plan.passes.push_back(std::move(pass));
+  }
+  if (const std::string error = plan_error(plan, spec.shaders.size()); !error.empty()) k.fail(error);
+  spec.plan = std::move(plan);
+  return spec;
+}
+
+}  // namespace
+
+const std::vector<PackCheck>& pack_checks() {
+  static const std::vector<PackCheck> checks{
+      {"luminance tile sums", Family::Luminance, Method::LumTiles, "luminance sum",
+       "one float per workgroup of the first pass, in row order of the workgroups: the luminance sum of its tile"},
+      {"boids sum", Family::Boids, Method::BoidsSerial, "boids average",
+       "one vec4 at the start of the output: the sums of the positions' x, y and z"},
+  };
+  return checks;
+}
+
+KernelPack read_kernel_pack(const std::string& directory, ShaderCompiler& compiler) {
+  const fs::path dir(directory);
+  KernelPack pack{.directory = directory};
+  for (const char* file : {"pack.toml", "pack.json"}) {
+    if (fs::is_regular_file(dir / file)) {
+      if (!pack.manifest.empty()) throw ManifestError(directory + ": has both pack.toml and pack.json; keep one");
+      pack.manifest = (dir / file).string();
+    }
+  }
+  if (pack.manifest.empty()) throw ManifestError(directory + ": no pack.toml or pack.json (a kernel pack's manifest)");
+  if (fs::is_regular_file(dir / "expectations.json")) pack.expectations = (dir / "expectations.json").string();
+  const ManifestDocument doc = read_manifest(pack.manifest);
+  ManifestTable root(doc, *doc.root, "the pack");
+  root.only_keys({"name", "description", "kernel"});
+  pack.name = root.text("name");
+  if (!is_plain_name(pack.name)) root.fail("name", "'" + pack.name + "': lower-case letters, digits and _ only (results keep it)");
+  for (const KernelSpec& k : catalog())
+    if (k.name.substr(0, k.name.find('/')) == pack.name) root.fail("name", "'" + pack.name + "' is taken: the catalog has " + k.name);
+  add_pack_sources(pack.name, directory);
+  std::vector<ManifestTable> kernels = root.tables("kernel", "kernel");
+  if (kernels.empty()) root.fail("kernel", "a pack has at least one [[kernel]]");
+  for (ManifestTable& k : kernels) {
+    KernelSpec spec = read_kernel(pack.name, dir, k, compiler);
+    for (const auto& other : pack.kernels)
+      if (other.name == spec.name) k.fail("name", "a second kernel named '" + spec.name + "'");
+    pack.kernels.push_back(std::move(spec));
+  }
+  return pack;
+}
+
+std::string pack_size_problem(const KernelSpec& spec, SizeKind kind, const SizeSpec& size) {
+  if (!spec.plan) return "";
+  try {
+    const FormulaValues problem = workgroup_formula_values(size.width, size.height, size.items());
+    uint64_t first_groups = 0;
+    for (const PlanPass& p : spec.plan->passes) {
+      if (p.groups.kind != Workgroups::Kind::Formula) return "";
+      const auto [x, y] = formula_workgroups(p.groups, problem, 0xFFFFFFFFu, 0xFFFFFFFFu);
+      if (!first_groups) first_groups = uint64_t{x} * y;
+    }
+    for (const PlanBuffer& b : spec.plan->buffers) b.bytes.of({size.items(), first_groups});
+  } catch (const FormulaError& e) {
+    return spec.name + " at " + size_text(kind, size) + ": " + e.what();
+  }
+  return "";
+}
+
+}  // namespace shaderwatch
