@@ -45,8 +45,7 @@ SizeFormula::SizeFormula(std::string text, std::vector<std::string> variables)
     prepare(p, text_, variables_, slots);
     p.Eval();  // parses; every name it uses must be a variable or a function
   } catch (const mu::Parser::exception_type& e) {
-    throw FormulaError("formula '" + text_ + "': " + e.GetMsg() + " (at character " + std::to_string(e.GetPos() + 1) +
-                       "; its names: " + names_text(variables_) + ")");
+    throw FormulaError("formula '" + text_ + "': " + e.GetMsg() + " (its names: " + names_text(variables_) + ")");
   }
 }
 

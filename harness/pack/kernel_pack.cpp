@@ -99,7 +99,8 @@ const ShaderInterface& compiled(ShaderCompiler& compiler, const ShaderRef& shade
     // glslang names the file as the pack's source name: say the path a person opens.
     std::string log = e.what();
     const std::string prefix = pack + "/";
-    for (size_t at; (at = log.find(prefix)) != std::string::npos;) log.replace(at, prefix.size(), (dir / "").string());
+    const std::string path = (dir / "").string();
+    for (size_t at = 0; (at = log.find(prefix, at)) != std::string::npos; at += path.size()) log.replace(at, prefix.size(), path);
     where.fail("source", log);
   }
 }
@@ -118,15 +119,15 @@ void check_bindings(const ManifestTable& pass, const ShaderInterface& shader, co
   for (uint32_t d : declared)
     if (d >= bindings.size())
       pass.fail("bindings", file + " declares binding " + std::to_string(d) + ", which the pass does not bind (it binds " +
-                                std::to_string(bindings.size()) + ": 0 to " + std::to_string(bindings.size() - 1) + ")");
+                                std::to_string(bindings.size()) + ")");
 }
 
 KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTable& k, ShaderCompiler& compiler) {
-  k.only_keys({"name", "description", "check", "operation", "tile", "roundings", "subgroup", "source", "entry", "defines",
-               "buffer", "pass"});
   const std::string name = k.text("name");
   if (!is_plain_name(name)) k.fail("name", "'" + name + "': lower-case letters, digits and _ only (results keep it)");
   k.rename("kernel '" + name + "'");
+  k.only_keys({"name", "description", "check", "operation", "tile", "roundings", "subgroup", "source", "entry", "defines",
+               "buffer", "pass"});
   const PackCheck* check = find_check(k.text("check"));
   if (!check) k.fail("check", "'" + k.text("check") + "' is not a check (" + check_names() + ")");
   KernelSpec spec{.name = pack + "/" + name,

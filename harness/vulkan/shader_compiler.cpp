@@ -52,6 +52,8 @@ void add_pack_sources(const std::string& pack, const std::string& directory) {
   SourceDirectory& d = source_directory();
   const std::lock_guard lock(d.mutex);
   d.packs[pack] = directory;
+  // Files read under the name before are another directory's.
+  for (auto it = d.read.begin(); it != d.read.end();) it = it->first.rfind(pack + "/", 0) == 0 ? d.read.erase(it) : std::next(it);
 }
 
 std::string pack_of_source(const std::string& file) {

@@ -1,0 +1,220 @@
+// Kernel packs (harness/pack/): the example packs read and pass their checks on lavapipe; a broken variant of each
+// kind fails its check; every mistake in a pack is refused on load, naming its file, line and key.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "families/kernel_family.h"
+#include "lavapipe_device.h"
+#include "pack/kernel_pack.h"
+#include "pack/manifest_table.h"
+#include "run_command.h"
+
+namespace shaderwatch {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kPacks = SHADERWATCH_PACKS;
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A copy of an example pack under a name of its own (so nothing cached of the original serves it), edited.
+class PackCopy {
+ public:
+  PackCopy(const std::string& example, const std::string& name) : dir_(fs::temp_directory_path() / ("sw_pack_" + name)) {
+    fs::remove_all(dir_);
+    fs::copy(kPacks + "/" + example, dir_);
+    fs::remove(dir_ / "expectations.json");
+    replace("pack.toml", "name = \"" + example + "\"", "name = \"" + name + "\"");
+  }
+  ~PackCopy() { fs::remove_all(dir_); }
+  // Replaces the first `from` in `file` (which must have it) by `to`.
+  void replace(const std::string& file, const std::string& from, const std::string& to) {
+    std::string text = read_text(dir_ / file);
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from << " not in " << file;
+    text.replace(at, from.size(), to);
+    std::ofstream(dir_ / file) << text;
+  }
+  KernelPack read() const {
+    ShaderCompiler compiler;
+    return read_kernel_pack(dir_.string(), compiler);
+  }
+  // The message read() fails with ("" where it reads).
+  std::string error() const {
+    try {
+      read();
+    } catch (const ManifestError& e) {
+      return e.what();
+    }
+    return "";
+  }
+  std::string dir() const { return dir_.string(); }
+
+ private:
+  fs::path dir_;
+};
+
+const KernelSpec& kernel_named(const KernelPack& pack, const std::string& name) {
+  for (const auto& k : pack.kernels)
+    if (k.name == name) return k;
+  throw std::invalid_argument("no " + name);
+}
+
+// The kernel on one input of its family: a size with partial edge tiles, or a count that is not a multiple of 64.
+CheckResult check_once(const KernelSpec& spec, InputKind kind = InputKind::Random) {
+  const KernelFamily& family = kernel_family(spec.family);
+  const SizeSpec size = family.size == SizeKind::Image ? SizeSpec{333, 77, 0} : SizeSpec{0, 0, 4099};
+  const Problem problem = family.make_problem(kind, size, 11);
+  return run_and_check(*lavapipe().device, lavapipe().compiler, spec, problem);
+}
+
+TEST(Pack, TheExamplePacksReadAsCatalogEntries) {
+  ShaderCompiler compiler;
+  const KernelPack seeds = read_kernel_pack(kPacks + "/seeds_hlsl", compiler);
+  EXPECT_EQ(seeds.name, "seeds_hlsl");
+  ASSERT_EQ(seeds.kernels.size(), 5u);
+  EXPECT_NE(seeds.expectations.find("expectations.json"), std::string::npos);
+  const KernelSpec& reloaded = kernel_named(seeds, "seeds_hlsl/reloaded_prefetch2_128");
+  EXPECT_EQ(reloaded.family, Family::Luminance);
+  EXPECT_EQ(reloaded.operation, "luminance sum");  // ranked beside lum/prefetch2_128
+  EXPECT_EQ(reloaded.shaders.at(0).entry, "PostFX");
+  EXPECT_EQ(reloaded.group_x, 8u);  // from the shader's [numthreads], by reflection
+  EXPECT_EQ(reloaded.group_y, 16u);
+  EXPECT_DOUBLE_EQ(reloaded.roundings({8, 1000, 10}), 11.0);
+  const KernelSpec& two_pass = kernel_named(seeds, "seeds_hlsl/iterative_transposed");
+  ASSERT_EQ(two_pass.shaders.size(), 2u);
+  EXPECT_EQ(two_pass.shaders[1].entry, "CS_Average");
+  EXPECT_DOUBLE_EQ(two_pass.roundings({8, 4099, 1}), (65 - 1) + 63.0);
+
+  const KernelPack team = read_kernel_pack(kPacks + "/example_glsl", compiler);
+  ASSERT_EQ(team.kernels.size(), 1u);
+  EXPECT_EQ(team.kernels[0].subgroup_ops, 0x1u | 0x4u);
+  EXPECT_EQ(team.kernels[0].tile_x, 64u);
+}
+
+TEST(Pack, TheExampleKernelsPassTheirChecksOnLavapipe) {
+  ShaderCompiler compiler;
+  for (const char* name : {"seeds_hlsl", "example_glsl"}) {
+    for (const KernelSpec& spec : read_kernel_pack(kPacks + "/" + name, compiler).kernels) {
+      for (InputKind kind : {InputKind::Random, spec.family == Family::Boids ? InputKind::Whole : InputKind::Exponents}) {
+        const CheckResult r = check_once(spec, kind);
+        EXPECT_EQ(r.status, CheckStatus::Pass) << spec.name << ": " << r.message << " " << r.first_failure;
+      }
+    }
+  }
+}
+
+// Each a copy of an example pack with one mistake a kernel's author makes, and the kernel it breaks.
+struct Broken {
+  std::string what, example, file, from, to, kernel;
+};
+
+TEST(Pack, ABrokenVariantOfEachPackKernelFailsItsCheck) {
+  const std::vector<Broken> broken{
+      {"a dropped element", "seeds_hlsl", "reloaded_prefetch.hlsl", "f < FETCH", "f + 1 < FETCH", "reloaded_prefetch2_128"},
+      {"a missing barrier", "seeds_hlsl", "reloaded_prefetch.hlsl",
+       "if (GI < s) sharedMem[GI] += sharedMem[GI + s];\n    GroupMemoryBarrierWithGroupSync();",
+       "if (GI < s) sharedMem[GI] += sharedMem[GI + s];", "reloaded_prefetch4_64"},
+      {"a wrong binding", "seeds_hlsl", "pack.toml", "bindings = [\"input\", \"output\"]", "bindings = [\"output\", \"input\"]",
+       "reloaded_prefetch2_128"},
+      {"a dropped element", "seeds_hlsl", "boids_average.hlsl", "i < cnt;", "i + 1 < cnt;", "dummy_loop"},
+      {"a dropped element", "seeds_hlsl", "boids_average.hlsl", "for (uint j = 0; j < 64; j++)", "for (uint j = 1; j < 64; j++)",
+       "groupshared"},
+      {"a missing barrier", "seeds_hlsl", "boids_average.hlsl", "  GroupMemoryBarrierWithGroupSync();\n\n  //Just", "  //Just",
+       "groupshared"},
+      {"a wrong binding", "seeds_hlsl", "pack.toml", "bindings = [\"partials\", \"output\"]", "bindings = [\"input\", \"output\"]",
+       "iterative_transposed"},
+      {"a dropped element", "example_glsl", "tile_sum.comp", "i < PIXELS", "i + 1 < PIXELS", "tile_sum_subgroup"},
+      {"a missing barrier", "example_glsl", "tile_sum.comp", "  barrier();\n", "", "tile_sum_subgroup"},
+  };
+  int n = 0;
+  for (const Broken& b : broken) {
+    PackCopy copy(b.example, "broken" + std::to_string(n++));
+    copy.replace(b.file, b.from, b.to);
+    const KernelPack pack = copy.read();
+    const KernelSpec& spec = kernel_named(pack, pack.name + "/" + b.kernel);
+    const CheckResult r = check_once(spec, spec.family == Family::Boids ? InputKind::Whole : InputKind::Random);
+    EXPECT_TRUE(is_wrong_answer(r.status)) << b.kernel << " with " << b.what << " (" << b.file << "): "
+                                           << status_name(r.status) << " " << r.message;
+  }
+}
+
+// Each a mistake in a pack and what its message must say.
+struct Mistake {
+  std::string what, file, from, to;
+  std::vector<std::string> said;
+};
+
+TEST(Pack, AMistakeIsRefusedNamingItsFileLineAndKey) {
+  const std::vector<Mistake> mistakes{
+      {"unknown key", "pack.toml", "tile = [16, 16]\n# dot", "tiles = [16, 16]\n# dot",
+       {"pack.toml:12: kernel 'reloaded_prefetch2_128': unknown key 'tiles'", "its keys: name,"}},
+      {"unknown check", "pack.toml", "check = \"luminance tile sums\"", "check = \"luminance sums\"",
+       {"pack.toml:11: kernel 'reloaded_prefetch2_128', key 'check': 'luminance sums' is not a check ('luminance tile sums'"}},
+      {"misspelt formula name", "pack.toml", "ceil(width / 16)", "ceil(widht / 16)",
+       {"pack.toml:23: kernel 'reloaded_prefetch2_128', pass 1, key 'workgroups'", "widht", "its names: width, height, items"}},
+      {"missing bound", "pack.toml", "roundings = \"3 + 1 + 7\"\n", "",
+       {"kernel 'reloaded_prefetch2_128', key 'roundings': missing"}},
+      {"shader that does not compile", "reloaded_prefetch.hlsl", "temp += LumAt", "temp += LumAtt",
+       {"kernel 'reloaded_prefetch2_128', key 'source'", "reloaded_prefetch.hlsl:30", "LumAtt"}},
+      {"a binding the shader does not declare", "pack.toml", "bindings = [\"input\", \"output\"]",
+       "bindings = [\"input\", \"output\", \"output\"]",
+       {"pack.toml:22: kernel 'reloaded_prefetch2_128', pass 1, key 'bindings': binding 2 ('output') is not declared by "
+        "reloaded_prefetch.hlsl (its reflection shows bindings 0, 1)"}},
+      {"a binding the pass leaves out", "pack.toml", "bindings = [\"input\", \"output\"]", "bindings = [\"input\"]",
+       {"key 'bindings': reloaded_prefetch.hlsl declares binding 1, which the pass does not bind"}},
+      {"HLSL without its entry", "pack.toml", "entry = \"PostFX\"\n", "", {"key 'source': an HLSL shader needs its entry function"}},
+      // toml++ names the line where it saw what could not follow: the next key, two lines on.
+      {"not TOML", "pack.toml", "tile = [16, 16]", "tile = [16, 16", {"pack.toml:14: not TOML: Error while parsing array"}},
+      {"a name results cannot keep", "pack.toml", "name = \"dummy_loop\"", "name = \"Dummy Loop\"",
+       {"the pack, kernel 3, key 'name': 'Dummy Loop': lower-case letters"}},
+  };
+  int n = 0;
+  for (const Mistake& m : mistakes) {
+    PackCopy copy("seeds_hlsl", "mistake" + std::to_string(n++));
+    copy.replace(m.file, m.from, m.to);
+    const std::string error = copy.error();
+    ASSERT_FALSE(error.empty()) << m.what << ": read without an error";
+    EXPECT_NE(error.find(copy.dir() + "/pack.toml"), std::string::npos) << m.what << ": " << error;
+    for (const auto& part : m.said) EXPECT_NE(error.find(part), std::string::npos) << m.what << ": " << error;
+  }
+}
+
+TEST(Pack, AWorkgroupFormulaThatDoesNotDivideIsRefusedAtItsSize) {
+  PackCopy copy("seeds_hlsl", "divides");
+  copy.replace("pack.toml", "ceil(width / 16)", "width / 16");
+  const KernelPack pack = copy.read();
+  const KernelSpec& spec = kernel_named(pack, "divides/reloaded_prefetch2_128");
+  EXPECT_EQ(pack_size_problem(spec, SizeKind::Image, {1920, 1080, 0}), "");
+  const std::string problem = pack_size_problem(spec, SizeKind::Image, {1921, 1079, 0});
+  EXPECT_NE(problem.find("divides/reloaded_prefetch2_128 at 1921x1079: 'width / 16' is 120.0625 for width=1921"),
+            std::string::npos) << problem;
+  EXPECT_NE(problem.find("does not divide"), std::string::npos) << problem;
+}
+
+TEST(Pack, TheBenchRefusesABadPackBeforeAnyGpuWorkAndRunsAGoodOne) {
+  PackCopy copy("example_glsl", "cli_bad");
+  copy.replace("pack.toml", "bytes = \"groups * 4\"", "bytes = \"groups * 4 +\"");
+  const auto bad = run_command(std::string(SHADERWATCH_BENCH) + " --pack " + copy.dir() + " --check 2>&1");
+  EXPECT_EQ(bad.exit_code, 4) << bad.output;
+  EXPECT_NE(bad.output.find("pack.toml:17: kernel 'tile_sum_subgroup', buffer 'output', key 'bytes'"), std::string::npos)
+      << bad.output;
+  EXPECT_EQ(bad.output.find("device:"), std::string::npos) << "a device was opened: " << bad.output;
+
+  const auto good = run_command(std::string(SHADERWATCH_BENCH) + " --pack " + kPacks +
+                                "/example_glsl --check --filter example_glsl 2>&1");
+  EXPECT_EQ(good.exit_code, 0) << good.output;
+  EXPECT_NE(good.output.find("1921x1079  random/sg8     PASS"), std::string::npos) << good.output;
+}
+
+}  // namespace
+}  // namespace shaderwatch
