@@ -1,6 +1,7 @@
 #pragma once
 // What shaderwatch-bench writes and shaderwatch-server reads beyond plain Google Benchmark JSON: spelled
 // once, here, for both.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -161,6 +162,10 @@ inline constexpr const char* kPipelineStatistics = "pipeline_statistics";
 //         "statistics": [{"name": "<driver's name>", "format": "bool32|int64|uint64|float64", "value": 58}]}]]}}
 // A merged document of a bench before format 3 (above) ends its kernel names in "/dev<N>", like its benchmark names.
 inline constexpr const char* kCompiledSection = "sw_compiled";
+// A kernel's "spirv" is the 16-hex-digit hash of each of its shaders, one after another, and it has at most this many
+// pipelines (passes): a kernel pack may declare no more, and the server takes no more.
+inline constexpr std::size_t kMaxKernelPasses = 16;
+inline constexpr std::size_t kSpirvHashDigits = 16;
 // Each result row's label starts with its kernel's SPIR-V hash: "spirv:<hash> stop:...".
 inline constexpr std::string_view kSpirvLabelPrefix = "spirv:";
 // The SPIR-V hash a label names, or "" (a label from another tool).

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "pack/manifest_table.h"
+#include "shaderwatch/result_contract.h"
 
 namespace shaderwatch {
 
@@ -161,6 +162,8 @@ KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTab
   }
   std::vector<ManifestTable> passes = k.tables("pass", "pass");
   if (passes.empty()) k.fail("at least one [[kernel.pass]] is needed");
+  if (passes.size() > contract::kMaxKernelPasses)
+    k.fail("pass", std::to_string(passes.size()) + " passes: a kernel has at most " + std::to_string(contract::kMaxKernelPasses));
   for (ManifestTable& p : passes) {
     p.only_keys({"source", "entry", "defines", "bindings", "workgroups", "push"});
     p.rename(k.where() + ", " + p.where().substr(p.where().rfind("pass ")));

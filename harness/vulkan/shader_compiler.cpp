@@ -11,6 +11,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "shaderwatch/result_contract.h"
 #include "vulkan/embedded_kernels.h"
 
 namespace shaderwatch {
@@ -247,6 +248,7 @@ std::string ShaderCompiler::hash(const std::vector<uint32_t>& spirv) {
       h *= 0x100000001b3ull;
     }
   }
+  static_assert(contract::kSpirvHashDigits == 16, "the hash is 16 hex digits, as the server reads it");
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;

@@ -17,7 +17,6 @@ namespace {
 // Bounds on what one document may say it compiled; the bench writes ~50 kernels of 1-2 pipelines, one
 // executable each, five statistics.
 constexpr std::size_t kMaxKernels = 10000;
-constexpr std::size_t kMaxPipelines = 16;
 constexpr std::size_t kMaxExecutables = 16;
 constexpr std::size_t kMaxStatistics = 256;
 constexpr std::size_t kMaxName = 256;
@@ -110,10 +109,10 @@ std::vector<CompiledKernel> parse_compiled_section(const json& doc, int format_v
     only_fields(entry, {"spirv", "input", "operation", "pipelines"}, ep);
     CompiledKernel k;
     k.kernel = kernel;
-    k.spirv = text_of(entry, "spirv", ep, 64);
+    k.spirv = text_of(entry, "spirv", ep, contract::kMaxKernelPasses * contract::kSpirvHashDigits);
     k.input = text_of(entry, "input", ep, 128);
     if (format_version >= 3 || entry.contains("operation")) k.operation = text_of(entry, "operation", ep, 128);
-    const json& pipelines = array_of(entry, "pipelines", ep, kMaxPipelines);
+    const json& pipelines = array_of(entry, "pipelines", ep, contract::kMaxKernelPasses);
     check_pipelines(pipelines, ep + ".pipelines");
     k.pipelines = pipelines.dump();
     Sha256 h;
