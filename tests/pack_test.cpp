@@ -171,7 +171,9 @@ TEST(Pack, AMistakeIsRefusedNamingItsFileLineAndKey) {
        {"pack.toml:22: kernel 'reloaded_prefetch2_128', pass 1, key 'bindings': binding 2 ('output') is not declared by "
         "reloaded_prefetch.hlsl (its reflection shows bindings 0, 1)"}},
       {"a binding the pass leaves out", "pack.toml", "bindings = [\"input\", \"output\"]", "bindings = [\"input\"]",
-       {"key 'bindings': reloaded_prefetch.hlsl declares binding 1, which the pass does not bind"}},
+       {"key 'bindings': reloaded_prefetch.hlsl declares binding 1, which the pass leaves unbound: its list binds binding 0 only"}},
+      {"an entry function the shader does not have", "pack.toml", "entry = \"PostFX\"", "entry = \"Main\"",
+       {"kernel 'reloaded_prefetch2_128', key 'source'", "has no function named 'Main' to be its entry point"}},
       {"HLSL without its entry", "pack.toml", "entry = \"PostFX\"\n", "", {"key 'source': an HLSL shader needs its entry function"}},
       // toml++ names the line where it saw what could not follow: the next key, two lines on.
       {"not TOML", "pack.toml", "tile = [16, 16]", "tile = [16, 16", {"pack.toml:14: not TOML: Error while parsing array"}},

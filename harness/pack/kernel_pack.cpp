@@ -119,8 +119,9 @@ void check_bindings(const ManifestTable& pass, const ShaderInterface& shader, co
                                 }() + ")");
   for (uint32_t d : declared)
     if (d >= bindings.size())
-      pass.fail("bindings", file + " declares binding " + std::to_string(d) + ", which the pass does not bind (it binds " +
-                                std::to_string(bindings.size()) + ")");
+      pass.fail("bindings", file + " declares binding " + std::to_string(d) + ", which the pass leaves unbound: its list binds " +
+                                (bindings.size() == 1 ? std::string("binding 0 only")
+                                                      : "bindings 0 to " + std::to_string(bindings.size() - 1)));
 }
 
 KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTable& k, ShaderCompiler& compiler) {

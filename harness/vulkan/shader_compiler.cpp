@@ -1,5 +1,6 @@
 #include "vulkan/shader_compiler.h"
 
+#include <glslang/MachineIndependent/localintermediate.h>
 #include <glslang/Public/ResourceLimits.h>
 #include <glslang/Public/ShaderLang.h>
 #include <glslang/SPIRV/GlslangToSpv.h>
@@ -232,6 +233,10 @@ const ShaderCompiler::Compiled& ShaderCompiler::compiled(const std::string& file
   if (!program.link(messages)) {
     throw std::runtime_error("shader " + describe(file, defines, entry) + " does not link:\n" + program.getInfoLog());
   }
+  // glslang compiles an HLSL file whose entry function it cannot find into a module with no entry point, silently.
+  if (hlsl && program.getIntermediate(language)->getNumEntryPoints() == 0)
+    throw std::runtime_error("shader " + describe(file, defines, entry) + " has no function named '" + entry +
+                             "' to be its entry point");
   Compiled out;
   glslang::SpvOptions options;
   options.validate = true;
