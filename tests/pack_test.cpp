@@ -203,6 +203,8 @@ TEST(Pack, AWorkgroupFormulaThatDoesNotDivideIsRefusedAtItsSize) {
   EXPECT_NE(problem.find("does not divide"), std::string::npos) << problem;
 }
 
+// A manifest that does not parse, and a dispatch past the device's limits at a size --check uses, both exit 4 before a
+// device opens; a good pack's --check runs.
 TEST(Pack, TheBenchRefusesABadPackBeforeAnyGpuWorkAndRunsAGoodOne) {
   PackCopy copy("example_glsl", "cli_bad");
   copy.replace("pack.toml", "bytes = \"groups * 4\"", "bytes = \"groups * 4 +\"");
@@ -211,6 +213,14 @@ TEST(Pack, TheBenchRefusesABadPackBeforeAnyGpuWorkAndRunsAGoodOne) {
   EXPECT_NE(bad.output.find("pack.toml:17: kernel 'tile_sum_subgroup', buffer 'output', key 'bytes'"), std::string::npos)
       << bad.output;
   EXPECT_EQ(bad.output.find("device:"), std::string::npos) << "a device was opened: " << bad.output;
+
+  PackCopy big("example_glsl", "cli_big");
+  big.replace("pack.toml", "\"ceil(height / 16)\"", "\"ceil(height / 16) * 1000\"");
+  const auto past = run_command(std::string(SHADERWATCH_BENCH) + " --pack " + big.dir() + " --check 2>&1");
+  EXPECT_EQ(past.exit_code, 4) << past.output;
+  EXPECT_NE(past.output.find("cli_big/tile_sum_subgroup at 1920x1080 on llvmpipe"), std::string::npos) << past.output;
+  EXPECT_NE(past.output.find("'ceil(height / 16) * 1000' is 68000"), std::string::npos) << past.output;
+  EXPECT_EQ(past.output.find("device:"), std::string::npos) << "a device was opened: " << past.output;
 
   const auto good = run_command(std::string(SHADERWATCH_BENCH) + " --pack " + kPacks +
                                 "/example_glsl --check --filter example_glsl 2>&1");

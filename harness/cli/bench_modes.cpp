@@ -78,6 +78,14 @@ std::vector<uint32_t> selected_devices(const Instance& instance, const std::stri
   return indices;
 }
 
+// A pack kernel past a device's limits at a size this run uses is refused before the device opens (exit 4).
+void refuse_packs_past_limits(const Instance& instance, const BenchArgs& a, const BenchmarkOptions& options,
+                              const std::regex& filter, const std::vector<uint32_t>& indices) {
+  for (const uint32_t index : indices)
+    if (std::string problem = pack_sizes_problem(a, options, filter, &instance.devices().at(index)); !problem.empty())
+      throw UsageError(problem);
+}
+
 }  // namespace
 
 int list_compiled_mode(Instance& instance, const BenchArgs& a, const std::regex& filter_re) {
@@ -123,6 +131,7 @@ int write_images_mode(Instance& instance, const BenchArgs& a) {
 int check_mode(Instance& instance, const BenchArgs& a, const std::regex& filter_re) {
   if (a.device_selector == "all") throw UsageError("--check takes one device: give an index or a name");
   const uint32_t index = instance.select(a.device_selector);
+  refuse_packs_past_limits(instance, a, BenchmarkOptions{}, filter_re, {index});
   // A device without the subgroup clock is checked without the delays, and says so: a CI job asking for them on
   // every runner still checks every kernel on this one.
   const bool race = a.policy.race_delays && instance.devices().at(index).subgroup_clock;
@@ -149,6 +158,7 @@ int check_mode(Instance& instance, const BenchArgs& a, const std::regex& filter_
 int benchmark_mode(Instance& instance, const BenchArgs& a, BenchmarkOptions options, const GbenchFlags& gbench,
                    size_t columns) {
   const std::vector<uint32_t> devices = selected_devices(instance, a.device_selector);
+  refuse_packs_past_limits(instance, a, options, options.filter, devices);
   options.seed = a.seed;
   options.harness_revision = kHarnessRevision;
   options.policy = a.policy;

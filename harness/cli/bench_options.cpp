@@ -190,9 +190,10 @@ std::string add_packs(const std::vector<std::string>& directories, Expectations&
   return "";
 }
 
-// Where a selected pack kernel's formulas give no count at a size this run will use: the benchmark sizes, or the
-// --check suite's inputs.
-std::string pack_sizes_problem(const BenchArgs& a, const BenchmarkOptions& options, const std::regex& filter) {
+}  // namespace
+
+std::string pack_sizes_problem(const BenchArgs& a, const BenchmarkOptions& options, const std::regex& filter,
+                               const DeviceInfo* device) {
   for (const KernelSpec& spec : catalog()) {
     if (!std::regex_search(spec.name, filter)) continue;
     const KernelFamily& family = kernel_family(spec.family);
@@ -203,12 +204,10 @@ std::string pack_sizes_problem(const BenchArgs& a, const BenchmarkOptions& optio
       sizes = options.sizes(family.size);
     }
     for (const SizeSpec& size : sizes)
-      if (std::string problem = pack_size_problem(spec, family.size, size); !problem.empty()) return problem;
+      if (std::string problem = pack_size_problem(spec, family.size, size, device); !problem.empty()) return problem;
   }
   return "";
 }
-
-}  // namespace
 
 std::string usage_problem(BenchArgs& a, const GbenchFlags& gbench, std::regex& filter_re, BenchmarkOptions& options) {
   if (std::string problem = add_packs(a.packs, a.policy.expectations); !problem.empty()) return problem;

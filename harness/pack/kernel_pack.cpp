@@ -230,20 +230,34 @@ KernelPack read_kernel_pack(const std::string& directory, ShaderCompiler& compil
   return pack;
 }
 
-std::string pack_size_problem(const KernelSpec& spec, SizeKind kind, const SizeSpec& size) {
-  if (!spec.plan) return "";
+std::string pack_size_problem(const KernelSpec& spec, SizeKind kind, const SizeSpec& size, const DeviceInfo* device) {
+  if (!spec.plan || spec.plan->passes.empty() || spec.plan->passes[0].groups.kind != Workgroups::Kind::Formula) return "";
+  const std::string at = spec.name + " at " + size_text(kind, size) + (device ? " on " + device->name : "") + ": ";
+  const uint32_t most_x = device ? device->max_workgroup_count_x : 0xFFFFFFFFu;
+  const uint32_t most_y = device ? device->max_workgroup_count_y : 0xFFFFFFFFu;
+  const uint64_t most_bytes = device ? device->max_storage_buffer_range : ~uint64_t{0};
   try {
     const FormulaValues problem = workgroup_formula_values(size.width, size.height, size.items());
     uint64_t first_groups = 0;
     for (const PlanPass& p : spec.plan->passes) {
-      if (p.groups.kind != Workgroups::Kind::Formula) return "";
-      const auto [x, y] = formula_workgroups(p.groups, problem, 0xFFFFFFFFu, 0xFFFFFFFFu);
+      const auto [x, y] = formula_workgroups(p.groups, problem, most_x, most_y);
       if (!first_groups) first_groups = uint64_t{x} * y;
     }
-    for (const PlanBuffer& b : spec.plan->buffers) b.bytes.of({size.items(), first_groups});
+    for (const PlanBuffer& b : spec.plan->buffers) {
+      if (const uint64_t bytes = b.bytes.of({size.items(), first_groups}); bytes > most_bytes)
+        return at + "buffer '" + b.name + "' of " + std::to_string(bytes) + " bytes is past the device's maxStorageBufferRange, " +
+               std::to_string(most_bytes);
+    }
   } catch (const FormulaError& e) {
-    return spec.name + " at " + size_text(kind, size) + ": " + e.what();
+    return at + e.what();
   }
+  if (device && uint64_t{spec.group_x} * spec.group_y > device->max_workgroup_invocations)
+    return at + "a workgroup of " + std::to_string(uint64_t{spec.group_x} * spec.group_y) +
+           " invocations is past the device's maxComputeWorkGroupInvocations, " + std::to_string(device->max_workgroup_invocations);
+  // The input: a vec4 per pixel or position.
+  if (const uint64_t bytes = size.items() * 16; bytes > most_bytes)
+    return at + "the input of " + std::to_string(bytes) + " bytes is past the device's maxStorageBufferRange, " +
+           std::to_string(most_bytes);
   return "";
 }
 

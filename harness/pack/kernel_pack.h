@@ -13,6 +13,7 @@
 #include "catalog.h"
 #include "inputs/inputs.h"
 #include "vulkan/shader_compiler.h"
+#include "vulkan/vulkan_context.h"
 
 namespace shaderwatch {
 
@@ -38,8 +39,9 @@ struct PackCheck {
 };
 const std::vector<PackCheck>& pack_checks();
 
-// Where a pack kernel's formulas give no count at `size` (a workgroup formula that does not divide, a buffer of no
-// bytes): the message, naming the kernel, the formula and the size; "" where all do, and for a built-in kernel.
-std::string pack_size_problem(const KernelSpec& spec, SizeKind kind, const SizeSpec& size);
+// Where a pack kernel cannot run at `size`: a formula that gives no count (a workgroup formula that does not divide,
+// a buffer of no bytes), or, given the device, more workgroups, invocations or buffer bytes than its limits allow.
+// The message names the kernel, the size and what is wrong; "" where it can, and for a built-in kernel.
+std::string pack_size_problem(const KernelSpec& spec, SizeKind kind, const SizeSpec& size, const DeviceInfo* device = nullptr);
 
 }  // namespace shaderwatch
