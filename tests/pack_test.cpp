@@ -96,16 +96,26 @@ TEST(Pack, TheExamplePacksReadAsCatalogEntries) {
   EXPECT_DOUBLE_EQ(two_pass.roundings({8, 4099, 1}), (65 - 1) + 63.0);
 
   const KernelPack team = read_kernel_pack(kPacks + "/example_glsl", compiler);
-  ASSERT_EQ(team.kernels.size(), 1u);
+  ASSERT_EQ(team.kernels.size(), 2u);
   EXPECT_EQ(team.kernels[0].subgroup_ops, 0x1u | 0x4u);
   EXPECT_EQ(team.kernels[0].tile_x, 64u);
+  // A pixel map takes the formula, input space and operation of the catalog's map it names.
+  const KernelSpec& tonemap = kernel_named(team, "example_glsl/tonemap_reinhard_8x8");
+  const KernelSpec& catalogs = find_kernel("postfx/tonemap_reinhard");
+  EXPECT_EQ(tonemap.method, Method::PixelMap);
+  EXPECT_EQ(tonemap.stage, catalogs.stage);
+  EXPECT_EQ(tonemap.input_space, catalogs.input_space);
+  EXPECT_EQ(tonemap.operation, "tone mapping");
 }
 
 TEST(Pack, TheExampleKernelsPassTheirChecksOnLavapipe) {
   ShaderCompiler compiler;
   for (const char* name : {"seeds_hlsl", "example_glsl"}) {
     for (const KernelSpec& spec : read_kernel_pack(kPacks + "/" + name, compiler).kernels) {
-      for (InputKind kind : {InputKind::Random, spec.family == Family::Boids ? InputKind::Whole : InputKind::Exponents}) {
+      const InputKind second = spec.family == Family::Boids      ? InputKind::Whole
+                               : spec.family == Family::Postfx ? InputKind::HdrTest
+                                                               : InputKind::Exponents;
+      for (InputKind kind : {InputKind::Random, second}) {
         const CheckResult r = check_once(spec, kind);
         EXPECT_EQ(r.status, CheckStatus::Pass) << spec.name << ": " << r.message << " " << r.first_failure;
       }
@@ -135,6 +145,10 @@ TEST(Pack, ABrokenVariantOfEachPackKernelFailsItsCheck) {
        "iterative_transposed"},
       {"a dropped element", "example_glsl", "tile_sum.comp", "i < PIXELS", "i + 1 < PIXELS", "tile_sum_subgroup"},
       {"a missing barrier", "example_glsl", "tile_sum.comp", "  barrier();\n", "", "tile_sum_subgroup"},
+      {"a dropped element", "example_glsl", "tonemap.comp", "xy.x >= p.width", "xy.x + 1 >= p.width", "tonemap_reinhard_8x8"},
+      {"a wrong formula", "example_glsl", "tonemap.comp", "Y / (1.0 + Y)", "Y / (1.0 + Y * 1.0001)", "tonemap_reinhard_8x8"},
+      {"a wrong binding", "example_glsl", "pack.toml", "bindings = [\"input\", \"output\"]\nworkgroups = [\"ceil(width / 8)\"",
+       "bindings = [\"output\", \"input\"]\nworkgroups = [\"ceil(width / 8)\"", "tonemap_reinhard_8x8"},
   };
   int n = 0;
   for (const Broken& b : broken) {
@@ -177,6 +191,8 @@ TEST(Pack, AMistakeIsRefusedNamingItsFileLineAndKey) {
       {"HLSL without its entry", "pack.toml", "entry = \"PostFX\"\n", "", {"key 'source': an HLSL shader needs its entry function"}},
       // toml++ names the line where it saw what could not follow: the next key, two lines on.
       {"not TOML", "pack.toml", "tile = [16, 16]", "tile = [16, 16", {"pack.toml:14: not TOML: Error while parsing array"}},
+      {"a map that is not the catalog's", "pack.toml", "check = \"boids sum\"", "check = \"pixel map\"\nmap = \"postfx/blur_naive_r16\"",
+       {"kernel 'dummy_loop', key 'map': 'postfx/blur_naive_r16' is not one of the catalog's pixel maps (postfx/rgb_to_yxy"}},
       {"a name results cannot keep", "pack.toml", "name = \"dummy_loop\"", "name = \"Dummy Loop\"",
        {"the pack, kernel 3, key 'name': 'Dummy Loop': lower-case letters"}},
   };

@@ -62,9 +62,10 @@ PushWord push_word(const ManifestTable& pass, const std::string& word) {
   if (word == "height") return {K::Height};
   if (word == "items") return {K::Items};
   if (word == "groups") return {K::Groups};
+  if (word == "parameters") return {K::Parameters};
   if (std::regex_match(word, std::regex("[0-9]{1,10}")) && std::stoull(word) <= 0xFFFFFFFFull)
     return {K::Value, static_cast<uint32_t>(std::stoull(word))};
-  pass.fail("push", "'" + word + "' is not width, height, items, groups or a whole number");
+  pass.fail("push", "'" + word + "' is not width, height, items, groups, parameters or a whole number");
 }
 
 BufferRole buffer_role(const ManifestTable& b, const std::string& role) {
@@ -128,8 +129,8 @@ KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTab
   const std::string name = k.text("name");
   if (!is_plain_name(name)) k.fail("name", "'" + name + "': lower-case letters, digits and _ only (results keep it)");
   k.rename("kernel '" + name + "'");
-  k.only_keys({"name", "description", "check", "operation", "tile", "roundings", "subgroup", "source", "entry", "defines",
-               "buffer", "pass"});
+  k.only_keys({"name", "description", "check", "operation", "tile", "map", "roundings", "subgroup", "source", "entry",
+               "defines", "buffer", "pass"});
   const PackCheck* check = find_check(k.text("check"));
   if (!check) k.fail("check", "'" + k.text("check") + "' is not a check (" + check_names() + ")");
   KernelSpec spec{.name = pack + "/" + name,
@@ -137,6 +138,20 @@ KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTab
                   .method = check->method,
                   .description = k.text_or("description", name),
                   .operation = k.text_or("operation", check->operation)};
+  if (check->method == Method::PixelMap) {
+    // The formula, input space and parameters of one of the catalog's pixel maps: its reference and per-pixel bounds.
+    const KernelSpec* same = find_kernel_or_null(k.text("map"));
+    if (!same || same->method != Method::PixelMap) {
+      std::string maps;
+      for (const KernelSpec& c : catalog())
+        if (c.method == Method::PixelMap) maps += (maps.empty() ? "" : ", ") + c.name;
+      k.fail("map", "'" + k.text("map") + "' is not one of the catalog's pixel maps (" + maps + ")");
+    }
+    spec.stage = same->stage, spec.tone_operator = same->tone_operator, spec.input_space = same->input_space;
+    if (!k.has("operation")) spec.operation = same->operation;
+  } else if (k.has("map")) {
+    k.fail("map", "only a pixel map names the catalog's map it computes");
+  }
   if (check->family == Family::Luminance) {
     const auto tile = k.numbers("tile");
     if (tile.size() != 2) k.fail("tile", "the pixels one workgroup sums, [x, y], are needed");
@@ -144,7 +159,8 @@ KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTab
   } else if (k.has("tile")) {
     k.fail("tile", "only a luminance check has tiles");
   }
-  const SizeFormula roundings = formula(k, "roundings", k.text("roundings"), kRoundingsNames);
+  if (!check->sums && k.has("roundings")) k.fail("roundings", "a pixel map's bound is its reference's, per pixel");
+  const SizeFormula roundings = formula(k, "roundings", check->sums ? k.text("roundings") : "0", kRoundingsNames);
   spec.roundings = [roundings](const ErrorContext& c) {
     return roundings.value({{"items", static_cast<double>(c.items)}, {"groups", static_cast<double>(c.groups)},
                             {"subgroup_size", static_cast<double>(c.subgroup_size)}});
@@ -196,6 +212,8 @@ const std::vector<PackCheck>& pack_checks() {
        "one float per workgroup of the first pass, in row order of the workgroups: the luminance sum of its tile"},
       {"boids sum", Family::Boids, Method::BoidsSerial, "boids average",
        "one vec4 at the start of the output: the sums of the positions' x, y and z"},
+      {"pixel map", Family::Postfx, Method::PixelMap, "",
+       "one vec4 per pixel, in row order: what the catalog's pixel map named by `map` writes", false},
   };
   return checks;
 }
