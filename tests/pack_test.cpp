@@ -85,7 +85,7 @@ TEST(Pack, TheExamplePacksReadAsCatalogEntries) {
   EXPECT_NE(seeds.expectations.find("expectations.json"), std::string::npos);
   const KernelSpec& reloaded = kernel_named(seeds, "seeds_hlsl/reloaded_prefetch2_128");
   EXPECT_EQ(reloaded.family, Family::Luminance);
-  EXPECT_EQ(reloaded.operation, "luminance sum");  // ranked beside lum/prefetch2_128
+  EXPECT_EQ(reloaded.operation, "luminance sum");  // lum/prefetch2_128's
   EXPECT_EQ(reloaded.shaders.at(0).entry, "PostFX");
   EXPECT_EQ(reloaded.group_x, 8u);  // from the shader's [numthreads], by reflection
   EXPECT_EQ(reloaded.group_y, 16u);
@@ -97,7 +97,8 @@ TEST(Pack, TheExamplePacksReadAsCatalogEntries) {
 
   const KernelPack team = read_kernel_pack(kPacks + "/example_glsl", compiler);
   ASSERT_EQ(team.kernels.size(), 2u);
-  EXPECT_EQ(team.kernels[0].subgroup_ops, 0x1u | 0x4u);
+  EXPECT_EQ(team.kernels[0].subgroup_ops, 0x1u | 0x4u);  // basic and arithmetic, from its SPIR-V's capabilities
+  EXPECT_EQ(reloaded.subgroup_ops, 0u);
   EXPECT_EQ(team.kernels[0].tile_x, 64u);
   // A pixel map takes the formula, input space and operation of the catalog's map it names.
   const KernelSpec& tonemap = kernel_named(team, "example_glsl/tonemap_reinhard_8x8");
@@ -193,6 +194,12 @@ TEST(Pack, AMistakeIsRefusedNamingItsFileLineAndKey) {
       {"not TOML", "pack.toml", "tile = [16, 16]", "tile = [16, 16", {"pack.toml:14: not TOML: Error while parsing array"}},
       {"a map that is not the catalog's", "pack.toml", "check = \"boids sum\"", "check = \"pixel map\"\nmap = \"postfx/blur_naive_r16\"",
        {"kernel 'dummy_loop', key 'map': 'postfx/blur_naive_r16' is not one of the catalog's pixel maps (postfx/rgb_to_yxy"}},
+      {"a uniform buffer", "reloaded_prefetch.hlsl", "[[vk::push_constant]] cbuffer cbCS", "[[vk::binding(2)]] cbuffer cbCS",
+       {"pass 1, key 'bindings': reloaded_prefetch.hlsl uses uniform block 'cbCS': a pack's kernel binds storage buffers of set 0 only"}},
+      {"a buffer without its role", "pack.toml", "name = \"partials\"\nrole = \"partials\"\n", "name = \"partials\"\n",
+       {"buffer 'partials', key 'role': missing"}},
+      {"parameters outside a pixel map", "pack.toml", "push = [\"height\", \"width\"]", "push = [\"height\", \"width\", \"parameters\"]",
+       {"key 'push': 'parameters' are the post-processing parameters"}},
       {"a name results cannot keep", "pack.toml", "name = \"dummy_loop\"", "name = \"Dummy Loop\"",
        {"the pack, kernel 3, key 'name': 'Dummy Loop': lower-case letters"}},
   };
@@ -219,6 +226,15 @@ TEST(Pack, AWorkgroupFormulaThatDoesNotDivideIsRefusedAtItsSize) {
   EXPECT_NE(problem.find("does not divide"), std::string::npos) << problem;
 }
 
+TEST(Pack, AnOutputSmallerThanItsCheckReadsIsRefusedAtItsSize) {
+  PackCopy copy("seeds_hlsl", "small");
+  copy.replace("pack.toml", "bytes = \"groups * 4\"", "bytes = \"groups\"");
+  const KernelPack pack = copy.read();
+  const std::string problem = pack_size_problem(kernel_named(pack, "small/reloaded_prefetch2_128"), SizeKind::Image, {33, 17, 0});
+  EXPECT_NE(problem.find("small/reloaded_prefetch2_128 at 33x17: buffer 'output' of 6 bytes ('groups') is smaller than "
+                         "the check reads, 24: one float per workgroup"), std::string::npos) << problem;
+}
+
 // A manifest that does not parse, and a dispatch past the device's limits at a size --check uses, both exit 4 before a
 // device opens; a good pack's --check runs.
 TEST(Pack, TheBenchRefusesABadPackBeforeAnyGpuWorkAndRunsAGoodOne) {
@@ -226,7 +242,7 @@ TEST(Pack, TheBenchRefusesABadPackBeforeAnyGpuWorkAndRunsAGoodOne) {
   copy.replace("pack.toml", "bytes = \"groups * 4\"", "bytes = \"groups * 4 +\"");
   const auto bad = run_command(std::string(SHADERWATCH_BENCH) + " --pack " + copy.dir() + " --check 2>&1");
   EXPECT_EQ(bad.exit_code, 4) << bad.output;
-  EXPECT_NE(bad.output.find("pack.toml:17: kernel 'tile_sum_subgroup', buffer 'output', key 'bytes'"), std::string::npos)
+  EXPECT_NE(bad.output.find("pack.toml:16: kernel 'tile_sum_subgroup', buffer 'output', key 'bytes'"), std::string::npos)
       << bad.output;
   EXPECT_EQ(bad.output.find("device:"), std::string::npos) << "a device was opened: " << bad.output;
 

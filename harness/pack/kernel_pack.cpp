@@ -40,22 +40,6 @@ SizeFormula formula(const ManifestTable& t, const std::string& key, const std::s
   }
 }
 
-uint32_t subgroup_bits(const ManifestTable& t) {
-  static const std::vector<std::pair<std::string, uint32_t>> kBits{
-      {"basic", 0x1}, {"vote", 0x2}, {"arithmetic", 0x4}, {"ballot", 0x8}, {"shuffle", 0x10},
-      {"shuffle_relative", 0x20}, {"clustered", 0x40}, {"quad", 0x80}};
-  uint32_t bits = 0;
-  if (!t.has("subgroup")) return bits;
-  for (const auto& name : t.texts("subgroup")) {
-    bool known = false;
-    for (const auto& [n, b] : kBits)
-      if (n == name) bits |= b, known = true;
-    if (!known) t.fail("subgroup", "'" + name + "' is not a subgroup feature (basic, vote, arithmetic, ballot, shuffle, "
-                                    "shuffle_relative, clustered, quad)");
-  }
-  return bits;
-}
-
 PushWord push_word(const ManifestTable& pass, const std::string& word) {
   using K = PushWord::Kind;
   if (word == "width") return {K::Width};
@@ -129,8 +113,8 @@ KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTab
   const std::string name = k.text("name");
   if (!is_plain_name(name)) k.fail("name", "'" + name + "': lower-case letters, digits and _ only (results keep it)");
   k.rename("kernel '" + name + "'");
-  k.only_keys({"name", "description", "check", "operation", "tile", "map", "roundings", "subgroup", "source", "entry",
-               "defines", "buffer", "pass"});
+  k.only_keys({"name", "description", "check", "operation", "tile", "map", "roundings", "source", "entry", "defines",
+               "buffer", "pass"});
   const PackCheck* check = find_check(k.text("check"));
   if (!check) k.fail("check", "'" + k.text("check") + "' is not a check (" + check_names() + ")");
   KernelSpec spec{.name = pack + "/" + name,
@@ -165,7 +149,6 @@ KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTab
     return roundings.value({{"items", static_cast<double>(c.items)}, {"groups", static_cast<double>(c.groups)},
                             {"subgroup_size", static_cast<double>(c.subgroup_size)}});
   };
-  spec.subgroup_ops = subgroup_bits(k);
 
   DispatchPlan plan;
   for (ManifestTable& b : k.tables("buffer", "buffer")) {
@@ -173,7 +156,8 @@ KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTab
     PlanBuffer buffer{.name = b.text("name")};
     b.rename(k.where() + ", buffer '" + buffer.name + "'");
     if (buffer.name == "input") b.fail("name", "'input' is the uploaded input, which every kernel has");
-    buffer.role = buffer_role(b, b.text_or("role", buffer.name == "output" ? "output" : ""));
+    if (!b.has("role") && buffer.name != "output") b.fail("role", "missing: output, partials or counter (only 'output' is output by default)");
+    buffer.role = buffer_role(b, b.text_or("role", "output"));
     buffer.bytes.formula = formula(b, "bytes", b.text("bytes"), kBufferFormulaNames);
     plan.buffers.push_back(std::move(buffer));
   }
@@ -187,7 +171,13 @@ KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTab
     const ShaderRef shader = pass_shader(pack, dir, k, p);
     const ShaderInterface& reflected = compiled(compiler, shader, p.has("source") ? p : k, dir, pack);
     PlanPass pass{.shader = spec.shaders.size(), .bindings = p.texts("bindings")};
+    if (!reflected.unbindable.empty())
+      p.fail("bindings", shader.file.substr(pack.size() + 1) + " uses " + reflected.unbindable[0] +
+                             ": a pack's kernel binds storage buffers of set 0 only (push constants for parameters)");
     check_bindings(p, reflected, pass.bindings, shader.file.substr(pack.size() + 1));
+    // The subgroup features its shaders use, from their SPIR-V: the device must have them, and --check runs the
+    // kernel at every subgroup size the device can require.
+    spec.subgroup_ops |= reflected.subgroup_features;
     const auto groups = p.texts("workgroups");
     if (groups.empty() || groups.size() > 2) p.fail("workgroups", "one or two formulas are needed: [x] or [x, y]");
     pass.groups.kind = Workgroups::Kind::Formula;
@@ -195,6 +185,9 @@ KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTab
     if (groups.size() == 2) pass.groups.formula_y = formula(p, "workgroups", groups[1], kWorkgroupFormulaNames);
     if (p.has("push"))
       for (const auto& word : p.texts("push")) pass.push.push_back(push_word(p, word));
+    for (const PushWord& w : pass.push)
+      if (w.kind == PushWord::Kind::Parameters && spec.family != Family::Postfx)
+        p.fail("push", "'parameters' are the post-processing parameters: a pixel map's");
     if (spec.shaders.empty()) spec.group_x = reflected.local_size[0], spec.group_y = reflected.local_size[1];
     spec.shaders.push_back(shader);
     plan.passes.push_back(std::move(pass));
@@ -209,11 +202,14 @@ KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTab
 const std::vector<PackCheck>& pack_checks() {
   static const std::vector<PackCheck> checks{
       {"luminance tile sums", Family::Luminance, Method::LumTiles, "luminance sum",
-       "one float per workgroup of the first pass, in row order of the workgroups: the luminance sum of its tile"},
+       "one float per workgroup of the first pass, in row order of the workgroups: the luminance sum of its tile",
+       [](uint64_t, uint64_t groups) { return groups * 4; }},
       {"boids sum", Family::Boids, Method::BoidsSerial, "boids average",
-       "one vec4 at the start of the output: the sums of the positions' x, y and z"},
+       "one vec4 at the start of the output: the sums of the positions' x, y and z",
+       [](uint64_t, uint64_t) -> uint64_t { return 16; }},
       {"pixel map", Family::Postfx, Method::PixelMap, "",
-       "one vec4 per pixel, in row order: what the catalog's pixel map named by `map` writes", false},
+       "one vec4 per pixel, in row order: what the catalog's pixel map named by `map` writes",
+       [](uint64_t items, uint64_t) { return items * 16; }, false},
   };
   return checks;
 }
@@ -262,7 +258,15 @@ std::string pack_size_problem(const KernelSpec& spec, SizeKind kind, const SizeS
       if (!first_groups) first_groups = uint64_t{x} * y;
     }
     for (const PlanBuffer& b : spec.plan->buffers) {
-      if (const uint64_t bytes = b.bytes.of({size.items(), first_groups}); bytes > most_bytes)
+      const uint64_t bytes = b.bytes.of({size.items(), first_groups});
+      if (b.role == BufferRole::Output) {
+        for (const PackCheck& c : pack_checks())
+          if (c.method == spec.method && bytes < c.reads(size.items(), first_groups))
+            return at + "buffer 'output' of " + std::to_string(bytes) + " bytes ('" + b.bytes.formula.text() +
+                   "') is smaller than the check reads, " + std::to_string(c.reads(size.items(), first_groups)) + ": " +
+                   c.output;
+      }
+      if (bytes > most_bytes)
         return at + "buffer '" + b.name + "' of " + std::to_string(bytes) + " bytes is past the device's maxStorageBufferRange, " +
                std::to_string(most_bytes);
     }

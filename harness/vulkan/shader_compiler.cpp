@@ -26,7 +26,7 @@ struct SourceDirectory {
   std::map<std::string, std::string> packs;    // a pack's name -> its directory
 };
 
-// The text of `path`, or nullptr where it cannot be read.
+// Reads `path` into `text`; false where it cannot be read.
 bool read_file(const std::string& path, std::string& text) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
@@ -138,23 +138,47 @@ std::string describe(const std::string& file, const Defines& defines, const std:
   return s;
 }
 
-// Every descriptor binding the linked program uses (buffers, uniform blocks, images), by its reflection.
+// What the linked program uses: its storage buffers of set 0 by binding, anything else as unbindable (the harness binds
+// storage buffers of set 0 only), its workgroup size.
 ShaderInterface reflect(glslang::TProgram& program) {
   ShaderInterface out;
   program.buildReflection(EShReflectionDefault);
   std::set<uint32_t> bindings;
-  auto add = [&](const glslang::TObjectReflection& r) {
-    if (r.getBinding() >= 0) bindings.insert(static_cast<uint32_t>(r.getBinding()));
+  auto set_of = [](const glslang::TObjectReflection& r) {
+    return r.getType() && r.getType()->getQualifier().hasSet() ? r.getType()->getQualifier().layoutSet : 0u;
   };
-  for (int i = 0; i < program.getNumBufferBlocks(); ++i) add(program.getBufferBlock(i));
-  for (int i = 0; i < program.getNumUniformBlocks(); ++i) add(program.getUniformBlock(i));
+  // glslang lists HLSL's structured buffers among the uniform blocks: a block is a storage buffer by its qualifier.
+  auto block = [&](const glslang::TObjectReflection& b) {
+    const bool storage = b.getType() && b.getType()->getQualifier().storage == glslang::EvqBuffer;
+    if (storage && b.getBinding() >= 0 && set_of(b) == 0) bindings.insert(static_cast<uint32_t>(b.getBinding()));
+    else if (storage) out.unbindable.push_back("storage buffer '" + b.name + "' of set " + std::to_string(set_of(b)));
+    else if (b.getBinding() >= 0) out.unbindable.push_back("uniform block '" + b.name + "'");  // push constants have none
+  };
+  for (int i = 0; i < program.getNumBufferBlocks(); ++i) block(program.getBufferBlock(i));
+  for (int i = 0; i < program.getNumUniformBlocks(); ++i) block(program.getUniformBlock(i));
   for (int i = 0; i < program.getNumUniformVariables(); ++i) {
     const glslang::TObjectReflection& u = program.getUniform(i);
-    if (u.getType() && (u.getType()->getBasicType() == glslang::EbtSampler)) add(u);
+    if (u.getType() && u.getType()->getBasicType() == glslang::EbtSampler) out.unbindable.push_back("image or sampler '" + u.name + "'");
   }
   out.bindings.assign(bindings.begin(), bindings.end());
   for (int d = 0; d < 3; ++d) out.local_size[d] = program.getLocalSize(d);
   return out;
+}
+
+// The VkSubgroupFeatureFlags a module's OpCapability GroupNonUniform* declare: capabilities 61 (basic) to 68 (quad)
+// are the feature bits 0x1 to 0x80 in the same order.
+uint32_t subgroup_features(const std::vector<uint32_t>& spirv) {
+  constexpr uint32_t kOpCapability = 17, kGroupNonUniform = 61, kGroupNonUniformQuad = 68;
+  uint32_t bits = 0;
+  for (size_t i = 5; i < spirv.size();) {
+    const uint32_t words = spirv[i] >> 16, opcode = spirv[i] & 0xFFFF;
+    if (words == 0) break;
+    if (opcode == kOpCapability && i + 1 < spirv.size() && spirv[i + 1] >= kGroupNonUniform &&
+        spirv[i + 1] <= kGroupNonUniformQuad)
+      bits |= 1u << (spirv[i + 1] - kGroupNonUniform);
+    i += words;
+  }
+  return bits;
 }
 
 }  // namespace
@@ -242,6 +266,7 @@ const ShaderCompiler::Compiled& ShaderCompiler::compiled(const std::string& file
   options.validate = true;
   glslang::GlslangToSpv(*program.getIntermediate(language), out.spirv, &options);
   out.interface = reflect(program);
+  out.interface.subgroup_features = subgroup_features(out.spirv);
   return cache_.emplace(key, std::move(out)).first->second;
 }
 

@@ -31,10 +31,13 @@ void add_pack_sources(const std::string& pack, const std::string& directory);
 // The pack a source name is of ("seeds_hlsl" of "seeds_hlsl/reduce.hlsl"), or "" for kernels/' own.
 std::string pack_of_source(const std::string& file);
 
-// What a compiled shader declares, by glslang's reflection.
+// What a compiled shader uses, by glslang's reflection and its SPIR-V's capabilities.
 struct ShaderInterface {
-  std::vector<uint32_t> bindings;  // every descriptor binding of set 0 it uses, sorted
+  std::vector<uint32_t> bindings;  // every storage buffer binding of set 0 it uses, sorted
+  // Resources the harness cannot bind (another set, a uniform buffer, an image): "uniform block 'Params'".
+  std::vector<std::string> unbindable;
   std::array<uint32_t, 3> local_size{1, 1, 1};
+  uint32_t subgroup_features = 0;  // VkSubgroupFeatureFlags of the GroupNonUniform* capabilities it declares
 };
 
 class ShaderCompiler {
