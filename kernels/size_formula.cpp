@@ -68,8 +68,8 @@ uint64_t SizeFormula::count(const FormulaValues& values, uint64_t most) const {
   const double v = value(values);
   const std::string head = "'" + text_ + "' is " + number_text(v) + " for " + describe_values(values);
   if (!std::isfinite(v)) throw FormulaError(head + ": not a number");
-  if (v != std::floor(v)) throw FormulaError(head + ": it does not divide (ceil(...) rounds up, and the kernel then "
-                                             "has to skip what lies past the end)");
+  if (v != std::floor(v)) throw FormulaError(head + ": not a whole number (where it counts workgroups, ceil(...) rounds "
+                                             "up, and the kernel then skips what lies past the end)");
   if (v < 1) throw FormulaError(head + ": at least 1 is needed");
   if (v > static_cast<double>(most)) throw FormulaError(head + ": past the most, " + std::to_string(most));
   return static_cast<uint64_t>(v);

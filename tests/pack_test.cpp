@@ -228,7 +228,7 @@ TEST(Pack, AWorkgroupFormulaThatDoesNotDivideIsRefusedAtItsSize) {
   const std::string problem = pack_size_problem(spec, SizeKind::Image, {1921, 1079, 0});
   EXPECT_NE(problem.find("divides/reloaded_prefetch2_128 at 1921x1079: 'width / 16' is 120.0625 for width=1921"),
             std::string::npos) << problem;
-  EXPECT_NE(problem.find("does not divide"), std::string::npos) << problem;
+  EXPECT_NE(problem.find("not a whole number"), std::string::npos) << problem;
 }
 
 TEST(Pack, AnOutputSmallerThanItsCheckReadsIsRefusedAtItsSize) {
@@ -258,6 +258,14 @@ TEST(Pack, TheBenchRefusesABadPackBeforeAnyGpuWorkAndRunsAGoodOne) {
   EXPECT_NE(past.output.find("cli_big/tile_sum_subgroup at 1920x1080 on llvmpipe"), std::string::npos) << past.output;
   EXPECT_NE(past.output.find("'ceil(height / 16) * 1000' is 68000"), std::string::npos) << past.output;
   EXPECT_EQ(past.output.find("device:"), std::string::npos) << "a device was opened: " << past.output;
+
+  PackCopy masks("seeds_hlsl", "cli_masks");
+  // Its copy has none: one that would excuse a built-in kernel.
+  std::ofstream(masks.dir() + "/expectations.json")
+      << R"({"expectations": [{"id": "mask", "kernel": "lum/*", "expect": "fail", "reason": "r"}]})";
+  const auto masked = run_command(std::string(SHADERWATCH_BENCH) + " --pack " + masks.dir() + " --check 2>&1");
+  EXPECT_EQ(masked.exit_code, 4) << masked.output;
+  EXPECT_NE(masked.output.find("entry 'mask' ('lum/*') matches lum/"), std::string::npos) << masked.output;
 
   const auto good = run_command(std::string(SHADERWATCH_BENCH) + " --pack " + kPacks +
                                 "/example_glsl --check --filter example_glsl 2>&1");

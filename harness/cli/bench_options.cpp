@@ -182,7 +182,16 @@ std::string add_packs(const std::vector<std::string>& directories, Expectations&
     try {
       KernelPack pack = read_kernel_pack(dir, compiler);
       add_to_catalog(std::move(pack.kernels));
-      if (!pack.expectations.empty()) expectations.add_file(pack.expectations);
+      if (pack.expectations.empty()) continue;
+      // A pack's expectations speak for its own kernels: none may skip or excuse another's.
+      Expectations own;
+      own.add_file(pack.expectations);
+      for (const Expectation& e : own.entries())
+        for (const KernelSpec& k : catalog())
+          if (k.name.rfind(pack.name + "/", 0) != 0 && glob_match(e.kernel, k.name))
+            return "--pack " + dir + ": " + pack.expectations + ": entry '" + e.id + "' ('" + e.kernel + "') matches " +
+                   k.name + ", not a kernel of the pack";
+      expectations.add_file(pack.expectations);
     } catch (const std::exception& e) {
       return "--pack " + dir + ": " + e.what();
     }

@@ -188,7 +188,10 @@ KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTab
     for (const PushWord& w : pass.push)
       if (w.kind == PushWord::Kind::Parameters && spec.family != Family::Postfx)
         p.fail("push", "'parameters' are the post-processing parameters: a pixel map's");
-    if (spec.shaders.empty()) spec.group_x = reflected.local_size[0], spec.group_y = reflected.local_size[1];
+    // The largest workgroup of its passes: the device's invocation limit and the subgroup sizes it can require
+    // are judged by it (a workgroup of x, y and z is counted as x by y * z).
+    const uint32_t x = reflected.local_size[0], yz = reflected.local_size[1] * reflected.local_size[2];
+    if (uint64_t{x} * yz > uint64_t{spec.group_x} * spec.group_y) spec.group_x = x, spec.group_y = yz;
     spec.shaders.push_back(shader);
     plan.passes.push_back(std::move(pass));
   }
