@@ -86,6 +86,21 @@ KernelSpec boids(std::string name, std::string description, Method method, std::
                     .roundings = std::move(roundings)};
 }
 
+// The operation a per-pixel post-processing stage computes: every tone mapping operator is one.
+std::string pixel_operation(PostfxStage stage) {
+  switch (stage) {
+    case PostfxStage::RgbToYxy: return "RGB to Yxy";
+    case PostfxStage::YxyToRgb: return "Yxy to RGB";
+    case PostfxStage::ToneMapY:
+    case PostfxStage::AcesHillRgb: return "tone mapping";
+    case PostfxStage::BrightPass: return "bright pass";
+    case PostfxStage::LocalGamma: return "local gamma";
+    case PostfxStage::Fused: return "fused tone-mapping pipeline";
+    case PostfxStage::CircleOfConfusion: return "circle of confusion";
+  }
+  return "";
+}
+
 std::vector<KernelSpec> build_catalog() {
   std::vector<KernelSpec> k;
   // Seeds 002/003: one pixel per invocation, 256 invocations, 16x16 tiles (1080p -> 120x68).
@@ -311,19 +326,6 @@ double workgroup_sum_roundings(uint32_t threads, uint32_t subgroup_size) {
   return tree_levels(subgroup_size) + (ceil_div(subgroups, subgroup_size) - 1) + tree_levels(subgroup_size);
 }
 
-std::string pixel_operation(PostfxStage stage) {
-  switch (stage) {
-    case PostfxStage::RgbToYxy: return "RGB to Yxy";
-    case PostfxStage::YxyToRgb: return "Yxy to RGB";
-    case PostfxStage::ToneMapY:
-    case PostfxStage::AcesHillRgb: return "tone mapping";
-    case PostfxStage::BrightPass: return "bright pass";
-    case PostfxStage::LocalGamma: return "local gamma";
-    case PostfxStage::Fused: return "fused tone-mapping pipeline";
-    case PostfxStage::CircleOfConfusion: return "circle of confusion";
-  }
-  return "";
-}
 
 namespace {
 std::vector<KernelSpec>& catalog_entries() {

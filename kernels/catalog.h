@@ -90,8 +90,6 @@ struct KernelSpec {
   std::optional<DispatchPlan> plan;
 };
 
-// The operation a per-pixel post-processing stage computes ("tone mapping": every tone mapping operator is one).
-std::string pixel_operation(PostfxStage stage);
 // The plan of a catalog entry's method (method_plans.cpp), or none for one that is not plain compute dispatches.
 std::optional<DispatchPlan> method_plan(const KernelSpec& spec);
 // Normalised Gaussian weights, sigma = radius / 3, as float: the blur's constant buffer, which its check reads too.

@@ -10,10 +10,6 @@ namespace shaderwatch {
 
 namespace {
 
-bool ends_with(const std::string& s, const std::string& e) {
-  return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0;
-}
-
 // pack.json as the same tables: objects as tables, arrays as arrays, the rest as values.
 void add_json(toml::table& into, const std::string& key, const nlohmann::json& j);
 
@@ -60,7 +56,7 @@ void add_json(toml::table& into, const std::string& key, const nlohmann::json& j
 }  // namespace
 
 ManifestDocument read_manifest(const std::string& path) {
-  ManifestDocument doc{path, !ends_with(path, ".json"), std::make_shared<toml::table>()};
+  ManifestDocument doc{path, !path.ends_with(".json"), std::make_shared<toml::table>()};
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ManifestError(path + ": cannot be read");
   std::ostringstream text;

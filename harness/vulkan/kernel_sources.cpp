@@ -33,20 +33,8 @@ std::vector<std::string> kernel_source_files(const KernelSpec& spec) {
     pending.pop_back();
     if (!seen.insert(file).second) continue;
     const std::string_view text = embedded_source(file);
-    const std::string pack = pack_of_source(file);
-    for (std::cregex_iterator it(text.data(), text.data() + text.size(), include_line), end; it != end; ++it) {
-      const std::string name = (*it)[1].str();
-      // As the compiler's includer: a pack's file includes its pack's files first.
-      const bool in_pack = !pack.empty() && [&] {
-        try {
-          kernel_source(pack + "/" + name);
-          return true;
-        } catch (const std::invalid_argument&) {
-          return false;
-        }
-      }();
-      pending.push_back(in_pack ? pack + "/" + name : name);
-    }
+    for (std::cregex_iterator it(text.data(), text.data() + text.size(), include_line), end; it != end; ++it)
+      pending.push_back(included_source((*it)[1].str(), file));
   }
   return {seen.begin(), seen.end()};
 }

@@ -58,6 +58,17 @@ void add_pack_sources(const std::string& pack, const std::string& directory) {
   for (auto it = d.read.begin(); it != d.read.end();) it = it->first.rfind(pack + "/", 0) == 0 ? d.read.erase(it) : std::next(it);
 }
 
+std::string included_source(const std::string& header, const std::string& includer) {
+  const std::string pack = pack_of_source(includer);
+  if (pack.empty()) return header;
+  try {
+    kernel_source(pack + "/" + header);
+    return pack + "/" + header;
+  } catch (const std::invalid_argument&) {
+    return header;
+  }
+}
+
 std::string pack_of_source(const std::string& file) {
   const auto slash = file.find('/');
   if (slash == std::string::npos) return "";
@@ -114,16 +125,13 @@ namespace {
 class EmbeddedIncluder : public glslang::TShader::Includer {
  public:
   IncludeResult* includeLocal(const char* header, const char* includer, size_t) override {
-    std::vector<std::string> names{header};
-    if (const std::string pack = pack_of_source(includer); !pack.empty()) names.insert(names.begin(), pack + "/" + header);
-    for (const auto& name : names) {
-      try {
-        const std::string& text = kernel_source(name);
-        return new IncludeResult(name, text.data(), text.size(), nullptr);
-      } catch (const std::invalid_argument&) {
-      }
+    const std::string name = included_source(header, includer);
+    try {
+      const std::string& text = kernel_source(name);
+      return new IncludeResult(name, text.data(), text.size(), nullptr);
+    } catch (const std::invalid_argument&) {
+      return nullptr;  // glslang reports the missing include with its line
     }
-    return nullptr;  // glslang reports the missing include with its line
   }
   IncludeResult* includeSystem(const char* header, const char* from, size_t depth) override {
     return includeLocal(header, from, depth);
@@ -188,16 +196,11 @@ ShaderCompiler::ShaderCompiler(Defines every_shader) : every_shader_(std::move(e
 }
 ShaderCompiler::~ShaderCompiler() { glslang::FinalizeProcess(); }
 
-namespace {
-bool ends_with(const std::string& file, const std::string& e) {
-  return file.size() >= e.size() && file.compare(file.size() - e.size(), e.size(), e) == 0;
-}
-}  // namespace
 
-bool ShaderCompiler::is_hlsl(const std::string& file) { return ends_with(file, ".hlsl"); }
+bool ShaderCompiler::is_hlsl(const std::string& file) { return file.ends_with(".hlsl"); }
 
 ShaderStage ShaderCompiler::stage_of(const std::string& file) {
-  auto ends = [&](const char* ext) { return ends_with(file, ext); };
+  auto ends = [&](const char* ext) { return file.ends_with(ext); };
   if (ends(".comp") || ends(".hlsl")) return ShaderStage::Compute;
   if (ends(".vert")) return ShaderStage::Vertex;
   if (ends(".frag")) return ShaderStage::Fragment;

@@ -23,17 +23,23 @@ void CS_Average(uint3 dtid : SV_DispatchThreadID)
 
 // 4/ Iterative, transposed reads: 64 threads, each a run of consecutive positions (the published one: 64 of them,
 // for 4096 positions); the dummy loop then adds the 64 sums.
-[numthreads(64, 1, 1)]
-void CS_AverageTransposed(uint3 dtid : SV_DispatchThreadID)
+// The sum of thread t's run of consecutive positions: the transposed reads of 4/ and 5/.
+float3 RunSum(uint t)
 {
   const uint per = (cnt + 63) / 64;
   float3 sum = 0;
   for (uint i = 0; i < per; i++)
   {
-    uint idx = dtid.x * per + i;
+    uint idx = t * per + i;
     if (idx < cnt) sum += PositionBuffer[idx].xyz;
   }
-  RWAverageBuffer[dtid.x] = float4(sum, 0);
+  return sum;
+}
+
+[numthreads(64, 1, 1)]
+void CS_AverageTransposed(uint3 dtid : SV_DispatchThreadID)
+{
+  RWAverageBuffer[dtid.x] = float4(RunSum(dtid.x), 0);
 }
 
 // 5/ groupshared and thread sync: the same 64 sums in shared memory, then thread 0 adds them, in one pass.
@@ -42,14 +48,8 @@ groupshared float3 averages[64];
 [numthreads(64, 1, 1)]
 void CS_AverageGroupshared(uint3 dtid : SV_DispatchThreadID)
 {
-  const uint per = (cnt + 63) / 64;
-  float3 sum = 0;
-  for (uint i = 0; i < per; i++)
-  {
-    uint idx = dtid.x * per + i;
-    if (idx < cnt) sum += PositionBuffer[idx].xyz;
-  }
-  averages[dtid.x] = sum;
+  //Compute 64 sums in parallel
+  averages[dtid.x] = RunSum(dtid.x);
 
   /*We need to wait for all threads to execute,
   so our groupshared is ready to use */
