@@ -1,6 +1,7 @@
 #include "catalog.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <stdexcept>
 
@@ -380,6 +381,13 @@ Traffic kernel_traffic(const KernelSpec& spec, uint64_t items) {
     case Method::DofComposite: return {2 * image, image};      // the tile pass reads it; the composite reads and writes it
     default: return {image, 0};                                // reductions and the DoF tiles: a small output
   }
+}
+
+double ReferenceShader::bound(double expected) const {
+  // An ULP is the spacing of floats at the expected value's: what the kernel, writing floats, can land on.
+  const float e = std::fabs(static_cast<float>(expected));
+  const double ulp = static_cast<double>(std::nextafter(e, INFINITY)) - e;
+  return std::max({absolute, relative * std::fabs(expected), ulps * ulp});
 }
 
 ShaderRef read_probe_shader(bool tiled) {

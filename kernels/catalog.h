@@ -3,6 +3,7 @@
 // reference checks it, the benchmark times it; results are keyed on `name`, so names never change.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,6 +35,7 @@ enum class Method {
   Blur,                 // separable Gaussian: x pass then y pass (postfx_blur.comp)
   DofTiles,             // per-tile near/far circle of confusion (postfx_dof_tiles.comp)
   DofComposite,         // the tile pass, then the depth-of-field gather and composite (postfx_dof_composite.comp)
+  PackReference,        // a kernel pack's kernel, checked against its pack's reference shader (ReferenceShader)
 };
 
 // What a post-processing kernel reads: the harness derives it from the problem's RGB image.
@@ -88,6 +90,20 @@ struct KernelSpec {
   // Its run as compute dispatches (dispatch_plan.h): its method's, from method_plan. None for a method that
   // needs a hand-written runner (harness/families/<family>/).
   std::optional<DispatchPlan> plan;
+  // PackReference: what its output is checked against.
+  std::shared_ptr<const struct ReferenceShader> reference;
+};
+
+// A kernel pack's reference for one of its kernels (Method::PackReference): a kernel of its own, its plan run by the
+// same executor over the same input on the CPU device (lavapipe), whose output the kernel's must match element by
+// element within the tolerance the manifest states.
+struct ReferenceShader {
+  KernelSpec run;       // its shaders and plan; its output holds the expected values, as float or (fp64) double
+  bool fp64 = false;
+  SizeFormula compared;  // how many floats of the kernel's output are compared, of kBufferFormulaNames
+  // An element's bound: the largest of these that the manifest gives (none given: exact).
+  double relative = 0, absolute = 0, ulps = 0;
+  double bound(double expected) const;
 };
 
 // The plan of a catalog entry's method (method_plans.cpp), or none for one that is not plain compute dispatches.

@@ -111,6 +111,7 @@ std::optional<DispatchPlan> method_plan(const KernelSpec& spec) {
     }
     case Method::BoidsBlend:     // a graphics pipeline
     case Method::BoidsMipChain:  // vkCmdBlitImage level by level
+    case Method::PackReference:  // a pack's kernel: its plan is its manifest's
       return std::nullopt;
   }
   return std::nullopt;

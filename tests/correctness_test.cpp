@@ -9,7 +9,7 @@
 #include "boids.h"
 #include "suite/check_suite.h"
 #include "families/kernel_family.h"
-#include "suite/kernel_input.h"
+#include "families/kernel_input.h"
 #include "vulkan/kernel_sources.h"
 #include "vulkan/pipelines.h"
 #include "vulkan/shader_compiler.h"

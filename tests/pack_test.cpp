@@ -101,7 +101,7 @@ TEST(Pack, TheExamplePacksReadAsCatalogEntries) {
   EXPECT_DOUBLE_EQ(two_pass.roundings({8, 4099, 1}), (65 - 1) + 63.0);
 
   const KernelPack team = read_kernel_pack(kPacks + "/example_glsl", compiler);
-  ASSERT_EQ(team.kernels.size(), 2u);
+  ASSERT_EQ(team.kernels.size(), 3u);
   EXPECT_EQ(team.kernels[0].subgroup_ops, 0x1u | 0x4u);  // basic and arithmetic, from its SPIR-V's capabilities
   EXPECT_EQ(reloaded.subgroup_ops, 0u);
   EXPECT_EQ(team.kernels[0].tile_x, 64u);
@@ -112,6 +112,29 @@ TEST(Pack, TheExamplePacksReadAsCatalogEntries) {
   EXPECT_EQ(tonemap.stage, catalogs.stage);
   EXPECT_EQ(tonemap.input_space, catalogs.input_space);
   EXPECT_EQ(tonemap.operation, "tone mapping");
+  // A kernel with a reference shader: the family of its inputs, its operation and tolerance, from the manifest.
+  const KernelSpec& box = kernel_named(team, "example_glsl/box3_shared");
+  EXPECT_EQ(box.method, Method::PackReference);
+  EXPECT_EQ(box.family, Family::Postfx);
+  EXPECT_EQ(box.operation, "box filter 3x3");
+  ASSERT_TRUE(box.reference);
+  EXPECT_TRUE(box.reference->fp64);
+  EXPECT_EQ(box.reference->compared.text(), "items * 4");
+  EXPECT_DOUBLE_EQ(box.reference->relative, 5.9605e-7);
+  EXPECT_EQ(box.reference->run.shaders.at(0).file, "example_glsl/box3_reference.comp");
+  EXPECT_DOUBLE_EQ(box.reference->bound(2.0), 2 * 5.9605e-7);
+}
+
+TEST(Pack, AReferenceToleranceIsTheLargestOfItsParts) {
+  ReferenceShader ref;
+  EXPECT_EQ(ref.bound(3.0), 0.0);  // none given: exact
+  ref.ulps = 2;
+  EXPECT_DOUBLE_EQ(ref.bound(1.0), 2 * 0x1p-23);  // an ULP of the float at 1
+  EXPECT_DOUBLE_EQ(ref.bound(-1.5), 2 * 0x1p-23);
+  ref.absolute = 1e-3;
+  EXPECT_DOUBLE_EQ(ref.bound(1.0), 1e-3);
+  ref.relative = 1e-2;
+  EXPECT_DOUBLE_EQ(ref.bound(-1.0), 1e-2);
 }
 
 TEST(Pack, TheExampleKernelsPassTheirChecksOnLavapipe) {
@@ -155,6 +178,14 @@ TEST(Pack, ABrokenVariantOfEachPackKernelFailsItsCheck) {
       {"a wrong formula", "example_glsl", "tonemap.comp", "Y / (1.0 + Y)", "Y / (1.0 + Y * 1.0001)", "tonemap_reinhard_8x8"},
       {"a wrong binding", "example_glsl", "pack.toml", "bindings = [\"input\", \"output\"]\nworkgroups = [\"ceil(width / 8)\"",
        "bindings = [\"output\", \"input\"]\nworkgroups = [\"ceil(width / 8)\"", "tonemap_reinhard_8x8"},
+      {"a dropped element", "example_glsl", "box3.comp", "xy.x >= p.width", "xy.x + 1 >= p.width", "box3_shared"},
+      {"a dropped tap", "example_glsl", "box3.comp", "dx < 3", "dx < 2", "box3_shared"},
+      {"a missing barrier", "example_glsl", "box3.comp", "  barrier();\n", "", "box3_shared"},
+      {"a wrong binding", "example_glsl", "pack.toml", "bindings = [\"input\", \"output\"]\nworkgroups = [\"ceil(width / 16)\"",
+       "bindings = [\"output\", \"input\"]\nworkgroups = [\"ceil(width / 16)\"", "box3_shared"},
+      // The reference holds the kernel to its tolerance: one a hundred times tighter than the rounding fails.
+      {"a tolerance tighter than its rounding", "example_glsl", "pack.toml", "relative = 5.9605e-7", "relative = 5.9605e-9",
+       "box3_shared"},
   };
   int n = 0;
   for (const Broken& b : broken) {
@@ -217,6 +248,58 @@ TEST(Pack, AMistakeIsRefusedNamingItsFileLineAndKey) {
     EXPECT_NE(error.find(copy.dir() + "/pack.toml"), std::string::npos) << m.what << ": " << error;
     for (const auto& part : m.said) EXPECT_NE(error.find(part), std::string::npos) << m.what << ": " << error;
   }
+}
+
+TEST(Pack, AMistakeInAReferenceIsRefusedNamingItsFileLineAndKey) {
+  const std::string reference_pass = "[[kernel.reference.pass]]\nbindings = [\"input\", \"output\"]";
+  const std::vector<Mistake> mistakes{
+      {"no tolerance", "pack.toml", "tolerance = { relative = 5.9605e-7 }\n", "",
+       {"pack.toml:50: kernel 'box3_shared', reference, key 'tolerance': missing"}},
+      {"an empty tolerance", "pack.toml", "tolerance = { relative = 5.9605e-7 }", "tolerance = {}",
+       {"pack.toml:56: kernel 'box3_shared', reference, key 'tolerance': one or more of relative, absolute and ulps is needed"}},
+      {"a misspelt tolerance", "pack.toml", "{ relative = 5.9605e-7 }", "{ relativ = 5.9605e-7 }",
+       {"pack.toml:56: kernel 'box3_shared', reference, tolerance: unknown key 'relativ' (its keys: relative, absolute, ulps)"}},
+      {"a negative tolerance", "pack.toml", "{ relative = 5.9605e-7 }", "{ ulps = -4 }",
+       {"kernel 'box3_shared', reference, tolerance, key 'ulps': a number of 0 or more is needed"}},
+      {"a precision it does not know", "pack.toml", "precision = \"fp64\"", "precision = \"fp16\"",
+       {"pack.toml:52: kernel 'box3_shared', reference, key 'precision': 'fp16' is not fp32 or fp64"}},
+      {"inputs of no family", "pack.toml", "inputs = \"postfx\"", "inputs = \"images\"",
+       {"pack.toml:40: kernel 'box3_shared', key 'inputs': 'images' is not one of the catalog's families ('lum', 'boids', 'postfx')"}},
+      {"inputs beside a check with its own", "pack.toml", "tile = [64, 16]", "tile = [64, 16]\ninputs = \"lum\"",
+       {"kernel 'tile_sum_subgroup', key 'inputs': only a kernel checked by its reference shader chooses its inputs"}},
+      {"a reference shader that does not compile", "box3_reference.comp", "sum / 9.0", "sum / nine",
+       {"kernel 'box3_shared', reference, key 'source'", "box3_reference.comp:20", "nine"}},
+      {"a reference binding its shader lacks", "pack.toml", reference_pass, reference_pass.substr(0, reference_pass.size() - 1) + ", \"output\"]",
+       {"kernel 'box3_shared', reference, pass 1, key 'bindings': binding 2 ('output') is not declared by box3_reference.comp"}},
+  };
+  int n = 0;
+  for (const Mistake& m : mistakes) {
+    PackCopy copy("example_glsl", "refmistake" + std::to_string(n++));
+    copy.replace(m.file, m.from, m.to);
+    const std::string error = copy.error();
+    ASSERT_FALSE(error.empty()) << m.what << ": read without an error";
+    for (const auto& part : m.said) EXPECT_NE(error.find(part), std::string::npos) << m.what << ": " << error;
+  }
+}
+
+// A reference written in float works too (its output read as floats), and a reference that leaves an element
+// unwritten is the pack's error, not a pass or a failure of the kernel.
+TEST(Pack, AFloatReferenceIsReadAsFloatsAndAnUnwrittenElementIsAnError) {
+  PackCopy copy("example_glsl", "fp32ref");
+  copy.replace("pack.toml", "precision = \"fp64\"", "precision = \"fp32\"");
+  copy.replace("pack.toml", "bytes = \"items * 32\"", "bytes = \"items * 16\"");
+  copy.replace("pack.toml", "relative = 5.9605e-7", "relative = 1e-6");  // gamma_10, and the reference's rounding u
+  copy.replace("box3_reference.comp", "dvec4 dst[]", "vec4 dst[]");
+  copy.replace("box3_reference.comp", "= sum / 9.0", "= vec4(sum / 9.0)");
+  const CheckResult r = check_once(kernel_named(copy.read(), "fp32ref/box3_shared"), InputKind::HdrTest);
+  EXPECT_EQ(r.status, CheckStatus::Pass) << r.message << " " << r.first_failure;
+  EXPECT_GT(r.worst_ratio, 0.0);
+
+  PackCopy holes("example_glsl", "holes");
+  holes.replace("box3_reference.comp", "xy.x >= p.width", "xy.x + 1 >= p.width");
+  const CheckResult e = check_once(kernel_named(holes.read(), "holes/box3_shared"));
+  EXPECT_EQ(e.status, CheckStatus::Error);
+  EXPECT_NE(e.message.find("holes/box3_shared: its reference shader left value 1328 of 102564 NaN"), std::string::npos) << e.message;
 }
 
 TEST(Pack, AWorkgroupFormulaThatDoesNotDivideIsRefusedAtItsSize) {

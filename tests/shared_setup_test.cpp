@@ -8,7 +8,7 @@
 #include "families/kernel_family.h"
 #include "families/postfx/postfx_family.h"
 #include "run/gpu_timer.h"
-#include "suite/kernel_input.h"
+#include "families/kernel_input.h"
 #include "suite/kernel_run.h"
 #include "lavapipe_device.h"
 #include "suite/suite_inputs.h"

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "families/reference_shader_method.h"
+
 namespace shaderwatch {
 
 const std::vector<const KernelFamily*>& kernel_families() {
@@ -20,7 +22,11 @@ std::string input_identity(Family family, InputKind kind) {
   return input_kind_name(kind) + "@" + std::to_string(kernel_family(family).generator_version);
 }
 
-const KernelMethod& kernel_method(const KernelSpec& spec) { return kernel_family(spec.family).method(spec.method); }
+const KernelMethod& kernel_method(const KernelSpec& spec) {
+  // A pack's reference check serves kernels of every family's inputs.
+  if (spec.method == Method::PackReference) return reference_shader_method();
+  return kernel_family(spec.family).method(spec.method);
+}
 
 std::unique_ptr<AnswerCheck> make_answer_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape,
                                                DerivedInput input) {

@@ -37,7 +37,7 @@ struct KernelFamily {
   // What its kernels read where that is not the problem's data as is (post-processing: the image in the
   // kernel's pixel space, and its parameters); KernelRun uploads it and the check gets it. nullptr: the data.
   DerivedInput (*derive_input)(const KernelSpec& spec, const Problem& problem);
-  // Which of its kernels read the same derived input (the same number: one upload serves them, suite/kernel_input.h).
+  // Which of its kernels read the same derived input (the same number: one upload serves them, families/kernel_input.h).
   // nullptr: all of them (the data as is).
   int (*input_variant)(const KernelSpec& spec);
   // Which of its kernels expect the same output from the same derived input (the same key: the benchmark suite

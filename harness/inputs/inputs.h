@@ -21,7 +21,7 @@ enum class InputKind {
 };
 std::string input_kind_name(InputKind kind);
 
-// What fills the guard zone after a kernel's input (suite/kernel_input.h), chosen per kernel by its family so that a
+// What fills the guard zone after a kernel's input (families/kernel_input.h), chosen per kernel by its family so that a
 // read past the end changes the answer. NaN spreads through arithmetic, but GPU min and max return the other
 // operand and every comparison with NaN is false, so a kernel that takes a min or max of what it reads, or
 // compares it, gets large finite values of both signs instead: past any min, max or threshold, and far past any

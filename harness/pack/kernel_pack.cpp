@@ -109,67 +109,30 @@ void check_bindings(const ManifestTable& pass, const ShaderInterface& shader, co
                                                       : "bindings 0 to " + std::to_string(bindings.size() - 1)));
 }
 
-KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTable& k, ShaderCompiler& compiler) {
-  const std::string name = k.text("name");
-  if (!is_plain_name(name)) k.fail("name", "'" + name + "': lower-case letters, digits and _ only (results keep it)");
-  k.rename("kernel '" + name + "'");
-  k.only_keys({"name", "description", "check", "operation", "tile", "map", "roundings", "source", "entry", "defines",
-               "buffer", "pass"});
-  const PackCheck* check = find_check(k.text("check"));
-  if (!check) k.fail("check", "'" + k.text("check") + "' is not a check (" + check_names() + ")");
-  KernelSpec spec{.name = pack + "/" + name,
-                  .family = check->family,
-                  .method = check->method,
-                  .description = k.text_or("description", name),
-                  .operation = k.text_or("operation", check->operation)};
-  if (check->method == Method::PixelMap) {
-    // The formula, input space and parameters of one of the catalog's pixel maps: its reference and per-pixel bounds.
-    const KernelSpec* same = find_kernel_or_null(k.text("map"));
-    if (!same || same->method != Method::PixelMap) {
-      std::string maps;
-      for (const KernelSpec& c : catalog())
-        if (c.method == Method::PixelMap) maps += (maps.empty() ? "" : ", ") + c.name;
-      k.fail("map", "'" + k.text("map") + "' is not one of the catalog's pixel maps (" + maps + ")");
-    }
-    spec.stage = same->stage, spec.tone_operator = same->tone_operator, spec.input_space = same->input_space;
-    if (!k.has("operation")) spec.operation = same->operation;
-  } else if (k.has("map")) {
-    k.fail("map", "only a pixel map names the catalog's map it computes");
-  }
-  if (check->family == Family::Luminance) {
-    const auto tile = k.numbers("tile");
-    if (tile.size() != 2) k.fail("tile", "the pixels one workgroup sums, [x, y], are needed");
-    spec.tile_x = tile[0], spec.tile_y = tile[1];
-  } else if (k.has("tile")) {
-    k.fail("tile", "only a luminance check has tiles");
-  }
-  if (!check->sums && k.has("roundings")) k.fail("roundings", "a pixel map's bound is its reference's, per pixel");
-  const SizeFormula roundings = formula(k, "roundings", check->sums ? k.text("roundings") : "0", kRoundingsNames);
-  spec.roundings = [roundings](const ErrorContext& c) {
-    return roundings.value({{"items", static_cast<double>(c.items)}, {"groups", static_cast<double>(c.groups)},
-                            {"subgroup_size", static_cast<double>(c.subgroup_size)}});
-  };
-
+// The buffers and passes of `owner` (a kernel, or its reference) into `spec`'s plan and shaders, each shader compiled
+// and its bindings checked against its reflection.
+void read_plan(const std::string& pack, const fs::path& dir, ManifestTable& owner, const std::string& table,
+               ShaderCompiler& compiler, KernelSpec& spec) {
   DispatchPlan plan;
-  for (ManifestTable& b : k.tables("buffer", "buffer")) {
+  for (ManifestTable& b : owner.tables("buffer", "buffer")) {
     b.only_keys({"name", "role", "bytes"});
     PlanBuffer buffer{.name = b.text("name")};
-    b.rename(k.where() + ", buffer '" + buffer.name + "'");
+    b.rename(owner.where() + ", buffer '" + buffer.name + "'");
     if (buffer.name == "input") b.fail("name", "'input' is the uploaded input, which every kernel has");
     if (!b.has("role") && buffer.name != "output") b.fail("role", "missing: output, partials or counter (only 'output' is output by default)");
     buffer.role = buffer_role(b, b.text_or("role", "output"));
     buffer.bytes.formula = formula(b, "bytes", b.text("bytes"), kBufferFormulaNames);
     plan.buffers.push_back(std::move(buffer));
   }
-  std::vector<ManifestTable> passes = k.tables("pass", "pass");
-  if (passes.empty()) k.fail("at least one [[kernel.pass]] is needed");
+  std::vector<ManifestTable> passes = owner.tables("pass", "pass");
+  if (passes.empty()) owner.fail("at least one [[" + table + ".pass]] is needed");
   if (passes.size() > contract::kMaxKernelPasses)
-    k.fail("pass", std::to_string(passes.size()) + " passes: a kernel has at most " + std::to_string(contract::kMaxKernelPasses));
+    owner.fail("pass", std::to_string(passes.size()) + " passes: a kernel has at most " + std::to_string(contract::kMaxKernelPasses));
   for (ManifestTable& p : passes) {
     p.only_keys({"source", "entry", "defines", "bindings", "workgroups", "push"});
-    p.rename(k.where() + ", " + p.where().substr(p.where().rfind("pass ")));
-    const ShaderRef shader = pass_shader(pack, dir, k, p);
-    const ShaderInterface& reflected = compiled(compiler, shader, p.has("source") ? p : k, dir, pack);
+    p.rename(owner.where() + ", " + p.where().substr(p.where().rfind("pass ")));
+    const ShaderRef shader = pass_shader(pack, dir, owner, p);
+    const ShaderInterface& reflected = compiled(compiler, shader, p.has("source") ? p : owner, dir, pack);
     PlanPass pass{.shader = spec.shaders.size(), .bindings = p.texts("bindings")};
     if (!reflected.unbindable.empty())
       p.fail("bindings", shader.file.substr(pack.size() + 1) + " uses " + reflected.unbindable[0] +
@@ -187,7 +150,7 @@ KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTab
       for (const auto& word : p.texts("push")) pass.push.push_back(push_word(p, word));
     for (const PushWord& w : pass.push)
       if (w.kind == PushWord::Kind::Parameters && spec.family != Family::Postfx)
-        p.fail("push", "'parameters' are the post-processing parameters: a pixel map's");
+        p.fail("push", "'parameters' are the post-processing parameters: a kernel of postfx inputs has them");
     // The largest workgroup of its passes: the device's invocation limit and the subgroup sizes it can require
     // are judged by it (a workgroup of x, y and z is counted as x by y * z).
     const uint32_t x = reflected.local_size[0], yz = reflected.local_size[1] * reflected.local_size[2];
@@ -195,8 +158,93 @@ KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTab
     spec.shaders.push_back(shader);
     plan.passes.push_back(std::move(pass));
   }
-  if (const std::string error = plan_error(plan, spec.shaders.size()); !error.empty()) k.fail(error);
+  if (const std::string error = plan_error(plan, spec.shaders.size()); !error.empty()) owner.fail(error);
   spec.plan = std::move(plan);
+}
+
+// The family of the catalog entries named "<family>/...": whose inputs and sizes a kernel with a reference runs on.
+Family input_family(const ManifestTable& k) {
+  const std::string inputs = k.text("inputs");
+  std::string names;
+  for (const KernelSpec& c : catalog()) {
+    const std::string family = c.name.substr(0, c.name.find('/'));
+    if (family == inputs) return c.family;
+    if (c.plan && c.method != Method::PackReference && names.find("'" + family + "'") == std::string::npos)
+      names += (names.empty() ? "'" : ", '") + family + "'";
+  }
+  k.fail("inputs", "'" + inputs + "' is not one of the catalog's families (" + names + ")");
+}
+
+// [kernel.reference]: the shader the kernel's output is compared with, run on the CPU device, and the tolerance.
+std::shared_ptr<const ReferenceShader> read_reference(const std::string& pack, const fs::path& dir, ManifestTable& k,
+                                                      ShaderCompiler& compiler, const KernelSpec& kernel) {
+  ManifestTable r = k.table("reference", "reference");
+  r.only_keys({"source", "entry", "defines", "precision", "compare", "tolerance", "buffer", "pass"});
+  auto ref = std::make_shared<ReferenceShader>();
+  ref->run = KernelSpec{.name = kernel.name + " (reference)", .family = kernel.family, .method = Method::PackReference,
+                        .description = "the reference of " + kernel.name, .operation = kernel.operation};
+  const std::string precision = r.text_or("precision", "fp32");
+  if (precision != "fp32" && precision != "fp64") r.fail("precision", "'" + precision + "' is not fp32 or fp64 (what its output holds)");
+  ref->fp64 = precision == "fp64";
+  ref->compared = formula(r, "compare", r.text("compare"), kBufferFormulaNames);
+  ManifestTable t = r.table("tolerance", "tolerance");
+  t.only_keys({"relative", "absolute", "ulps"});
+  if (!t.has("relative") && !t.has("absolute") && !t.has("ulps"))
+    r.fail("tolerance", "one or more of relative, absolute and ulps is needed ({ absolute = 0 } for exact)");
+  ref->relative = t.has("relative") ? t.number("relative") : 0;
+  ref->absolute = t.has("absolute") ? t.number("absolute") : 0;
+  ref->ulps = t.has("ulps") ? t.number("ulps") : 0;
+  read_plan(pack, dir, r, "kernel.reference", compiler, ref->run);
+  return ref;
+}
+
+KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTable& k, ShaderCompiler& compiler) {
+  const std::string name = k.text("name");
+  if (!is_plain_name(name)) k.fail("name", "'" + name + "': lower-case letters, digits and _ only (results keep it)");
+  k.rename("kernel '" + name + "'");
+  k.only_keys({"name", "description", "check", "operation", "inputs", "tile", "map", "roundings", "reference", "source",
+               "entry", "defines", "buffer", "pass"});
+  const PackCheck* check = find_check(k.text("check"));
+  if (!check) k.fail("check", "'" + k.text("check") + "' is not a check (" + check_names() + ")");
+  const bool referenced = check->method == Method::PackReference;
+  KernelSpec spec{.name = pack + "/" + name,
+                  .family = referenced ? input_family(k) : check->family,
+                  .method = check->method,
+                  .description = k.text_or("description", name),
+                  .operation = referenced ? k.text("operation") : k.text_or("operation", check->operation)};
+  if (!referenced && k.has("inputs"))
+    k.fail("inputs", "only a kernel checked by its reference shader chooses its inputs ('" + check->name + "' has its own)");
+  if (!referenced && k.has("reference")) k.fail("reference", "only the check 'reference shader' runs a reference shader");
+  if (check->method == Method::PixelMap) {
+    // The formula, input space and parameters of one of the catalog's pixel maps: its reference and per-pixel bounds.
+    const KernelSpec* same = find_kernel_or_null(k.text("map"));
+    if (!same || same->method != Method::PixelMap) {
+      std::string maps;
+      for (const KernelSpec& c : catalog())
+        if (c.method == Method::PixelMap) maps += (maps.empty() ? "" : ", ") + c.name;
+      k.fail("map", "'" + k.text("map") + "' is not one of the catalog's pixel maps (" + maps + ")");
+    }
+    spec.stage = same->stage, spec.tone_operator = same->tone_operator, spec.input_space = same->input_space;
+    if (!k.has("operation")) spec.operation = same->operation;
+  } else if (k.has("map")) {
+    k.fail("map", "only a pixel map names the catalog's map it computes");
+  }
+  if (check->method == Method::LumTiles) {
+    const auto tile = k.numbers("tile");
+    if (tile.size() != 2) k.fail("tile", "the pixels one workgroup sums, [x, y], are needed");
+    spec.tile_x = tile[0], spec.tile_y = tile[1];
+  } else if (k.has("tile")) {
+    k.fail("tile", "only a luminance check has tiles");
+  }
+  if (!check->sums && k.has("roundings"))
+    k.fail("roundings", referenced ? "a reference shader's bound is its tolerance" : "a pixel map's bound is its reference's, per pixel");
+  const SizeFormula roundings = formula(k, "roundings", check->sums ? k.text("roundings") : "0", kRoundingsNames);
+  spec.roundings = [roundings](const ErrorContext& c) {
+    return roundings.value({{"items", static_cast<double>(c.items)}, {"groups", static_cast<double>(c.groups)},
+                            {"subgroup_size", static_cast<double>(c.subgroup_size)}});
+  };
+  read_plan(pack, dir, k, "kernel", compiler, spec);
+  if (referenced) spec.reference = read_reference(pack, dir, k, compiler, spec);
   return spec;
 }
 
@@ -213,6 +261,9 @@ const std::vector<PackCheck>& pack_checks() {
       {"pixel map", Family::Postfx, Method::PixelMap, "",
        "one vec4 per pixel, in row order: what the catalog's pixel map named by `map` writes",
        [](uint64_t items, uint64_t) { return items * 16; }, false},
+      // Its family and operation are the manifest's (inputs, operation); the floats it reads, its `compare`.
+      {"reference shader", Family::Luminance, Method::PackReference, "",
+       "the floats its reference shader writes (`compare` of them), in the same order", nullptr, false},
   };
   return checks;
 }
@@ -247,31 +298,61 @@ KernelPack read_kernel_pack(const std::string& directory, ShaderCompiler& compil
   return pack;
 }
 
+namespace {
+
+// The first pass's workgroups and the output's bytes of a plan at `size`; throws FormulaError where a formula gives
+// no count within the limits, and says in `problem` a buffer past `most_bytes`.
+struct PlanSizes {
+  uint64_t groups = 0, output_bytes = 0;
+  std::string problem;
+};
+PlanSizes plan_sizes(const DispatchPlan& plan, const SizeSpec& size, uint32_t most_x, uint32_t most_y, uint64_t most_bytes) {
+  PlanSizes out;
+  const FormulaValues problem = workgroup_formula_values(size.width, size.height, size.items());
+  for (const PlanPass& p : plan.passes) {
+    const auto [x, y] = formula_workgroups(p.groups, problem, most_x, most_y);
+    if (!out.groups) out.groups = uint64_t{x} * y;
+  }
+  for (const PlanBuffer& b : plan.buffers) {
+    const uint64_t bytes = b.bytes.of({size.items(), out.groups});
+    if (b.role == BufferRole::Output) out.output_bytes = bytes;
+    if (bytes > most_bytes && out.problem.empty())
+      out.problem = "buffer '" + b.name + "' of " + std::to_string(bytes) + " bytes is past the device's maxStorageBufferRange, " +
+                    std::to_string(most_bytes);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string pack_size_problem(const KernelSpec& spec, SizeKind kind, const SizeSpec& size, const DeviceInfo* device) {
   if (!spec.plan || spec.plan->passes.empty() || spec.plan->passes[0].groups.kind != Workgroups::Kind::Formula) return "";
   const std::string at = spec.name + " at " + size_text(kind, size) + (device ? " on " + device->name : "") + ": ";
-  const uint32_t most_x = device ? device->max_workgroup_count_x : 0xFFFFFFFFu;
-  const uint32_t most_y = device ? device->max_workgroup_count_y : 0xFFFFFFFFu;
   const uint64_t most_bytes = device ? device->max_storage_buffer_range : ~uint64_t{0};
   try {
-    const FormulaValues problem = workgroup_formula_values(size.width, size.height, size.items());
-    uint64_t first_groups = 0;
-    for (const PlanPass& p : spec.plan->passes) {
-      const auto [x, y] = formula_workgroups(p.groups, problem, most_x, most_y);
-      if (!first_groups) first_groups = uint64_t{x} * y;
+    const PlanSizes sizes = plan_sizes(*spec.plan, size, device ? device->max_workgroup_count_x : 0xFFFFFFFFu,
+                                       device ? device->max_workgroup_count_y : 0xFFFFFFFFu, most_bytes);
+    if (!sizes.problem.empty()) return at + sizes.problem;
+    const PlanCounts counts{size.items(), sizes.groups};
+    for (const PackCheck& c : pack_checks()) {
+      if (c.method != spec.method) continue;
+      const uint64_t reads = spec.reference ? spec.reference->compared.count(buffer_formula_values(counts), ~uint64_t{0} / 8) * 4
+                                            : c.reads(size.items(), sizes.groups);
+      if (sizes.output_bytes < reads)
+        return at + "buffer 'output' of " + std::to_string(sizes.output_bytes) + " bytes ('" +
+               spec.plan->buffer(BufferRole::Output)->bytes.formula.text() + "') is smaller than the check reads, " +
+               std::to_string(reads) + ": " + c.output;
     }
-    for (const PlanBuffer& b : spec.plan->buffers) {
-      const uint64_t bytes = b.bytes.of({size.items(), first_groups});
-      if (b.role == BufferRole::Output) {
-        for (const PackCheck& c : pack_checks())
-          if (c.method == spec.method && bytes < c.reads(size.items(), first_groups))
-            return at + "buffer 'output' of " + std::to_string(bytes) + " bytes ('" + b.bytes.formula.text() +
-                   "') is smaller than the check reads, " + std::to_string(c.reads(size.items(), first_groups)) + ": " +
-                   c.output;
-      }
-      if (bytes > most_bytes)
-        return at + "buffer '" + b.name + "' of " + std::to_string(bytes) + " bytes is past the device's maxStorageBufferRange, " +
-               std::to_string(most_bytes);
+    if (spec.reference) {
+      // The reference runs on the CPU device, whose limits are not the device's under test.
+      const ReferenceShader& ref = *spec.reference;
+      const PlanSizes own = plan_sizes(*ref.run.plan, size, 0xFFFFFFFFu, 0xFFFFFFFFu, ~uint64_t{0});
+      const uint64_t needs = ref.compared.count(buffer_formula_values(counts), ~uint64_t{0} / 8) * (ref.fp64 ? 8 : 4);
+      if (own.output_bytes < needs)
+        return at + "its reference's buffer 'output' of " + std::to_string(own.output_bytes) + " bytes ('" +
+               ref.run.plan->buffer(BufferRole::Output)->bytes.formula.text() + "') is smaller than the " +
+               std::to_string(needs / (ref.fp64 ? 8 : 4)) + " " + (ref.fp64 ? "doubles" : "floats") + " compared ('" +
+               ref.compared.text() + "')";
     }
   } catch (const FormulaError& e) {
     return at + e.what();

@@ -36,7 +36,8 @@ struct PackCheck {
   Method method;          // whose check
   std::string operation;  // what it computes, unless the manifest says
   std::string output;     // what the kernel must write, for --help and errors
-  uint64_t (*reads)(uint64_t items, uint64_t groups);  // the output bytes the check reads
+  // The output bytes the check reads (nullptr: a reference shader's, its `compare` floats).
+  uint64_t (*reads)(uint64_t items, uint64_t groups);
   bool sums = true;       // its bound is the manifest's rounding count (a pixel map's is the reference's, per pixel)
 };
 const std::vector<PackCheck>& pack_checks();

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -175,6 +176,19 @@ std::vector<uint32_t> ManifestTable::numbers(const std::string& key) const {
     out.push_back(static_cast<uint32_t>(*i));
   }
   return out;
+}
+
+double ManifestTable::number(const std::string& key) const {
+  const toml::node& n = node(key);
+  const auto d = n.value<double>();  // an integer too
+  if (!(n.is_floating_point() || n.is_integer()) || !d || !std::isfinite(*d) || *d < 0) fail(key, "a number of 0 or more is needed");
+  return *d;
+}
+
+ManifestTable ManifestTable::table(const std::string& key, const std::string& where) const {
+  const toml::table* t = node(key).as_table();
+  if (!t) fail(key, "a table is needed ([..." + key + "], or { ... } on one line)");
+  return ManifestTable(*doc_, *t, where_ + ", " + where);
 }
 
 std::vector<ManifestTable> ManifestTable::tables(const std::string& key, const std::string& what) const {

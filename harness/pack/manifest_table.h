@@ -49,6 +49,9 @@ class ManifestTable {
   // An array of strings (or numbers, as text); a lone string counts as one.
   std::vector<std::string> texts(const std::string& key) const;
   std::vector<uint32_t> numbers(const std::string& key) const;  // an array of positive integers
+  double number(const std::string& key) const;                 // a number of 0 or more, integer or not
+  // A table ([kernel.reference], or inline: { relative = 1e-6 }); `where` says which in its messages.
+  ManifestTable table(const std::string& key, const std::string& where) const;
   // The tables of an array of tables ([[kernel]]); none where the key is absent.
   std::vector<ManifestTable> tables(const std::string& key, const std::string& what) const;
 

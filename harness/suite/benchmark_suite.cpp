@@ -17,7 +17,7 @@
 #include "families/kernel_family.h"
 #include "common/exit_status.h"
 #include "suite/check_queue.h"
-#include "suite/kernel_input.h"
+#include "families/kernel_input.h"
 #include "suite/kernel_run.h"
 #include "run/nvml_monitor.h"
 #include "vulkan/pipelines.h"

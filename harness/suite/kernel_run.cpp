@@ -8,7 +8,7 @@
 #include "families/kernel_family.h"
 #include "run/dispatch_runner.h"
 #include "run/family_runner.h"
-#include "suite/kernel_input.h"
+#include "families/kernel_input.h"
 
 namespace shaderwatch {
 

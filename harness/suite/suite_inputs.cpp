@@ -4,7 +4,7 @@
 #include <string>
 
 #include "families/kernel_family.h"
-#include "suite/kernel_input.h"
+#include "families/kernel_input.h"
 
 namespace shaderwatch {
 

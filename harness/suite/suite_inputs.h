@@ -1,6 +1,6 @@
 #pragma once
 // The benchmark suite's inputs on the host: generated once per family and size and shared by every kernel and
-// device, and derived once per kernel input variant (suite/kernel_input.h). Made on threads of their own, all started
+// device, and derived once per kernel input variant (families/kernel_input.h). Made on threads of their own, all started
 // at construction, in the order given: an 8K image takes seconds on one core, so the first benchmarks wait for
 // theirs and the rest are made while those sample. CPU only, so it can outlive the devices. Each derived input
 // carries the references its kernels' checks share, announced for the kernels given (check/shared_references.h).

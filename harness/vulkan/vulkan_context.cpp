@@ -327,6 +327,8 @@ Device::Device(Instance& instance, uint32_t index, const DeviceWants& wants)
   enable12.pNext = &enable13;
   VkPhysicalDeviceFeatures2 enable{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   enable.pNext = &enable12;
+  float64_ = wants.float64 && available.features.shaderFloat64;
+  enable.features.shaderFloat64 = float64_;
   // What the compiler made of each pipeline (pipeline_statistics.h), where the driver tells.
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR enable_executables{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};

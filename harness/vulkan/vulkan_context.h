@@ -107,6 +107,7 @@ class Submission {
 // Features past what every kernel uses, enabled only where asked for.
 struct DeviceWants {
   bool shader_clock = false;  // VK_KHR_shader_clock's subgroup clock: the race delays of --check --race
+  bool float64 = false;       // doubles in shaders (shaderFloat64), where the device has them: reference shaders'
 };
 
 // A logical device with one queue that does compute, graphics and transfer, and timestamps.
@@ -156,6 +157,8 @@ class Device {
   // why not.
   bool captures_pipeline_statistics() const { return captures_statistics_; }
   const std::string& why_no_pipeline_statistics() const { return no_statistics_; }
+  // Whether shaders may use doubles: DeviceWants::float64 asked, and the device has them.
+  bool float64() const { return float64_; }
 
  private:
   friend class Submission;
@@ -173,6 +176,7 @@ class Device {
   VkPipelineCache pipeline_cache_ = VK_NULL_HANDLE;
   VkPhysicalDeviceMemoryProperties memory_{};
   bool captures_statistics_ = false;
+  bool float64_ = false;
   std::string no_statistics_;
   // Long kernels (one invocation over a million boids on lavapipe) need minutes, not the default seconds.
   double submit_timeout_s_ = 600;

@@ -1,4 +1,4 @@
-#include "suite/kernel_input.h"
+#include "families/kernel_input.h"
 
 #include <cmath>
 
