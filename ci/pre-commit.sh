@@ -6,7 +6,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 usage() {
   cat <<'EOF'
-Usage: ci/pre-commit.sh [--all] [--dry-run] [--build DIR] | --install
+Usage: ci/pre-commit.sh [--all] [--dry-run] [--build DIR] [--pack DIR ...] | --install
 
 Builds shaderwatch-bench and the reference tests (incrementally), runs the reference tests, then
 `shaderwatch-bench --check --validation` on the default device for:
@@ -14,11 +14,15 @@ Builds shaderwatch-bench and the reference tests (incrementally), runs the refer
     or new files: the working tree is what is checked);
   - every kernel when harness/, reference/, contract/, kernels/catalog.*, kernels/expectations.json,
     kernels/*.cmake or a CMakeLists.txt changed, or with --all;
+  - with --pack, the pack's kernels whose files differ from HEAD in the git repository that holds the
+    pack (its shaders, their includes, a reference shader; its manifest or expectations.json: all
+    of its kernels);
   - none when no such file changed.
 
   --all          check every kernel
   --dry-run      print the kernels that would be checked, then stop (builds the bench first)
   --build DIR    build directory (default: build/ in the repository; configured if it is not yet)
+  --pack DIR     a kernel pack (shaderwatch-bench --pack) to select from and check too; repeatable
   --install      install this script as the repository's git pre-commit hook, then exit
   -h, --help     this text
 
@@ -28,6 +32,7 @@ EOF
 }
 
 all=0 dry_run=0 install=0 build=$root/build kernels=
+packs=()
 while [ $# -gt 0 ]; do
   case $1 in
     --all) all=1 ;;
@@ -36,6 +41,14 @@ while [ $# -gt 0 ]; do
     --build)
       [ $# -ge 2 ] || { echo "pre-commit: --build needs a directory" >&2; exit 2; }
       build=$2
+      shift ;;
+    --pack)
+      [ $# -ge 2 ] || { echo "pre-commit: --pack needs a directory" >&2; exit 2; }
+      [ -d "$2" ] || { echo "pre-commit: --pack $2: no such directory" >&2; exit 2; }
+      git -C "$2" rev-parse --git-dir >/dev/null 2>&1 || { echo "pre-commit: --pack $2: not in a git repository" >&2; exit 2; }
+      dir=$2
+      while [ "${#dir}" -gt 1 ] && [ "${dir%/}" != "$dir" ]; do dir=${dir%/}; done  # as the bench prints it
+      packs+=("$dir")
       shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "pre-commit: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -61,6 +74,8 @@ fail() { echo "pre-commit: $*" >&2; exit 1; }
 [ -f "$build/CMakeCache.txt" ] || cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null || fail "cmake configure failed"
 cmake --build "$build" -j"$(nproc)" --target shaderwatch-bench reference_tests || fail "the build failed"
 bench=$build/harness/shaderwatch-bench
+pack_args=()
+for dir in ${packs[@]+"${packs[@]}"}; do pack_args+=(--pack "$dir"); done
 
 # Files that differ from HEAD, and new files git does not ignore (all of them when there is no HEAD yet).
 if git -C "$root" rev-parse --verify -q HEAD >/dev/null; then
@@ -77,8 +92,14 @@ if [ "$all" = 1 ]; then
   echo "pre-commit: checking every kernel"
 else
   shaders=$(grep -E '^kernels/[^/]+\.(comp|vert|frag|glsl)$' <<<"$changed" | sed 's|^kernels/||' || true)
+  # A pack's changed files, as --list-sources names them (the directory as given, then the file), from its own
+  # repository: a team's pack lives in the team's.
+  for dir in ${packs[@]+"${packs[@]}"}; do
+    shaders+=$'\n'$( (git -C "$dir" diff --name-only --relative HEAD -- . 2>/dev/null; git -C "$dir" ls-files --others --exclude-standard) |
+                     sed "s|^|$dir/|")
+  done
   # --list-sources: "kernel file file ..." per kernel; keep the kernels built from a changed file.
-  kernels=$("$bench" --list-sources | awk -v changed="$shaders" '
+  kernels=$("$bench" ${pack_args[@]+"${pack_args[@]}"} --list-sources | awk -v changed="$shaders" '
     BEGIN { n = split(changed, f, "\n"); for (i = 1; i <= n; ++i) if (f[i] != "") want[f[i]] = 1 }
     { for (i = 2; i <= NF; ++i) if ($i in want) { print $1; break } }')
   if [ -z "$kernels" ]; then
@@ -92,5 +113,5 @@ fi
 
 "$build/tests/reference_tests" --gtest_brief=1 || fail "the reference tests failed"
 if [ "$all" = 1 ] || [ -n "$kernels" ]; then
-  "$bench" --check --validation --filter "$filter" || fail "the correctness check failed (table above)"
+  "$bench" ${pack_args[@]+"${pack_args[@]}"} --check --validation --filter "$filter" || fail "the correctness check failed (table above)"
 fi

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <random>
 #include <regex>
@@ -28,9 +29,16 @@ void list_catalog(const BenchArgs& a) {
   if (a.list_kernels)
     for (const auto& k : catalog()) std::cout << k.name << "  " << k.description << "\n";
   if (a.list_sources) {
+    // kernels/' files by name, a pack's by path; a pack kernel is built from its manifest too (its plan, defines and
+    // tolerance) and held to its expectations.
     for (const auto& k : catalog()) {
       std::cout << k.name;
-      for (const auto& file : kernel_source_files(k)) std::cout << " " << file;
+      for (const auto& file : kernel_source_files(k)) std::cout << " " << source_path(file);
+      if (const std::string pack = pack_of_source(k.shaders.at(0).file); !pack.empty()) {
+        const std::string dir = source_path(pack + "/");
+        for (const char* f : {"pack.toml", "pack.json", "expectations.json"})
+          if (std::filesystem::is_regular_file(dir + f)) std::cout << " " << dir << f;
+      }
       std::cout << "\n";
     }
   }

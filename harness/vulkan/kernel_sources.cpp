@@ -28,6 +28,9 @@ std::vector<std::string> kernel_source_files(const KernelSpec& spec) {
   std::set<std::string> seen;
   std::vector<std::string> pending;
   for (const auto& shader : spec.shaders) pending.push_back(shader.file);
+  // A pack kernel's check runs its reference shader: a change to it is a change to what the kernel is held to.
+  if (spec.reference)
+    for (const auto& shader : spec.reference->run.shaders) pending.push_back(shader.file);
   while (!pending.empty()) {
     const std::string file = std::move(pending.back());
     pending.pop_back();

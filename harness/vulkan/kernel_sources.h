@@ -8,7 +8,7 @@
 
 namespace shaderwatch {
 
-// File names in kernels/ (a pack's as "<pack>/<file>"), sorted, each once. Throws std::runtime_error naming a file
+// File names in kernels/ (a pack's as "<pack>/<file>", its reference shader's too), sorted, each once. Throws std::runtime_error naming a file
 // that is not embedded.
 std::vector<std::string> kernel_source_files(const KernelSpec& spec);
 

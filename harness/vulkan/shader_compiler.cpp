@@ -78,6 +78,16 @@ std::string pack_of_source(const std::string& file) {
   return d.packs.count(pack) ? pack : "";
 }
 
+std::string source_path(const std::string& file) {
+  const std::string pack = pack_of_source(file);
+  if (pack.empty()) return file;
+  SourceDirectory& d = source_directory();
+  const std::lock_guard lock(d.mutex);
+  std::string dir = d.packs.at(pack);
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir + file.substr(pack.size());
+}
+
 const std::string& kernel_source(const std::string& file) {
   SourceDirectory& d = source_directory();
   {

@@ -30,6 +30,9 @@ std::vector<std::string> kernel_source_names();
 void add_pack_sources(const std::string& pack, const std::string& directory);
 // The pack a source name is of ("seeds_hlsl" of "seeds_hlsl/reduce.hlsl"), or "" for kernels/' own.
 std::string pack_of_source(const std::string& file);
+// Where a pack's source is on disk: its directory as add_pack_sources was given it, then the file
+// ("packs/mine/reduce.hlsl" of "mine/reduce.hlsl"); kernels/' own file names as they are.
+std::string source_path(const std::string& file);
 // The source `#include "header"` in `includer` names: a pack's own file where the pack has it, else kernels/' file.
 std::string included_source(const std::string& header, const std::string& includer);
 

@@ -225,10 +225,20 @@ Instance::Instance(bool validation) {
   info.ppEnabledExtensionNames = extensions.data();
   if (validation) info.pNext = &messenger_info;  // also catches messages from instance creation itself
   vk_check(vkCreateInstance(&info, nullptr, &instance_), "vkCreateInstance");
-  volkLoadInstance(instance_);
+  // volk's function pointers are the process's: loaded once, from the first instance (the loader's trampolines
+  // dispatch on the handle, so they serve every instance and device). A later instance loading its own (the CPU
+  // device's, for reference shaders) would replace them, its extensions' with null where it has not enabled them:
+  // the first instance's messenger was then destroyed through a null pointer. Its own extensions, each instance
+  // looks up for itself.
+  static std::once_flag volk_loaded;
+  std::call_once(volk_loaded, [&] { volkLoadInstance(instance_); });
   if (validation) {
-    vk_check(vkCreateDebugUtilsMessengerEXT(instance_, &messenger_info, nullptr, &messenger_),
-             "vkCreateDebugUtilsMessengerEXT");
+    const auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(instance_, "vkCreateDebugUtilsMessengerEXT"));
+    destroy_messenger_ = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(instance_, "vkDestroyDebugUtilsMessengerEXT"));
+    if (!create || !destroy_messenger_) throw VulkanError("the validation layer's loader has no VK_EXT_debug_utils");
+    vk_check(create(instance_, &messenger_info, nullptr, &messenger_), "vkCreateDebugUtilsMessengerEXT");
   }
 
   uint32_t count = 0;
@@ -248,7 +258,7 @@ Instance::~Instance() {
   // A lost or hung device was never destroyed: destroying the instance under it is invalid (and lavapipe
   // would wait for the hung work). The process is ending; leave the driver as it is.
   if (Device::any_lost()) return;
-  if (messenger_) vkDestroyDebugUtilsMessengerEXT(instance_, messenger_, nullptr);
+  if (messenger_) destroy_messenger_(instance_, messenger_, nullptr);
   if (instance_) vkDestroyInstance(instance_, nullptr);
 }
 

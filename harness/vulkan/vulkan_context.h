@@ -77,6 +77,7 @@ class Instance {
  private:
   VkInstance instance_ = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger_ = nullptr;  // this instance's (volk's is the first one's)
   std::vector<VkPhysicalDevice> physical_devices_;
   std::vector<DeviceInfo> devices_;
   ValidationLog validation_log_;

@@ -52,6 +52,28 @@ grep -qE '^(lum|boids)/' "$tmp/run.log" && fail "kernels of other files were che
 grep -q "PASS" "$tmp/run.log" || fail "no PASS row in the check: $(tail -20 "$tmp/run.log")"
 echo "one-shader pre-commit check: ${ms} ms (not asserted: shared machines)"
 
+# A kernel pack's files select its kernels (--pack, as the bench takes it): a reference shader the kernel it checks,
+# the manifest every kernel of the pack; checked for real with the pack.
+git -C "$repo" checkout -q -- kernels/postfx_blur.comp
+pack=kernels/packs/example_glsl
+plan_pack() { (cd "$repo" && bash ci/pre-commit.sh --dry-run --build "$build" --pack "$pack/" 2>&1) | grep '^pre-commit:' || true; }
+echo "// touched" >>"$repo/$pack/box3_reference.comp"
+out=$(plan_pack)
+grep -qx "pre-commit: checking 1 kernel(s) built from changed sources: example_glsl/box3_shared" <<<"$out" ||
+  fail "a pack's reference shader: $out"
+(cd "$repo" && bash ci/pre-commit.sh --build "$build" --pack "$pack" >"$tmp/pack.log" 2>&1) || fail "pre-commit on a pack: $(tail -20 "$tmp/pack.log")"
+grep -qE '^example_glsl/box3_shared +[0-9]+x[0-9]+ .* PASS' "$tmp/pack.log" || fail "no PASS row of the pack kernel: $(tail -20 "$tmp/pack.log")"
+git -C "$repo" checkout -q -- "$pack/box3_reference.comp"
+echo "# touched" >>"$repo/$pack/pack.toml"
+out=$(plan_pack)
+got=$(sed -n 's/^pre-commit: checking [0-9]* kernel(s) built from changed sources: //p' <<<"$out" | tr ' ' '\n' | sort | paste -sd' ')
+[ "$got" = "example_glsl/box3_shared example_glsl/tile_sum_subgroup example_glsl/tonemap_reinhard_8x8" ] ||
+  fail "a pack's manifest: $out"
+git -C "$repo" checkout -q -- "$pack/pack.toml"
+status=0
+bash "$repo/ci/pre-commit.sh" --dry-run --pack "$tmp/nowhere" >"$tmp/nopack.log" 2>&1 || status=$?
+[ "$status" -eq 2 ] && grep -q -- "--pack $tmp/nowhere: no such directory" "$tmp/nopack.log" || fail "a missing pack: exit $status, $(cat "$tmp/nopack.log")"
+
 # Bad usage is exit 2 and says what is wrong.
 status=0
 bash "$repo/ci/pre-commit.sh" --frobnicate >"$tmp/usage.log" 2>&1 || status=$?
