@@ -15,9 +15,10 @@ output (summary.md, junit.xml, the run page) prints. A token, where the server w
 How it works:
   1. The alert gives the benchmark (family/variant/size/mode) and the commits either side of its boundary.
   2. A temporary git worktree of --repo is bisected, so the checkout you work in is left alone.
-  3. Where every commit in the range changes only shader sources under kernels/, one bench (--bench, or one
-     built at the bad commit) runs each commit's shaders with --kernels-dir; otherwise each commit's bench is
-     built incrementally in one build directory (a commit that does not build is skipped).
+  3. Where every commit in the range changes only shader sources under kernels/ or files of a --pack, one bench
+     (--bench, or one built at the bad commit) runs each commit's shaders with --kernels-dir and its packs with
+     --pack; otherwise each commit's bench is built incrementally in one build directory (a commit that does not
+     build is skipped). A team's repository of packs, with no shaderwatch source to build, gives --bench.
   4. The good and bad ends are kept (their shaders, or their built bench) and measured in turn with every
      commit, so a machine whose speed drifts during the bisect moves all three alike. The change must
      reproduce first, in the alert's direction and at least half its size, or nothing is bisected (exit 3).
@@ -165,6 +166,8 @@ def bench_samples_ns(state, version):
            '--benchmark_out=' + out, *shlex.split(state['bench_args'])]
     if version['kernels']:
         cmd += ['--kernels-dir', version['kernels']]
+    for pack in version['packs']:
+        cmd += ['--pack', pack]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0 or not os.path.exists(out):
         log(f'    the bench failed (exit {r.returncode}): {(r.stdout + r.stderr).strip().splitlines()[-1:]}')
@@ -208,7 +211,8 @@ def version_here(state):
     if not build_bench(state):
         return None
     return {'bench': state['bench'],
-            'kernels': os.path.join(state['worktree'], 'kernels') if state['kernels_only'] else None}
+            'kernels': os.path.join(state['worktree'], 'kernels') if state['kernels_only'] and state['shaders'] else None,
+            'packs': [os.path.join(state['worktree'], p) for p in state['packs']]}
 
 
 def keep_version(state, name):
@@ -220,8 +224,11 @@ def keep_version(state, name):
     os.makedirs(keep)
     if version['kernels']:
         version['kernels'] = shutil.copytree(version['kernels'], os.path.join(keep, 'kernels'))
-    else:  # the bench carries its shaders (embedded at build time)
+    elif not state['kernels_only']:  # each commit's bench carries its shaders (embedded at build time)
         version['bench'] = shutil.copy2(version['bench'], os.path.join(keep, 'shaderwatch-bench'))
+    # Packs are read at run time, wherever the bench was built.
+    version['packs'] = [shutil.copytree(p, os.path.join(keep, 'packs', str(i), os.path.basename(p)))
+                        for i, p in enumerate(version['packs'])]
     return version
 
 
@@ -287,9 +294,13 @@ def step(state_file):
 
 # ---- the whole bisect ----
 
-def only_shaders_changed(repo, good, bad):
+def read_at_run_time(repo, good, bad, packs):
+    """Whether the bench reads every file the range changes when it runs (kernels/' shaders through --kernels-dir,
+    a pack's files through --pack), so that one bench serves every commit; and whether kernels/' shaders are among
+    them."""
     files = git(repo, 'diff', '--name-only', good, bad).splitlines()
-    return all(f.startswith('kernels/') and f.endswith(SHADER_SUFFIXES) for f in files)
+    shaders = [f for f in files if not any(f.startswith(p + '/') for p in packs)]
+    return all(f.startswith('kernels/') and f.endswith(SHADER_SUFFIXES) for f in shaders), bool(shaders)
 
 
 def main():
@@ -307,6 +318,9 @@ def main():
     ap.add_argument('--bench', default='',
                     help='a built shaderwatch-bench to run each commit\'s shaders with (only where the range changes '
                          'nothing but shader sources; default: one built at the bad commit)')
+    ap.add_argument('--pack', action='append', default=[], metavar='DIR',
+                    help='a kernel pack in the repository (its directory, relative to --repo): each commit\'s is run '
+                         'with --pack; repeatable')
     ap.add_argument('--build-dir', default='',
                     help='build directory for the commits\' benches (default: a temporary one, removed after)')
     ap.add_argument('--bench-args', default='',
@@ -320,6 +334,10 @@ def main():
     if args.runs < 1:
         raise Usage(f'--runs {args.runs}: at least one bench run per commit')
 
+    packs = [os.path.normpath(p) for p in args.pack]
+    for p in packs:
+        if os.path.isabs(p) or p.startswith('..'):
+            raise Usage(f'--pack {p}: a directory inside --repo, relative to it (each commit\'s is run)')
     if bool(args.alert) == bool(args.run):
         raise Usage('name an alert, or a failed run with --run RUN --benchmark NAME (not both)')
     if args.run and not args.benchmark:
@@ -347,9 +365,13 @@ def main():
     worktree = os.path.join(scratch, 'worktree')
     git(repo, 'worktree', 'add', '--detach', worktree, bad)
     try:
-        kernels_only = only_shaders_changed(repo, good, bad)
+        kernels_only, shaders = read_at_run_time(repo, good, bad, packs)
+        for p in packs:
+            if not os.path.isdir(os.path.join(worktree, p)):
+                raise Usage(f'--pack {p}: not a directory of {repo} at the bad commit {bad[:12]}')
         state = {'worktree': worktree, 'scratch': scratch, 'kernel': alert['kernel'], 'size': alert['size'],
                  'benchmark': alert['benchmark'], 'bench_args': args.bench_args, 'kernels_only': kernels_only,
+                 'shaders': shaders, 'packs': packs,
                  'tested_file': os.path.join(scratch, 'tested.jsonl'), 'build_dir': '', 'bench': args.bench,
                  'runs': args.runs}
         if not (kernels_only and args.bench):
@@ -360,8 +382,9 @@ def main():
             if not build_bench(state):
                 raise Usage(f'the bad commit {bad[:12]} does not build')
             state['build_dir'] = ''
-        log('mode: ' + ('each commit\'s shaders through --kernels-dir' if kernels_only
-                        else f'each commit built incrementally in {state["build_dir"]}'))
+        log('mode: ' + (('each commit\'s shaders through --kernels-dir' if shaders else 'one bench') +
+                        (', its packs through --pack' if packs else '') if kernels_only
+                        else f'each commit built incrementally in {state["build_dir"]}' + (', its packs through --pack' if packs else '')))
 
         # The change must show here before anything is bisected.
         for name, commit in (('good', good), ('bad', bad)):

@@ -90,6 +90,8 @@ struct KernelSpec {
   // Its run as compute dispatches (dispatch_plan.h): its method's, from method_plan. None for a method that
   // needs a hand-written runner (harness/families/<family>/).
   std::optional<DispatchPlan> plan;
+  // A pack kernel's benchmark sizes as its manifest writes them ("1920x1080", "4096"); empty: the run's.
+  std::vector<std::string> sizes;
   // PackReference: what its output is checked against.
   std::shared_ptr<const struct ReferenceShader> reference;
 };

@@ -13,6 +13,7 @@
 #include "lavapipe_device.h"
 #include "pack/kernel_pack.h"
 #include "pack/manifest_table.h"
+#include "suite/benchmark_suite.h"
 #include "run_command.h"
 
 namespace shaderwatch {
@@ -123,6 +124,17 @@ TEST(Pack, TheExamplePacksReadAsCatalogEntries) {
   EXPECT_DOUBLE_EQ(box.reference->relative, 5.9605e-7);
   EXPECT_EQ(box.reference->run.shaders.at(0).file, "example_glsl/box3_reference.comp");
   EXPECT_DOUBLE_EQ(box.reference->bound(2.0), 2 * 5.9605e-7);
+  // Its own benchmark sizes, unless the run chooses sizes (--sizes, --quick).
+  BenchmarkOptions options = default_benchmark_options();
+  const std::vector<SizeSpec> own = benchmark_sizes(box, options);
+  ASSERT_EQ(own.size(), 3u);
+  EXPECT_EQ(own[0].width, 1920u);
+  EXPECT_EQ(own[2].height, 4320u);
+  EXPECT_EQ(benchmark_sizes(tonemap, options).size(), options.image_sizes.size());
+  apply_sizes(options, "64x32");
+  ASSERT_EQ(benchmark_sizes(box, options).size(), 1u);
+  EXPECT_EQ(benchmark_sizes(box, options)[0].width, 64u);
+  EXPECT_EQ(benchmark_sizes(box, quick_benchmark_options()).size(), quick_benchmark_options().image_sizes.size());
 }
 
 TEST(Pack, AReferenceToleranceIsTheLargestOfItsParts) {
@@ -254,17 +266,19 @@ TEST(Pack, AMistakeInAReferenceIsRefusedNamingItsFileLineAndKey) {
   const std::string reference_pass = "[[kernel.reference.pass]]\nbindings = [\"input\", \"output\"]";
   const std::vector<Mistake> mistakes{
       {"no tolerance", "pack.toml", "tolerance = { relative = 5.9605e-7 }\n", "",
-       {"pack.toml:50: kernel 'box3_shared', reference, key 'tolerance': missing"}},
+       {"pack.toml:51: kernel 'box3_shared', reference, key 'tolerance': missing"}},
       {"an empty tolerance", "pack.toml", "tolerance = { relative = 5.9605e-7 }", "tolerance = {}",
-       {"pack.toml:56: kernel 'box3_shared', reference, key 'tolerance': one or more of relative, absolute and ulps is needed"}},
+       {"pack.toml:57: kernel 'box3_shared', reference, key 'tolerance': one or more of relative, absolute and ulps is needed"}},
       {"a misspelt tolerance", "pack.toml", "{ relative = 5.9605e-7 }", "{ relativ = 5.9605e-7 }",
-       {"pack.toml:56: kernel 'box3_shared', reference, tolerance: unknown key 'relativ' (its keys: relative, absolute, ulps)"}},
+       {"pack.toml:57: kernel 'box3_shared', reference, tolerance: unknown key 'relativ' (its keys: relative, absolute, ulps)"}},
       {"a negative tolerance", "pack.toml", "{ relative = 5.9605e-7 }", "{ ulps = -4 }",
        {"kernel 'box3_shared', reference, tolerance, key 'ulps': a number of 0 or more is needed"}},
       {"a precision it does not know", "pack.toml", "precision = \"fp64\"", "precision = \"fp16\"",
-       {"pack.toml:52: kernel 'box3_shared', reference, key 'precision': 'fp16' is not fp32 or fp64"}},
+       {"pack.toml:53: kernel 'box3_shared', reference, key 'precision': 'fp16' is not fp32 or fp64"}},
       {"inputs of no family", "pack.toml", "inputs = \"postfx\"", "inputs = \"images\"",
        {"pack.toml:40: kernel 'box3_shared', key 'inputs': 'images' is not one of the catalog's families ('lum', 'boids', 'postfx')"}},
+      {"a size not of its family's kind", "pack.toml", "sizes = [\"1920x1080\",", "sizes = [\"1920\",",
+       {"pack.toml:42: kernel 'box3_shared', key 'sizes': bad size '1920': expected WIDTHxHEIGHT"}},
       {"inputs beside a check with its own", "pack.toml", "tile = [64, 16]", "tile = [64, 16]\ninputs = \"lum\"",
        {"kernel 'tile_sum_subgroup', key 'inputs': only a kernel checked by its reference shader chooses its inputs"}},
       {"a reference shader that does not compile", "box3_reference.comp", "sum / 9.0", "sum / nine",

@@ -145,7 +145,8 @@ void add_bench_options(CLI::App& app, BenchArgs& a, size_t columns) {
                  "Add a kernel pack's kernels (a directory with pack.toml or pack.json and its GLSL or HLSL shaders; "
                  "README.md, 'Add your own kernel') to the catalog, named <pack>/<kernel>: run, checked, timed and "
                  "posted like the built-in ones. Repeatable. A pack is read and its shaders compiled before any GPU "
-                 "work: any mistake in it exits 4, naming the file, line and key")
+                 "work: any mistake in it exits 4, naming the file, line and key. A kernel checked by the pack's "
+                 "reference shader needs the CPU Vulkan device (lavapipe) too, where the reference runs")
       ->check(CLI::ExistingDirectory);
   app.add_option("--kernels-dir", a.kernels_dir,
                  "Compile the kernels from this directory (a copy of kernels/, edited) instead of the sources built into "
@@ -210,7 +211,7 @@ std::string pack_sizes_problem(const BenchArgs& a, const BenchmarkOptions& optio
     if (a.check) {
       for (const CheckInput& input : family.check_inputs()) sizes.push_back(input.size);
     } else {
-      sizes = options.sizes(family.size);
+      sizes = benchmark_sizes(spec, options);
     }
     for (const SizeSpec& size : sizes)
       if (std::string problem = pack_size_problem(spec, family.size, size, device); !problem.empty()) return problem;

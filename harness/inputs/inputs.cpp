@@ -20,6 +20,8 @@ std::string input_kind_name(InputKind kind) {
   return "?";
 }
 
+SizeKind family_size_kind(Family family) { return family == Family::Boids ? SizeKind::Count : SizeKind::Image; }
+
 uint64_t Problem::items() const { return size_kind == SizeKind::Count ? count : uint64_t{width} * height; }
 
 std::string Problem::size_string() const { return size_text(size_kind, {width, height, count}); }

@@ -30,6 +30,8 @@ enum class GuardFill { NaN, Extremes };
 
 // What a family's size is: an image, written WxH, or a count of items, written N (families/kernel_family.h).
 enum class SizeKind { Image, Count };
+// A family's: boids are a count, the others images.
+SizeKind family_size_kind(Family family);
 
 struct Problem {
   Family family;

@@ -202,8 +202,8 @@ KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTab
   const std::string name = k.text("name");
   if (!is_plain_name(name)) k.fail("name", "'" + name + "': lower-case letters, digits and _ only (results keep it)");
   k.rename("kernel '" + name + "'");
-  k.only_keys({"name", "description", "check", "operation", "inputs", "tile", "map", "roundings", "reference", "source",
-               "entry", "defines", "buffer", "pass"});
+  k.only_keys({"name", "description", "check", "operation", "inputs", "sizes", "tile", "map", "roundings", "reference",
+               "source", "entry", "defines", "buffer", "pass"});
   const PackCheck* check = find_check(k.text("check"));
   if (!check) k.fail("check", "'" + k.text("check") + "' is not a check (" + check_names() + ")");
   const bool referenced = check->method == Method::PackReference;
@@ -243,6 +243,18 @@ KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTab
     return roundings.value({{"items", static_cast<double>(c.items)}, {"groups", static_cast<double>(c.groups)},
                             {"subgroup_size", static_cast<double>(c.subgroup_size)}});
   };
+  if (k.has("sizes")) {
+    // Its benchmark sizes, of its family's kind; --check runs the family's test inputs all the same.
+    const SizeKind kind = family_size_kind(spec.family);
+    for (const std::string& text : k.texts("sizes")) {
+      try {
+        if (parse_size(kind, text).items() == 0) throw std::invalid_argument("'" + text + "' is empty");
+      } catch (const std::invalid_argument& e) {
+        k.fail("sizes", e.what());
+      }
+      spec.sizes.push_back(text);
+    }
+  }
   read_plan(pack, dir, k, "kernel", compiler, spec);
   if (referenced) spec.reference = read_reference(pack, dir, k, compiler, spec);
   return spec;

@@ -39,6 +39,7 @@ BenchmarkOptions default_benchmark_options() {
 BenchmarkOptions quick_benchmark_options() {
   BenchmarkOptions o;
   o.image_sizes = {{320, 180, 0}, {1280, 720, 0}};
+  o.sizes_chosen = true;
   o.boids_counts = {{0, 0, 4096}, {0, 0, 65536}};
   o.sampling.stop.min_samples = 10;
   o.sampling.stop.min_gpu_seconds = 0.01;
@@ -50,7 +51,16 @@ BenchmarkOptions quick_benchmark_options() {
   return o;
 }
 
+std::vector<SizeSpec> benchmark_sizes(const KernelSpec& spec, const BenchmarkOptions& options) {
+  const SizeKind kind = kernel_family(spec.family).size;
+  if (spec.sizes.empty() || options.sizes_chosen) return options.sizes(kind);
+  std::vector<SizeSpec> out;
+  for (const auto& text : spec.sizes) out.push_back(parse_size(kind, text));
+  return out;
+}
+
 void apply_sizes(BenchmarkOptions& options, const std::string& list) {
+  options.sizes_chosen = true;
   options.image_sizes.clear();
   options.boids_counts.clear();
   std::stringstream in(list);
@@ -418,7 +428,7 @@ std::vector<SelectedBenchmark> selected_benchmarks(const BenchmarkOptions& optio
   for (const auto& spec : catalog()) {
     if (!std::regex_search(spec.name, options.filter)) continue;
     const SizeKind kind = kernel_family(spec.family).size;
-    for (const auto& size : options.sizes(kind)) {
+    for (const auto& size : benchmark_sizes(spec, options)) {
       const std::string text = size_text(kind, size);
       for (bool cold : {false, true}) {
         std::string name = spec.name + "/" + text + (cold ? "/cold" : "/hot") + device_suffix;

@@ -27,8 +27,12 @@ struct BenchmarkOptions {
   uint64_t peak_copy_bytes = uint64_t{1} << 30;  // per buffer (read + written)
   std::string harness_revision;
   CheckPolicy policy;  // expectations per device and driver, --corrupt-output
+  bool sizes_chosen = false;  // by --sizes or --quick: every kernel runs at them, a pack kernel's own sizes aside
   const std::vector<SizeSpec>& sizes(SizeKind kind) const { return kind == SizeKind::Image ? image_sizes : boids_counts; }
 };
+// The sizes a kernel is benchmarked at: a pack kernel's own (KernelSpec::sizes) unless the run chose sizes, else the
+// run's for its family's kind.
+std::vector<SizeSpec> benchmark_sizes(const KernelSpec& spec, const BenchmarkOptions& options);
 
 BenchmarkOptions default_benchmark_options();
 BenchmarkOptions quick_benchmark_options();  // small sizes, few samples: every kernel on lavapipe in minutes

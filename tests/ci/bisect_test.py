@@ -98,21 +98,41 @@ def api(url, token, method='GET', body=None):
         return json.load(r)
 
 
-def post_history(url, token, good, bad):
+def make_pack_repo(root):
+    """A team's repository holding a kernel pack (example_glsl), no shaderwatch source: 30 commits, one of them the
+    box filter's slowdown (a marker the stand-in bench reads), the others notes in another kernel's shader."""
+    pack = os.path.join(root, 'packs', 'team')
+    shutil.copytree(os.path.join(SOURCE, 'kernels', 'packs', 'example_glsl'), pack)
+    sh('git', 'init', '--quiet', '--initial-branch=main', cwd=root)
+    for k, v in (('user.name', 'bisect test'), ('user.email', 'bisect@test'), ('commit.gpgsign', 'false')):
+        sh('git', 'config', k, v, cwd=root)
+    sh('git', 'add', '-A', cwd=root)
+    sh('git', 'commit', '--quiet', '-m', 'base', cwd=root)
+    commits = [sh('git', 'rev-parse', 'HEAD', cwd=root)]
+    for n in range(1, COMMITS + 1):
+        name = 'box3.comp' if n == SLOW_AT else 'tonemap.comp'
+        with open(os.path.join(pack, name), 'a') as f:
+            f.write('// SLOW\n' if n == SLOW_AT else f'// note {n}\n')
+        sh('git', 'commit', '--quiet', '-am', f'{name}: change {n}', cwd=root)
+        commits.append(sh('git', 'rev-parse', 'HEAD', cwd=root))
+    return commits
+
+
+def post_history(url, token, good, bad, benchmark=BENCHMARK, prefix='ci'):
     """What CI posted: 20 runs at the base, then 6 after one push of all 30 commits, 2.5x as slow."""
     for i in range(26):
         level = 10e6 if i < 20 else 25e6
         reps = [level * (1 + 0.004 * ((i * 7 + k * 3) % 5 - 2)) for k in range(3)]
-        rows = [{'name': BENCHMARK, 'run_name': BENCHMARK, 'run_type': 'iteration', 'repetitions': 3,
+        rows = [{'name': benchmark, 'run_name': benchmark, 'run_type': 'iteration', 'repetitions': 3,
                  'repetition_index': k, 'threads': 1, 'iterations': 1, 'real_time': v, 'cpu_time': v,
                  'time_unit': 'ns'} for k, v in enumerate(reps)]
         doc = {'context': {'date': '2026-11-26T00:00:00+00:00', 'sw_device_name': 'llvmpipe (LLVM 15.0.6, 256 bits)',
                            'sw_vendor_id': '0x10005', 'sw_device_id': '0x0', 'sw_driver_name': 'llvmpipe',
                            'sw_driver_version': '22.3.6'}, 'benchmarks': rows}
-        run = {'id': f'ci-{i}', 'commit': good if i < 20 else bad, 'branch': 'main', 'runner': 'ci-box',
+        run = {'id': f'{prefix}-{i}', 'commit': good if i < 20 else bad, 'branch': 'main', 'runner': 'ci-box',
                'started_at': f'2026-11-26T{i // 60:02d}:{i % 60:02d}:00Z'}
         api(f'{url}/api/v1/runs', token, 'POST', {'run': run, 'benchmark': doc})
-    alerts = api(f'{url}/api/v1/alerts?kind=regression&benchmark={BENCHMARK}', token)['alerts']
+    alerts = api(f'{url}/api/v1/alerts?kind=regression&benchmark={benchmark}', token)['alerts']
     if len(alerts) != 1:
         fail(f'expected one regression alert, got {len(alerts)}')
     a = alerts[0]
@@ -158,11 +178,27 @@ json.dump({'benchmarks': rows}, open(args['--benchmark_out'], 'w'))
 """
 
 
-def stand_in_bench(root, name, script):
+PACK_BENCH = """#!/usr/bin/env python3
+# A stand-in shaderwatch-bench for a team's pack: 10 ms, or 25 ms where the pack given with --pack has the box
+# filter's slowdown; an error where the bench is given no pack, or kernels/ of its own.
+import json, os, sys
+args = dict(a.split('=', 1) if '=' in a else (a, '') for a in sys.argv[1:])
+if '--kernels-dir' in sys.argv or '--pack' not in sys.argv:
+    sys.exit('the pack bench wants --pack and no --kernels-dir: ' + ' '.join(sys.argv[1:]))
+pack = sys.argv[sys.argv.index('--pack') + 1]
+with open(os.path.join(pack, 'box3.comp')) as f:
+    level = 25e3 if 'SLOW' in f.read() else 10e3
+rows = [{'name': NAME, 'run_name': NAME, 'run_type': 'iteration', 'real_time': level * (1 + d), 'time_unit': 'us'}
+        for d in (-0.01, 0, 0.01)]
+json.dump({'benchmarks': rows}, open(args['--benchmark_out'], 'w'))
+"""
+
+
+def stand_in_bench(root, name, script, benchmark=BENCHMARK):
     path = os.path.join(root, name, 'shaderwatch-bench')
     os.makedirs(os.path.dirname(path))
     with open(path, 'w') as f:
-        f.write(script.replace('NAME', repr(BENCHMARK)))
+        f.write(script.replace('NAME', repr(benchmark)))
     os.chmod(path, 0o755)
     return path
 
@@ -223,6 +259,17 @@ def main():
             fail(f'the alert\'s note does not name the commit: {note!r}')
         if subprocess.run(['git', '-C', repo, 'worktree', 'list'], capture_output=True, text=True).stdout.count('\n') != 1:
             fail('the bisect left a worktree behind')
+        # A team's repository of a kernel pack: each commit's pack is run with --pack (one bench, nothing built).
+        team = os.path.join(root, 'team')
+        os.mkdir(team)
+        pack_commits = make_pack_repo(team)
+        box = 'example_glsl/box3_shared/1920x1080/hot'
+        pack_alert = post_history(url, poster, pack_commits[0], pack_commits[-1], box, 'team')
+        r = bisect([f'{url}/#/alerts?id={pack_alert}'], team, stand_in_bench(root, 'pack', PACK_BENCH, box), token,
+                   '--pack', 'packs/team')
+        named(r, pack_commits[SLOW_AT], 'a team\'s pack')
+        if 'its packs through --pack' not in r.stdout + r.stderr:
+            fail('the pack bisect did not say it runs each commit\'s pack')
         print(f'PASS: named {culprit[:12]} after {tested} commits tested; note: {note}')
     finally:
         if proc:

@@ -41,7 +41,7 @@ const KernelFamily& boids_family() {
       .id = Family::Boids,
       .name = "boids",
       .display_name = "boids",
-      .size = SizeKind::Count,
+      .size = family_size_kind(Family::Boids),
       .benchmark_input = InputKind::Random,
       .make_problem = [](InputKind kind, const SizeSpec& size, uint64_t seed) {
         return make_boids_problem(kind, size.count, seed);

@@ -41,7 +41,7 @@ const KernelFamily& luminance_family() {
       .id = Family::Luminance,
       .name = "lum",
       .display_name = "luminance",
-      .size = SizeKind::Image,
+      .size = family_size_kind(Family::Luminance),
       .benchmark_input = InputKind::Random,
       .make_problem = [](InputKind kind, const SizeSpec& size, uint64_t seed) {
         return make_luminance_problem(kind, size.width, size.height, seed);

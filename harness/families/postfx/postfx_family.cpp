@@ -50,7 +50,7 @@ const KernelFamily& postfx_family() {
       .id = Family::Postfx,
       .name = "postfx",
       .display_name = "post-processing",
-      .size = SizeKind::Image,
+      .size = family_size_kind(Family::Postfx),
       .benchmark_input = InputKind::HdrTest,
       .make_problem = [](InputKind kind, const SizeSpec& size, uint64_t seed) {
         return make_postfx_problem(kind, size.width, size.height, seed);
