@@ -127,9 +127,9 @@ TEST(Pack, TheExamplePacksReadAsCatalogEntries) {
   // Its own benchmark sizes, unless the run chooses sizes (--sizes, --quick).
   BenchmarkOptions options = default_benchmark_options();
   const std::vector<SizeSpec> own = benchmark_sizes(box, options);
-  ASSERT_EQ(own.size(), 3u);
+  ASSERT_EQ(own.size(), 2u);
   EXPECT_EQ(own[0].width, 1920u);
-  EXPECT_EQ(own[2].height, 4320u);
+  EXPECT_EQ(own[1].height, 1440u);
   EXPECT_EQ(benchmark_sizes(tonemap, options).size(), options.image_sizes.size());
   apply_sizes(options, "64x32");
   ASSERT_EQ(benchmark_sizes(box, options).size(), 1u);
@@ -335,6 +335,49 @@ TEST(Pack, AnOutputSmallerThanItsCheckReadsIsRefusedAtItsSize) {
   const std::string problem = pack_size_problem(kernel_named(pack, "small/reloaded_prefetch2_128"), SizeKind::Image, {33, 17, 0});
   EXPECT_NE(problem.find("small/reloaded_prefetch2_128 at 33x17: buffer 'output' of 6 bytes ('groups') is smaller than "
                          "the check reads, 24: one float per workgroup"), std::string::npos) << problem;
+
+  // A reference's output must hold what is compared, and the kernel's output what the check reads.
+  PackCopy ref("example_glsl", "smallref");
+  ref.replace("pack.toml", "bytes = \"items * 32\"", "bytes = \"items * 16\"");
+  const std::string reference = pack_size_problem(kernel_named(ref.read(), "smallref/box3_shared"), SizeKind::Image, {4, 2, 0});
+  EXPECT_NE(reference.find("smallref/box3_shared at 4x2: its reference's buffer 'output' of 128 bytes ('items * 16') is "
+                           "smaller than the 32 doubles compared ('items * 4')"), std::string::npos) << reference;
+  PackCopy more("example_glsl", "morecompared");
+  more.replace("pack.toml", "compare = \"items * 4\"", "compare = \"items * 8\"");
+  const std::string compared = pack_size_problem(kernel_named(more.read(), "morecompared/box3_shared"), SizeKind::Image, {4, 2, 0});
+  EXPECT_NE(compared.find("morecompared/box3_shared at 4x2: buffer 'output' of 128 bytes ('items * 16') is smaller than the "
+                          "check reads, 256"), std::string::npos) << compared;
+
+  // The reference runs on the CPU device, within its limits (lavapipe binds 128 MiB), whatever the GPU's.
+  ShaderCompiler compiler;
+  const KernelPack team = read_kernel_pack(kPacks + "/example_glsl", compiler);
+  const KernelSpec& box = kernel_named(team, "example_glsl/box3_shared");
+  DeviceInfo gpu, cpu;
+  gpu.name = "a GPU", cpu.name = "llvmpipe";
+  gpu.max_storage_buffer_range = 0xFFFFFFFFu, cpu.max_storage_buffer_range = 134217728;
+  gpu.max_workgroup_count_x = gpu.max_workgroup_count_y = cpu.max_workgroup_count_x = cpu.max_workgroup_count_y = 65535;
+  gpu.max_workgroup_invocations = cpu.max_workgroup_invocations = 1024;
+  EXPECT_EQ(pack_size_problem(box, SizeKind::Image, {2560, 1440, 0}, &gpu, &cpu), "");
+  const std::string past = pack_size_problem(box, SizeKind::Image, {3840, 2160, 0}, &gpu, &cpu);
+  EXPECT_NE(past.find("example_glsl/box3_shared at 3840x2160 on a GPU: its reference on llvmpipe: buffer 'output' of 265420800 "
+                      "bytes is past the device's maxStorageBufferRange, 134217728"), std::string::npos) << past;
+  // Its input with the guard zone, 140574720 bytes at 4K, is past it too: with a float reference, that is what is said.
+  DeviceInfo roomier = cpu;
+  roomier.max_storage_buffer_range = 140574720 + 128;  // the input and guard fit, the fp64 output does not
+  EXPECT_NE(pack_size_problem(box, SizeKind::Image, {3840, 2160, 0}, &gpu, &roomier).find("buffer 'output' of 265420800"),
+            std::string::npos);
+  roomier.max_storage_buffer_range = 134217728 * 2;  // the output fits; the input with its guard does too
+  EXPECT_EQ(pack_size_problem(box, SizeKind::Image, {3840, 2160, 0}, &gpu, &roomier), "");
+  PackCopy fp32("example_glsl", "fp32limits");
+  fp32.replace("pack.toml", "precision = \"fp64\"", "precision = \"fp32\"");
+  fp32.replace("pack.toml", "bytes = \"items * 32\"", "bytes = \"items * 16\"");
+  const std::string input = pack_size_problem(kernel_named(fp32.read(), "fp32limits/box3_shared"), SizeKind::Image,
+                                              {3840, 2160, 0}, &gpu, &cpu);
+  EXPECT_NE(input.find("fp32limits/box3_shared at 3840x2160 on a GPU: its reference on llvmpipe: the input and its guard zone, "
+                       "140574720 bytes, are past that device's maxStorageBufferRange, 134217728"), std::string::npos) << input;
+  const std::string none = pack_size_problem(box, SizeKind::Image, {64, 64, 0}, &gpu, nullptr);
+  EXPECT_NE(none.find("its reference shader runs on the CPU Vulkan device (lavapipe: Debian's mesa-vulkan-drivers), which the "
+                      "Vulkan loader does not list"), std::string::npos) << none;
 }
 
 // A manifest that does not parse, and a dispatch past the device's limits at a size --check uses, both exit 4 before a

@@ -78,11 +78,15 @@ std::vector<uint32_t> selected_devices(const Instance& instance, const std::stri
   return indices;
 }
 
-// A pack kernel past a device's limits at a size this run uses is refused before the device opens (exit 4).
+// A pack kernel past a device's limits at a size this run uses, or its reference past the CPU device's (the one
+// run/cpu_device.h opens: the loader's first), is refused before the device opens (exit 4).
 void refuse_packs_past_limits(const Instance& instance, const BenchArgs& a, const BenchmarkOptions& options,
                               const std::regex& filter, const std::vector<uint32_t>& indices) {
+  const DeviceInfo* cpu = nullptr;
+  for (const DeviceInfo& d : instance.devices())
+    if (!cpu && d.type == VK_PHYSICAL_DEVICE_TYPE_CPU) cpu = &d;
   for (const uint32_t index : indices)
-    if (std::string problem = pack_sizes_problem(a, options, filter, &instance.devices().at(index)); !problem.empty())
+    if (std::string problem = pack_sizes_problem(a, options, filter, &instance.devices().at(index), cpu); !problem.empty())
       throw UsageError(problem);
 }
 

@@ -203,7 +203,7 @@ std::string add_packs(const std::vector<std::string>& directories, Expectations&
 }  // namespace
 
 std::string pack_sizes_problem(const BenchArgs& a, const BenchmarkOptions& options, const std::regex& filter,
-                               const DeviceInfo* device) {
+                               const DeviceInfo* device, const DeviceInfo* cpu) {
   for (const KernelSpec& spec : catalog()) {
     if (!std::regex_search(spec.name, filter)) continue;
     const KernelFamily& family = kernel_family(spec.family);
@@ -214,7 +214,7 @@ std::string pack_sizes_problem(const BenchArgs& a, const BenchmarkOptions& optio
       sizes = benchmark_sizes(spec, options);
     }
     for (const SizeSpec& size : sizes)
-      if (std::string problem = pack_size_problem(spec, family.size, size, device); !problem.empty()) return problem;
+      if (std::string problem = pack_size_problem(spec, family.size, size, device, cpu); !problem.empty()) return problem;
   }
   return "";
 }

@@ -17,10 +17,8 @@ std::shared_ptr<const KernelInput> upload_kernel_input(Device& device, const Ker
                                                        DerivedInput derived) {
   const KernelFamily& family = kernel_family(spec.family);
   // A guard zone after the input (input_guard: NaN or extreme values): a kernel that reads past the end gets a
-  // wrong answer. An image's zone is 128 of its rows (tiles are at most 64 a side), at least 4096 vec4; a
-  // count's, 4096 vec4.
-  const uint64_t guard_bytes =
-      family.size == SizeKind::Image ? kVec4 * std::max<uint64_t>(4096, uint64_t{problem.width} * 128) : kVec4 * 4096;
+  // wrong answer.
+  const uint64_t guard_bytes = input_guard_bytes(family.size, problem.width);
   const uint64_t input_bytes = problem.items() * kVec4;
   if (input_bytes + guard_bytes > device.info().max_storage_buffer_range) {
     throw UnsupportedError("input of " + std::to_string(input_bytes) + " bytes (+ guard) exceeds maxStorageBufferRange " +

@@ -12,34 +12,41 @@ namespace shaderwatch {
 
 namespace {
 
-// The reference's output over `problem` as uploaded for the kernel (`input`, the family's derive_input), its first
-// `count` values, each finite (a reference that leaves an element unwritten, as NaN, is the pack's error).
-std::vector<double> run_reference(const KernelSpec& kernel, const Problem& problem, const DerivedInput& input, uint64_t count) {
+// The reference's output on `device` over `problem` as uploaded for the kernel (`input`, the family's derive_input),
+// its first `count` values.
+std::vector<double> reference_output(Device& device, ShaderCompiler& compiler, const KernelSpec& kernel,
+                                     const Problem& problem, const DerivedInput& input, uint64_t count) {
   const ReferenceShader& ref = *kernel.reference;
+  if (ref.fp64 && !device.float64()) throw VulkanError("it has no doubles in shaders (shaderFloat64), which an fp64 reference needs");
+  // The kernel's own guard zone after the input: a reference that reads past the end gets NaN too.
+  const auto uploaded = upload_kernel_input(device, kernel, problem, input);
+  RunContext context(device, compiler, ref.run, problem, *uploaded->buffer, uploaded->derived, 0);
+  const auto runner = make_dispatch_runner(context, *ref.run.plan);
+  const uint64_t bytes = count * (ref.fp64 ? sizeof(double) : sizeof(float));
+  if (runner->output_bytes < bytes)
+    throw std::invalid_argument("its output of " + std::to_string(runner->output_bytes) + " bytes holds fewer than the " +
+                                std::to_string(count) + " values compared");
+  device.submit_and_wait([&](VkCommandBuffer cmd) {
+    // All ones: a NaN as a float and as a double (kNaNBits twice is a finite double).
+    vkCmdFillBuffer(cmd, runner->output->handle(), 0, VK_WHOLE_SIZE, 0xFFFFFFFFu);
+    full_barrier(cmd);
+    runner->record(cmd);
+  });
+  if (ref.fp64) return runner->output->download_as<double>(count);
+  const auto floats = runner->output->download_as<float>(count);
+  return {floats.begin(), floats.end()};
+}
+
+// The expected values: the reference's output on the CPU device, each finite (a reference that leaves an element
+// unwritten, as NaN, is the pack's error).
+std::vector<double> run_reference(const KernelSpec& kernel, const Problem& problem, const DerivedInput& input, uint64_t count) {
   std::vector<double> expected;
   with_cpu_device([&](Device& device, ShaderCompiler& compiler) {
-    if (ref.fp64 && !device.float64())
-      throw VulkanError(device.info().name + " has no doubles in shaders (shaderFloat64), which " + kernel.name +
-                        "'s fp64 reference needs");
-    // The kernel's own guard zone after the input: a reference that reads past the end gets NaN too.
-    const auto uploaded = upload_kernel_input(device, kernel, problem, input);
-    RunContext context(device, compiler, ref.run, problem, *uploaded->buffer, uploaded->derived, 0);
-    const auto runner = make_dispatch_runner(context, *ref.run.plan);
-    const uint64_t bytes = count * (ref.fp64 ? sizeof(double) : sizeof(float));
-    if (runner->output_bytes < bytes)
-      throw std::invalid_argument(kernel.name + ": its reference's output of " + std::to_string(runner->output_bytes) +
-                                  " bytes holds fewer than the " + std::to_string(count) + " values compared");
-    device.submit_and_wait([&](VkCommandBuffer cmd) {
-      // All ones: a NaN as a float and as a double (kNaNBits twice is a finite double).
-      vkCmdFillBuffer(cmd, runner->output->handle(), 0, VK_WHOLE_SIZE, 0xFFFFFFFFu);
-      full_barrier(cmd);
-      runner->record(cmd);
-    });
-    if (ref.fp64) {
-      expected = runner->output->download_as<double>(count);
-    } else {
-      const auto floats = runner->output->download_as<float>(count);
-      expected.assign(floats.begin(), floats.end());
+    try {
+      expected = reference_output(device, compiler, kernel, problem, input, count);
+    } catch (const std::exception& e) {
+      // An error of the check, whatever it was (not an unsupported row: the kernel's device is not at fault).
+      throw std::runtime_error(kernel.name + "'s reference shader on " + device.info().name + ": " + e.what());
     }
   });
   for (uint64_t i = 0; i < count; ++i)

@@ -54,6 +54,10 @@ float sample_value(InputKind kind, std::mt19937_64& rng, bool positive_only, int
   return 0.0f;
 }
 
+uint64_t input_guard_bytes(SizeKind kind, uint32_t width) {
+  return 16 * (kind == SizeKind::Image ? std::max<uint64_t>(4096, uint64_t{width} * 128) : 4096);
+}
+
 SizeSpec parse_size(SizeKind kind, const std::string& text) {
   auto number = [&](const std::string& s) -> uint64_t {
     if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 10) {

@@ -59,6 +59,9 @@ struct SizeSpec {
 };
 // "WxH" for an image, "N" for a count; throws std::invalid_argument naming the bad text.
 SizeSpec parse_size(SizeKind kind, const std::string& text);
+// The guard zone uploaded after a kernel's input (families/kernel_input.h): an image's is 128 of its rows (tiles are
+// at most 64 a side), at least 4096 vec4; a count's, 4096 vec4.
+uint64_t input_guard_bytes(SizeKind kind, uint32_t width);
 std::string size_text(SizeKind kind, const SizeSpec& size);  // "1920x1080" or "4096"
 
 }  // namespace shaderwatch

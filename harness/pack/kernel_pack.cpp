@@ -337,7 +337,8 @@ PlanSizes plan_sizes(const DispatchPlan& plan, const SizeSpec& size, uint32_t mo
 
 }  // namespace
 
-std::string pack_size_problem(const KernelSpec& spec, SizeKind kind, const SizeSpec& size, const DeviceInfo* device) {
+std::string pack_size_problem(const KernelSpec& spec, SizeKind kind, const SizeSpec& size, const DeviceInfo* device,
+                              const DeviceInfo* cpu) {
   if (!spec.plan || spec.plan->passes.empty() || spec.plan->passes[0].groups.kind != Workgroups::Kind::Formula) return "";
   const std::string at = spec.name + " at " + size_text(kind, size) + (device ? " on " + device->name : "") + ": ";
   const uint64_t most_bytes = device ? device->max_storage_buffer_range : ~uint64_t{0};
@@ -356,9 +357,19 @@ std::string pack_size_problem(const KernelSpec& spec, SizeKind kind, const SizeS
                std::to_string(reads) + ": " + c.output;
     }
     if (spec.reference) {
-      // The reference runs on the CPU device, whose limits are not the device's under test.
+      // The reference runs on the CPU device, whose limits are not the device's under test (lavapipe binds 128 MiB).
       const ReferenceShader& ref = *spec.reference;
-      const PlanSizes own = plan_sizes(*ref.run.plan, size, 0xFFFFFFFFu, 0xFFFFFFFFu, ~uint64_t{0});
+      if (device && !cpu)
+        return at + "its reference shader runs on the CPU Vulkan device (lavapipe: Debian's mesa-vulkan-drivers), "
+                    "which the Vulkan loader does not list";
+      const std::string on = cpu ? " on " + cpu->name : "";
+      const PlanSizes own = plan_sizes(*ref.run.plan, size, cpu ? cpu->max_workgroup_count_x : 0xFFFFFFFFu,
+                                       cpu ? cpu->max_workgroup_count_y : 0xFFFFFFFFu,
+                                       cpu ? cpu->max_storage_buffer_range : ~uint64_t{0});
+      if (!own.problem.empty()) return at + "its reference" + on + ": " + own.problem;
+      if (const uint64_t bytes = size.items() * 16 + input_guard_bytes(kind, size.width); cpu && bytes > cpu->max_storage_buffer_range)
+        return at + "its reference" + on + ": the input and its guard zone, " + std::to_string(bytes) +
+               " bytes, are past that device's maxStorageBufferRange, " + std::to_string(cpu->max_storage_buffer_range);
       const uint64_t needs = ref.compared.count(buffer_formula_values(counts), ~uint64_t{0} / 8) * (ref.fp64 ? 8 : 4);
       if (own.output_bytes < needs)
         return at + "its reference's buffer 'output' of " + std::to_string(own.output_bytes) + " bytes ('" +
