@@ -92,6 +92,9 @@ struct KernelSpec {
   std::optional<DispatchPlan> plan;
   // A pack kernel's benchmark sizes as its manifest writes them ("1920x1080", "4096"); empty: the run's.
   std::vector<std::string> sizes;
+  // A pack kernel's own input data: the path of a file it is benchmarked on, at its one size (sizes[0]), and checked on
+  // besides its family's test inputs (InputKind::File); "": its family's generated inputs only.
+  std::string input_file;
   // PackReference: what its output is checked against.
   std::shared_ptr<const struct ReferenceShader> reference;
 };

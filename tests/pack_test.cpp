@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <regex>
 #include <sstream>
 
 #include "families/kernel_family.h"
@@ -314,6 +315,64 @@ TEST(Pack, AFloatReferenceIsReadAsFloatsAndAnUnwrittenElementIsAnError) {
   const CheckResult e = check_once(kernel_named(holes.read(), "holes/box3_shared"));
   EXPECT_EQ(e.status, CheckStatus::Error);
   EXPECT_NE(e.message.find("holes/box3_shared: its reference shader left value 1328 of 102564 NaN"), std::string::npos) << e.message;
+}
+
+// A pack of example_glsl whose box filter reads its own 64x32 image from frame.f32 (raw RGBA32F, row by row).
+class FilePack : public PackCopy {
+ public:
+  explicit FilePack(const std::string& name, uint32_t height = 32) : PackCopy("example_glsl", name) {
+    std::vector<float> pixels(64 * height * 4);
+    for (size_t i = 0; i < pixels.size(); ++i) pixels[i] = 0.25f + static_cast<float>((i * 7919) % 1000) / 37.0f;
+    std::ofstream(dir() + "/frame.f32", std::ios::binary).write(reinterpret_cast<const char*>(pixels.data()),
+                                                                static_cast<std::streamsize>(pixels.size() * 4));
+    replace("pack.toml", "sizes = [\"1920x1080\", \"2560x1440\"]", "input = { file = \"frame.f32\", size = \"64x32\" }");
+  }
+};
+
+TEST(Pack, AKernelReadsItsOwnInputFileAtItsSizeBesidesItsFamilysInputs) {
+  FilePack pack("filepack");
+  const KernelPack read = pack.read();
+  const KernelSpec& box = kernel_named(read, "filepack/box3_shared");
+  EXPECT_EQ(box.input_file, pack.dir() + "/frame.f32");
+  ASSERT_EQ(box.sizes, std::vector<std::string>{"64x32"});
+  BenchmarkOptions options = default_benchmark_options();
+  apply_sizes(options, "1920x1080");  // the run's sizes do not move a file
+  ASSERT_EQ(benchmark_sizes(box, options).size(), 1u);
+  EXPECT_EQ(benchmark_sizes(box, options)[0].width, 64u);
+  const Problem problem = kernel_problem(box, InputKind::File, {64, 32, 0}, 0);
+  EXPECT_FLOAT_EQ(problem.data[7], 0.25f + static_cast<float>((7 * 7919) % 1000) / 37.0f);
+  EXPECT_TRUE(std::regex_match(input_identity(problem), std::regex("file:frame\\.f32@[0-9a-f]{8}"))) << input_identity(problem);
+  const CheckResult r = run_and_check(*lavapipe().device, lavapipe().compiler, box, problem);
+  EXPECT_EQ(r.status, CheckStatus::Pass) << r.message << " " << r.first_failure;
+
+  // --check adds a row on the file; the benchmark times the kernel on it alone, and records whose data it was.
+  const auto check = run_command(std::string(SHADERWATCH_BENCH) + " --pack " + pack.dir() + " --check --filter filepack/box3 2>&1");
+  EXPECT_EQ(check.exit_code, 0) << check.output;
+  EXPECT_TRUE(std::regex_search(check.output, std::regex("filepack/box3_shared +64x32 +file +PASS"))) << check.output;
+  EXPECT_TRUE(std::regex_search(check.output, std::regex("filepack/box3_shared +640x360 +hdr-test +PASS"))) << check.output;
+  const std::string out = pack.dir() + "/run.json";
+  const auto bench = run_command(std::string(SHADERWATCH_BENCH) + " --pack " + pack.dir() +
+                                 " --quick --filter filepack/box3 --benchmark_out=" + out + " 2>&1");
+  EXPECT_EQ(bench.exit_code, 0) << bench.output;
+  const std::string json = read_text(out);
+  EXPECT_NE(json.find("\"filepack/box3_shared/64x32/hot\""), std::string::npos) << json.substr(0, 2000);
+  EXPECT_EQ(json.find("filepack/box3_shared/320x180"), std::string::npos) << "timed at --quick's sizes";
+  EXPECT_NE(json.find(input_identity(problem)), std::string::npos) << "the file's identity is not in the results";
+}
+
+TEST(Pack, AnInputFileOfAnotherLengthOrNoneIsRefusedNamingItsKey) {
+  FilePack shorter("shortfile", 31);
+  const std::string wrong = shorter.error();
+  EXPECT_NE(wrong.find("kernel 'box3_shared', input, key 'file': input file " + shorter.dir() + "/frame.f32 has 31744 bytes; at "
+                       "64x32 it needs 32768 (four little-endian float32 per pixel, row by row)"), std::string::npos) << wrong;
+  FilePack missing("nofile");
+  missing.replace("pack.toml", "file = \"frame.f32\"", "file = \"frame.raw\"");
+  EXPECT_NE(missing.error().find("key 'file': input file " + missing.dir() + "/frame.raw cannot be read"), std::string::npos)
+      << missing.error();
+  FilePack both("bothsizes");
+  both.replace("pack.toml", "input = {", "sizes = [\"64x32\"]\ninput = {");
+  EXPECT_NE(both.error().find("key 'sizes': a kernel with an input file runs at the file's size: input.size"), std::string::npos)
+      << both.error();
 }
 
 TEST(Pack, AWorkgroupFormulaThatDoesNotDivideIsRefusedAtItsSize) {

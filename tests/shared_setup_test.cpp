@@ -75,7 +75,7 @@ TEST(SharedInput, TheTwoBlursOfOneRadiusCheckAgainstOneReference) {
   const KernelSpec& reinhard = find_kernel("postfx/tonemap_reinhard");
   const SizeSpec size{80, 36, 0};
   SuiteInputs inputs({{&naive, size}, {&staged, size}, {&reinhard, size}}, 5);
-  const Problem& image = inputs.problem(Family::Postfx, size);
+  const Problem& image = inputs.problem(naive, size);
   const DerivedInput& derived = inputs.derived(naive, size);
   ASSERT_TRUE(derived.references);
   ASSERT_EQ(inputs.derived(staged, size).references, derived.references) << "both blurs read the RGB image";

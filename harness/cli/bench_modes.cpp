@@ -108,7 +108,7 @@ int list_compiled_mode(Instance& instance, const BenchArgs& a, const std::regex&
       try {
         const Problem problem = family.make_problem(family.benchmark_input, small, 1);
         const KernelRun run(device, compiler, spec, problem);
-        std::cout << "  spirv:" << run.spirv_hash() << " input:" << input_identity(spec.family, problem.kind) << "\n";
+        std::cout << "  spirv:" << run.spirv_hash() << " input:" << input_identity(problem) << "\n";
         const auto& pipelines = *run.compiled();
         for (size_t p = 0; p < pipelines.size(); ++p) {
           for (const PipelineExecutable& e : pipelines[p]) {

@@ -210,6 +210,7 @@ std::string pack_sizes_problem(const BenchArgs& a, const BenchmarkOptions& optio
     std::vector<SizeSpec> sizes;
     if (a.check) {
       for (const CheckInput& input : family.check_inputs()) sizes.push_back(input.size);
+      if (!spec.input_file.empty()) sizes.push_back(parse_size(family.size, spec.sizes.at(0)));
     } else {
       sizes = benchmark_sizes(spec, options);
     }

@@ -22,6 +22,17 @@ std::string input_identity(Family family, InputKind kind) {
   return input_kind_name(kind) + "@" + std::to_string(kernel_family(family).generator_version);
 }
 
+std::string input_identity(const Problem& problem) {
+  return problem.kind == InputKind::File ? "file:" + problem.source : input_identity(problem.family, problem.kind);
+}
+
+Problem kernel_problem(const KernelSpec& spec, InputKind kind, const SizeSpec& size, uint64_t seed) {
+  const KernelFamily& family = kernel_family(spec.family);
+  if (kind != InputKind::File) return family.make_problem(kind, size, seed);
+  if (spec.input_file.empty()) throw std::invalid_argument(spec.name + " has no input file");
+  return problem_from_file(spec.family, family.size, size, spec.input_file);
+}
+
 const KernelMethod& kernel_method(const KernelSpec& spec) {
   // A pack's reference check serves kernels of every family's inputs.
   if (spec.method == Method::PackReference) return reference_shader_method();

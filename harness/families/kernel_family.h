@@ -63,6 +63,11 @@ struct KernelFamily {
 // 2.98 ms when its test image changed), so a generator's version goes up whenever its output does
 // (tests/harness_test.cpp, Inputs.*, holds each generator's checksum and fails until then).
 std::string input_identity(Family family, InputKind kind);
+// A problem's, as results record it: its generator's identity, or for a file "file:frame.f32@9c1e5a07".
+std::string input_identity(const Problem& problem);
+// What a kernel reads for `kind` at `size`: its family's generator's problem, or for InputKind::File its pack's file
+// (KernelSpec::input_file; throws std::invalid_argument where it cannot be read at that size).
+Problem kernel_problem(const KernelSpec& spec, InputKind kind, const SizeSpec& size, uint64_t seed);
 
 // Every family, in Family's order: the --check suite runs their cases in this order.
 const std::vector<const KernelFamily*>& kernel_families();

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string_view>
 #include <random>
 #include <stdexcept>
 
@@ -16,6 +20,7 @@ std::string input_kind_name(InputKind kind) {
     case InputKind::Negative: return "negative";
     case InputKind::HdrTest: return "hdr-test";
     case InputKind::Whole: return "whole";
+    case InputKind::File: return "file";
   }
   return "?";
 }
@@ -46,6 +51,7 @@ float sample_value(InputKind kind, std::mt19937_64& rng, bool positive_only, int
     case InputKind::Signed: return std::uniform_real_distribution<float>(-8.0f, 8.0f)(rng);
     case InputKind::Negative: return -std::uniform_real_distribution<float>(0.01f, 100.0f)(rng);
     case InputKind::HdrTest: break;  // an image, not a distribution: make_postfx_problem
+    case InputKind::File: break;     // read, not drawn: problem_from_file
     case InputKind::Whole: {
       const float v = static_cast<float>(std::uniform_int_distribution<int>(1, whole_limit)(rng));
       return (positive_only || (rng() & 1)) ? v : -v;
@@ -56,6 +62,28 @@ float sample_value(InputKind kind, std::mt19937_64& rng, bool positive_only, int
 
 uint64_t input_guard_bytes(SizeKind kind, uint32_t width) {
   return 16 * (kind == SizeKind::Image ? std::max<uint64_t>(4096, uint64_t{width} * 128) : 4096);
+}
+
+Problem problem_from_file(Family family, SizeKind kind, const SizeSpec& size, const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throw std::invalid_argument("input file " + path + " cannot be read");
+  const uint64_t bytes = static_cast<uint64_t>(in.tellg()), want = size.items() * 16;
+  if (bytes != want)
+    throw std::invalid_argument("input file " + path + " has " + std::to_string(bytes) + " bytes; at " + size_text(kind, size) +
+                                " it needs " + std::to_string(want) + " (four little-endian float32 per " +
+                                (kind == SizeKind::Image ? "pixel, row by row)" : "item)"));
+  Problem p{.family = family, .kind = InputKind::File, .seed = 0, .width = size.width, .height = size.height,
+            .count = size.count, .data = std::vector<float>(size.items() * 4), .size_kind = kind};
+  in.seekg(0);
+  if (!in.read(reinterpret_cast<char*>(p.data.data()), static_cast<std::streamsize>(want)))
+    throw std::invalid_argument("input file " + path + " could not be read to its end");
+  // Its identity in results: another file's data is another measurement. FNV-1a over its bytes.
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (const unsigned char b : std::string_view(reinterpret_cast<const char*>(p.data.data()), want)) hash = (hash ^ b) * 0x100000001b3ull;
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", static_cast<unsigned>(hash >> 32));
+  p.source = std::filesystem::path(path).filename().string() + "@" + hex;
+  return p;
 }
 
 SizeSpec parse_size(SizeKind kind, const std::string& text) {

@@ -18,6 +18,7 @@ enum class InputKind {
   Negative,   // boids: every component negative, in [-100, -0.01] (min/max and sign bugs show on any count)
   HdrTest,    // post-processing test image: gradients over 0..10^4, a sun, black pixels, saturated primaries
   Whole,      // nonzero whole numbers, at most 255 and sum|x| <= 2^24 per component: every float sum of them is exact
+  File,       // a kernel pack's own data, read from a file (problem_from_file)
 };
 std::string input_kind_name(InputKind kind);
 
@@ -41,6 +42,7 @@ struct Problem {
   uint64_t count = 0;              // a count (boids)
   std::vector<float> data;         // RGBA per pixel, or xyz_ per boid
   SizeKind size_kind = SizeKind::Image;  // its family's (KernelFamily::size), set by the generator
+  std::string source;               // a File problem's: "frame.f32@9c1e5a07", its file's name and content hash
   uint64_t items() const;           // pixels or boids, by the family's SizeKind
   std::string size_string() const;  // "1920x1080" or "4096"
   bool has_negative() const { return kind == InputKind::Signed; }
@@ -62,6 +64,11 @@ SizeSpec parse_size(SizeKind kind, const std::string& text);
 // The guard zone uploaded after a kernel's input (families/kernel_input.h): an image's is 128 of its rows (tiles are
 // at most 64 a side), at least 4096 vec4; a count's, 4096 vec4.
 uint64_t input_guard_bytes(SizeKind kind, uint32_t width);
+
+// A problem of `family` (whose size is of `kind`) at `size` read from `path`: raw little-endian float32, four per
+// item (RGBA per pixel, x y z _ per position), row by row, exactly size.items() * 16 bytes. Throws
+// std::invalid_argument naming the file and what is wrong (missing, another length).
+Problem problem_from_file(Family family, SizeKind kind, const SizeSpec& size, const std::string& path);
 std::string size_text(SizeKind kind, const SizeSpec& size);  // "1920x1080" or "4096"
 
 }  // namespace shaderwatch

@@ -202,8 +202,8 @@ KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTab
   const std::string name = k.text("name");
   if (!is_plain_name(name)) k.fail("name", "'" + name + "': lower-case letters, digits and _ only (results keep it)");
   k.rename("kernel '" + name + "'");
-  k.only_keys({"name", "description", "check", "operation", "inputs", "sizes", "tile", "map", "roundings", "reference",
-               "source", "entry", "defines", "buffer", "pass"});
+  k.only_keys({"name", "description", "check", "operation", "inputs", "input", "sizes", "tile", "map", "roundings",
+               "reference", "source", "entry", "defines", "buffer", "pass"});
   const PackCheck* check = find_check(k.text("check"));
   if (!check) k.fail("check", "'" + k.text("check") + "' is not a check (" + check_names() + ")");
   const bool referenced = check->method == Method::PackReference;
@@ -254,6 +254,22 @@ KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTab
       }
       spec.sizes.push_back(text);
     }
+  }
+  if (k.has("input")) {
+    // Its own data: a file of the pack's, at one size, which the benchmark times it on and --check checks it on.
+    if (k.has("sizes")) k.fail("sizes", "a kernel with an input file runs at the file's size: input.size");
+    ManifestTable in = k.table("input", "input");
+    in.only_keys({"file", "size"});
+    const std::string file = in.text("file");
+    if (file.find('/') != std::string::npos || file[0] == '.') in.fail("file", "a file of the pack's directory is needed, not a path");
+    const SizeKind kind = family_size_kind(spec.family);
+    try {
+      problem_from_file(spec.family, kind, parse_size(kind, in.text("size")), (dir / file).string());
+    } catch (const std::invalid_argument& e) {
+      in.fail(std::string(e.what()).find("bad size") == 0 ? "size" : "file", e.what());
+    }
+    spec.input_file = (dir / file).string();
+    spec.sizes = {in.text("size")};
   }
   read_plan(pack, dir, k, "kernel", compiler, spec);
   if (referenced) spec.reference = read_reference(pack, dir, k, compiler, spec);

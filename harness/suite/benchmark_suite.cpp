@@ -53,7 +53,8 @@ BenchmarkOptions quick_benchmark_options() {
 
 std::vector<SizeSpec> benchmark_sizes(const KernelSpec& spec, const BenchmarkOptions& options) {
   const SizeKind kind = kernel_family(spec.family).size;
-  if (spec.sizes.empty() || options.sizes_chosen) return options.sizes(kind);
+  // A kernel with an input file has one size, its file's; otherwise its own sizes unless the run chose.
+  if (spec.sizes.empty() || (options.sizes_chosen && spec.input_file.empty())) return options.sizes(kind);
   std::vector<SizeSpec> out;
   for (const auto& text : spec.sizes) out.push_back(parse_size(kind, text));
   return out;
@@ -347,7 +348,7 @@ void measure_case(const BenchmarkCase& c, BenchmarkResult& r, std::shared_future
   const auto case_start = SuiteTiming::Clock::now();
   auto t = case_start;
   try {
-    const Problem& problem = s.inputs.problem(c.spec->family, c.size);
+    const Problem& problem = s.inputs.problem(*c.spec, c.size);
     const DerivedInput& derived = s.inputs.derived(*c.spec, c.size);
     t = timing.add("inputs", t);
     std::shared_ptr<KernelRun> run = s.cache.last(*c.device, *c.spec, problem);
@@ -362,7 +363,7 @@ void measure_case(const BenchmarkCase& c, BenchmarkResult& r, std::shared_future
     }
     r.spirv_hash = run->spirv_hash();
     r.compiled = run->compiled();
-    r.input = input_identity(problem.family, problem.kind);
+    r.input = input_identity(problem);
     r.traffic = kernel_traffic(*c.spec, problem.items());
     r.items = problem.items();
     c.device->nvml->start();
@@ -415,7 +416,7 @@ void finish_case(const BenchmarkCase& c, BenchmarkResult& r, std::shared_future<
   r.outcome = apply_expectation(c.expectation, std::move(r.outcome), [&] {
     std::cerr << r.name << ": its check failed; rerunning it (flaky entry '" << c.expectation->id << "')" << std::endl;
     return run_and_check(*c.device->device, *c.device->compiler, *c.spec,
-                         s.inputs.problem(c.spec->family, c.size), s.options.policy.corrupts(c.spec->name));
+                         s.inputs.problem(*c.spec, c.size), s.options.policy.corrupts(c.spec->name));
   });
   r.error_message = row_error_message(r.outcome, s.options.seed);
 }

@@ -30,8 +30,8 @@ struct BenchmarkOptions {
   bool sizes_chosen = false;  // by --sizes or --quick: every kernel runs at them, a pack kernel's own sizes aside
   const std::vector<SizeSpec>& sizes(SizeKind kind) const { return kind == SizeKind::Image ? image_sizes : boids_counts; }
 };
-// The sizes a kernel is benchmarked at: a pack kernel's own (KernelSpec::sizes) unless the run chose sizes, else the
-// run's for its family's kind.
+// The sizes a kernel is benchmarked at: a pack kernel's own (KernelSpec::sizes) unless the run chose sizes (an input
+// file's one size whatever the run chose), else the run's for its family's kind.
 std::vector<SizeSpec> benchmark_sizes(const KernelSpec& spec, const BenchmarkOptions& options);
 
 BenchmarkOptions default_benchmark_options();

@@ -19,6 +19,10 @@ std::vector<CheckCase> default_check_cases(const DeviceInfo& device) {
   for (const KernelSpec& spec : catalog()) {
     for (const auto& [size, why] : kernel_method(spec).dispatch_check_sizes(spec, device))
       cases.push_back({spec.family, kernel_family(spec.family).benchmark_input, size, spec.name, why});
+    // A pack kernel's own input file, at its size, besides its family's inputs.
+    if (!spec.input_file.empty())
+      cases.push_back({spec.family, InputKind::File, parse_size(kernel_family(spec.family).size, spec.sizes.at(0)), spec.name,
+                       "its input file"});
   }
   return cases;
 }
@@ -26,7 +30,7 @@ std::vector<CheckCase> default_check_cases(const DeviceInfo& device) {
 void print_dispatch_cases(std::ostream& out, const std::vector<CheckCase>& cases, const std::regex& filter) {
   bool any = false;
   for (const auto& c : cases) {
-    if (c.kernel.empty() || !std::regex_search(c.kernel, filter)) continue;
+    if (c.kernel.empty() || c.kind == InputKind::File || !std::regex_search(c.kernel, filter)) continue;
     if (!any) out << "sizes from each kernel's dispatch on this device:\n";
     any = true;
     out << "  " << c.kernel << " " << size_text(kernel_family(c.family).size, c.size) << ": " << c.why << "\n";
@@ -48,7 +52,8 @@ CheckSummary run_check_suite(Device& device, ShaderCompiler& compiler, const std
   for (const auto& c : cases) {
     // Each case has its own seed derived from the run's, so one case reruns alone with the same data.
     const uint64_t case_seed = seed + summary.rows.size();
-    const Problem problem = kernel_family(c.family).make_problem(c.kind, c.size, case_seed);
+    const Problem problem = c.kind == InputKind::File ? kernel_problem(find_kernel(c.kernel), c.kind, c.size, case_seed)
+                                                      : kernel_family(c.family).make_problem(c.kind, c.size, case_seed);
     for (const auto& spec : catalog()) {
       if (!std::regex_search(spec.name, filter) || !kernel_accepts(spec, problem)) continue;
       if (!c.kernel.empty() && spec.name != c.kernel) continue;

@@ -18,13 +18,14 @@ struct CheckCase {
   Family family;
   InputKind kind;
   SizeSpec size;
-  std::string kernel;  // "" for every kernel of the family; else this kernel alone (a size from its dispatch)
+  std::string kernel;  // "" for every kernel of the family; else this kernel alone (a size from its dispatch, its file)
   std::string why;     // for a kernel's own size: what it makes the loops do
 };
 // Every family's --check cases (its KernelFamily's check_inputs), family by family in Family's order: for
 // images 1080p and sizes that are not multiples of any tile (1921x1079, 17x3, 1x1), boids counts that are not
 // multiples of 64 or 256; every input kind at a small size, random at all sizes. Then each kernel's sizes from its
-// dispatch on this device (KernelMethod::dispatch_check_sizes), on the family's benchmark input.
+// dispatch on this device (KernelMethod::dispatch_check_sizes), on the family's benchmark input; and a pack kernel's
+// own input file (KernelSpec::input_file) at its size.
 std::vector<CheckCase> default_check_cases(const DeviceInfo& device);
 // The cases of one kernel alone, a line each: "lum/grid_stride_vec4 2048x36 (why)".
 void print_dispatch_cases(std::ostream& out, const std::vector<CheckCase>& cases, const std::regex& filter);

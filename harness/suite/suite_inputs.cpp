@@ -16,7 +16,7 @@ SuiteInputs::SuiteInputs(const std::vector<std::pair<const KernelSpec*, SizeSpec
   for (const auto& [spec, size] : needed) {
     derived_started(*spec, size);
     if (const auto reference_key = kernel_family(spec->family).reference_key) {
-      askers[{key(spec->family, size), kernel_input_variant(*spec), reference_key(*spec)}].insert(spec);
+      askers[{key(*spec, size), kernel_input_variant(*spec), reference_key(*spec)}].insert(spec);
     }
   }
   for (const auto& [k, specs] : askers) {
@@ -26,23 +26,25 @@ SuiteInputs::SuiteInputs(const std::vector<std::pair<const KernelSpec*, SizeSpec
   }
 }
 
-std::shared_future<Problem>& SuiteInputs::problem_started(Family family, const SizeSpec& size) {
-  auto it = problems_.find(key(family, size));
+std::shared_future<Problem>& SuiteInputs::problem_started(const KernelSpec& spec, const SizeSpec& size) {
+  auto it = problems_.find(key(spec, size));
   if (it == problems_.end()) {
-    it = problems_.emplace(key(family, size), std::async(std::launch::async, [family, size, seed = seed_] {
-                                                const KernelFamily& f = kernel_family(family);
-                                                return f.make_problem(f.benchmark_input, size, seed);
-                                              }).share()).first;
+    it = problems_.emplace(key(spec, size), std::async(std::launch::async, [&spec, size, seed = seed_] {
+                                               const InputKind kind = spec.input_file.empty()
+                                                                          ? kernel_family(spec.family).benchmark_input
+                                                                          : InputKind::File;
+                                               return kernel_problem(spec, kind, size, seed);
+                                             }).share()).first;
   }
   return it->second;
 }
 
 std::shared_future<DerivedInput>& SuiteInputs::derived_started(const KernelSpec& spec, const SizeSpec& size) {
-  const auto k = std::make_pair(key(spec.family, size), kernel_input_variant(spec));
+  const auto k = std::make_pair(key(spec, size), kernel_input_variant(spec));
   auto it = derived_.find(k);
   if (it == derived_.end()) {
     auto references = references_.emplace(k, std::make_shared<SharedReferences>()).first->second;
-    it = derived_.emplace(k, std::async(std::launch::async, [&spec, problem = problem_started(spec.family, size), references] {
+    it = derived_.emplace(k, std::async(std::launch::async, [&spec, problem = problem_started(spec, size), references] {
                                DerivedInput input = derive_kernel_input(spec, problem.get());
                                input.references = references;
                                return input;

@@ -21,13 +21,16 @@ class SuiteInputs {
   // Starts making what each (kernel, size) reads, in this order.
   SuiteInputs(const std::vector<std::pair<const KernelSpec*, SizeSpec>>& needed, uint64_t seed);
   // Wait for what is still being made; a generator's exception, if any, is thrown here.
-  const Problem& problem(Family family, const SizeSpec& size) { return problem_started(family, size).get(); }
+  const Problem& problem(const KernelSpec& spec, const SizeSpec& size) { return problem_started(spec, size).get(); }
   const DerivedInput& derived(const KernelSpec& spec, const SizeSpec& size) { return derived_started(spec, size).get(); }
 
  private:
-  using SizeKey = std::tuple<Family, uint32_t, uint32_t, uint64_t>;
-  static SizeKey key(Family family, const SizeSpec& size) { return {family, size.width, size.height, size.count}; }
-  std::shared_future<Problem>& problem_started(Family family, const SizeSpec& size);
+  // A family's generated problem at a size, or a kernel's input file (its path) at its size.
+  using SizeKey = std::tuple<Family, uint32_t, uint32_t, uint64_t, std::string>;
+  static SizeKey key(const KernelSpec& spec, const SizeSpec& size) {
+    return {spec.family, size.width, size.height, size.count, spec.input_file};
+  }
+  std::shared_future<Problem>& problem_started(const KernelSpec& spec, const SizeSpec& size);
   std::shared_future<DerivedInput>& derived_started(const KernelSpec& spec, const SizeSpec& size);
   uint64_t seed_;
   std::map<SizeKey, std::shared_future<Problem>> problems_;
