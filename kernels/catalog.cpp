@@ -379,6 +379,13 @@ Traffic kernel_traffic(const KernelSpec& spec, uint64_t items) {
     case Method::PixelMap: return {image, image};              // one read and one write per pixel
     case Method::Blur: return {2 * image, 2 * image};          // two passes, each reading and writing the image
     case Method::DofComposite: return {2 * image, image};      // the tile pass reads it; the composite reads and writes it
+    case Method::PackReference: {                              // the input read; what is compared written, where it is
+      try {                                                    // a count of items alone (NaN groups: no count)
+        return {image, spec.reference->compared.count({{"items", double(items)}, {"groups", NAN}}, ~uint64_t{0} / 8) * 4};
+      } catch (const FormulaError&) {
+        return {image, 0};
+      }
+    }
     default: return {image, 0};                                // reductions and the DoF tiles: a small output
   }
 }

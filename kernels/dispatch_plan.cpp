@@ -49,7 +49,7 @@ std::string plan_error(const DispatchPlan& plan, size_t shaders) {
   if (plan.passes.empty()) return "a plan has at least one pass";
   for (size_t i = 0; i < plan.passes.size(); ++i) {
     const PlanPass& p = plan.passes[i];
-    const std::string pass = "pass " + std::to_string(i);
+    const std::string pass = "pass " + std::to_string(i + 1);  // counted from 1, as a pack's manifest counts them
     if (p.shader >= shaders) return pass + " names shader " + std::to_string(p.shader) + " of " + std::to_string(shaders);
     for (const auto& binding : p.bindings) {
       bool known = false;

@@ -44,9 +44,9 @@ TEST(DispatchPlan, EachMistakeIsNamed) {
   EXPECT_EQ(error_of([](DispatchPlan& p) { p.buffers.push_back(p.buffers.back()); }), "buffer 'output' is declared twice");
   EXPECT_EQ(error_of([](DispatchPlan& p) { p.buffers.back().role = BufferRole::Partials; }),
             "a plan has one output buffer, not 0");
-  EXPECT_EQ(error_of([](DispatchPlan& p) { p.passes[1].bindings[2] = "tiles"; }), "pass 1 binds 'tiles', which no buffer is");
-  EXPECT_EQ(error_of([](DispatchPlan& p) { p.passes[0].shader = 2; }), "pass 0 names shader 2 of 2");
-  EXPECT_EQ(error_of([](DispatchPlan& p) { p.passes[0].groups.x = 0; }), "pass 0 has a workgroup count or size of 0");
+  EXPECT_EQ(error_of([](DispatchPlan& p) { p.passes[1].bindings[2] = "tiles"; }), "pass 2 binds 'tiles', which no buffer is");
+  EXPECT_EQ(error_of([](DispatchPlan& p) { p.passes[0].shader = 2; }), "pass 1 names shader 2 of 2");
+  EXPECT_EQ(error_of([](DispatchPlan& p) { p.passes[0].groups.x = 0; }), "pass 1 has a workgroup count or size of 0");
   EXPECT_EQ(error_of([](DispatchPlan& p) { p.passes.clear(); }), "a plan has at least one pass");
   EXPECT_EQ(error_of([](DispatchPlan& p) { p.buffers[0].bytes = {}; }), "buffer 'partials' has no size");
   EXPECT_EQ(error_of([](DispatchPlan& p) { p.buffers[0].fills = {{.offset = 2, .bytes = 4}}; }),

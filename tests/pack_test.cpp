@@ -13,6 +13,7 @@
 #include "families/kernel_family.h"
 #include "lavapipe_device.h"
 #include "pack/kernel_pack.h"
+#include "pack/pack_limits.h"
 #include "pack/manifest_table.h"
 #include "suite/benchmark_suite.h"
 #include "run_command.h"
@@ -125,6 +126,9 @@ TEST(Pack, TheExamplePacksReadAsCatalogEntries) {
   EXPECT_DOUBLE_EQ(box.reference->relative, 5.9605e-7);
   EXPECT_EQ(box.reference->run.shaders.at(0).file, "example_glsl/box3_reference.comp");
   EXPECT_DOUBLE_EQ(box.reference->bound(2.0), 2 * 5.9605e-7);
+  // The roofline prices what it reads and the floats it is compared on, which it writes.
+  EXPECT_EQ(kernel_traffic(box, 100).bytes_read, 1600u);
+  EXPECT_EQ(kernel_traffic(box, 100).bytes_written, 1600u);
   // Its own benchmark sizes, unless the run chooses sizes (--sizes, --quick).
   BenchmarkOptions options = default_benchmark_options();
   const std::vector<SizeSpec> own = benchmark_sizes(box, options);
@@ -385,6 +389,14 @@ TEST(Pack, AWorkgroupFormulaThatDoesNotDivideIsRefusedAtItsSize) {
   EXPECT_NE(problem.find("divides/reloaded_prefetch2_128 at 1921x1079: 'width / 16' is 120.0625 for width=1921"),
             std::string::npos) << problem;
   EXPECT_NE(problem.find("not a whole number"), std::string::npos) << problem;
+
+  // Tile sums are read one per workgroup: a tile that is not the workgroups' is refused at a size, not checked.
+  PackCopy tiles("example_glsl", "tiles");
+  tiles.replace("pack.toml", "tile = [64, 16]", "tile = [32, 16]");
+  const std::string mismatch = pack_size_problem(kernel_named(tiles.read(), "tiles/tile_sum_subgroup"), SizeKind::Image,
+                                                 {1920, 1080, 0});
+  EXPECT_NE(mismatch.find("tiles/tile_sum_subgroup at 1920x1080: its first pass has 2040 workgroups, and its 32x16 tiles are "
+                          "4080: the check reads one sum per tile from one workgroup each"), std::string::npos) << mismatch;
 }
 
 TEST(Pack, AnOutputSmallerThanItsCheckReadsIsRefusedAtItsSize) {
@@ -451,11 +463,11 @@ TEST(Pack, TheBenchRefusesABadPackBeforeAnyGpuWorkAndRunsAGoodOne) {
   EXPECT_EQ(bad.output.find("device:"), std::string::npos) << "a device was opened: " << bad.output;
 
   PackCopy big("example_glsl", "cli_big");
-  big.replace("pack.toml", "\"ceil(height / 16)\"", "\"ceil(height / 16) * 1000\"");
+  big.replace("pack.toml", "\"ceil(width / 16)\", \"ceil(height / 16)\"", "\"ceil(width / 16)\", \"ceil(height / 16) * 3000\"");
   const auto past = run_command(std::string(SHADERWATCH_BENCH) + " --pack " + big.dir() + " --check 2>&1");
   EXPECT_EQ(past.exit_code, 4) << past.output;
-  EXPECT_NE(past.output.find("cli_big/tile_sum_subgroup at 1920x1080 on llvmpipe"), std::string::npos) << past.output;
-  EXPECT_NE(past.output.find("'ceil(height / 16) * 1000' is 68000"), std::string::npos) << past.output;
+  EXPECT_NE(past.output.find("cli_big/box3_shared at 640x360 on llvmpipe"), std::string::npos) << past.output;
+  EXPECT_NE(past.output.find("'ceil(height / 16) * 3000' is 69000"), std::string::npos) << past.output;
   EXPECT_EQ(past.output.find("device:"), std::string::npos) << "a device was opened: " << past.output;
 
   PackCopy masks("seeds_hlsl", "cli_masks");

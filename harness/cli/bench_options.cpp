@@ -10,6 +10,7 @@
 #include "common/text_wrap.h"
 #include "families/kernel_family.h"
 #include "pack/kernel_pack.h"
+#include "pack/pack_limits.h"
 
 namespace shaderwatch {
 

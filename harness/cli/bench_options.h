@@ -40,7 +40,7 @@ std::string usage_problem(BenchArgs& args, const GbenchFlags& gbench, std::regex
 
 // Where a selected pack kernel cannot run at a size this run uses (the benchmark sizes, or the --check suite's
 // inputs): its formulas, and given a device, that device's limits and those of the CPU device its reference shader
-// runs on, `cpu` (pack/kernel_pack.h); "" where all can.
+// runs on, `cpu` (pack/pack_limits.h); "" where all can.
 std::string pack_sizes_problem(const BenchArgs& args, const BenchmarkOptions& options, const std::regex& filter,
                                const DeviceInfo* device = nullptr, const DeviceInfo* cpu = nullptr);
 

@@ -42,12 +42,4 @@ struct PackCheck {
 };
 const std::vector<PackCheck>& pack_checks();
 
-// Where a pack kernel cannot run at `size`: a formula that gives no count (a workgroup formula that does not divide,
-// a buffer of no bytes), or, given the device, more workgroups, invocations or buffer bytes than its limits allow;
-// for a kernel with a reference shader, given the device, the same of its reference on `cpu`, the CPU device it
-// runs on (nullptr: the loader lists none, which is the problem). The message names the kernel, the size and what
-// is wrong; "" where it can, and for a built-in kernel.
-std::string pack_size_problem(const KernelSpec& spec, SizeKind kind, const SizeSpec& size, const DeviceInfo* device = nullptr,
-                              const DeviceInfo* cpu = nullptr);
-
 }  // namespace shaderwatch
