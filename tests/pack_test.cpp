@@ -208,6 +208,12 @@ TEST(Pack, ABrokenVariantOfEachPackKernelFailsItsCheck) {
   for (const Broken& b : broken) {
     PackCopy copy(b.example, "broken" + std::to_string(n++));
     copy.replace(b.file, b.from, b.to);
+    // Bindings that put the input where the shader may write are refused on load, before any check.
+    if (const std::string error = copy.error(); !error.empty()) {
+      EXPECT_EQ(b.what, "a wrong binding") << error;
+      EXPECT_NE(error.find("('input') may be written by"), std::string::npos) << error;
+      continue;
+    }
     const KernelPack pack = copy.read();
     const KernelSpec& spec = kernel_named(pack, pack.name + "/" + b.kernel);
     const CheckResult r = check_once(spec, spec.family == Family::Boids ? InputKind::Whole : InputKind::Random, 100 + n);
@@ -282,6 +288,8 @@ TEST(Pack, AMistakeInAReferenceIsRefusedNamingItsFileLineAndKey) {
        {"pack.toml:53: kernel 'box3_shared', reference, key 'precision': 'fp16' is not fp32 or fp64"}},
       {"inputs of no family", "pack.toml", "inputs = \"postfx\"", "inputs = \"images\"",
        {"pack.toml:40: kernel 'box3_shared', key 'inputs': 'images' is not one of the catalog's families ('lum', 'boids', 'postfx')"}},
+      {"a writable input", "box3.comp", "readonly buffer Src", "buffer Src",
+       {"kernel 'box3_shared', pass 1, key 'bindings': binding 0 ('input') may be written by box3.comp: declare it readonly"}},
       {"a size not of its family's kind", "pack.toml", "sizes = [\"1920x1080\",", "sizes = [\"1920\",",
        {"pack.toml:42: kernel 'box3_shared', key 'sizes': bad size '1920': expected WIDTHxHEIGHT"}},
       {"inputs beside a check with its own", "pack.toml", "tile = [64, 16]", "tile = [64, 16]\ninputs = \"lum\"",

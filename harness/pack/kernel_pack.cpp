@@ -102,6 +102,12 @@ void check_bindings(const ManifestTable& pass, const ShaderInterface& shader, co
                                   for (uint32_t d : shader.bindings) s += (s.empty() ? "" : ", ") + std::to_string(d);
                                   return s.empty() ? std::string("none") : s;
                                 }() + ")");
+  // The input is uploaded once and shared by every kernel that reads it: one that may write it is refused.
+  for (uint32_t w : shader.writable)
+    if (w < bindings.size() && bindings[w] == "input")
+      pass.fail("bindings", "binding " + std::to_string(w) + " ('input') may be written by " + file +
+                                ": declare it readonly (GLSL) or a StructuredBuffer (HLSL); the input is shared by every "
+                                "kernel that reads it");
   for (uint32_t d : declared)
     if (d >= bindings.size())
       pass.fail("bindings", file + " declares binding " + std::to_string(d) + ", which the pass leaves unbound: its list binds " +

@@ -161,15 +161,17 @@ std::string describe(const std::string& file, const Defines& defines, const std:
 ShaderInterface reflect(glslang::TProgram& program) {
   ShaderInterface out;
   program.buildReflection(EShReflectionDefault);
-  std::set<uint32_t> bindings;
+  std::set<uint32_t> bindings, writable;
   auto set_of = [](const glslang::TObjectReflection& r) {
     return r.getType() && r.getType()->getQualifier().hasSet() ? r.getType()->getQualifier().layoutSet : 0u;
   };
   // glslang lists HLSL's structured buffers among the uniform blocks: a block is a storage buffer by its qualifier.
   auto block = [&](const glslang::TObjectReflection& b) {
     const bool storage = b.getType() && b.getType()->getQualifier().storage == glslang::EvqBuffer;
-    if (storage && b.getBinding() >= 0 && set_of(b) == 0) bindings.insert(static_cast<uint32_t>(b.getBinding()));
-    else if (storage) out.unbindable.push_back("storage buffer '" + b.name + "' of set " + std::to_string(set_of(b)));
+    if (storage && b.getBinding() >= 0 && set_of(b) == 0) {
+      bindings.insert(static_cast<uint32_t>(b.getBinding()));
+      if (!b.getType()->getQualifier().isReadOnly()) writable.insert(static_cast<uint32_t>(b.getBinding()));
+    } else if (storage) out.unbindable.push_back("storage buffer '" + b.name + "' of set " + std::to_string(set_of(b)));
     else if (b.getBinding() >= 0) out.unbindable.push_back("uniform block '" + b.name + "'");  // push constants have none
   };
   for (int i = 0; i < program.getNumBufferBlocks(); ++i) block(program.getBufferBlock(i));
@@ -179,6 +181,7 @@ ShaderInterface reflect(glslang::TProgram& program) {
     if (u.getType() && u.getType()->getBasicType() == glslang::EbtSampler) out.unbindable.push_back("image or sampler '" + u.name + "'");
   }
   out.bindings.assign(bindings.begin(), bindings.end());
+  out.writable.assign(writable.begin(), writable.end());
   for (int d = 0; d < 3; ++d) out.local_size[d] = program.getLocalSize(d);
   return out;
 }

@@ -39,6 +39,7 @@ std::string included_source(const std::string& header, const std::string& includ
 // What a compiled shader uses, by glslang's reflection and its SPIR-V's capabilities.
 struct ShaderInterface {
   std::vector<uint32_t> bindings;  // every storage buffer binding of set 0 it uses, sorted
+  std::vector<uint32_t> writable;  // those of them not declared readonly (HLSL: RW buffers), sorted
   // Resources the harness cannot bind (another set, a uniform buffer, an image): "uniform block 'Params'".
   std::vector<std::string> unbindable;
   std::array<uint32_t, 3> local_size{1, 1, 1};
