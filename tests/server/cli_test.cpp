@@ -283,7 +283,7 @@ TEST(Cli, MigrateCopiesIntoAnEmptyDatabaseAndRefusesAFullOne) {
   ASSERT_EQ(m.rc, 0) << m.err;
   EXPECT_NE(m.out.find("runs\t1\n"), std::string::npos) << m.out;
   EXPECT_NE(m.out.find("tokens\t1\n"), std::string::npos) << m.out;
-  EXPECT_NE(m.err.find("results: "), std::string::npos) << "progress on stderr: " << m.err;
+  EXPECT_NE(m.err.find("result_sets: "), std::string::npos) << "progress on stderr: " << m.err;
   const auto again = run(cat("migrate --from sqlite:", from, " --to ", to), dir);
   EXPECT_EQ(again.rc, 1);
   EXPECT_NE(again.err.find("already holds 1 runs"), std::string::npos) << again.err;

@@ -578,7 +578,7 @@ TEST(ServerStorage, MigrationsWalAndForeignKeys) {
     EXPECT_EQ(st.text(0), "wal");
     st.reset();
   }
-  for (const char* t : {"tokens", "gpus", "benchmarks", "series", "runs", "results", "points", "alerts"})
+  for (const char* t : {"tokens", "gpus", "benchmarks", "series", "runs", "row_shapes", "result_sets", "points", "alerts"})
     EXPECT_NO_THROW(c->q(cat("SELECT COUNT(*) FROM ", t)).run()) << t;
   EXPECT_THROW(c->exec("INSERT INTO series(benchmark_id, gpu_id) VALUES(999, 999)"), shaderwatch::sql::Error)
       << "foreign keys are enforced";

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <cstdio>
 #include <filesystem>
@@ -17,6 +19,7 @@
 
 #include "http/http_server.h"
 #include "service/store.h"
+#include "storage/result_sets.h"
 #include "storage/sql.h"
 
 namespace swt {
@@ -35,7 +38,60 @@ std::string cat(const A&... a) {
 // Set by tests/server/with_postgres.sh: the Unix-socket directory of a throwaway PostgreSQL cluster
 // A database set back to schema version `v` for a migration test (made by this server, then told it is
 // older): the columns migrations after `v` add are dropped, so that they run again.
+// Before 9, a run's rows were a table row each (results) and a point kept its repetitions (points.reps, doubles):
+// the packs are unpacked into them, in document order, as a server of then had written them.
+inline void unpack_into_result_rows(shaderwatch::sql::Conn& c) {
+  c.exec(c.ddl(R"SQL(
+CREATE TABLE results(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  benchmark_id INTEGER NOT NULL REFERENCES benchmarks(id),
+  idx INTEGER NOT NULL,
+  run_type TEXT NOT NULL CHECK(run_type IN ('iteration','aggregate')),
+  aggregate_name TEXT, repetition_index INTEGER NOT NULL, repetitions INTEGER NOT NULL,
+  threads INTEGER NOT NULL, iterations INTEGER NOT NULL,
+  real_ns REAL, cpu_ns REAL, time_unit TEXT NOT NULL, label TEXT NOT NULL,
+  error_occurred INTEGER NOT NULL, error_message TEXT NOT NULL, counters TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'pass'
+    CHECK(status IN ('pass','flake','skip','xfail','xpass','unsupported','fail')));
+CREATE INDEX results_run ON results(run_id, benchmark_id);
+ALTER TABLE points ADD COLUMN reps BLOB NOT NULL DEFAULT '';
+)SQL"));
+  std::vector<std::int64_t> runs;
+  auto& ids = c.q("SELECT id FROM runs ORDER BY id");
+  while (ids.step()) runs.push_back(ids.i64(0));
+  ids.reset();
+  for (const auto run : runs) {
+    struct Flat {
+      std::int64_t benchmark;
+      shaderwatch::StoredRow row;
+    };
+    std::vector<Flat> flat;
+    for (auto& b : shaderwatch::run_rows(c, run)) {
+      const auto reps = shaderwatch::repetition_times(b.rows);
+      std::string blob(reps.size() * sizeof(double), '\0');
+      if (!reps.empty()) std::memcpy(blob.data(), reps.data(), blob.size());
+      c.q("UPDATE points SET reps=? WHERE run_id=? AND series_id IN (SELECT id FROM series WHERE benchmark_id=?)")
+          .bind_blob(1, blob.data(), blob.size()).bind(2, run).bind(3, b.benchmark_id).run();
+      for (auto& r : b.rows) flat.push_back({b.benchmark_id, std::move(r)});
+    }
+    std::sort(flat.begin(), flat.end(), [](const Flat& a, const Flat& b) { return a.row.idx < b.row.idx; });
+    for (const auto& [benchmark, r] : flat) {
+      auto& ins = c.q("INSERT INTO results(run_id, benchmark_id, idx, run_type, aggregate_name, repetition_index,"
+                      " repetitions, threads, iterations, real_ns, cpu_ns, time_unit, label, error_occurred, error_message,"
+                      " counters, status) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      ins.bind(1, run).bind(2, benchmark).bind(3, r.idx).bind(4, r.aggregate ? "aggregate" : "iteration")
+          .bind(5, r.aggregate_name).bind(6, r.repetition_index).bind(7, r.repetitions).bind(8, r.threads)
+          .bind(9, r.iterations).bind(10, r.real_ns).bind(11, r.cpu_ns).bind(12, r.time_unit).bind(13, r.label)
+          .bind(14, std::int64_t{r.error}).bind(15, r.error_message).bind(16, r.counters.dump())
+          .bind(17, shaderwatch::contract::row_status_word(r.status)).run();
+    }
+  }
+  c.exec("DROP TABLE result_sets; DROP TABLE row_shapes;");
+}
+
 inline void set_back_to_schema(shaderwatch::sql::Conn& c, int v) {
+  if (v < 9) unpack_into_result_rows(c);
   if (v < 7) {
     c.exec("DROP TABLE run_compiled");
     c.exec("DROP TABLE compiled");

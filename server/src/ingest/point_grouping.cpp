@@ -4,42 +4,51 @@
 
 namespace shaderwatch {
 
-std::map<std::string, PointRows> group_points(const std::vector<Row>& rows) {
-  struct Aggregates {
-    std::optional<double> median, mean;
-  };
-  std::map<std::string, PointRows> points;
-  std::map<std::string, Aggregates> aggregates;
-  for (const auto& r : rows) {
-    const auto kind = contract::row_kind(r.status);
-    if (kind == contract::RowKind::ExpectedOutcome || kind == contract::RowKind::Unsupported) continue;
-    auto& a = points[r.series_name];
-    if (a.label.empty()) a.label = r.label;
-    if (a.spirv.empty()) a.spirv = r.spirv;
-    if (r.run_type == "iteration") {
-      a.has_iteration = true;
-      if (r.error) {
+StoredRow stored_row(const Row& r) {
+  StoredRow s;
+  s.idx = static_cast<std::int64_t>(r.idx);
+  s.aggregate = r.run_type == "aggregate";
+  if (!r.aggregate_name.empty()) s.aggregate_name = r.aggregate_name;
+  s.aggregate_unit = r.aggregate_unit;
+  s.repetition_index = r.repetition_index;
+  s.repetitions = r.repetitions;
+  s.threads = r.threads;
+  s.iterations = r.iterations;
+  s.real_ns = r.real_ns;
+  s.cpu_ns = r.cpu_ns;
+  s.time_unit = r.time_unit;
+  s.label = r.label;
+  s.error = r.error;
+  s.error_message = r.error_message;
+  s.status = r.status;
+  s.counters = nlohmann::json::parse(r.counters);
+  return s;
+}
+
+std::map<std::string, BenchmarkRowGroup> group_rows(const std::vector<Row>& rows) {
+  std::map<std::string, std::vector<const Row*>> by_name;
+  for (const auto& r : rows) by_name[r.series_name].push_back(&r);
+  std::map<std::string, BenchmarkRowGroup> out;
+  for (const auto& [name, group] : by_name) {
+    std::vector<StoredRow> stored;
+    stored.reserve(group.size());
+    for (const Row* r : group) stored.push_back(stored_row(*r));
+    BenchmarkRowGroup& g = out[name];
+    g.packed = pack_rows(stored);
+    for (const Row* r : group) {
+      const auto kind = contract::row_kind(r->status);
+      if (kind == contract::RowKind::ExpectedOutcome || kind == contract::RowKind::Unsupported) continue;
+      PointRows& a = g.point ? *g.point : g.point.emplace();
+      if (a.label.empty()) a.label = r->label;
+      if (a.spirv.empty()) a.spirv = r->spirv;
+      if (r->error) {
         ++a.n_errors;
-        if (a.error_message.empty()) a.error_message = r.error_message;
-      } else if (r.real_ns) {
-        a.reps.push_back(*r.real_ns);
+        if (a.error_message.empty()) a.error_message = r->error_message;
       }
-    } else if (r.aggregate_unit == "time" && r.real_ns && !r.error) {
-      if (r.aggregate_name == "median") aggregates[r.series_name].median = r.real_ns;
-      if (r.aggregate_name == "mean") aggregates[r.series_name].mean = r.real_ns;
-    } else if (r.error) {
-      ++a.n_errors;
-      if (a.error_message.empty()) a.error_message = r.error_message;
     }
+    if (g.point) g.point->reps = repetition_times(stored);
   }
-  for (auto& [name, a] : points) {
-    if (!a.reps.empty() || a.has_iteration) continue;
-    // Aggregates-only output (--benchmark_report_aggregates_only): the median stands in.
-    const auto& agg = aggregates[name];
-    if (agg.median) a.reps.push_back(*agg.median);
-    else if (agg.mean) a.reps.push_back(*agg.mean);
-  }
-  return points;
+  return out;
 }
 
 }  // namespace shaderwatch

@@ -1,4 +1,5 @@
-// A run's rows grouped into points, one per benchmark name: pure, before any lock is taken.
+// A run's rows grouped by benchmark name, pure, before any lock is taken: each benchmark's rows packed as the
+// store keeps them (storage/stored_rows.h), and its point.
 #pragma once
 
 #include <map>
@@ -7,19 +8,26 @@
 #include <vector>
 
 #include "ingest/ingest_parse.h"
+#include "storage/stored_rows.h"
 
 namespace shaderwatch {
 
 struct PointRows {
-  std::vector<double> reps;  // the repetitions' times (ns); the aggregates' median or mean where there are none
+  std::vector<double> reps;  // the repetitions' times (ns): repetition_times() of the benchmark's rows
   int n_errors = 0;
   std::string error_message, label;
   std::string spirv;  // its kernel's SPIR-V hash (Row::spirv), where a measured row named one
-  bool has_iteration = false;
 };
 
-// Rows of expected outcomes and of kernels the device cannot run are left out: stored as raw rows, they are
-// neither a correctness failure nor a point of a series (contract/shaderwatch/result_contract.h).
-std::map<std::string, PointRows> group_points(const std::vector<Row>& rows);
+struct BenchmarkRowGroup {
+  PackedRows packed;  // every row of the benchmark
+  // Its point; none where every row is an expected outcome or a kernel the device cannot run: stored as raw
+  // rows, they are neither a correctness failure nor a point of a series (contract/shaderwatch/result_contract.h).
+  std::optional<PointRows> point;
+};
+
+// A row as stored (its counters parsed back from their text).
+StoredRow stored_row(const Row& r);
+std::map<std::string, BenchmarkRowGroup> group_rows(const std::vector<Row>& rows);
 
 }  // namespace shaderwatch

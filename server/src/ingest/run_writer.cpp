@@ -12,7 +12,7 @@
 #include "ingest/ingest_parse.h"
 #include "ingest/point_grouping.h"
 #include "storage/bulk_insert.h"
-#include "storage/reps_blob.h"
+#include "storage/result_sets.h"
 
 namespace shaderwatch {
 
@@ -115,37 +115,27 @@ std::optional<std::int64_t> insert_run(sql::Conn& w, const Parsed& p, std::int64
   return std::nullopt;
 }
 
-// Every row as posted, in document order.
-void insert_results(sql::Conn& w, const Parsed& p, std::int64_t run_pk, Ids& ids) {
-  using sql::Value;
-  // The rows' text is viewed, not copied: `p` outlives the insert.
-  const auto text_or_null = [](const std::string& v) { return v.empty() ? Value{} : Value{std::string_view(v)}; };
-  const auto real_or_null = [](const std::optional<double>& v) { return v ? Value{*v} : Value{}; };
-  sql::BulkInsert results(w,
-                          "INSERT INTO results(run_id, benchmark_id, idx, run_type, aggregate_name,"
-                          " repetition_index, repetitions, threads, iterations, real_ns, cpu_ns, time_unit,"
-                          " label, error_occurred, error_message, counters, status)",
-                          17);
-  for (const auto& r : p.rows)
-    results.add({run_pk, ids.bench_id(r.series_name), static_cast<std::int64_t>(r.idx), std::string_view(r.run_type),
-                 text_or_null(r.aggregate_name), std::int64_t{r.repetition_index}, std::int64_t{r.repetitions},
-                 std::int64_t{r.threads}, std::int64_t{r.iterations}, real_or_null(r.real_ns),
-                 real_or_null(r.cpu_ns), std::string_view(r.time_unit), std::string_view(r.label),
-                 std::int64_t{r.error ? 1 : 0}, std::string_view(r.error_message), std::string_view(r.counters),
-                 contract::row_status_word(r.status)});
-  results.finish();
+// Every row as posted: one pack per benchmark.
+void insert_rows(sql::Conn& w, const std::map<std::string, BenchmarkRowGroup>& groups, std::int64_t run_pk, Ids& ids,
+                 ShapeIds& shapes) {
+  std::vector<BenchmarkPack> packs;
+  packs.reserve(groups.size());
+  for (const auto& [name, g] : groups) packs.push_back({ids.bench_id(name), g.packed});
+  insert_result_sets(w, run_pk, packs, shapes);
 }
 
 // One point per benchmark: the run's value is the median of its repetitions. Main-branch points are what
 // detection looks at next (`out.touched`, `out.fresh`).
-void insert_points(sql::Conn& w, const Parsed& p, const std::map<std::string, PointRows>& points_of,
+void insert_points(sql::Conn& w, const Parsed& p, const std::map<std::string, BenchmarkRowGroup>& groups,
                    std::int64_t run_pk, bool on_main, Ids& ids, WrittenRun& out) {
   using sql::Value;
   sql::BulkInsert points(w,
                          "INSERT INTO points(series_id, started_ms, run_id, value_ns, min_ns, max_ns, n_reps,"
-                         " n_errors, error_message, label, reps, on_main, spirv)",
-                         13);
-  for (const auto& [name, a] : points_of) {
+                         " n_errors, error_message, label, on_main, spirv)",
+                         12);
+  for (const auto& [name, g] : groups) {
+    if (!g.point) continue;
+    const PointRows& a = *g.point;
     if (a.reps.empty() && a.n_errors == 0) continue;  // nothing measurable (e.g. BigO only)
     const std::int64_t sid = ids.series_id(ids.bench_id(name));
     const bool measured = !a.reps.empty();
@@ -153,7 +143,7 @@ void insert_points(sql::Conn& w, const Parsed& p, const std::map<std::string, Po
                 measured ? Value{*std::min_element(a.reps.begin(), a.reps.end())} : Value{},
                 measured ? Value{*std::max_element(a.reps.begin(), a.reps.end())} : Value{},
                 static_cast<std::int64_t>(a.reps.size()), std::int64_t{a.n_errors}, a.error_message, a.label,
-                sql::Blob{pack_reps(a.reps)}, std::int64_t{on_main ? 1 : 0}, std::string_view(a.spirv)});
+                std::int64_t{on_main ? 1 : 0}, std::string_view(a.spirv)});
     if (!on_main) continue;
     out.touched.push_back(sid);
     if (measured) out.fresh.emplace_back(sid, a.reps);
@@ -186,7 +176,7 @@ WrittenRun RunWriter::write(std::string_view body, const std::string& posted_by)
   const bool on_main = p.branch == opts_.main_branch;
   const auto t1 = mono_ns();
   parse_ns_ += t1 - t0;
-  const auto points_of = group_points(p.rows);
+  const auto groups = group_rows(p.rows);
 
   std::optional<WriteLock> lk(db_.write());
   const auto t2 = mono_ns();
@@ -214,14 +204,16 @@ WrittenRun RunWriter::write(std::string_view body, const std::string& posted_by)
         stored.started_ms = p.started_ms;
         return stored;
       }
-      insert_results(w, p, *run_pk, ids);
-      insert_points(w, p, points_of, *run_pk, on_main, ids, out);
+      ShapeIds shapes(shape_ids_);
+      insert_rows(w, groups, *run_pk, ids, shapes);
+      insert_points(w, p, groups, *run_pk, on_main, ids, out);
       insert_compiled(w, p, *run_pk);
       tx.commit();
       // Only now are the new ids real.
       bench_ids_.insert(ids.new_bench.begin(), ids.new_bench.end());
       series_ids_.insert(ids.new_series.begin(), ids.new_series.end());
       if (!ids.new_gpu_key.empty()) gpu_ids_.emplace(ids.new_gpu_key, ids.gpu_id);
+      shapes.commit();
       ingest_ns_ += mono_ns() - t2;
       n_runs_ += 1;
       n_results_ += p.rows.size();

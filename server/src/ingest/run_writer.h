@@ -50,6 +50,7 @@ class RunWriter {
   // Name/key -> id caches, filled only after a commit (used under the write lock).
   std::unordered_map<std::string, std::int64_t> bench_ids_, gpu_ids_;
   std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> series_ids_;
+  std::map<std::string, std::int64_t> shape_ids_;  // row shape -> id (storage/result_sets.h)
   std::atomic<std::uint64_t> n_runs_{0}, n_results_{0}, parse_ns_{0}, ingest_ns_{0};
 };
 

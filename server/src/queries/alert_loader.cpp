@@ -6,6 +6,7 @@
 #include "common/driver_identity.h"
 #include "ingest/benchmark_name.h"
 #include "queries/query_helpers.h"
+#include "storage/result_sets.h"
 
 namespace shaderwatch {
 
@@ -56,12 +57,18 @@ Alert load_alert(sql::Conn& c, std::int64_t id) {
   a.state_by = opt_text(st, 29);
   a.note = opt_text(st, 30);
   // A wrong answer's own words (the first wrong element, the seed), from the alert's first run.
-  auto& msg = c.q("SELECT r.error_message FROM results r JOIN alerts a ON a.run_id=r.run_id JOIN series s ON"
-                  " s.id=a.series_id AND s.benchmark_id=r.benchmark_id WHERE a.id=? AND r.error_occurred=1"
-                  " ORDER BY r.id LIMIT 1");
-  msg.bind(1, id);
-  if (msg.step()) a.error_message = msg.text(0);
-  msg.reset();
+  auto& where = c.q("SELECT a.run_id, s.benchmark_id FROM alerts a JOIN series s ON s.id=a.series_id WHERE a.id=?");
+  where.bind(1, id);
+  if (where.step()) {
+    const auto run_pk = where.i64(0), benchmark_id = where.i64(1);
+    where.reset();
+    for (const auto& r : benchmark_rows(c, run_pk, benchmark_id)) {
+      if (!r.error) continue;
+      a.error_message = r.error_message;
+      break;
+    }
+  }
+  where.reset();
   return a;
 }
 

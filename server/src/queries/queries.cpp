@@ -20,7 +20,7 @@
 #include "queries/run_loader.h"
 #include "queries/query_helpers.h"
 #include "queries/run_counters.h"
-#include "storage/reps_blob.h"
+#include "storage/result_sets.h"
 
 using nlohmann::json;
 
@@ -201,30 +201,27 @@ RunResults Queries::run_results(const std::string& key, const Params& q) {
   const auto limit = int_param(q, "limit", 1000, 1, 10000), offset = int_param(q, "offset", 0, 0, INT64_MAX);
   auto c = db_.reader();
   const auto pk = run_pk(*c, key, "run_id");
-  Where wh;
-  wh.add("r.run_id=?", pk);
-  if (auto v = opt(q, "benchmark")) wh.add("bm.name=?", *v);
-  if (auto v = opt(q, "run_type")) {
-    if (*v != "iteration" && *v != "aggregate") throw ClientError(400, "must be iteration or aggregate", "run_type");
-    wh.add("r.run_type=?", *v);
-  }
-  auto& st = c->q("SELECT r.idx, bm.name, r.run_type, r.aggregate_name, r.repetition_index, r.repetitions,"
-                  " r.threads, r.iterations, r.real_ns, r.cpu_ns, r.time_unit, r.label, r.error_occurred,"
-                  " r.error_message, r.counters, r.status FROM results r JOIN benchmarks bm ON bm.id=r.benchmark_id" +
-                  wh.sql + " ORDER BY r.idx LIMIT ? OFFSET ?");
-  const int next = wh.bind(st);
-  st.bind(next, limit + 1).bind(next + 1, offset);  // one more than asked: is there a next page?
-  RunResults out{key, {}, limit, offset, std::nullopt};
-  while (st.step()) {
-    if (static_cast<std::int64_t>(out.results.size()) == limit) {
-      out.next_offset = offset + limit;
-      break;
+  const auto benchmark = opt(q, "benchmark");
+  const auto run_type = opt(q, "run_type");
+  if (run_type && *run_type != "iteration" && *run_type != "aggregate")
+    throw ClientError(400, "must be iteration or aggregate", "run_type");
+  std::vector<ResultRow> rows;
+  for (auto& b : run_rows(*c, pk)) {
+    if (benchmark && b.name != *benchmark) continue;
+    for (auto& r : b.rows) {
+      const char* type = r.aggregate ? "aggregate" : "iteration";
+      if (run_type && *run_type != type) continue;
+      rows.push_back({r.idx, b.name, type, std::move(r.aggregate_name), r.repetition_index, r.repetitions, r.threads,
+                      r.iterations, r.real_ns, r.cpu_ns, std::move(r.time_unit), std::move(r.label), r.error,
+                      std::move(r.error_message), r.status, std::move(r.counters)});
     }
-    out.results.push_back({st.i64(0), st.text(1), st.text(2), opt_text(st, 3), st.i64(4), st.i64(5), st.i64(6),
-                           st.i64(7), opt_f64(st, 8), opt_f64(st, 9), st.text(10), st.text(11), st.i64(12) != 0,
-                           st.text(13), status_of(st.text(15)),
-                           json::parse(st.text(14), nullptr, false)});
   }
+  std::sort(rows.begin(), rows.end(), [](const ResultRow& a, const ResultRow& b) { return a.index < b.index; });
+  RunResults out{key, {}, limit, offset, std::nullopt};
+  const auto from = std::min<std::size_t>(rows.size(), static_cast<std::size_t>(offset));
+  const auto to = std::min<std::size_t>(rows.size(), from + static_cast<std::size_t>(limit));
+  out.results.assign(std::make_move_iterator(rows.begin() + from), std::make_move_iterator(rows.begin() + to));
+  if (to < rows.size()) out.next_offset = offset + limit;
   return out;
 }
 

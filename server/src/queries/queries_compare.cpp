@@ -9,6 +9,7 @@
 #include "detection/analysis.h"
 #include "queries/queries.h"
 #include "queries/query_helpers.h"
+#include "storage/result_sets.h"
 
 using nlohmann::json;
 
@@ -20,19 +21,17 @@ namespace {
 // counters shaderwatch-bench puts on its repetition rows (contract); benchmarks without them are absent.
 std::map<std::string, double> run_spreads(sql::Conn& c, std::int64_t pk) {
   std::map<std::string, double> m;
-  auto& st = c.q("SELECT bm.name, r.counters FROM results r JOIN benchmarks bm ON bm.id=r.benchmark_id"
-                 " WHERE r.run_id=? AND r.run_type='iteration' AND r.repetition_index=0 AND r.error_occurred=0");
-  st.bind(1, pk);
-  while (st.step()) {
-    const json counters = json::parse(st.text(1), nullptr, false);
-    if (!counters.is_object()) continue;
-    const auto number = [&](const char* key) {
-      const auto it = counters.find(key);
-      return it != counters.end() && it->is_number() ? it->get<double>() : NAN;
-    };
-    const double median = number(shaderwatch::contract::kMedianCounter), p25 = number(shaderwatch::contract::kP25Counter),
-                 p75 = number(shaderwatch::contract::kP75Counter);
-    if (median > 0 && p75 >= p25) m[st.text(0)] = 100 * (p75 - p25) / median;
+  for (const auto& b : run_rows(c, pk)) {
+    for (const auto& r : b.rows) {
+      if (r.aggregate || r.repetition_index != 0 || r.error) continue;
+      const auto number = [&](const char* key) {
+        const auto it = r.counters.find(key);
+        return it != r.counters.end() && it->is_number() ? it->get<double>() : NAN;
+      };
+      const double median = number(shaderwatch::contract::kMedianCounter), p25 = number(shaderwatch::contract::kP25Counter),
+                   p75 = number(shaderwatch::contract::kP75Counter);
+      if (median > 0 && p75 >= p25) m[b.name] = 100 * (p75 - p25) / median;
+    }
   }
   return m;
 }

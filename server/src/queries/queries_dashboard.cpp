@@ -15,7 +15,6 @@
 #include "ingest/benchmark_name.h"
 #include "queries/queries.h"
 #include "queries/run_loader.h"
-#include "storage/reps_blob.h"
 
 namespace shaderwatch {
 

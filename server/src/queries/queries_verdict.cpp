@@ -18,6 +18,7 @@
 #include "queries/query_helpers.h"
 #include "queries/run_counters.h"
 #include "detection/verdict_evidence.h"
+#include "storage/result_sets.h"
 #include "queries/verdict_explanation.h"
 
 namespace shaderwatch {
@@ -28,16 +29,19 @@ namespace {
 // listed so nobody mistakes them for either.
 std::vector<SkippedEntry> skipped_kernels(sql::Conn& c, std::int64_t pk) {
   std::vector<SkippedEntry> skipped;
-  const auto word = [](RowStatus s) { return std::string(contract::row_status_word(s)); };
-  auto& st = c.q("SELECT bm.name, r.status, MIN(r.error_message) FROM results r JOIN benchmarks bm ON"
-                 " bm.id=r.benchmark_id WHERE r.run_id=? AND r.status IN ('" + word(RowStatus::Unsupported) + "','" +
-                 word(RowStatus::Skip) + "') GROUP BY bm.name, r.status ORDER BY bm.name");
-  st.bind(1, pk);
-  while (st.step()) {
-    const std::string message = st.text(2);
-    const bool unsupported = status_of(st.text(1)) == RowStatus::Unsupported;
+  // The first message of each benchmark and status (by text, as SQL's MIN would), in the order of names.
+  std::map<std::pair<std::string, RowStatus>, std::string> first;
+  for (const auto& b : run_rows(c, pk)) {
+    for (const auto& r : b.rows) {
+      if (r.status != RowStatus::Unsupported && r.status != RowStatus::Skip) continue;
+      const auto [it, fresh] = first.try_emplace({b.name, r.status}, r.error_message);
+      if (!fresh && r.error_message < it->second) it->second = r.error_message;
+    }
+  }
+  for (const auto& [key, message] : first) {
+    const bool unsupported = key.second == RowStatus::Unsupported;
     const std::string_view prefix = unsupported && message.starts_with(contract::kUnsupportedPrefix) ? contract::kUnsupportedPrefix : "";
-    skipped.push_back({st.text(0), message.substr(prefix.size())});
+    skipped.push_back({key.first, message.substr(prefix.size())});
   }
   return skipped;
 }

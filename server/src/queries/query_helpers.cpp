@@ -3,7 +3,6 @@
 #include <shaderwatch/result_contract.h>
 
 #include "common/iso8601.h"
-#include "storage/reps_blob.h"
 
 #include <algorithm>
 

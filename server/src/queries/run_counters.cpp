@@ -5,6 +5,8 @@
 
 #include <shaderwatch/result_contract.h>
 
+#include "storage/result_sets.h"
+
 namespace shaderwatch {
 
 namespace contract = shaderwatch::contract;
@@ -23,77 +25,61 @@ double median_of(std::vector<double>& v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// Read in SQL: the counters column is a JSON object; parsing it in C++ for every row of a 10,000-point
-// series would cost more than the rest of the query.
-std::string counter(const sql::Conn& c, const char* name) { return c.json_number("r.counters", name); }
+// A counter of a row as a number (NAN where absent or not a number).
+double counter(const StoredRow& r, const char* name) {
+  const auto it = r.counters.find(name);
+  return it != r.counters.end() && it->is_number() ? it->get<double>() : NAN;
+}
 
 }  // namespace
 
 std::map<std::string, BenchmarkCounters> run_counters(sql::Conn& c, std::int64_t run_pk) {
-  struct Acc {
-    std::vector<double> p25, p75, roofline, copy_peak, err;
-    BenchmarkCounters out;
-  };
-  std::map<std::string, Acc> acc;
-  auto& st = c.q("SELECT bm.name, r.status, r.error_message, " + counter(c, contract::kP25Counter) + ", " +
-                 counter(c, contract::kP75Counter) + ", " + counter(c, contract::kPctOfPeakCounter) + ", " +
-                 counter(c, contract::kErrBoundRatioCounter) + ", " + counter(c, contract::kCheckRetriesCounter) + ", " +
-                 counter(c, contract::kPctOfRooflineCounter) +
-                 " FROM results r JOIN benchmarks bm ON bm.id=r.benchmark_id WHERE r.run_id=? AND"
-                 " r.run_type='iteration'");
-  st.bind(1, run_pk);
-  while (st.step()) {
-    Acc& a = acc[st.text(0)];
-    const RowStatus o = status_of(st.text(1));
-    std::string message = st.text(2);
-    if (o == RowStatus::Flake)
-      message = "flaky: " + (st.null(7) ? std::string("a") : std::to_string(st.i64(7))) + " failed checks, then one passed";
-    if (o >= a.out.outcome && o != RowStatus::Pass) a.out.outcome = o, a.out.message = std::move(message);
-    const auto add = [&](std::vector<double>& v, int col, double scale) {
-      if (!st.null(col)) v.push_back(st.f64(col) * scale);
-    };
-    add(a.p25, 3, 1e3);  // the counters are in microseconds
-    add(a.p75, 4, 1e3);
-    add(a.copy_peak, 5, 1);
-    add(a.roofline, 8, 1);
-    add(a.err, 6, 1);
-  }
   std::map<std::string, BenchmarkCounters> out;
-  for (auto& [name, a] : acc) {
-    a.out.p25_ns = median_of(a.p25);
-    a.out.p75_ns = median_of(a.p75);
-    a.out.pct_of_roofline = median_of(a.roofline);
-    a.out.pct_of_copy_peak = median_of(a.copy_peak);
-    a.out.err_bound_ratio = median_of(a.err);
-    out.emplace(name, std::move(a.out));
+  for (const auto& b : run_rows(c, run_pk)) {
+    std::vector<double> p25, p75, roofline, copy_peak, err;
+    BenchmarkCounters k;
+    bool iteration = false;
+    for (const auto& r : b.rows) {
+      if (r.aggregate) continue;
+      iteration = true;
+      std::string message = r.error_message;
+      if (r.status == RowStatus::Flake) {
+        const double retries = counter(r, contract::kCheckRetriesCounter);
+        message = "flaky: " + (std::isnan(retries) ? std::string("a") : std::to_string(static_cast<std::int64_t>(retries))) +
+                  " failed checks, then one passed";
+      }
+      if (r.status >= k.outcome && r.status != RowStatus::Pass) k.outcome = r.status, k.message = std::move(message);
+      const auto add = [&](std::vector<double>& v, const char* name, double scale) {
+        if (const double x = counter(r, name); !std::isnan(x)) v.push_back(x * scale);
+      };
+      add(p25, contract::kP25Counter, 1e3);  // the counters are in microseconds
+      add(p75, contract::kP75Counter, 1e3);
+      add(copy_peak, contract::kPctOfPeakCounter, 1);
+      add(roofline, contract::kPctOfRooflineCounter, 1);
+      add(err, contract::kErrBoundRatioCounter, 1);
+    }
+    if (!iteration) continue;
+    k.p25_ns = median_of(p25);
+    k.p75_ns = median_of(p75);
+    k.pct_of_roofline = median_of(roofline);
+    k.pct_of_copy_peak = median_of(copy_peak);
+    k.err_bound_ratio = median_of(err);
+    out.emplace(b.name, std::move(k));
   }
   return out;
 }
 
 std::map<std::int64_t, std::pair<double, double>> run_quartiles(sql::Conn& c, const std::vector<std::int64_t>& runs,
                                                                 std::int64_t benchmark_id) {
-  std::map<std::int64_t, std::pair<std::vector<double>, std::vector<double>>> acc;
-  // In chunks of a fixed size, so there is one statement to cache (the tail padded with the first id).
-  constexpr std::size_t kChunk = 64;
-  std::string in;
-  for (std::size_t i = 0; i < kChunk; ++i) in += i ? ",?" : "?";
-  auto& st = c.q("SELECT r.run_id, " + counter(c, contract::kP25Counter) + ", " + counter(c, contract::kP75Counter) +
-                 " FROM results r WHERE r.benchmark_id=? AND r.run_id IN (" + in + ") AND r.run_type='iteration' AND"
-                 " r.error_occurred=0");
-  for (std::size_t from = 0; from < runs.size(); from += kChunk) {
-    st.reset();
-    st.bind(1, benchmark_id);
-    for (std::size_t i = 0; i < kChunk; ++i)
-      st.bind(static_cast<int>(i) + 2, runs[from + i < runs.size() ? from + i : from]);
-    while (st.step()) {
-      auto& [p25, p75] = acc[st.i64(0)];
-      if (!st.null(1)) p25.push_back(st.f64(1) * 1e3);
-      if (!st.null(2)) p75.push_back(st.f64(2) * 1e3);
-    }
-  }
+  auto rows = benchmark_rows_in_runs(c, runs, benchmark_id);
   std::map<std::int64_t, std::pair<double, double>> out;
   for (const auto run : runs) {
-    auto& [p25, p75] = acc[run];
+    std::vector<double> p25, p75;
+    for (const auto& r : rows[run]) {
+      if (r.aggregate || r.error) continue;
+      if (const double x = counter(r, contract::kP25Counter); !std::isnan(x)) p25.push_back(x * 1e3);
+      if (const double x = counter(r, contract::kP75Counter); !std::isnan(x)) p75.push_back(x * 1e3);
+    }
     out[run] = {median_of(p25), median_of(p75)};
   }
   return out;

@@ -11,13 +11,13 @@ namespace shaderwatch {
 namespace {
 
 // Parents before children, so every foreign key finds its row; each in its key's order. Every table but
-// points has an id column of its own.
+// result_sets, points and run_compiled has an id column of its own.
 struct Table {
   const char* name;
   const char* key = "id";
 };
-constexpr Table kTables[] = {{"tokens"}, {"gpus"}, {"benchmarks"}, {"series"}, {"runs"}, {"results"},
-                             {"points", "series_id, started_ms, run_id"}, {"alerts"},
+constexpr Table kTables[] = {{"tokens"}, {"gpus"}, {"benchmarks"}, {"series"}, {"runs"}, {"row_shapes"},
+                             {"result_sets", "run_id, benchmark_id"}, {"points", "series_id, started_ms, run_id"}, {"alerts"},
                              {"compiled"}, {"run_compiled", "run_id, kernel"}};
 
 std::uint64_t count_rows(sql::Conn& c, const std::string& table) {

@@ -1,6 +1,7 @@
 // The schema and its migrations.
 #include "storage/migrations.h"
 
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/driver_identity.h"
+#include "storage/result_sets.h"
 
 using nlohmann::json;
 
@@ -98,6 +100,60 @@ CREATE INDEX alerts_state ON alerts(state, id);
 CREATE INDEX alerts_run ON alerts(run_id);
 )SQL"));
   c.follow_copied_ids("alerts");
+}
+
+// 9: a benchmark's rows of a run packed together (result_sets, row_shapes: storage/stored_rows.h) instead of a
+// table row each, and a point's repetitions read from its pack instead of a copy of their own. Rows are packed
+// in document order; results never kept aggregate_unit, which only the rule for a point's repetitions reads
+// (its median or mean aggregate, where a run has no iteration row): Google Benchmark writes both in time.
+void pack_result_rows(sql::Conn& c) {
+  std::map<std::string, std::int64_t> committed;
+  ShapeIds shapes(committed);
+  std::vector<std::int64_t> runs;
+  auto& ids = c.q("SELECT id FROM runs ORDER BY id");
+  while (ids.step()) runs.push_back(ids.i64(0));
+  ids.reset();
+  // A run at a time: read whole, then written (PostgreSQL's statements do not read and write mid-step).
+  auto& st = c.q("SELECT benchmark_id, idx, run_type, aggregate_name, repetition_index, repetitions, threads,"
+                 " iterations, real_ns, cpu_ns, time_unit, label, error_occurred, error_message, counters, status"
+                 " FROM results WHERE run_id=? ORDER BY benchmark_id, idx");
+  for (const auto run : runs) {
+    std::vector<std::pair<std::int64_t, StoredRow>> read;
+    st.reset();
+    st.bind(1, run);
+    while (st.step()) {
+      StoredRow r;
+      r.idx = st.i64(1);
+      r.aggregate = st.text(2) == "aggregate";
+      if (!st.null(3)) r.aggregate_name = st.text(3);
+      if (r.aggregate && (r.aggregate_name == "median" || r.aggregate_name == "mean")) r.aggregate_unit = "time";
+      r.repetition_index = st.i64(4);
+      r.repetitions = st.i64(5);
+      r.threads = st.i64(6);
+      r.iterations = st.i64(7);
+      if (!st.null(8)) r.real_ns = st.f64(8);
+      if (!st.null(9)) r.cpu_ns = st.f64(9);
+      r.time_unit = st.text(10);
+      r.label = st.text(11);
+      r.error = st.i64(12) != 0;
+      r.error_message = st.text(13);
+      r.counters = json::parse(st.text(14));
+      r.status = contract::row_status_from_word(st.text(15)).value_or(contract::RowStatus::Fail);
+      read.emplace_back(st.i64(0), std::move(r));
+    }
+    st.reset();
+    std::vector<BenchmarkPack> packs;
+    std::vector<StoredRow> rows;
+    for (std::size_t i = 0; i < read.size(); ++i) {
+      rows.push_back(std::move(read[i].second));
+      if (i + 1 == read.size() || read[i + 1].first != read[i].first) {
+        packs.push_back({read[i].first, pack_rows(rows)});
+        rows.clear();
+      }
+    }
+    if (!packs.empty()) insert_result_sets(c, run, packs, shapes);
+  }
+  c.exec("DROP TABLE results; ALTER TABLE points DROP COLUMN reps;");
 }
 
 // Schema migrations, applied in order at start; the schema version records how many ran. Written in
@@ -230,6 +286,21 @@ ALTER TABLE points ADD COLUMN spirv TEXT NOT NULL DEFAULT '';
 ALTER TABLE run_compiled ADD COLUMN operation TEXT NOT NULL DEFAULT '';
 )SQL",
      backfill_point_spirv},
+    // 9: see pack_result_rows.
+    {R"SQL(
+CREATE TABLE row_shapes(
+  id INTEGER PRIMARY KEY,
+  sha256 TEXT NOT NULL UNIQUE,         -- of shape
+  shape BLOB NOT NULL);                -- storage/stored_rows.h: the rows of a pack but their numbers
+CREATE TABLE result_sets(
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  benchmark_id INTEGER NOT NULL REFERENCES benchmarks(id),
+  first_idx INTEGER NOT NULL,          -- the idx of its first row; the shape keeps the others' from it
+  shape_id INTEGER NOT NULL REFERENCES row_shapes(id),
+  packed BLOB NOT NULL,                -- the rows' numbers
+  PRIMARY KEY(run_id, benchmark_id)) WITHOUT ROWID;
+)SQL",
+     pack_result_rows},
 };
 
 }  // namespace

@@ -1,20 +1,19 @@
 #include "storage/run_points.h"
 
-#include <shaderwatch/result_contract.h>
-
-#include "storage/reps_blob.h"
+#include "storage/result_sets.h"
 
 namespace shaderwatch {
 
 std::map<std::string, RunPoint> run_points(sql::Conn& c, std::int64_t pk) {
   std::map<std::string, RunPoint> m;
-  auto& st = c.q("SELECT bm.name, p.value_ns, p.reps, p.n_errors, p.series_id, p.spirv FROM points p"
+  auto reps = point_repetition_times(c, pk);
+  auto& st = c.q("SELECT bm.name, p.value_ns, p.n_errors, p.series_id, p.spirv FROM points p"
                  " JOIN series s ON s.id=p.series_id JOIN benchmarks bm ON bm.id=s.benchmark_id"
                  " WHERE p.run_id=?");
   st.bind(1, pk);
   while (st.step())
-    m[st.text(0)] = {st.null(1) ? NAN : st.f64(1), unpack_reps(st.blob(2)), static_cast<int>(st.i64(3)),
-                     st.i64(4), st.text(5)};
+    m[st.text(0)] = {st.null(1) ? NAN : st.f64(1), std::move(reps[st.i64(3)]), static_cast<int>(st.i64(2)), st.i64(3),
+                     st.text(4)};
   return m;
 }
 

@@ -1,0 +1,147 @@
+#include "storage/number_codec.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <system_error>
+
+namespace shaderwatch::codec {
+
+namespace {
+
+// Header bytes. Below kRaw: a decimal, 0x40 its sign, the low six bits its exponent + kExpBias.
+constexpr unsigned char kSign = 0x40, kExpMask = 0x3F;
+constexpr int kExpBias = 32;
+constexpr unsigned char kRaw = 0x80, kUnsigned = 0x81, kNegative = 0x82;
+
+std::size_t varint_size(std::uint64_t v) {
+  std::size_t n = 1;
+  while (v >= 0x80) v >>= 7, ++n;
+  return n;
+}
+
+void put_raw(std::string& out, double v) {
+  out.push_back(static_cast<char>(kRaw));
+  char b[8];
+  std::memcpy(b, &v, 8);  // little-endian on every target (x86-64, aarch64)
+  out.append(b, 8);
+}
+
+// Powers of ten a double holds exactly: digits * or / one of them is rounded once, so correctly (Clinger's fast path).
+constexpr double kExactPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+double decimal_value(bool negative, std::uint64_t digits, int exp) {
+  double v;
+  if (digits < (std::uint64_t{1} << 53) && exp >= -22 && exp <= 22) {
+    v = static_cast<double>(digits);
+    v = exp >= 0 ? v * kExactPow10[exp] : v / kExactPow10[-exp];
+  } else {
+    std::string text = std::to_string(digits);
+    text += 'e';
+    text += std::to_string(exp);
+    const auto parsed = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (parsed.ec != std::errc()) throw Corrupt("a stored decimal does not read as a double");
+  }
+  return negative ? -v : v;
+}
+
+unsigned char get_byte(std::string_view& in) {
+  if (in.empty()) throw Corrupt("packed numbers end early");
+  const auto b = static_cast<unsigned char>(in.front());
+  in.remove_prefix(1);
+  return b;
+}
+
+}  // namespace
+
+void put_varint(std::string& out, std::uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+std::uint64_t get_varint(std::string_view& in) {
+  std::uint64_t v = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    const unsigned char b = get_byte(in);
+    v |= static_cast<std::uint64_t>(b & 0x7F) << shift;
+    if (!(b & 0x80)) return v;
+  }
+  throw Corrupt("a packed varint is longer than 64 bits");
+}
+
+void put_double(std::string& out, double v) {
+  if (!std::isfinite(v)) return put_raw(out, v);
+  // The shortest decimal that reads back as v, in scientific form: "-1.2128000000000002e+01".
+  char text[64];
+  const auto r = std::to_chars(text, text + sizeof text, v, std::chars_format::scientific);
+  const char* p = text;
+  const bool negative = *p == '-';
+  if (negative) ++p;
+  std::uint64_t digits = 0;
+  int n = 0;
+  for (; *p != 'e'; ++p) {
+    if (*p == '.') continue;
+    digits = digits * 10 + static_cast<std::uint64_t>(*p - '0');
+    ++n;
+  }
+  int exp10 = 0;
+  std::from_chars(p + (p[1] == '+' ? 2 : 1), r.ptr, exp10);
+  const int exp = exp10 - (n - 1);
+  if (exp < -kExpBias || exp > kExpMask - kExpBias || 1 + varint_size(digits) >= 9) return put_raw(out, v);
+  out.push_back(static_cast<char>((negative ? kSign : 0) | (exp + kExpBias)));
+  put_varint(out, digits);
+}
+
+double get_double(std::string_view& in) {
+  const unsigned char h = get_byte(in);
+  if (h == kRaw) {
+    if (in.size() < 8) throw Corrupt("a packed double ends early");
+    double v;
+    std::memcpy(&v, in.data(), 8);
+    in.remove_prefix(8);
+    return v;
+  }
+  if (h > kRaw) throw Corrupt("a packed double has header " + std::to_string(h));
+  return decimal_value(h & kSign, get_varint(in), (h & kExpMask) - kExpBias);
+}
+
+void put_json_number(std::string& out, const nlohmann::json& v) {
+  if (v.is_number_unsigned()) {
+    out.push_back(static_cast<char>(kUnsigned));
+    put_varint(out, v.get<std::uint64_t>());
+  } else if (v.is_number_integer()) {
+    const auto i = v.get<std::int64_t>();
+    if (i >= 0) {
+      out.push_back(static_cast<char>(kUnsigned));
+      put_varint(out, static_cast<std::uint64_t>(i));
+    } else {
+      out.push_back(static_cast<char>(kNegative));
+      put_varint(out, static_cast<std::uint64_t>(-(i + 1)));
+    }
+  } else if (v.is_number_float()) {
+    put_double(out, v.get<double>());
+  } else {
+    throw std::invalid_argument("not a JSON number: " + v.dump());
+  }
+}
+
+nlohmann::json get_json_number(std::string_view& in) {
+  if (in.empty()) throw Corrupt("packed numbers end early");
+  const auto h = static_cast<unsigned char>(in.front());
+  if (h == kUnsigned) {
+    in.remove_prefix(1);
+    return get_varint(in);
+  }
+  if (h == kNegative) {
+    in.remove_prefix(1);
+    return -static_cast<std::int64_t>(get_varint(in)) - 1;
+  }
+  return get_double(in);
+}
+
+}  // namespace shaderwatch::codec

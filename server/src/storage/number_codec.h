@@ -1,0 +1,32 @@
+// Numbers in few bytes, read back bit for bit: the codec of the packed rows (stored_rows.h).
+// A double is kept as the shortest decimal that reads back as it (std::to_chars): a header byte (sign and a
+// small exponent) and its digits as a varint, so a time posted as "12345.678901" costs 7 bytes, not 8 plus
+// a row's worth of table; a double whose decimal is no shorter than 8 bytes, or a NaN or infinity, is kept raw.
+// JSON's integers keep their kind, so a counter posted as 5 is answered as 5, not 5.0.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace shaderwatch::codec {
+
+// Damaged or foreign bytes: what was being read and where.
+struct Corrupt : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void put_varint(std::string& out, std::uint64_t v);
+void put_double(std::string& out, double v);
+// A JSON number (unsigned, integer or float), its kind kept.
+void put_json_number(std::string& out, const nlohmann::json& v);
+
+// Reads from the front of `in`, advancing it; throws Corrupt past its end or on an unknown header.
+std::uint64_t get_varint(std::string_view& in);
+double get_double(std::string_view& in);
+nlohmann::json get_json_number(std::string_view& in);
+
+}  // namespace shaderwatch::codec

@@ -1,0 +1,100 @@
+#include "storage/result_sets.h"
+
+#include <algorithm>
+
+#include "common/sha256.h"
+#include "storage/bulk_insert.h"
+
+namespace shaderwatch {
+
+namespace {
+
+std::vector<StoredRow> unpack_in_order(const sql::Stmt& st, int first) {
+  auto rows = unpack_rows(st.i64(first), st.blob(first + 1), st.blob(first + 2));
+  std::stable_sort(rows.begin(), rows.end(), [](const StoredRow& a, const StoredRow& b) { return a.idx < b.idx; });
+  return rows;
+}
+
+}  // namespace
+
+std::int64_t ShapeIds::id(sql::Conn& c, const std::string& shape) {
+  if (const auto it = committed_.find(shape); it != committed_.end()) return it->second;
+  if (const auto it = fresh_.find(shape); it != fresh_.end()) return it->second;
+  const std::string sha = sha256_hex(shape);
+  c.q("INSERT INTO row_shapes(sha256, shape) VALUES(?,?) ON CONFLICT DO NOTHING")
+      .bind(1, sha).bind_blob(2, shape.data(), shape.size()).run();
+  auto& st = c.q("SELECT id FROM row_shapes WHERE sha256=?");
+  st.bind(1, sha);
+  if (!st.step()) throw sql::Error("row shape " + sha + " was not stored");
+  const auto id = st.i64(0);
+  st.reset();
+  fresh_.emplace(shape, id);
+  return id;
+}
+
+void ShapeIds::commit() {
+  // A suite's shapes repeat run after run; new kernels and labels add some. Bounded, not forever.
+  constexpr std::size_t kMostCached = 100000;
+  if (committed_.size() + fresh_.size() > kMostCached) committed_.clear();
+  committed_.insert(fresh_.begin(), fresh_.end());
+  fresh_.clear();
+}
+
+void insert_result_sets(sql::Conn& c, std::int64_t run_pk, const std::vector<BenchmarkPack>& packs, ShapeIds& shapes) {
+  sql::BulkInsert ins(c, "INSERT INTO result_sets(run_id, benchmark_id, first_idx, shape_id, packed)", 5);
+  for (const auto& p : packs)
+    ins.add({run_pk, p.benchmark_id, p.rows.first_idx, shapes.id(c, p.rows.shape), sql::Blob{p.rows.values}});
+  ins.finish();
+}
+
+std::vector<BenchmarkRows> run_rows(sql::Conn& c, std::int64_t run_pk) {
+  auto& st = c.q("SELECT rs.benchmark_id, bm.name, rs.first_idx, sh.shape, rs.packed FROM result_sets rs"
+                 " JOIN benchmarks bm ON bm.id=rs.benchmark_id JOIN row_shapes sh ON sh.id=rs.shape_id"
+                 " WHERE rs.run_id=? ORDER BY bm.name");
+  st.bind(1, run_pk);
+  std::vector<BenchmarkRows> out;
+  while (st.step()) out.push_back({st.i64(0), st.text(1), unpack_in_order(st, 2)});
+  return out;
+}
+
+std::vector<StoredRow> benchmark_rows(sql::Conn& c, std::int64_t run_pk, std::int64_t benchmark_id) {
+  auto& st = c.q("SELECT rs.first_idx, sh.shape, rs.packed FROM result_sets rs JOIN row_shapes sh ON sh.id=rs.shape_id"
+                 " WHERE rs.run_id=? AND rs.benchmark_id=?");
+  st.bind(1, run_pk).bind(2, benchmark_id);
+  std::vector<StoredRow> rows;
+  if (st.step()) rows = unpack_in_order(st, 0);
+  st.reset();
+  return rows;
+}
+
+std::map<std::int64_t, std::vector<double>> point_repetition_times(sql::Conn& c, std::int64_t run_pk) {
+  auto& st = c.q("SELECT p.series_id, rs.first_idx, sh.shape, rs.packed FROM points p JOIN series s ON s.id=p.series_id"
+                 " JOIN result_sets rs ON rs.run_id=p.run_id AND rs.benchmark_id=s.benchmark_id"
+                 " JOIN row_shapes sh ON sh.id=rs.shape_id WHERE p.run_id=?");
+  st.bind(1, run_pk);
+  std::map<std::int64_t, std::vector<double>> out;
+  while (st.step()) out[st.i64(0)] = repetition_times(unpack_rows(st.i64(1), st.blob(2), st.blob(3), false));
+  return out;
+}
+
+std::map<std::int64_t, std::vector<StoredRow>> benchmark_rows_in_runs(sql::Conn& c, const std::vector<std::int64_t>& runs,
+                                                                      std::int64_t benchmark_id) {
+  // In chunks of a fixed size, so there is one statement to cache (the tail padded with the first id).
+  constexpr std::size_t kChunk = 64;
+  std::string in;
+  for (std::size_t i = 0; i < kChunk; ++i) in += i ? ",?" : "?";
+  auto& st = c.q("SELECT rs.run_id, rs.first_idx, sh.shape, rs.packed FROM result_sets rs JOIN row_shapes sh ON"
+                 " sh.id=rs.shape_id WHERE rs.benchmark_id=? AND rs.run_id IN (" + in + ")");
+  std::map<std::int64_t, std::vector<StoredRow>> out;
+  for (std::size_t from = 0; from < runs.size(); from += kChunk) {
+    st.reset();
+    st.bind(1, benchmark_id);
+    for (std::size_t i = 0; i < kChunk; ++i)
+      st.bind(static_cast<int>(i) + 2, runs[from + i < runs.size() ? from + i : from]);
+    while (st.step()) out[st.i64(0)] = unpack_in_order(st, 1);
+  }
+  st.reset();
+  return out;
+}
+
+}  // namespace shaderwatch

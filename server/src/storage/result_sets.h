@@ -1,0 +1,49 @@
+// Where a run's rows live: one pack per benchmark (stored_rows.h) in table result_sets, its shape in row_shapes,
+// stored once for every pack that has it. Written by ingest and the migration, read by every query of raw rows.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "storage/sql.h"
+#include "storage/stored_rows.h"
+
+namespace shaderwatch {
+
+// Shape ids by shape: those committed (shared across transactions) and those made in the open transaction,
+// which become committed only with it (commit()).
+class ShapeIds {
+ public:
+  explicit ShapeIds(std::map<std::string, std::int64_t>& committed) : committed_(committed) {}
+  std::int64_t id(sql::Conn& c, const std::string& shape);
+  void commit();
+
+ private:
+  std::map<std::string, std::int64_t>& committed_;
+  std::map<std::string, std::int64_t> fresh_;
+};
+
+struct BenchmarkPack {
+  std::int64_t benchmark_id = 0;
+  PackedRows rows;
+};
+void insert_result_sets(sql::Conn& c, std::int64_t run_pk, const std::vector<BenchmarkPack>& packs, ShapeIds& shapes);
+
+struct BenchmarkRows {
+  std::int64_t benchmark_id = 0;
+  std::string name;
+  std::vector<StoredRow> rows;  // in document order
+};
+// Every benchmark's rows in the run, by benchmark name.
+std::vector<BenchmarkRows> run_rows(sql::Conn& c, std::int64_t run_pk);
+// One benchmark's rows in the run (none where it has none).
+std::vector<StoredRow> benchmark_rows(sql::Conn& c, std::int64_t run_pk, std::int64_t benchmark_id);
+// The repetition times (repetition_times()) of each of the run's points, by series id.
+std::map<std::int64_t, std::vector<double>> point_repetition_times(sql::Conn& c, std::int64_t run_pk);
+// One benchmark's rows in each of the runs `runs`, by run.
+std::map<std::int64_t, std::vector<StoredRow>> benchmark_rows_in_runs(sql::Conn& c, const std::vector<std::int64_t>& runs,
+                                                                      std::int64_t benchmark_id);
+
+}  // namespace shaderwatch

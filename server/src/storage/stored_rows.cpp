@@ -1,0 +1,246 @@
+#include "storage/stored_rows.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "storage/number_codec.h"
+
+namespace shaderwatch {
+
+namespace {
+
+using codec::Corrupt;
+using nlohmann::json;
+
+constexpr unsigned char kShapeVersion = 1;
+// A row's flags in its shape.
+constexpr unsigned char kAggregate = 1, kHasAggregateName = 2, kError = 4;
+// How a column of numbers is kept: nowhere (no row has it), once (every row that has it holds the same), once
+// per row that has it, or (CPU time only) not at all because it equals the real time on every row.
+enum class Mode : unsigned char { Absent = 0, Once = 1, PerRow = 2, AsReal = 3 };
+
+void put_zigzag(std::string& out, std::int64_t v) {
+  codec::put_varint(out, (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63));
+}
+std::int64_t get_zigzag(std::string_view& in) {
+  const auto u = codec::get_varint(in);
+  return static_cast<std::int64_t>(u >> 1) ^ -static_cast<std::int64_t>(u & 1);
+}
+void put_text(std::string& out, std::string_view s) {
+  codec::put_varint(out, s.size());
+  out.append(s);
+}
+std::string get_text(std::string_view& in) {
+  const auto n = codec::get_varint(in);
+  if (n > in.size()) throw Corrupt("a packed text ends early");
+  std::string s(in.substr(0, n));
+  in.remove_prefix(n);
+  return s;
+}
+unsigned char get_byte(std::string_view& in) {
+  if (in.empty()) throw Corrupt("a row shape ends early");
+  const auto b = static_cast<unsigned char>(in.front());
+  in.remove_prefix(1);
+  return b;
+}
+
+// A column: which rows have a value (all of them, or the listed ones) and how the values are kept.
+struct Column {
+  Mode mode = Mode::Absent;
+  std::vector<std::size_t> rows;  // the rows that have a value, in order
+};
+
+template <class Get, class Same>
+Column column_of(std::size_t n_rows, Get has, Same same) {
+  Column c;
+  for (std::size_t i = 0; i < n_rows; ++i)
+    if (has(i)) c.rows.push_back(i);
+  if (c.rows.empty()) return c;
+  c.mode = Mode::Once;
+  for (std::size_t k = 1; k < c.rows.size(); ++k)
+    if (!same(c.rows[0], c.rows[k])) c.mode = Mode::PerRow;
+  return c;
+}
+
+void put_column(std::string& shape, const Column& c, std::size_t n_rows) {
+  shape.push_back(static_cast<char>(c.mode));
+  if (c.mode == Mode::Absent) return;
+  if (c.rows.size() == n_rows) return codec::put_varint(shape, 0);  // every row
+  codec::put_varint(shape, c.rows.size());
+  for (const auto r : c.rows) codec::put_varint(shape, r);
+}
+Column get_column(std::string_view& shape, std::size_t n_rows) {
+  Column c;
+  const auto mode = get_byte(shape);
+  if (mode > static_cast<unsigned char>(Mode::AsReal)) throw Corrupt("a row shape has column mode " + std::to_string(mode));
+  c.mode = static_cast<Mode>(mode);
+  if (c.mode == Mode::Absent) return c;
+  const auto n = codec::get_varint(shape);
+  if (n > n_rows) throw Corrupt("a row shape's column names more rows than it has");
+  if (n == 0) {
+    for (std::size_t i = 0; i < n_rows; ++i) c.rows.push_back(i);
+  } else {
+    for (std::uint64_t k = 0; k < n; ++k) {
+      const auto r = codec::get_varint(shape);
+      if (r >= n_rows) throw Corrupt("a row shape's column names row " + std::to_string(r) + " of " + std::to_string(n_rows));
+      c.rows.push_back(r);
+    }
+  }
+  return c;
+}
+
+// Bitwise sameness: 0.0 and -0.0 differ, a NaN equals itself.
+bool same_double(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+}  // namespace
+
+PackedRows pack_rows(const std::vector<StoredRow>& rows) {
+  if (rows.empty()) throw std::invalid_argument("pack_rows: no rows");
+  PackedRows p;
+  p.first_idx = rows.front().idx;
+  const std::size_t n = rows.size();
+  std::string& s = p.shape;
+  s.push_back(static_cast<char>(kShapeVersion));
+  codec::put_varint(s, n);
+  for (const auto& r : rows) {
+    put_zigzag(s, r.idx - p.first_idx);
+    s.push_back(static_cast<char>((r.aggregate ? kAggregate : 0) | (r.aggregate_name ? kHasAggregateName : 0) |
+                                  (r.error ? kError : 0)));
+    if (r.aggregate_name) put_text(s, *r.aggregate_name);
+    put_text(s, r.aggregate_unit);
+    for (const auto v : {r.repetition_index, r.repetitions, r.threads, r.iterations}) put_zigzag(s, v);
+    put_text(s, r.time_unit);
+    put_text(s, r.label);
+    put_text(s, r.error_message);
+    put_text(s, contract::row_status_word(r.status));
+  }
+  // The numbers, a column at a time: real time, CPU time, then each counter by name.
+  const auto put_values = [&](const Column& c, auto put_one) {
+    if (c.mode == Mode::Once) put_one(c.rows.front());
+    if (c.mode == Mode::PerRow)
+      for (const auto r : c.rows) put_one(r);
+  };
+  const Column real = column_of(n, [&](std::size_t i) { return rows[i].real_ns.has_value(); },
+                                [&](std::size_t a, std::size_t b) { return same_double(*rows[a].real_ns, *rows[b].real_ns); });
+  Column cpu = column_of(n, [&](std::size_t i) { return rows[i].cpu_ns.has_value(); },
+                         [&](std::size_t a, std::size_t b) { return same_double(*rows[a].cpu_ns, *rows[b].cpu_ns); });
+  if (cpu.mode != Mode::Absent && cpu.rows == real.rows) {
+    bool as_real = true;
+    for (const auto r : cpu.rows) as_real = as_real && same_double(*rows[r].cpu_ns, *rows[r].real_ns);
+    if (as_real) cpu.mode = Mode::AsReal;
+  }
+  put_column(s, real, n);
+  put_values(real, [&](std::size_t r) { codec::put_double(p.values, *rows[r].real_ns); });
+  put_column(s, cpu, n);
+  put_values(cpu, [&](std::size_t r) { codec::put_double(p.values, *rows[r].cpu_ns); });
+  // Counter names: the union over the rows, sorted (the rows' objects are sorted maps).
+  std::vector<std::string> names;
+  for (const auto& r : rows)
+    for (auto it = r.counters.begin(); it != r.counters.end(); ++it) names.push_back(it.key());
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  codec::put_varint(s, names.size());
+  for (const auto& name : names) {
+    const auto value = [&](std::size_t i) -> const json* {
+      const auto it = rows[i].counters.find(name);
+      return it == rows[i].counters.end() ? nullptr : &*it;
+    };
+    const Column c = column_of(n, [&](std::size_t i) { return value(i) != nullptr; },
+                               [&](std::size_t a, std::size_t b) {
+                                 const json &x = *value(a), &y = *value(b);
+                                 if (x.type() != y.type()) return false;
+                                 return x.is_number_float() ? same_double(x.get<double>(), y.get<double>()) : x == y;
+                               });
+    put_text(s, name);
+    put_column(s, c, n);
+    put_values(c, [&](std::size_t r) { codec::put_json_number(p.values, *value(r)); });
+  }
+  return p;
+}
+
+std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shape, std::string_view values,
+                                   bool counters) {
+  const auto version = get_byte(shape);
+  if (version != kShapeVersion) throw Corrupt("a row shape of version " + std::to_string(version) + ", not " +
+                                              std::to_string(kShapeVersion));
+  const auto n = codec::get_varint(shape);
+  if (n == 0 || n > shape.size()) throw Corrupt("a row shape of " + std::to_string(n) + " rows");
+  std::vector<StoredRow> rows(n);
+  for (auto& r : rows) {
+    r.idx = first_idx + get_zigzag(shape);
+    const auto flags = get_byte(shape);
+    r.aggregate = flags & kAggregate;
+    r.error = flags & kError;
+    if (flags & kHasAggregateName) r.aggregate_name = get_text(shape);
+    r.aggregate_unit = get_text(shape);
+    for (auto* v : {&r.repetition_index, &r.repetitions, &r.threads, &r.iterations}) *v = get_zigzag(shape);
+    r.time_unit = get_text(shape);
+    r.label = get_text(shape);
+    r.error_message = get_text(shape);
+    const auto status = contract::row_status_from_word(get_text(shape));
+    if (!status) throw Corrupt("a row shape names an unknown row status");
+    r.status = *status;
+  }
+  const auto get_values = [&](const Column& c, auto set) {
+    if (c.mode == Mode::Once) {
+      const std::string_view start = values;
+      set(c.rows.front(), values);  // read once, then again for each other row
+      for (std::size_t k = 1; k < c.rows.size(); ++k) {
+        std::string_view again = start;
+        set(c.rows[k], again);
+      }
+    } else if (c.mode == Mode::PerRow) {
+      for (const auto r : c.rows) set(r, values);
+    }
+  };
+  const Column real = get_column(shape, n);
+  get_values(real, [&](std::size_t r, std::string_view& in) { rows[r].real_ns = codec::get_double(in); });
+  const Column cpu = get_column(shape, n);
+  if (cpu.mode == Mode::AsReal) {
+    for (const auto r : cpu.rows) rows[r].cpu_ns = rows[r].real_ns;
+  } else {
+    get_values(cpu, [&](std::size_t r, std::string_view& in) { rows[r].cpu_ns = codec::get_double(in); });
+  }
+  if (!counters) return rows;  // the counters come last
+  const auto n_counters = codec::get_varint(shape);
+  for (std::uint64_t k = 0; k < n_counters; ++k) {
+    const std::string name = get_text(shape);
+    const Column c = get_column(shape, n);
+    get_values(c, [&](std::size_t r, std::string_view& in) { rows[r].counters[name] = codec::get_json_number(in); });
+  }
+  if (!shape.empty() || !values.empty()) throw Corrupt("a pack has bytes past its rows");
+  return rows;
+}
+
+std::vector<double> repetition_times(const std::vector<const StoredRow*>& rows) {
+  std::vector<double> reps;
+  bool has_iteration = false;
+  const StoredRow *median = nullptr, *mean = nullptr;
+  for (const StoredRow* r : rows) {
+    const auto kind = contract::row_kind(r->status);
+    if (kind == contract::RowKind::ExpectedOutcome || kind == contract::RowKind::Unsupported) continue;
+    if (!r->aggregate) {
+      has_iteration = true;
+      if (!r->error && r->real_ns) reps.push_back(*r->real_ns);
+    } else if (r->aggregate_unit == "time" && r->real_ns && !r->error && r->aggregate_name) {
+      // The last of each, as a map keyed by name would keep.
+      if (*r->aggregate_name == "median") median = r;
+      if (*r->aggregate_name == "mean") mean = r;
+    }
+  }
+  if (reps.empty() && !has_iteration) {
+    if (median) reps.push_back(*median->real_ns);
+    else if (mean) reps.push_back(*mean->real_ns);
+  }
+  return reps;
+}
+
+std::vector<double> repetition_times(const std::vector<StoredRow>& rows) {
+  std::vector<const StoredRow*> p;
+  p.reserve(rows.size());
+  for (const auto& r : rows) p.push_back(&r);
+  return repetition_times(p);
+}
+
+}  // namespace shaderwatch

@@ -1,0 +1,56 @@
+// A benchmark's rows of one run as stored: packed together, not a table row each (issue 55: 158 bytes a
+// repetition as rows). A pack is two parts:
+// - its shape: everything but the numbers (each row's kind, names, counts, label, status, error; which numbers
+//   each row has). Runs of one suite repeat the same shapes, so a shape is stored once (table row_shapes) and
+//   pointed at by every pack that has it;
+// - its values: the rows' times and counters, in number_codec.h's few bytes each, one value for a column whose
+//   rows all hold the same, nothing for a CPU time equal to the real time.
+// unpack_rows gives back every field as posted, bit for bit (tests/server/stored_rows_test.cpp).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <shaderwatch/result_contract.h>
+
+namespace shaderwatch {
+
+// One row of a posted document, as the server keeps it.
+struct StoredRow {
+  std::int64_t idx = 0;                          // its position in the document's benchmarks array
+  bool aggregate = false;                        // run_type "aggregate" (else "iteration")
+  std::optional<std::string> aggregate_name;
+  std::string aggregate_unit;                    // "time", "percentage"; "" where not given
+  std::int64_t repetition_index = 0, repetitions = 0, threads = 1, iterations = 0;
+  std::optional<double> real_ns, cpu_ns;
+  std::string time_unit, label;
+  bool error = false;
+  std::string error_message;
+  contract::RowStatus status = contract::RowStatus::Pass;
+  nlohmann::json counters = nlohmann::json::object();  // user counters: name -> JSON number
+};
+
+struct PackedRows {
+  std::int64_t first_idx = 0;  // the rows' idx are kept relative to it, so packs of one suite share shapes
+  std::string shape, values;
+};
+
+// Rows of one benchmark, in document order (throws std::invalid_argument on an empty list or a counter that is
+// not a number).
+PackedRows pack_rows(const std::vector<StoredRow>& rows);
+// Throws codec::Corrupt on bytes that are not a pack. Without `counters`, the rows' counters stay empty (a
+// fraction of the work, where only times are read).
+std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shape, std::string_view values,
+                                   bool counters = true);
+
+// The repetitions' times (ns) that make the benchmark's point, by ingest's rule: its measured iteration rows'
+// real times; where it has no iteration row at all (aggregates-only output), the median aggregate, else the mean.
+// Rows of expected outcomes and unsupported kernels are no part of a point.
+std::vector<double> repetition_times(const std::vector<const StoredRow*>& rows);
+std::vector<double> repetition_times(const std::vector<StoredRow>& rows);
+
+}  // namespace shaderwatch

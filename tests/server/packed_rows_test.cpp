@@ -1,0 +1,229 @@
+// A run's rows packed per benchmark (storage/stored_rows.h, number_codec.h): every field back bit for bit, bad
+// bytes refused, and a database of schema 8 (a row each) packed by its migration with no answer changed.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "fixture_file.h"
+#include "storage/number_codec.h"
+#include "storage/stored_rows.h"
+#include "test_util.h"
+
+namespace {
+
+using nlohmann::json;
+using shaderwatch::StoredRow;
+using swt::cat;
+
+std::uint64_t bits(double v) {
+  std::uint64_t u;
+  std::memcpy(&u, &v, sizeof u);
+  return u;
+}
+
+TEST(NumberCodec, EveryFiniteDoubleAndJsonIntegerReadsBackBitForBit) {
+  std::vector<double> values = {0.0, -0.0, 1.0, 0.1, 12.128000000000002, 12.16, 1.0 / 3, 1e-320, -5e-324,
+                                std::numeric_limits<double>::max(), std::numeric_limits<double>::min(), 1e22, 1e23,
+                                123456789012345678.0, 9007199254740993.0, 2.5e-30, 7e30,
+                                std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                                std::numeric_limits<double>::quiet_NaN()};
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 200000; ++i) {
+    std::uint64_t u = rng();
+    double v;
+    std::memcpy(&v, &u, sizeof v);
+    values.push_back(v);
+    values.push_back(std::round(std::ldexp(static_cast<double>(u % 1000000000), -10) * 1e3) / 1e3);  // a few digits
+  }
+  std::string out;
+  for (const double v : values) shaderwatch::codec::put_double(out, v);
+  std::string_view in = out;
+  for (const double v : values) ASSERT_EQ(bits(shaderwatch::codec::get_double(in)), bits(v)) << v;
+  EXPECT_TRUE(in.empty());
+
+  std::string ints;
+  const std::vector<json> numbers = {json(0u), json(5u), json(std::numeric_limits<std::uint64_t>::max()), json(-1),
+                                     json(std::numeric_limits<std::int64_t>::min()), json(2.0), json(-0.0)};
+  for (const auto& n : numbers) shaderwatch::codec::put_json_number(ints, n);
+  in = ints;
+  for (const auto& n : numbers) {
+    const json back = shaderwatch::codec::get_json_number(in);
+    EXPECT_EQ(back.type(), n.is_number_integer() && n.get<std::int64_t>() >= 0 ? json::value_t::number_unsigned : n.type());
+    EXPECT_EQ(back.dump(), n.dump());
+  }
+}
+
+TEST(NumberCodec, ADecimalTimeCostsLessThanItsDouble) {
+  std::string out;
+  shaderwatch::codec::put_double(out, 12345.678901);  // the loadtest's "%.6f"
+  EXPECT_EQ(out.size(), 6u);
+  out.clear();
+  shaderwatch::codec::put_double(out, 12.16);  // a GPU time in microseconds
+  EXPECT_EQ(out.size(), 3u);
+}
+
+std::vector<StoredRow> sample_rows() {
+  std::vector<StoredRow> rows;
+  for (int i = 0; i < 5; ++i) {
+    StoredRow r;
+    r.idx = 40 + i;
+    r.repetition_index = i;
+    r.repetitions = 5;
+    r.iterations = 1;
+    r.real_ns = 12160.0 + i * 32.000000000000004;
+    r.cpu_ns = i == 2 ? std::optional<double>(3.48) : r.real_ns;
+    r.time_unit = "us";
+    r.label = "spirv:7ee3f9057fc10a53 stop:stable-median";
+    r.counters = {{"bytes_per_second", 1.2e12 / (1 + i)}, {"median_us", 12.16}, {"samples", 2468.0}, {"groups", 1u}};
+    if (i == 3) r.counters.erase("groups");
+    rows.push_back(r);
+  }
+  StoredRow err;
+  err.idx = 45;
+  err.error = true;
+  err.error_message = "pixel (3, 4) channel 1: 0.5 != 0.25";
+  err.status = shaderwatch::contract::RowStatus::Fail;
+  err.time_unit = "us";
+  err.counters = {{"err_bound_ratio", 7.5}, {"check_retries", -2}};
+  rows.push_back(err);
+  for (const char* name : {"mean", "median", "cv"}) {
+    StoredRow a;
+    a.idx = rows.back().idx + 1;
+    a.aggregate = true;
+    a.aggregate_name = name;
+    a.aggregate_unit = std::string(name) == "cv" ? "percentage" : "time";
+    a.repetitions = 5;
+    a.iterations = 5;
+    a.real_ns = std::string(name) == "cv" ? 0.0031 : 12224.0;
+    a.cpu_ns = -0.0;
+    a.time_unit = "us";
+    rows.push_back(a);
+  }
+  return rows;
+}
+
+void expect_same(const std::vector<StoredRow>& got, const std::vector<StoredRow>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const StoredRow &g = got[i], &w = want[i];
+    EXPECT_EQ(g.idx, w.idx);
+    EXPECT_EQ(g.aggregate, w.aggregate);
+    EXPECT_EQ(g.aggregate_name, w.aggregate_name);
+    EXPECT_EQ(g.aggregate_unit, w.aggregate_unit);
+    EXPECT_EQ(std::tie(g.repetition_index, g.repetitions, g.threads, g.iterations),
+              std::tie(w.repetition_index, w.repetitions, w.threads, w.iterations));
+    for (const auto& [a, b] : {std::pair(g.real_ns, w.real_ns), std::pair(g.cpu_ns, w.cpu_ns)}) {
+      ASSERT_EQ(a.has_value(), b.has_value()) << i;
+      if (a) {
+        EXPECT_EQ(bits(*a), bits(*b)) << i;
+      }
+    }
+    EXPECT_EQ(g.time_unit, w.time_unit);
+    EXPECT_EQ(g.label, w.label);
+    EXPECT_EQ(g.error, w.error);
+    EXPECT_EQ(g.error_message, w.error_message);
+    EXPECT_EQ(g.status, w.status);
+    EXPECT_EQ(g.counters.dump(), w.counters.dump()) << i;
+  }
+}
+
+TEST(PackedRows, EveryFieldOfEveryRowComesBack) {
+  const auto rows = sample_rows();
+  const auto p = shaderwatch::pack_rows(rows);
+  EXPECT_EQ(p.first_idx, 40);
+  expect_same(shaderwatch::unpack_rows(p.first_idx, p.shape, p.values), rows);
+  // Without counters: the same rows, their counters empty.
+  auto no_counters = rows;
+  for (auto& r : no_counters) r.counters = json::object();
+  expect_same(shaderwatch::unpack_rows(p.first_idx, p.shape, p.values, false), no_counters);
+  // Another run of the suite, other times, the same everything else: the same shape, so stored once.
+  auto again = rows;
+  for (auto& r : again)
+    if (r.real_ns && !r.aggregate) r.real_ns = *r.real_ns * 1.01, r.cpu_ns = r.cpu_ns == rows[0].cpu_ns ? r.real_ns : r.cpu_ns;
+  again[2].cpu_ns = 3.5;
+  for (auto& r : again) r.idx += 100;
+  const auto q = shaderwatch::pack_rows(again);
+  EXPECT_EQ(q.shape, p.shape);
+  EXPECT_NE(q.values, p.values);
+  expect_same(shaderwatch::unpack_rows(q.first_idx, q.shape, q.values), again);
+}
+
+TEST(PackedRows, BytesThatAreNotAPackAreRefused) {
+  const auto p = shaderwatch::pack_rows(sample_rows());
+  using shaderwatch::codec::Corrupt;
+  EXPECT_THROW(shaderwatch::unpack_rows(0, p.shape, p.values.substr(0, p.values.size() - 1)), Corrupt);
+  EXPECT_THROW(shaderwatch::unpack_rows(0, p.shape, p.values + "x"), Corrupt);
+  EXPECT_THROW(shaderwatch::unpack_rows(0, p.shape.substr(0, p.shape.size() / 2), p.values), Corrupt);
+  std::string newer = p.shape;
+  newer[0] = 2;
+  EXPECT_THROW(shaderwatch::unpack_rows(0, newer, p.values), Corrupt);
+  EXPECT_THROW(shaderwatch::pack_rows({}), std::invalid_argument);
+}
+
+TEST(PackedRows, APointsRepetitionsAreItsMeasuredIterationsOrElseItsMedianAggregate) {
+  const auto rows = sample_rows();
+  const auto reps = shaderwatch::repetition_times(rows);
+  ASSERT_EQ(reps.size(), 5u) << "the error row and the aggregates are no repetitions";
+  EXPECT_EQ(reps[1], *rows[1].real_ns);
+  std::vector<StoredRow> aggregates_only(rows.begin() + 6, rows.end());
+  EXPECT_EQ(shaderwatch::repetition_times(aggregates_only), std::vector<double>{12224.0}) << "the median";
+  auto skipped = rows;
+  for (auto& r : skipped) r.status = shaderwatch::contract::RowStatus::Xfail;
+  EXPECT_TRUE(shaderwatch::repetition_times(skipped).empty()) << "expected outcomes make no point";
+}
+
+// A database written a row at a time (schema 8) is packed at start, and answers every query as before: runs of
+// the bench's current format with its counters, an older format's, aggregates, alerts and verdicts.
+TEST(PackedRows, TheMigrationFromRowsChangesNoAnswer) {
+  swt::TempDir dir;
+  const std::string db = dir.db("rows.db");
+  std::vector<std::string> paths = {"/api/v1/runs?limit=1000", "/api/v1/alerts?limit=500", "/api/v1/summary",
+                                    "/api/v1/correctness", "/api/v1/series?limit=1000"};
+  std::map<std::string, json> before;
+  {
+    swt::TestServer s(db);
+    std::vector<std::string> ids;
+    for (const char* f : {"real/h200-86de8e8-r1.json.gz", "real/h200-86de8e8-r2.json.gz", "real/h200-run1.json"}) {
+      const std::string id = cat("real-", std::to_string(ids.size()));
+      auto r = s.post(swt::wrap(swt::read_fixture(f).dump(), id, cat("c", std::to_string(ids.size())),
+                                cat("2026-01-0", std::to_string(ids.size() + 1), "T00:00:00Z")));
+      ASSERT_TRUE(r);
+      ASSERT_EQ(r->status, 201) << r->body;
+      ids.push_back(id);
+    }
+    for (int i = 0; i < 12; ++i) {
+      const double level = i < 8 ? 1e5 : 1.3e5;  // a regression at run 8
+      const std::string id = cat("syn-", std::to_string(i));
+      auto r = s.post(swt::wrap(swt::make_doc({}, {{"a/b/1/cold", {level, level * 1.001, level * 0.999}},
+                                                   {"a/c/1/cold", {2e5, 2.001e5, 1.999e5}}}).dump(),
+                                id, cat("s", std::to_string(i)), cat("2026-02-", i < 9 ? "0" : "", std::to_string(i + 1), "T00:00:00Z")));
+      ASSERT_TRUE(r);
+      ASSERT_EQ(r->status, 201) << r->body;
+      ids.push_back(id);
+    }
+    for (const auto& id : ids)
+      for (const char* tail : {"", "/results?limit=10000", "/results?run_type=aggregate", "/verdict?dashboard=http%3A%2F%2Fdash.example"})
+        paths.push_back(cat("/api/v1/runs/", id, tail));
+    paths.push_back("/api/v1/compare?base=real-0&contender=real-1");
+    const json series = s.get("/api/v1/series?limit=1000")["series"];
+    for (std::size_t i = 0; i < series.size(); i += 50)
+      paths.push_back(cat("/api/v1/series/", std::to_string(series[i]["id"].get<std::int64_t>())));
+    for (const auto& p : paths) before[p] = s.get(p);
+    ASSERT_FALSE(before["/api/v1/alerts?limit=500"]["alerts"].empty()) << "the history has an alert";
+  }
+  {
+    auto c = shaderwatch::sql::connect(shaderwatch::sql::Location::parse(db), shaderwatch::sql::Role::Writer);
+    swt::set_back_to_schema(*c, 8);
+    auto& st = c->q("SELECT COUNT(*) FROM results");
+    ASSERT_TRUE(st.step());
+    EXPECT_GT(st.i64(0), 9000) << "the rows are rows again";
+    st.reset();
+  }
+  swt::TestServer s(db, {}, false);
+  for (const auto& p : paths) EXPECT_TRUE(s.get(p) == before[p]) << p;
+  auto c = shaderwatch::sql::connect(shaderwatch::sql::Location::parse(db), shaderwatch::sql::Role::Reader);
+  EXPECT_THROW(c->q("SELECT COUNT(*) FROM results").run(), shaderwatch::sql::Error) << "the table of rows is gone";
+}
+
+}  // namespace
