@@ -298,7 +298,7 @@ CREATE TABLE result_sets(
   first_idx INTEGER NOT NULL,          -- the idx of its first row; the shape keeps the others' from it
   shape_id INTEGER NOT NULL REFERENCES row_shapes(id),
   packed BLOB NOT NULL,                -- the rows' numbers
-  PRIMARY KEY(run_id, benchmark_id)) WITHOUT ROWID;
+  PRIMARY KEY(run_id, benchmark_id));  -- with a rowid: SQLite keeps a 1-2 KB pack in its page, not an overflow page
 )SQL",
      pack_result_rows},
 };

@@ -13,7 +13,7 @@ namespace {
 // Header bytes. Below kRaw: a decimal, 0x40 its sign, the low six bits its exponent + kExpBias.
 constexpr unsigned char kSign = 0x40, kExpMask = 0x3F;
 constexpr int kExpBias = 32;
-constexpr unsigned char kRaw = 0x80, kUnsigned = 0x81, kNegative = 0x82;
+constexpr unsigned char kRaw = 0x80, kUnsigned = 0x81, kNegative = 0x82, kRepeat = 0x83;
 
 std::size_t varint_size(std::uint64_t v) {
   std::size_t n = 1;
@@ -72,6 +72,14 @@ std::uint64_t get_varint(std::string_view& in) {
     if (!(b & 0x80)) return v;
   }
   throw Corrupt("a packed varint is longer than 64 bits");
+}
+
+void put_repeat(std::string& out) { out.push_back(static_cast<char>(kRepeat)); }
+
+bool take_repeat(std::string_view& in) {
+  if (in.empty() || static_cast<unsigned char>(in.front()) != kRepeat) return false;
+  in.remove_prefix(1);
+  return true;
 }
 
 void put_double(std::string& out, double v) {

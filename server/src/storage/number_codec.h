@@ -24,6 +24,12 @@ void put_double(std::string& out, double v);
 // A JSON number (unsigned, integer or float), its kind kept.
 void put_json_number(std::string& out, const nlohmann::json& v);
 
+// One byte for "the same number as the one before it" in a column of numbers (stored_rows.cpp): a counter that
+// holds one value over a benchmark's repetitions and another on its aggregates costs a byte a row, not nine.
+void put_repeat(std::string& out);
+// Whether `in` starts with that byte (then consumed).
+bool take_repeat(std::string_view& in);
+
 // Reads from the front of `in`, advancing it; throws Corrupt past its end or on an unknown header.
 std::uint64_t get_varint(std::string_view& in);
 double get_double(std::string_view& in);

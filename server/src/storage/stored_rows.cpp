@@ -116,24 +116,28 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
     put_text(s, contract::row_status_word(r.status));
   }
   // The numbers, a column at a time: real time, CPU time, then each counter by name.
-  const auto put_values = [&](const Column& c, auto put_one) {
+  // Per row, a value the same as the row's before it in the column is a repeat byte.
+  const auto put_values = [&](const Column& c, auto put_one, auto same) {
     if (c.mode == Mode::Once) put_one(c.rows.front());
     if (c.mode == Mode::PerRow)
-      for (const auto r : c.rows) put_one(r);
+      for (std::size_t k = 0; k < c.rows.size(); ++k) {
+        if (k > 0 && same(c.rows[k - 1], c.rows[k])) codec::put_repeat(p.values);
+        else put_one(c.rows[k]);
+      }
   };
-  const Column real = column_of(n, [&](std::size_t i) { return rows[i].real_ns.has_value(); },
-                                [&](std::size_t a, std::size_t b) { return same_double(*rows[a].real_ns, *rows[b].real_ns); });
-  Column cpu = column_of(n, [&](std::size_t i) { return rows[i].cpu_ns.has_value(); },
-                         [&](std::size_t a, std::size_t b) { return same_double(*rows[a].cpu_ns, *rows[b].cpu_ns); });
+  const auto same_real = [&](std::size_t a, std::size_t b) { return same_double(*rows[a].real_ns, *rows[b].real_ns); };
+  const auto same_cpu = [&](std::size_t a, std::size_t b) { return same_double(*rows[a].cpu_ns, *rows[b].cpu_ns); };
+  const Column real = column_of(n, [&](std::size_t i) { return rows[i].real_ns.has_value(); }, same_real);
+  Column cpu = column_of(n, [&](std::size_t i) { return rows[i].cpu_ns.has_value(); }, same_cpu);
   if (cpu.mode != Mode::Absent && cpu.rows == real.rows) {
     bool as_real = true;
     for (const auto r : cpu.rows) as_real = as_real && same_double(*rows[r].cpu_ns, *rows[r].real_ns);
     if (as_real) cpu.mode = Mode::AsReal;
   }
   put_column(s, real, n);
-  put_values(real, [&](std::size_t r) { codec::put_double(p.values, *rows[r].real_ns); });
+  put_values(real, [&](std::size_t r) { codec::put_double(p.values, *rows[r].real_ns); }, same_real);
   put_column(s, cpu, n);
-  put_values(cpu, [&](std::size_t r) { codec::put_double(p.values, *rows[r].cpu_ns); });
+  put_values(cpu, [&](std::size_t r) { codec::put_double(p.values, *rows[r].cpu_ns); }, same_cpu);
   // Counter names: the union over the rows, sorted (the rows' objects are sorted maps).
   std::vector<std::string> names;
   for (const auto& r : rows)
@@ -146,15 +150,15 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
       const auto it = rows[i].counters.find(name);
       return it == rows[i].counters.end() ? nullptr : &*it;
     };
-    const Column c = column_of(n, [&](std::size_t i) { return value(i) != nullptr; },
-                               [&](std::size_t a, std::size_t b) {
-                                 const json &x = *value(a), &y = *value(b);
-                                 if (x.type() != y.type()) return false;
-                                 return x.is_number_float() ? same_double(x.get<double>(), y.get<double>()) : x == y;
-                               });
+    const auto same = [&](std::size_t a, std::size_t b) {
+      const json &x = *value(a), &y = *value(b);
+      if (x.type() != y.type()) return false;
+      return x.is_number_float() ? same_double(x.get<double>(), y.get<double>()) : x == y;
+    };
+    const Column c = column_of(n, [&](std::size_t i) { return value(i) != nullptr; }, same);
     put_text(s, name);
     put_column(s, c, n);
-    put_values(c, [&](std::size_t r) { codec::put_json_number(p.values, *value(r)); });
+    put_values(c, [&](std::size_t r) { codec::put_json_number(p.values, *value(r)); }, same);
   }
   return p;
 }
@@ -191,7 +195,17 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
         set(c.rows[k], again);
       }
     } else if (c.mode == Mode::PerRow) {
-      for (const auto r : c.rows) set(r, values);
+      std::string_view previous;
+      for (const auto r : c.rows) {
+        if (codec::take_repeat(values)) {
+          if (previous.empty()) throw Corrupt("a pack repeats a value before its first");
+          std::string_view again = previous;
+          set(r, again);
+        } else {
+          previous = values;
+          set(r, values);
+        }
+      }
     }
   };
   const Column real = get_column(shape, n);
