@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <fstream>
+#include <thread>
 
 #include "shaderwatch/upload.h"
 #include "test_util.h"
@@ -290,4 +292,53 @@ TEST(Cli, MigrateCopiesIntoAnEmptyDatabaseAndRefusesAFullOne) {
   const auto same = run(cat("migrate --from ", from, " --to sqlite:", from), dir);
   EXPECT_EQ(same.rc, 1);
   EXPECT_NE(same.err.find("the same database"), std::string::npos) << same.err;
+}
+
+// backup while four posters store runs: the copy holds whole runs only (as of its start), and a server on it
+// answers for each of them what the live one does. It refuses to overwrite a file, and names pg_dump for PostgreSQL.
+TEST(Cli, ABackupTakenUnderFourPostersRestoresToAServerThatAnswersTheSame) {
+  TempDir dir;
+  const std::string db = dir.file("live.db"), copy = dir.file("copy.db");
+  TestServer live(db);
+  std::atomic<bool> stop{false};
+  std::atomic<int> posted{0};
+  std::vector<std::thread> posters;
+  for (int p = 0; p < 4; ++p)
+    posters.emplace_back([&, p] {
+      for (int i = 0; !stop; ++i) {
+        std::vector<std::pair<std::string, std::vector<double>>> benches;
+        for (int b = 0; b < 40; ++b) benches.push_back({cat("fam/v", std::to_string(b), "/1/cold"), {1e5 + i, 1.001e5 + i, 0.999e5 + i}});
+        const auto r = live.post(wrap(make_doc({cat("GPU ", std::to_string(p))}, benches).dump(),
+                                      cat("p", std::to_string(p), "-", std::to_string(i)), cat("c", std::to_string(i))));
+        if (r && r->status == 201) ++posted;
+      }
+    });
+  while (posted < 20) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const auto b = run(cat("backup --db ", db, " ", copy), dir);
+  const int posted_at_end_of_backup = posted;
+  while (posted < posted_at_end_of_backup + 20) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  stop = true;
+  for (auto& t : posters) t.join();
+  ASSERT_EQ(b.rc, 0) << b.err;
+  EXPECT_NE(b.out.find("runs, "), std::string::npos) << b.out;
+  EXPECT_FALSE(std::filesystem::exists(copy + ".partial"));
+
+  TestServer restored(copy, {}, false);
+  const json runs = restored.get("/api/v1/runs?limit=1000")["runs"];
+  ASSERT_GE(runs.size(), 20u);
+  EXPECT_LT(runs.size(), live.get("/api/v1/runs?limit=1000")["runs"].size()) << "posts went on during the backup";
+  for (const auto& r : runs) {
+    const std::string id = r["id"];
+    for (const char* tail : {"", "/results"}) {
+      const std::string path = cat("/api/v1/runs/", id, tail);
+      EXPECT_TRUE(restored.get(path) == live.get(path)) << path;
+    }
+  }
+
+  const auto again = run(cat("backup --db ", db, " ", copy), dir);
+  EXPECT_EQ(again.rc, 1);
+  EXPECT_NE(again.err.find("does not overwrite"), std::string::npos) << again.err;
+  const auto pg = run(cat("backup --db postgresql://sw@localhost/x ", dir.file("pg.db")), dir);
+  EXPECT_EQ(pg.rc, 1);
+  EXPECT_NE(pg.err.find("pg_dump"), std::string::npos) << pg.err;
 }

@@ -35,6 +35,7 @@ inline std::optional<std::string> read_text_file(const std::string& path) {
 Command add_serve_command(CLI::App& app, std::string& db);
 Command add_token_command(CLI::App& app, std::string& db);
 Command add_migrate_command(CLI::App& app);
+Command add_backup_command(CLI::App& app, std::string& db);
 Command add_post_command(CLI::App& app);
 
 }  // namespace shaderwatch::cli
