@@ -229,6 +229,36 @@ int main(int argc, char** argv) {
   std::printf("series query (%zu series, %zu points per answer, %zu queries, db holds %.0f results): "
               "p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
               series.size(), points, lat.size(), iter_results, pct(lat, 50), pct(lat, 99), pct(lat, 100));
+  // Every page's and CI's answer, timed the same way: p50 and max of 20 asks, after one unwarmed ask.
+  const std::string last = "g0-" + std::to_string(runs_per_poster - 1), before_last = "g0-" + std::to_string(std::max(0L, runs_per_poster - 2));
+  std::printf("answers (20 asks each, one keep-alive client):\n");
+  for (const std::string& path : {std::string("/api/v1/summary"), "/api/v1/runs/" + last + "/verdict",
+                                 "/api/v1/runs/" + last, "/api/v1/runs/" + last + "/results",
+                                 "/api/v1/compare?base=" + before_last + "&contender=" + last,
+                                 std::string("/api/v1/alerts"), std::string("/api/v1/correctness"),
+                                 std::string("/api/v1/runs?limit=50")}) {
+    std::vector<double> t;
+    double first = 0;
+    for (int k = 0; k <= 20; ++k) {
+      const auto q0 = Clock::now();
+      auto r = c.Get(path);
+      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - q0).count();
+      if (!r || r->status != 200) {
+        std::cerr << path << " failed: " << (r ? std::to_string(r->status) + " " + r->body : httplib::to_string(r.error())) << "\n";
+        return 1;
+      }
+      if (k == 0) first = ms;
+      else t.push_back(ms);
+    }
+    std::printf("  %-60s first %8.2f ms, p50 %8.2f ms, max %8.2f ms\n", path.c_str(), first, pct(t, 50), pct(t, 100));
+  }
+  if (!postgres) {
+    std::uintmax_t bytes = 0;
+    for (const char* suffix : {"", "-wal"})
+      if (std::filesystem::exists(o.db + suffix)) bytes += std::filesystem::file_size(o.db + suffix);
+    std::printf("database: %.1f MB, %.1f bytes per stored repetition\n", static_cast<double>(bytes) / 1e6,
+                static_cast<double>(bytes) / std::max(1.0, iter_results));
+  }
   // The load is noise around fixed levels (A/A): any alert here would be a false alarm.
   auto alerts = c.Get("/api/v1/alerts?limit=1");
   std::printf("alerts raised on this A/A load: %lld\n",

@@ -1,6 +1,9 @@
 // What only the choice of database engine brings: several server processes on one PostgreSQL database,
 // and `migrate` from one database into another.
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -141,6 +144,33 @@ TEST(StorageEngines, MigrateCopiesEveryRunAlertAndToken) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("already holds"), std::string::npos) << e.what();
   }
+}
+
+// The README's PostgreSQL backup, run against the real server: pg_dump's custom format restored by pg_restore into
+// an empty database gives a server that answers every query as the dumped one did.
+TEST(StorageEngines, APgDumpRestoresToAServerThatAnswersTheSame) {
+  if (!on_postgres()) GTEST_SKIP() << "needs a PostgreSQL cluster: runs in server.postgres.*";
+  TempDir dir;
+  const std::string from = dir.db("dumped"), to = dir.db("restored");
+  std::vector<std::string> paths = {"/api/v1/runs?limit=1000", "/api/v1/alerts?limit=500", "/api/v1/summary",
+                                    "/api/v1/runs/run-30/verdict?dashboard=http%3A%2F%2Fdash.example",
+                                    "/api/v1/runs/run-24/results", "/api/v1/compare?base=run-20&contender=run-30"};
+  std::map<std::string, json> before;
+  {
+    TestServer s(from);
+    for (int i = 0; i < kRuns; ++i) ASSERT_EQ(s.post(run_body(i))->status, 201);
+    for (const auto& p : paths) before[p] = s.get(p);
+    ASSERT_FALSE(before["/api/v1/alerts?limit=500"]["alerts"].empty());
+  }
+  std::vector<std::filesystem::path> bindirs;
+  for (const auto& e : std::filesystem::directory_iterator("/usr/lib/postgresql")) bindirs.push_back(e.path() / "bin");
+  ASSERT_FALSE(bindirs.empty()) << "no PostgreSQL client programs";
+  std::sort(bindirs.begin(), bindirs.end());
+  const std::string bin = bindirs.back().string(), dump = dir.file("shaderwatch.dump");
+  ASSERT_EQ(std::system(cat(bin, "/pg_dump --format=custom --file=", dump, " '", from, "'").c_str()), 0);
+  ASSERT_EQ(std::system(cat(bin, "/pg_restore --no-owner --exit-on-error --dbname='", to, "' ", dump).c_str()), 0);
+  TestServer s(to, {}, false);
+  for (const auto& p : paths) EXPECT_TRUE(s.get(p) == before[p]) << p;
 }
 
 // PostgreSQL restarted under a running server (every connection of its database ended): a request that meets a
