@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "queries/browse_answer.h"
 #include "queries/compare_answer.h"
 #include "queries/dashboard_answer.h"
+#include "queries/verdict_cache.h"
 #include "queries/rankings_answer.h"
 #include "queries/run_answer.h"
 #include "queries/series_answer.h"
@@ -65,6 +67,7 @@ class Queries {
  private:
   Database& db_;
   QueryOptions opts_;
+  std::shared_ptr<VerdictCache> verdicts_ = std::make_shared<VerdictCache>();
 };
 
 }  // namespace shaderwatch

@@ -18,6 +18,7 @@
 #include "queries/query_helpers.h"
 #include "queries/run_counters.h"
 #include "detection/verdict_evidence.h"
+#include "queries/verdict_cache.h"
 #include "storage/result_sets.h"
 #include "queries/verdict_explanation.h"
 
@@ -100,6 +101,8 @@ std::optional<NoiseNote> noise_note(sql::Conn& c, const JudgedRun& run) {
 Verdict Queries::verdict(const std::string& key) {
   auto c = db_.reader();
   const JudgedRun run = load_judged_run(*c, run_pk(*c, key, "run_id"));
+  const std::string judged_on = VerdictCache::key(*c, run.pk, run.branch == opts_.main_branch);
+  if (auto kept = verdicts_->get(run.pk, judged_on)) return std::move(*kept);
   Verdict out;
   out.run_id = key;
   out.branch = run.branch;
@@ -120,6 +123,7 @@ Verdict Queries::verdict(const std::string& key) {
                   analysis::coverage_line(v.coverage, opts_.detect, gate.params), gate.note};
   if (!gate.note.empty()) out.coverage.line += "; " + gate.note;
   out.noise = noise_note(*c, run);
+  verdicts_->put(run.pk, judged_on, out);
   return out;
 }
 
