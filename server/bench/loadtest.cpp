@@ -232,7 +232,7 @@ int main(int argc, char** argv) {
   // Every page's and CI's answer, timed the same way: p50 and max of 20 asks, after one unwarmed ask.
   const std::string last = "g0-" + std::to_string(runs_per_poster - 1), before_last = "g0-" + std::to_string(std::max(0L, runs_per_poster - 2));
   std::printf("answers (20 asks each, one keep-alive client):\n");
-  for (const std::string& path : {std::string("/api/v1/summary"), "/api/v1/runs/" + last + "/verdict",
+  for (const std::string& path : {"/api/v1/runs/" + last + "/verdict", std::string("/api/v1/summary"),
                                  "/api/v1/runs/" + last, "/api/v1/runs/" + last + "/results",
                                  "/api/v1/compare?base=" + before_last + "&contender=" + last,
                                  std::string("/api/v1/alerts"), std::string("/api/v1/correctness"),
@@ -251,6 +251,34 @@ int main(int argc, char** argv) {
       else t.push_back(ms);
     }
     std::printf("  %-60s first %8.2f ms, p50 %8.2f ms, max %8.2f ms\n", path.c_str(), first, pct(t, 50), pct(t, 100));
+  }
+  // What CI and the next person see after one more post: its verdict (judged now), and the overview (which judges
+  // the new run only; the others' verdicts are kept).
+  {
+    httplib::Client p("127.0.0.1", port);
+    p.set_bearer_token_auth(token);
+    p.set_read_timeout(120, 0);
+    std::mt19937_64 more(99);
+    const std::string id = "g0-" + std::to_string(runs_per_poster);
+    const std::string body = "{\"run\":{\"id\":\"" + id + "\",\"commit\":\"next\",\"runner\":\"load\",\"started_at\":\"" +
+                             shaderwatch::format_iso8601_ms(1767225600000LL + runs_per_poster * 60000) + "\"},\"benchmark\":" +
+                             make_doc(0, more, o) + "}";
+    const auto q0 = Clock::now();
+    auto r = p.Post("/api/v1/runs", body, "application/json");
+    const double post_ms = std::chrono::duration<double, std::milli>(Clock::now() - q0).count();
+    if (!r || r->status != 201) {
+      std::cerr << "the extra post failed\n";
+      return 1;
+    }
+    const auto timed = [&](const std::string& path) {
+      const auto t = Clock::now();
+      auto a = c.Get(path);
+      if (!a || a->status != 200) std::cerr << path << " failed\n";
+      return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+    };
+    const double verdict_ms = timed("/api/v1/runs/" + id + "/verdict");
+    std::printf("after one more post (%.1f ms): its verdict %.2f ms, then the overview %.2f ms\n", post_ms, verdict_ms,
+                timed("/api/v1/summary"));
   }
   if (!postgres) {
     std::uintmax_t bytes = 0;

@@ -16,13 +16,15 @@ a::BenchmarkEvidence bench(const std::string& name, double value, int runs) {
   a::BenchmarkEvidence b;
   b.name = name;
   b.value = value;
-  for (int i = 0; i < 10; ++i) b.reps.push_back(value * (1 + 0.002 * (i - 5)));
+  std::vector<double> own;
+  for (int i = 0; i < 10; ++i) own.push_back(value * (1 + 0.002 * (i - 5)));
+  b.spread = a::repetition_spread(own, value);
   for (int r = 0; r < runs; ++r) {
     const double v = 1e5 * (1 + 0.005 * ((r % 3) - 1));
     b.level_runs.push_back(v);
     std::vector<double> reps;
     for (int i = 0; i < 10; ++i) reps.push_back(v * (1 + 0.002 * (i - 5)));
-    b.level_reps.push_back(reps);
+    b.level_spreads.push_back(a::repetition_spread(reps, v));
     b.swing_history.insert(b.swing_history.begin(), v);
   }
   b.history = static_cast<std::size_t>(runs);
@@ -105,7 +107,9 @@ TEST(Gate, TheSecondRunIsJudgedAgainstTheFirst) {
   EXPECT_FALSE(a::judge(run_with(250, 1, {bench("lum/x/1080p/cold", 1.9e5, 1)})).fail) << "under twice as slow";
   // A run that carries its doubt: repetitions spread over 2x have a sigma of ~0.4, and 3.6x is inside 5 of them.
   auto noisy = bench("lum/noisy/1080p/cold", 3.6e5, 1);
-  for (std::size_t i = 0; i < noisy.reps.size(); ++i) noisy.reps[i] = 3.6e5 * (i % 2 ? 1.4 : 0.7);
+  std::vector<double> spread_reps(10);
+  for (std::size_t i = 0; i < spread_reps.size(); ++i) spread_reps[i] = 3.6e5 * (i % 2 ? 1.4 : 0.7);
+  noisy.spread = a::repetition_spread(spread_reps, 3.6e5);
   EXPECT_FALSE(a::judge(run_with(250, 1, {noisy})).fail);
   // Nothing to judge a first run against.
   EXPECT_FALSE(a::judge(run_with(250, 1, {bench("lum/new/1080p/cold", 3.6e5, 0)})).fail);

@@ -91,7 +91,10 @@ ALTER TABLE points ADD COLUMN reps BLOB NOT NULL DEFAULT '';
 }
 
 inline void set_back_to_schema(shaderwatch::sql::Conn& c, int v) {
-  if (v < 9) unpack_into_result_rows(c);
+  if (v < 9) {
+    unpack_into_result_rows(c);
+    c.exec("ALTER TABLE points DROP COLUMN spread");
+  }
   if (v < 7) {
     c.exec("DROP TABLE run_compiled");
     c.exec("DROP TABLE compiled");

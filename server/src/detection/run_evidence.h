@@ -50,8 +50,8 @@ struct BenchmarkEvidence {
   std::vector<OpenRegression> open;    // regression alerts at or before the run, new or acknowledged
   std::vector<double> level_runs;      // the level it is judged against: main runs since the latest change point
                                        // (at most kLevelRuns)
-  std::vector<double> reps;            // this run's repetitions (ns)
-  std::vector<std::vector<double>> level_reps;  // the repetitions of level_runs' runs, in the same order
+  double spread = 0;                   // this run's repetition_spread (its point's)
+  std::vector<double> level_spreads;   // the repetition_spread of level_runs' newest runs, in the same order
   // Main runs before the level's bound, oldest first, at most GateParams::swing_runs, across change points:
   // where the GPU's lone swings and its noise model are looked for.
   std::vector<double> swing_history;

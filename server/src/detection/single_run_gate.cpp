@@ -18,10 +18,7 @@ const char* to_string(Baseline b) {
   return "none";
 }
 
-namespace {
-// A run's own spread, as a relative sigma: the interquartile range of its repetitions over kIqrSigmas,
-// relative to its value; 0 with fewer than 4 repetitions.
-double own_spread(std::vector<double> reps, double value) {
+double repetition_spread(std::vector<double> reps, double value) {
   if (reps.size() < 4 || value <= 0) return 0;
   std::sort(reps.begin(), reps.end());
   const auto at = [&](double q) {
@@ -31,7 +28,6 @@ double own_spread(std::vector<double> reps, double value) {
   };
   return (at(0.75) - at(0.25)) / kIqrSigmas / value;
 }
-}  // namespace
 
 std::size_t swing_series_runs(const RunEvidence& run, const GateParams& g) {
   std::size_t n = 0;
@@ -119,9 +115,9 @@ std::optional<Slowdown> prior_floor(const BenchmarkEvidence& b, double swing, co
     // No run-to-run noise to estimate yet: the prior, widened by the spread each run carries.
     const double prior = std::hypot(g.prior_noise_rel, g.prior_noise_ns / s.baseline);
     double base_spread = 0;
-    for (std::size_t i = 0; i < runs.size() && i < b.level_reps.size(); ++i)
-      base_spread = std::max(base_spread, own_spread(b.level_reps[i], runs[i]));
-    const double own = own_spread(b.reps, b.value);
+    for (std::size_t i = 0; i < runs.size() && i < b.level_spreads.size(); ++i)
+      base_spread = std::max(base_spread, b.level_spreads[i]);
+    const double own = b.spread;
     s.noise = std::sqrt(prior * prior + own * own + base_spread * base_spread);
     noise_floor = g.z * s.noise;
   }

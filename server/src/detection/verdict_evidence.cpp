@@ -12,7 +12,6 @@
 #include "detection/change_attribution.h"
 #include "ingest/benchmark_name.h"
 #include "storage/run_points.h"
-#include "storage/result_sets.h"
 
 namespace shaderwatch {
 
@@ -77,7 +76,7 @@ void latest_main_points(sql::Conn& c, const JudgedRun& run, const EvidenceParams
     st.reset();
   }
   std::map<std::int64_t, std::size_t> taken;  // points given to f, by series
-  auto& st = c.q("SELECT h.series_id, h.value_ns, h.started_ms, h.run_id, h.spirv FROM points h WHERE h.series_id IN"
+  auto& st = c.q("SELECT h.series_id, h.value_ns, h.started_ms, h.run_id, h.spirv, h.spread FROM points h WHERE h.series_id IN"
                  " (SELECT series_id FROM points WHERE run_id=? AND n_errors=0) AND h.started_ms>=? AND"
                  " (h.started_ms, h.run_id)" + cmp + "(?, ?) AND h.on_main=1 AND h.value_ns IS NOT NULL"
                  " ORDER BY h.series_id DESC, h.started_ms DESC, h.run_id DESC");
@@ -94,7 +93,7 @@ void latest_main_points(sql::Conn& c, const JudgedRun& run, const EvidenceParams
   for (const auto& [sid, b] : series) {
     const std::size_t n = taken[sid];
     if (n >= limit) continue;
-    auto& older = c.q("SELECT series_id, value_ns, started_ms, run_id, spirv FROM points WHERE series_id=? AND started_ms<? AND"
+    auto& older = c.q("SELECT series_id, value_ns, started_ms, run_id, spirv, spread FROM points WHERE series_id=? AND started_ms<? AND"
                       " on_main=1 AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
     older.bind(1, sid).bind(2, cut).bind(3, static_cast<std::int64_t>(limit - n));
     while (older.step()) f(*b, older);
@@ -108,8 +107,6 @@ void load_levels(sql::Conn& c, const JudgedRun& run, const LevelBound& bound, co
                  const BySeries& series, std::map<std::int64_t, std::vector<std::int64_t>>& level_run_ids) {
   const auto starts = level_starts(c, run.pk, bound);
   const std::size_t most = std::max({p.detect.noise_window, analysis::kLevelRuns, p.gate.swing_runs});
-  // The level's newest runs' repetitions, read once the points are: a run at a time, from its packs.
-  std::map<std::int64_t, std::vector<std::pair<Evidence*, std::size_t>>> reps_wanted;  // by run
   latest_main_points(c, run, p, bound, false, most, series, [&](Evidence& b, const sql::Stmt& st) {
     const auto start = starts.find(b.series_id);
     const std::int64_t boundary_ms = start == starts.end() ? INT64_MIN : start->second;
@@ -122,15 +119,8 @@ void load_levels(sql::Conn& c, const JudgedRun& run, const LevelBound& bound, co
     if (st.i64(2) < boundary_ms || b.level_runs.size() >= analysis::kLevelRuns) return;
     b.level_runs.push_back(value);
     level_run_ids[b.series_id].push_back(st.i64(3));
-    if (b.level_runs.size() < p.detect.min_segment) {
-      reps_wanted[st.i64(3)].emplace_back(&b, b.level_reps.size());
-      b.level_reps.emplace_back();
-    }
+    if (b.level_runs.size() < p.detect.min_segment) b.level_spreads.push_back(st.f64(5));
   });
-  for (const auto& [run_pk, wanted] : reps_wanted) {
-    auto reps = point_repetition_times(c, run_pk);
-    for (const auto& [b, i] : wanted) b->level_reps[i] = std::move(reps[b->series_id]);
-  }
   for (const auto& [id, b] : series) {
     std::reverse(b->swing_history.begin(), b->swing_history.end());
     std::reverse(b->swing_spirv.begin(), b->swing_spirv.end());
@@ -278,13 +268,13 @@ analysis::RunEvidence load_evidence(sql::Conn& c, const JudgedRun& run, const Le
   analysis::RunEvidence evidence;
   evidence.on_main = run.branch == p.main_branch;
   evidence.timings_gated = !run.cpu_device || p.gate_cpu_timings;
-  for (const auto& [name, point] : run_points(c, run.pk)) {
+  for (const auto& [name, point] : run_points(c, run.pk, false)) {
     Evidence& b = evidence.benchmarks.emplace_back();
     b.name = name;
     b.series_id = point.series_id;
     b.value = point.value;
     b.spirv = point.spirv;
-    b.reps = point.reps;
+    b.spread = point.spread;
     b.failed = point.errors > 0;
   }
   // Pointers into evidence.benchmarks from here on: it no longer grows.

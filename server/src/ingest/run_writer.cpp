@@ -12,6 +12,7 @@
 #include "ingest/ingest_parse.h"
 #include "ingest/point_grouping.h"
 #include "storage/bulk_insert.h"
+#include "detection/single_run_gate.h"
 #include "storage/result_sets.h"
 
 namespace shaderwatch {
@@ -131,19 +132,20 @@ void insert_points(sql::Conn& w, const Parsed& p, const std::map<std::string, Be
   using sql::Value;
   sql::BulkInsert points(w,
                          "INSERT INTO points(series_id, started_ms, run_id, value_ns, min_ns, max_ns, n_reps,"
-                         " n_errors, error_message, label, on_main, spirv)",
-                         12);
+                         " n_errors, error_message, label, on_main, spirv, spread)",
+                         13);
   for (const auto& [name, g] : groups) {
     if (!g.point) continue;
     const PointRows& a = *g.point;
     if (a.reps.empty() && a.n_errors == 0) continue;  // nothing measurable (e.g. BigO only)
     const std::int64_t sid = ids.series_id(ids.bench_id(name));
     const bool measured = !a.reps.empty();
-    points.add({sid, p.started_ms, run_pk, measured ? Value{stats::median(a.reps)} : Value{},
+    const double value = measured ? stats::median(a.reps) : 0;
+    points.add({sid, p.started_ms, run_pk, measured ? Value{value} : Value{},
                 measured ? Value{*std::min_element(a.reps.begin(), a.reps.end())} : Value{},
                 measured ? Value{*std::max_element(a.reps.begin(), a.reps.end())} : Value{},
                 static_cast<std::int64_t>(a.reps.size()), std::int64_t{a.n_errors}, a.error_message, a.label,
-                std::int64_t{on_main ? 1 : 0}, std::string_view(a.spirv)});
+                std::int64_t{on_main ? 1 : 0}, std::string_view(a.spirv), analysis::repetition_spread(a.reps, value)});
     if (!on_main) continue;
     out.touched.push_back(sid);
     if (measured) out.fresh.emplace_back(sid, a.reps);

@@ -1,7 +1,9 @@
 // The schema and its migrations.
 #include "storage/migrations.h"
 
+#include <cstring>
 #include <map>
+#include <tuple>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -12,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/driver_identity.h"
+#include "detection/single_run_gate.h"
 #include "storage/result_sets.h"
 
 using nlohmann::json;
@@ -103,7 +106,8 @@ CREATE INDEX alerts_run ON alerts(run_id);
 }
 
 // 9: a benchmark's rows of a run packed together (result_sets, row_shapes: storage/stored_rows.h) instead of a
-// table row each, and a point's repetitions read from its pack instead of a copy of their own. Rows are packed
+// table row each, a point's repetitions read from its pack instead of a copy of their own, and a point's spread
+// (what the gate reads of its repetitions) kept beside its value. Rows are packed
 // in document order; results never kept aggregate_unit, which only the rule for a point's repetitions reads
 // (its median or mean aggregate, where a run has no iteration row): Google Benchmark writes both in time.
 void pack_result_rows(sql::Conn& c) {
@@ -152,6 +156,21 @@ void pack_result_rows(sql::Conn& c) {
       }
     }
     if (!packs.empty()) insert_result_sets(c, run, packs, shapes);
+  }
+  // Each point's spread, from its repetitions as they were kept (doubles) and its value.
+  std::vector<std::tuple<std::int64_t, std::int64_t, double>> spreads;  // (series, run, spread)
+  auto& pts = c.q("SELECT series_id, run_id, value_ns, reps FROM points WHERE value_ns IS NOT NULL");
+  while (pts.step()) {
+    const auto blob = pts.blob(3);
+    std::vector<double> reps(blob.size() / sizeof(double));
+    if (!reps.empty()) std::memcpy(reps.data(), blob.data(), reps.size() * sizeof(double));
+    spreads.emplace_back(pts.i64(0), pts.i64(1), analysis::repetition_spread(std::move(reps), pts.f64(2)));
+  }
+  pts.reset();
+  auto& set = c.q("UPDATE points SET spread=? WHERE series_id=? AND run_id=?");
+  for (const auto& [series, run, spread] : spreads) {
+    set.reset();
+    set.bind(1, spread).bind(2, series).bind(3, run).run();
   }
   c.exec("DROP TABLE results; ALTER TABLE points DROP COLUMN reps;");
 }
@@ -299,6 +318,7 @@ CREATE TABLE result_sets(
   shape_id INTEGER NOT NULL REFERENCES row_shapes(id),
   packed BLOB NOT NULL,                -- the rows' numbers
   PRIMARY KEY(run_id, benchmark_id));  -- with a rowid: SQLite keeps a 1-2 KB pack in its page, not an overflow page
+ALTER TABLE points ADD COLUMN spread REAL NOT NULL DEFAULT 0;  -- analysis::repetition_spread of its repetitions
 )SQL",
      pack_result_rows},
 };

@@ -9,8 +9,8 @@ namespace shaderwatch {
 
 namespace {
 
-std::vector<StoredRow> unpack_in_order(const sql::Stmt& st, int first) {
-  auto rows = unpack_rows(st.i64(first), st.blob(first + 1), st.blob(first + 2));
+std::vector<StoredRow> unpack_in_order(const sql::Stmt& st, int first, bool counters = true) {
+  auto rows = unpack_rows(st.i64(first), st.blob(first + 1), st.blob(first + 2), counters);
   std::stable_sort(rows.begin(), rows.end(), [](const StoredRow& a, const StoredRow& b) { return a.idx < b.idx; });
   return rows;
 }
@@ -47,13 +47,13 @@ void insert_result_sets(sql::Conn& c, std::int64_t run_pk, const std::vector<Ben
   ins.finish();
 }
 
-std::vector<BenchmarkRows> run_rows(sql::Conn& c, std::int64_t run_pk) {
+std::vector<BenchmarkRows> run_rows(sql::Conn& c, std::int64_t run_pk, bool counters) {
   auto& st = c.q("SELECT rs.benchmark_id, bm.name, rs.first_idx, sh.shape, rs.packed FROM result_sets rs"
                  " JOIN benchmarks bm ON bm.id=rs.benchmark_id JOIN row_shapes sh ON sh.id=rs.shape_id"
                  " WHERE rs.run_id=? ORDER BY bm.name");
   st.bind(1, run_pk);
   std::vector<BenchmarkRows> out;
-  while (st.step()) out.push_back({st.i64(0), st.text(1), unpack_in_order(st, 2)});
+  while (st.step()) out.push_back({st.i64(0), st.text(1), unpack_in_order(st, 2, counters)});
   return out;
 }
 

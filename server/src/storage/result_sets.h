@@ -36,8 +36,8 @@ struct BenchmarkRows {
   std::string name;
   std::vector<StoredRow> rows;  // in document order
 };
-// Every benchmark's rows in the run, by benchmark name.
-std::vector<BenchmarkRows> run_rows(sql::Conn& c, std::int64_t run_pk);
+// Every benchmark's rows in the run, by benchmark name (without `counters`, their counters left empty: faster).
+std::vector<BenchmarkRows> run_rows(sql::Conn& c, std::int64_t run_pk, bool counters = true);
 // One benchmark's rows in the run (none where it has none).
 std::vector<StoredRow> benchmark_rows(sql::Conn& c, std::int64_t run_pk, std::int64_t benchmark_id);
 // The repetition times (repetition_times()) of each of the run's points, by series id.

@@ -18,9 +18,11 @@ struct RunPoint {
   std::vector<double> reps;
   int errors = 0;
   std::int64_t series_id = 0;
+  double spread = 0;  // its repetitions' spread (analysis::repetition_spread), kept with the point
   std::string spirv;  // the kernel's SPIR-V hash, as the point stored it (empty where the run named none)
 };
-// Every benchmark's point in the run `run_pk`, by benchmark name.
-std::map<std::string, RunPoint> run_points(sql::Conn& c, std::int64_t run_pk);
+// Every benchmark's point in the run `run_pk`, by benchmark name; its repetitions read from the run's packs only
+// `with_reps`.
+std::map<std::string, RunPoint> run_points(sql::Conn& c, std::int64_t run_pk, bool with_reps = true);
 
 }  // namespace shaderwatch

@@ -31,13 +31,14 @@ void put_text(std::string& out, std::string_view s) {
   codec::put_varint(out, s.size());
   out.append(s);
 }
-std::string get_text(std::string_view& in) {
+std::string_view get_view(std::string_view& in) {
   const auto n = codec::get_varint(in);
   if (n > in.size()) throw Corrupt("a packed text ends early");
-  std::string s(in.substr(0, n));
+  const std::string_view s = in.substr(0, n);
   in.remove_prefix(n);
   return s;
 }
+std::string get_text(std::string_view& in) { return std::string(get_view(in)); }
 unsigned char get_byte(std::string_view& in) {
   if (in.empty()) throw Corrupt("a row shape ends early");
   const auto b = static_cast<unsigned char>(in.front());
@@ -182,7 +183,7 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
     r.time_unit = get_text(shape);
     r.label = get_text(shape);
     r.error_message = get_text(shape);
-    const auto status = contract::row_status_from_word(get_text(shape));
+    const auto status = contract::row_status_from_word(get_view(shape));
     if (!status) throw Corrupt("a row shape names an unknown row status");
     r.status = *status;
   }
