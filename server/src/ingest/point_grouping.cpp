@@ -35,6 +35,7 @@ std::map<std::string, BenchmarkRowGroup> group_rows(const std::vector<Row>& rows
     for (const Row* r : group) stored.push_back(stored_row(*r));
     BenchmarkRowGroup& g = out[name];
     g.packed = pack_rows(stored);
+    g.summary = summarize_rows(stored);
     for (const Row* r : group) {
       const auto kind = contract::row_kind(r->status);
       if (kind == contract::RowKind::ExpectedOutcome || kind == contract::RowKind::Unsupported) continue;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ingest/ingest_parse.h"
+#include "storage/rows_summary.h"
 #include "storage/stored_rows.h"
 
 namespace shaderwatch {
@@ -20,7 +21,8 @@ struct PointRows {
 };
 
 struct BenchmarkRowGroup {
-  PackedRows packed;  // every row of the benchmark
+  PackedRows packed;    // every row of the benchmark
+  RowsSummary summary;  // what the pages read of them
   // Its point; none where every row is an expected outcome or a kernel the device cannot run: stored as raw
   // rows, they are neither a correctness failure nor a point of a series (contract/shaderwatch/result_contract.h).
   std::optional<PointRows> point;

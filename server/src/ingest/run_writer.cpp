@@ -121,7 +121,7 @@ void insert_rows(sql::Conn& w, const std::map<std::string, BenchmarkRowGroup>& g
                  ShapeIds& shapes) {
   std::vector<BenchmarkPack> packs;
   packs.reserve(groups.size());
-  for (const auto& [name, g] : groups) packs.push_back({ids.bench_id(name), g.packed});
+  for (const auto& [name, g] : groups) packs.push_back({ids.bench_id(name), g.packed, g.summary});
   insert_result_sets(w, run_pk, packs, shapes);
 }
 

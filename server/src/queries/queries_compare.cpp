@@ -21,18 +21,8 @@ namespace {
 // counters shaderwatch-bench puts on its repetition rows (contract); benchmarks without them are absent.
 std::map<std::string, double> run_spreads(sql::Conn& c, std::int64_t pk) {
   std::map<std::string, double> m;
-  for (const auto& b : run_rows(c, pk)) {
-    for (const auto& r : b.rows) {
-      if (r.aggregate || r.repetition_index != 0 || r.error) continue;
-      const auto number = [&](const char* key) {
-        const auto it = r.counters.find(key);
-        return it != r.counters.end() && it->is_number() ? it->get<double>() : NAN;
-      };
-      const double median = number(shaderwatch::contract::kMedianCounter), p25 = number(shaderwatch::contract::kP25Counter),
-                   p75 = number(shaderwatch::contract::kP75Counter);
-      if (median > 0 && p75 >= p25) m[b.name] = 100 * (p75 - p25) / median;
-    }
-  }
+  for (const auto& [name, s] : run_summaries(c, pk))
+    if (!std::isnan(s.spread_pct)) m[name] = s.spread_pct;
   return m;
 }
 

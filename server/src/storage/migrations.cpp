@@ -16,6 +16,7 @@
 #include "common/driver_identity.h"
 #include "detection/single_run_gate.h"
 #include "storage/result_sets.h"
+#include "storage/rows_summary.h"
 
 using nlohmann::json;
 
@@ -151,7 +152,7 @@ void pack_result_rows(sql::Conn& c) {
     for (std::size_t i = 0; i < read.size(); ++i) {
       rows.push_back(std::move(read[i].second));
       if (i + 1 == read.size() || read[i + 1].first != read[i].first) {
-        packs.push_back({read[i].first, pack_rows(rows)});
+        packs.push_back({read[i].first, pack_rows(rows), summarize_rows(rows)});
         rows.clear();
       }
     }
@@ -316,7 +317,10 @@ CREATE TABLE result_sets(
   benchmark_id INTEGER NOT NULL REFERENCES benchmarks(id),
   first_idx INTEGER NOT NULL,          -- the idx of its first row; the shape keeps the others' from it
   shape_id INTEGER NOT NULL REFERENCES row_shapes(id),
-  packed BLOB NOT NULL,                -- the rows' numbers
+  packed BLOB,                         -- the rows' numbers; NULL once pruned (shaderwatch-server prune)
+  -- storage/rows_summary.h: what the pages read of the rows, kept when the pack is pruned
+  has_iteration INTEGER NOT NULL, outcome TEXT NOT NULL, message TEXT NOT NULL,
+  p25_ns REAL, p75_ns REAL, pct_of_roofline REAL, pct_of_copy_peak REAL, err_bound_ratio REAL, spread_pct REAL,
   PRIMARY KEY(run_id, benchmark_id));  -- with a rowid: SQLite keeps a 1-2 KB pack in its page, not an overflow page
 ALTER TABLE points ADD COLUMN spread REAL NOT NULL DEFAULT 0;  -- analysis::repetition_spread of its repetitions
 )SQL",

@@ -1,6 +1,7 @@
 #include "storage/result_sets.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "common/sha256.h"
 #include "storage/bulk_insert.h"
@@ -41,16 +42,24 @@ void ShapeIds::commit() {
 }
 
 void insert_result_sets(sql::Conn& c, std::int64_t run_pk, const std::vector<BenchmarkPack>& packs, ShapeIds& shapes) {
-  sql::BulkInsert ins(c, "INSERT INTO result_sets(run_id, benchmark_id, first_idx, shape_id, packed)", 5);
-  for (const auto& p : packs)
-    ins.add({run_pk, p.benchmark_id, p.rows.first_idx, shapes.id(c, p.rows.shape), sql::Blob{p.rows.values}});
+  sql::BulkInsert ins(c,
+                      "INSERT INTO result_sets(run_id, benchmark_id, first_idx, shape_id, packed, has_iteration, outcome,"
+                      " message, p25_ns, p75_ns, pct_of_roofline, pct_of_copy_peak, err_bound_ratio, spread_pct)",
+                      14);
+  const auto real = [](double v) { return std::isnan(v) ? sql::Value{} : sql::Value{v}; };
+  for (const auto& p : packs) {
+    const RowsSummary& s = p.summary;
+    ins.add({run_pk, p.benchmark_id, p.rows.first_idx, shapes.id(c, p.rows.shape), sql::Blob{p.rows.values},
+             std::int64_t{s.has_iteration}, std::string(contract::row_status_word(s.outcome)), s.message, real(s.p25_ns),
+             real(s.p75_ns), real(s.pct_of_roofline), real(s.pct_of_copy_peak), real(s.err_bound_ratio), real(s.spread_pct)});
+  }
   ins.finish();
 }
 
 std::vector<BenchmarkRows> run_rows(sql::Conn& c, std::int64_t run_pk, bool counters) {
   auto& st = c.q("SELECT rs.benchmark_id, bm.name, rs.first_idx, sh.shape, rs.packed FROM result_sets rs"
                  " JOIN benchmarks bm ON bm.id=rs.benchmark_id JOIN row_shapes sh ON sh.id=rs.shape_id"
-                 " WHERE rs.run_id=? ORDER BY bm.name");
+                 " WHERE rs.run_id=? AND rs.packed IS NOT NULL ORDER BY bm.name");
   st.bind(1, run_pk);
   std::vector<BenchmarkRows> out;
   while (st.step()) out.push_back({st.i64(0), st.text(1), unpack_in_order(st, 2, counters)});
@@ -59,7 +68,7 @@ std::vector<BenchmarkRows> run_rows(sql::Conn& c, std::int64_t run_pk, bool coun
 
 std::vector<StoredRow> benchmark_rows(sql::Conn& c, std::int64_t run_pk, std::int64_t benchmark_id) {
   auto& st = c.q("SELECT rs.first_idx, sh.shape, rs.packed FROM result_sets rs JOIN row_shapes sh ON sh.id=rs.shape_id"
-                 " WHERE rs.run_id=? AND rs.benchmark_id=?");
+                 " WHERE rs.run_id=? AND rs.benchmark_id=? AND rs.packed IS NOT NULL");
   st.bind(1, run_pk).bind(2, benchmark_id);
   std::vector<StoredRow> rows;
   if (st.step()) rows = unpack_in_order(st, 0);
@@ -70,28 +79,60 @@ std::vector<StoredRow> benchmark_rows(sql::Conn& c, std::int64_t run_pk, std::in
 std::map<std::int64_t, std::vector<double>> point_repetition_times(sql::Conn& c, std::int64_t run_pk) {
   auto& st = c.q("SELECT p.series_id, rs.first_idx, sh.shape, rs.packed FROM points p JOIN series s ON s.id=p.series_id"
                  " JOIN result_sets rs ON rs.run_id=p.run_id AND rs.benchmark_id=s.benchmark_id"
-                 " JOIN row_shapes sh ON sh.id=rs.shape_id WHERE p.run_id=?");
+                 " JOIN row_shapes sh ON sh.id=rs.shape_id WHERE p.run_id=? AND rs.packed IS NOT NULL");
   st.bind(1, run_pk);
   std::map<std::int64_t, std::vector<double>> out;
   while (st.step()) out[st.i64(0)] = repetition_times(unpack_rows(st.i64(1), st.blob(2), st.blob(3), false));
   return out;
 }
 
-std::map<std::int64_t, std::vector<StoredRow>> benchmark_rows_in_runs(sql::Conn& c, const std::vector<std::int64_t>& runs,
-                                                                      std::int64_t benchmark_id) {
+namespace {
+
+constexpr const char* kSummaryColumns =
+    "rs.has_iteration, rs.outcome, rs.message, rs.p25_ns, rs.p75_ns, rs.pct_of_roofline, rs.pct_of_copy_peak,"
+    " rs.err_bound_ratio, rs.spread_pct";
+
+RowsSummary summary_at(const sql::Stmt& st, int first) {
+  const auto real = [&](int c) { return st.null(first + c) ? NAN : st.f64(first + c); };
+  RowsSummary s;
+  s.has_iteration = st.i64(first) != 0;
+  s.outcome = contract::row_status_from_word(st.text(first + 1)).value_or(contract::RowStatus::Fail);
+  s.message = st.text(first + 2);
+  s.p25_ns = real(3);
+  s.p75_ns = real(4);
+  s.pct_of_roofline = real(5);
+  s.pct_of_copy_peak = real(6);
+  s.err_bound_ratio = real(7);
+  s.spread_pct = real(8);
+  return s;
+}
+
+}  // namespace
+
+std::map<std::string, RowsSummary> run_summaries(sql::Conn& c, std::int64_t run_pk) {
+  auto& st = c.q(std::string("SELECT bm.name, ") + kSummaryColumns +
+                 " FROM result_sets rs JOIN benchmarks bm ON bm.id=rs.benchmark_id WHERE rs.run_id=?");
+  st.bind(1, run_pk);
+  std::map<std::string, RowsSummary> out;
+  while (st.step()) out.emplace(st.text(0), summary_at(st, 1));
+  return out;
+}
+
+std::map<std::int64_t, RowsSummary> benchmark_summaries(sql::Conn& c, const std::vector<std::int64_t>& runs,
+                                                        std::int64_t benchmark_id) {
   // In chunks of a fixed size, so there is one statement to cache (the tail padded with the first id).
   constexpr std::size_t kChunk = 64;
   std::string in;
   for (std::size_t i = 0; i < kChunk; ++i) in += i ? ",?" : "?";
-  auto& st = c.q("SELECT rs.run_id, rs.first_idx, sh.shape, rs.packed FROM result_sets rs JOIN row_shapes sh ON"
-                 " sh.id=rs.shape_id WHERE rs.benchmark_id=? AND rs.run_id IN (" + in + ")");
-  std::map<std::int64_t, std::vector<StoredRow>> out;
+  auto& st = c.q(std::string("SELECT rs.run_id, ") + kSummaryColumns +
+                 " FROM result_sets rs WHERE rs.benchmark_id=? AND rs.run_id IN (" + in + ")");
+  std::map<std::int64_t, RowsSummary> out;
   for (std::size_t from = 0; from < runs.size(); from += kChunk) {
     st.reset();
     st.bind(1, benchmark_id);
     for (std::size_t i = 0; i < kChunk; ++i)
       st.bind(static_cast<int>(i) + 2, runs[from + i < runs.size() ? from + i : from]);
-    while (st.step()) out[st.i64(0)] = unpack_in_order(st, 1);
+    while (st.step()) out[st.i64(0)] = summary_at(st, 1);
   }
   st.reset();
   return out;

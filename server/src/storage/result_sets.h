@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "storage/rows_summary.h"
 #include "storage/sql.h"
 #include "storage/stored_rows.h"
 
@@ -28,6 +29,7 @@ class ShapeIds {
 struct BenchmarkPack {
   std::int64_t benchmark_id = 0;
   PackedRows rows;
+  RowsSummary summary;
 };
 void insert_result_sets(sql::Conn& c, std::int64_t run_pk, const std::vector<BenchmarkPack>& packs, ShapeIds& shapes);
 
@@ -37,13 +39,16 @@ struct BenchmarkRows {
   std::vector<StoredRow> rows;  // in document order
 };
 // Every benchmark's rows in the run, by benchmark name (without `counters`, their counters left empty: faster).
+// A pruned pack has no rows.
 std::vector<BenchmarkRows> run_rows(sql::Conn& c, std::int64_t run_pk, bool counters = true);
 // One benchmark's rows in the run (none where it has none).
 std::vector<StoredRow> benchmark_rows(sql::Conn& c, std::int64_t run_pk, std::int64_t benchmark_id);
 // The repetition times (repetition_times()) of each of the run's points, by series id.
 std::map<std::int64_t, std::vector<double>> point_repetition_times(sql::Conn& c, std::int64_t run_pk);
-// One benchmark's rows in each of the runs `runs`, by run.
-std::map<std::int64_t, std::vector<StoredRow>> benchmark_rows_in_runs(sql::Conn& c, const std::vector<std::int64_t>& runs,
-                                                                      std::int64_t benchmark_id);
+// Each benchmark's summary in the run, by benchmark name.
+std::map<std::string, RowsSummary> run_summaries(sql::Conn& c, std::int64_t run_pk);
+// One benchmark's summary in each of the runs `runs` that has it, by run.
+std::map<std::int64_t, RowsSummary> benchmark_summaries(sql::Conn& c, const std::vector<std::int64_t>& runs,
+                                                        std::int64_t benchmark_id);
 
 }  // namespace shaderwatch
