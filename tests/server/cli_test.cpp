@@ -342,3 +342,24 @@ TEST(Cli, ABackupTakenUnderFourPostersRestoresToAServerThatAnswersTheSame) {
   EXPECT_EQ(pg.rc, 1);
   EXPECT_NE(pg.err.find("pg_dump"), std::string::npos) << pg.err;
 }
+
+// prune on the command line: --older-than-days is required (nothing is pruned unless told), and it says what it did.
+TEST(Cli, PruneNeedsAnAgeAndSaysWhatItEmptied) {
+  TempDir dir;
+  const std::string db = dir.file("p.db");
+  {
+    TestServer s(db);
+    for (int i = 0; i < 4; ++i)
+      ASSERT_EQ(s.post(wrap(run_sample_bench(), cat("p-", std::to_string(i)), cat("c", std::to_string(i)),
+                            cat("2026-01-0", std::to_string(i + 1), "T00:00:00Z")))->status, 201);
+  }
+  const auto none = run(cat("prune --db ", db), dir);
+  EXPECT_NE(none.rc, 0);
+  EXPECT_NE(none.err.find("--older-than-days"), std::string::npos) << none.err;
+  const auto young = run(cat("prune --db ", db, " --older-than-days 100000"), dir);
+  ASSERT_EQ(young.rc, 0) << young.err;
+  EXPECT_NE(young.out.find("prune: 0 packs of 0 runs"), std::string::npos) << young.out;
+  const auto old = run(cat("prune --db ", db, " --older-than-days 0 --keep-runs 1"), dir);
+  ASSERT_EQ(old.rc, 0) << old.err;
+  EXPECT_NE(old.out.find(" packs of 3 runs emptied"), std::string::npos) << old.out;
+}

@@ -36,6 +36,7 @@ Command add_serve_command(CLI::App& app, std::string& db);
 Command add_token_command(CLI::App& app, std::string& db);
 Command add_migrate_command(CLI::App& app);
 Command add_backup_command(CLI::App& app, std::string& db);
+Command add_prune_command(CLI::App& app, std::string& db);
 Command add_post_command(CLI::App& app);
 
 }  // namespace shaderwatch::cli

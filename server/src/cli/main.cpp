@@ -1,4 +1,4 @@
-// shaderwatch-server: serve the results API, manage upload tokens, migrate or back up a database, post results.
+// shaderwatch-server: serve the results API, manage upload tokens, migrate, back up or prune a database, post results.
 // Each subcommand is its own file (cli/commands.h).
 #include <iostream>
 #include <vector>
@@ -12,9 +12,10 @@ int main(int argc, char** argv) {
                "regressions out). See server/README.md for the API."};
   app.require_subcommand(1);
   std::string db = "./shaderwatch.db";
-  app.add_option("--db", db, cli::kDbHelp + " (serve, token, backup): before or after the subcommand")->envname("SHADERWATCH_DB");
+  app.add_option("--db", db, cli::kDbHelp + " (serve, token, backup, prune): before or after the subcommand")->envname("SHADERWATCH_DB");
   const std::vector<cli::Command> commands = {cli::add_serve_command(app, db), cli::add_token_command(app, db),
                                               cli::add_migrate_command(app), cli::add_backup_command(app, db),
+                                              cli::add_prune_command(app, db),
                                               cli::add_post_command(app)};
   CLI11_PARSE(app, argc, argv);
   try {

@@ -1,7 +1,10 @@
 // shaderwatch-server serve: the HTTP API over one database until SIGINT or SIGTERM.
+#include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <pthread.h>
 #include <thread>
 
@@ -13,7 +16,13 @@ namespace shaderwatch::cli {
 
 namespace {
 
-int serve(const StoreOptions& so, const ServerOptions& opts) {
+// Retention while serving: at start, then every day, old runs lose their raw repetitions (storage/prune.h).
+struct Retention {
+  double after_days = 0;  // 0: never
+  std::size_t keep_runs = 100;
+};
+
+int serve(const StoreOptions& so, const ServerOptions& opts, const Retention& keep) {
   // Block the stop signals in every thread; one thread waits for them and stops the server.
   sigset_t set;
   sigemptyset(&set);
@@ -34,10 +43,37 @@ int serve(const StoreOptions& so, const ServerOptions& opts) {
     std::cout << "shaderwatch-server: signal " << sig << ", stopping" << std::endl;
     server.stop();
   });
+  std::mutex mu;
+  std::condition_variable wake;
+  bool stopping = false;
+  std::thread pruner([&] {
+    if (keep.after_days <= 0) return;
+    std::unique_lock lk(mu);
+    do {
+      lk.unlock();
+      try {
+        const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch()).count();
+        const auto s = store.prune({now - static_cast<std::int64_t>(keep.after_days * 86400e3), keep.keep_runs},
+                                   [](const std::string&) {});
+        std::cout << "shaderwatch-server: pruned the raw rows of " << s.packs << " benchmarks in " << s.runs
+                  << " runs older than " << keep.after_days << " days" << std::endl;
+      } catch (const std::exception& e) {
+        std::cerr << "shaderwatch-server: pruning failed (tried again tomorrow): " << e.what() << std::endl;
+      }
+      lk.lock();
+    } while (!wake.wait_for(lk, std::chrono::hours(24), [&] { return stopping; }));
+  });
   server.serve();
   // serve() also returns when the socket fails; make sure the waiter exits either way.
   pthread_kill(waiter.native_handle(), SIGTERM);
   waiter.join();
+  {
+    std::lock_guard lk(mu);
+    stopping = true;
+  }
+  wake.notify_all();
+  pruner.join();
   return 0;
 }
 
@@ -46,6 +82,7 @@ int serve(const StoreOptions& so, const ServerOptions& opts) {
 Command add_serve_command(CLI::App& app, std::string& db) {
   auto so = std::make_shared<StoreOptions>();
   auto sopts = std::make_shared<ServerOptions>();
+  auto keep = std::make_shared<Retention>();
   auto* serve_app = app.add_subcommand("serve", "Serve the HTTP API");
   serve_app->add_option("--db", db, kDbHelp + "; created and migrated if needed")->envname("SHADERWATCH_DB")->capture_default_str();
   serve_app->add_option("--port", sopts->port, "TCP port (0: pick a free one and print it)")
@@ -85,9 +122,15 @@ Command add_serve_command(CLI::App& app, std::string& db) {
   serve_app->add_flag("--read-token-required", sopts->read_token_required,
                       "Require a bearer token (of any scope) for GET endpoints too, except /api/v1/health (posting and "
                       "triage always require one of their scope)");
-  return {serve_app, [so, sopts, &db] {
+  serve_app->add_option("--prune-after-days", keep->after_days,
+                        "Each day, remove the raw repetitions of runs older than this, as `prune` does (0: keep everything)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  serve_app->add_option("--prune-keep-runs", keep->keep_runs,
+                        "With --prune-after-days: the newest runs of each GPU that keep their raw rows whatever their age")
+      ->capture_default_str();
+  return {serve_app, [so, sopts, keep, &db] {
             so->db = db;
-            return serve(*so, *sopts);
+            return serve(*so, *sopts, *keep);
           }};
 }
 

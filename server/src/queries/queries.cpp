@@ -218,6 +218,13 @@ RunResults Queries::run_results(const std::string& key, const Params& q) {
   }
   std::sort(rows.begin(), rows.end(), [](const ResultRow& a, const ResultRow& b) { return a.index < b.index; });
   RunResults out{key, {}, limit, offset, std::nullopt};
+  auto& pruned = c->q(benchmark ? "SELECT COUNT(*) FROM result_sets rs JOIN benchmarks bm ON bm.id=rs.benchmark_id"
+                                  " WHERE rs.run_id=? AND rs.packed IS NULL AND bm.name=?"
+                                : "SELECT COUNT(*) FROM result_sets WHERE run_id=? AND packed IS NULL");
+  pruned.bind(1, pk);
+  if (benchmark) pruned.bind(2, *benchmark);
+  if (pruned.step()) out.pruned_benchmarks = pruned.i64(0);
+  pruned.reset();
   const auto from = std::min<std::size_t>(rows.size(), static_cast<std::size_t>(offset));
   const auto to = std::min<std::size_t>(rows.size(), from + static_cast<std::size_t>(limit));
   out.results.assign(std::make_move_iterator(rows.begin() + from), std::make_move_iterator(rows.begin() + to));

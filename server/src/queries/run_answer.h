@@ -90,6 +90,7 @@ struct RunResults {
   std::vector<ResultRow> results;
   std::int64_t limit = 0, offset = 0;
   std::optional<std::int64_t> next_offset;
+  std::int64_t pruned_benchmarks = 0;  // benchmarks whose rows `prune` removed (their summaries remain)
 };
 
 // A posted run's answer: the run as stored and the alerts its ingest raised.

@@ -215,6 +215,8 @@ void to_json(json& j, const ResultRow& r) {
 void to_json(json& j, const RunResults& r) {
   j = {{"run_id", r.run_id}, {"results", r.results}, {"limit", r.limit}, {"offset", r.offset},
        {"next_offset", or_null(r.next_offset)}};
+  // Only where pruning took some: the answer of a run with all its rows is as it always was.
+  if (r.pruned_benchmarks) j["pruned_benchmarks"] = r.pruned_benchmarks;
 }
 
 void to_json(json& j, const IngestAnswer& a) { j = {{"run", a.run}, {"alerts", a.alerts}}; }

@@ -18,6 +18,7 @@
 #include "queries/queries.h"
 #include "storage/database.h"
 #include "storage/migrations.h"
+#include "storage/prune.h"
 #include "storage/storage_errors.h"
 #include "tokens/token_store.h"
 
@@ -69,6 +70,10 @@ class Store {
   Alert set_alert_state(std::int64_t id, std::string_view body, const std::string& by);
 
   // Whether the database answers: a trivial read on a pooled reader (throws DatabaseUnavailable where it cannot).
+  // Retention (storage/prune.h): raw repetitions of old runs removed, summaries kept.
+  PruneSummary prune(const PruneOptions& o, const std::function<void(const std::string&)>& progress) {
+    return prune_raw_rows(db_, o, progress);
+  }
   void ping() { db_.ping(); }
 
   TokenStore& tokens() { return tokens_; }
