@@ -1,4 +1,4 @@
-// A run's rows packed per benchmark (storage/stored_rows.h, number_codec.h): every field back bit for bit, bad
+// A run's rows packed per benchmark (common/stored_rows.h, number_codec.h): every field back bit for bit, bad
 // bytes refused, and a database of schema 8 (a row each) packed by its migration with no answer changed.
 #include <cmath>
 #include <cstring>
@@ -6,8 +6,8 @@
 #include <random>
 
 #include "fixture_file.h"
-#include "storage/number_codec.h"
-#include "storage/stored_rows.h"
+#include "common/number_codec.h"
+#include "common/stored_rows.h"
 #include "test_util.h"
 
 namespace {

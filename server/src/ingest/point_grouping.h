@@ -1,5 +1,5 @@
 // A run's rows grouped by benchmark name, pure, before any lock is taken: each benchmark's rows packed as the
-// store keeps them (storage/stored_rows.h), and its point.
+// store keeps them (common/stored_rows.h), and its point.
 #pragma once
 
 #include <map>
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "ingest/ingest_parse.h"
-#include "storage/rows_summary.h"
-#include "storage/stored_rows.h"
+#include "common/rows_summary.h"
+#include "common/stored_rows.h"
 
 namespace shaderwatch {
 

@@ -1,6 +1,6 @@
 // What a run says of each benchmark beyond its time: the outcome of its check (worst over repetitions)
 // and the medians over repetitions of the counters shaderwatch-bench writes (contract): quartiles, % of
-// peak, error / bound. Read from each benchmark's summary beside its pack (storage/rows_summary.h), which
+// peak, error / bound. Read from each benchmark's summary beside its pack (common/rows_summary.h), which
 // pruning keeps; shared by the run, series, rankings and correctness queries.
 #pragma once
 

@@ -16,7 +16,7 @@
 #include "common/driver_identity.h"
 #include "detection/single_run_gate.h"
 #include "storage/result_sets.h"
-#include "storage/rows_summary.h"
+#include "common/rows_summary.h"
 
 using nlohmann::json;
 
@@ -106,7 +106,7 @@ CREATE INDEX alerts_run ON alerts(run_id);
   c.follow_copied_ids("alerts");
 }
 
-// 9: a benchmark's rows of a run packed together (result_sets, row_shapes: storage/stored_rows.h) instead of a
+// 9: a benchmark's rows of a run packed together (result_sets, row_shapes: common/stored_rows.h) instead of a
 // table row each, a point's repetitions read from its pack instead of a copy of their own, and a point's spread
 // (what the gate reads of its repetitions) kept beside its value. Rows are packed
 // in document order; results never kept aggregate_unit, which only the rule for a point's repetitions reads
@@ -311,14 +311,14 @@ ALTER TABLE run_compiled ADD COLUMN operation TEXT NOT NULL DEFAULT '';
 CREATE TABLE row_shapes(
   id INTEGER PRIMARY KEY,
   sha256 TEXT NOT NULL UNIQUE,         -- of shape
-  shape BLOB NOT NULL);                -- storage/stored_rows.h: the rows of a pack but their numbers
+  shape BLOB NOT NULL);                -- common/stored_rows.h: the rows of a pack but their numbers
 CREATE TABLE result_sets(
   run_id INTEGER NOT NULL REFERENCES runs(id),
   benchmark_id INTEGER NOT NULL REFERENCES benchmarks(id),
   first_idx INTEGER NOT NULL,          -- the idx of its first row; the shape keeps the others' from it
   shape_id INTEGER NOT NULL REFERENCES row_shapes(id),
   packed BLOB,                         -- the rows' numbers; NULL once pruned (shaderwatch-server prune)
-  -- storage/rows_summary.h: what the pages read of the rows, kept when the pack is pruned
+  -- common/rows_summary.h: what the pages read of the rows, kept when the pack is pruned
   has_iteration INTEGER NOT NULL, outcome TEXT NOT NULL, message TEXT NOT NULL,
   p25_ns REAL, p75_ns REAL, pct_of_roofline REAL, pct_of_copy_peak REAL, err_bound_ratio REAL, spread_pct REAL,
   PRIMARY KEY(run_id, benchmark_id));  -- with a rowid: SQLite keeps a 1-2 KB pack in its page, not an overflow page

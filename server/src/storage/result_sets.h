@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "storage/rows_summary.h"
+#include "common/rows_summary.h"
 #include "storage/sql.h"
-#include "storage/stored_rows.h"
+#include "common/stored_rows.h"
 
 namespace shaderwatch {
 

@@ -1,4 +1,4 @@
-#include "storage/number_codec.h"
+#include "common/number_codec.h"
 
 #include <charconv>
 #include <cmath>

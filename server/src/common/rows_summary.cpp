@@ -1,4 +1,4 @@
-#include "storage/rows_summary.h"
+#include "common/rows_summary.h"
 
 #include <algorithm>
 

@@ -1,10 +1,10 @@
-#include "storage/stored_rows.h"
+#include "common/stored_rows.h"
 
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
-#include "storage/number_codec.h"
+#include "common/number_codec.h"
 
 namespace shaderwatch {
 

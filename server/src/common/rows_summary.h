@@ -10,7 +10,7 @@
 
 #include <shaderwatch/result_contract.h>
 
-#include "storage/stored_rows.h"
+#include "common/stored_rows.h"
 
 namespace shaderwatch {
 
