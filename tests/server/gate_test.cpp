@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 
+#include "common/statistics.h"
 #include "detection/analysis.h"
 
 namespace a = shaderwatch::analysis;
@@ -18,13 +19,13 @@ a::BenchmarkEvidence bench(const std::string& name, double value, int runs) {
   b.value = value;
   std::vector<double> own;
   for (int i = 0; i < 10; ++i) own.push_back(value * (1 + 0.002 * (i - 5)));
-  b.spread = a::repetition_spread(own, value);
+  b.spread = shaderwatch::stats::repetition_spread(own, value);
   for (int r = 0; r < runs; ++r) {
     const double v = 1e5 * (1 + 0.005 * ((r % 3) - 1));
     b.level_runs.push_back(v);
     std::vector<double> reps;
     for (int i = 0; i < 10; ++i) reps.push_back(v * (1 + 0.002 * (i - 5)));
-    b.level_spreads.push_back(a::repetition_spread(reps, v));
+    b.level_spreads.push_back(shaderwatch::stats::repetition_spread(reps, v));
     b.swing_history.insert(b.swing_history.begin(), v);
   }
   b.history = static_cast<std::size_t>(runs);
@@ -109,7 +110,7 @@ TEST(Gate, TheSecondRunIsJudgedAgainstTheFirst) {
   auto noisy = bench("lum/noisy/1080p/cold", 3.6e5, 1);
   std::vector<double> spread_reps(10);
   for (std::size_t i = 0; i < spread_reps.size(); ++i) spread_reps[i] = 3.6e5 * (i % 2 ? 1.4 : 0.7);
-  noisy.spread = a::repetition_spread(spread_reps, 3.6e5);
+  noisy.spread = shaderwatch::stats::repetition_spread(spread_reps, 3.6e5);
   EXPECT_FALSE(a::judge(run_with(250, 1, {noisy})).fail);
   // Nothing to judge a first run against.
   EXPECT_FALSE(a::judge(run_with(250, 1, {bench("lum/new/1080p/cold", 3.6e5, 0)})).fail);

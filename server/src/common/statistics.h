@@ -17,6 +17,12 @@ double upper_median_in_place(std::vector<double>& v);
 // The variance of the median of k normal values relative to their mean's: exact (Monte Carlo) for k = 1 .. 8, where
 // it is 1 for one or two values and 1.19-1.47 after; pi/2 (kMedianSe squared, the large-k limit) beyond.
 double median_variance_factor(std::size_t k);
+// A normal distribution's interquartile range in sigmas: a p25..p75 spread over this is a sigma.
+inline constexpr double kIqrSigmas = 1.349;
+// A run's own spread, as a relative sigma: the interquartile range of its repetitions over kIqrSigmas, relative
+// to its value; 0 with fewer than 4 repetitions. Kept with each point (points.spread) at ingest, so the single-run
+// gate reads it without the repetitions, which pruning may remove.
+double repetition_spread(std::vector<double> reps, double value);
 // Median absolute deviation scaled by 1.4826 (consistent with sigma for normal data).
 double mad_sigma(const std::vector<double>& v);
 // Sigma of a series in time order from its median absolute first difference (1.4826 / sqrt(2) of it): a step in

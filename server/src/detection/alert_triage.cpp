@@ -8,7 +8,7 @@
 #include "common/clock.h"
 #include "common/iso8601.h"
 #include "common/json_body.h"
-#include "detection/alert_states.h"
+#include "common/alert_states.h"
 
 using nlohmann::json;
 

@@ -18,16 +18,6 @@ const char* to_string(Baseline b) {
   return "none";
 }
 
-double repetition_spread(std::vector<double> reps, double value) {
-  if (reps.size() < 4 || value <= 0) return 0;
-  std::sort(reps.begin(), reps.end());
-  const auto at = [&](double q) {
-    const double x = q * static_cast<double>(reps.size() - 1);
-    const auto i = static_cast<std::size_t>(x);
-    return i + 1 < reps.size() ? reps[i] + (x - static_cast<double>(i)) * (reps[i + 1] - reps[i]) : reps[i];
-  };
-  return (at(0.75) - at(0.25)) / kIqrSigmas / value;
-}
 
 std::size_t swing_series_runs(const RunEvidence& run, const GateParams& g) {
   std::size_t n = 0;

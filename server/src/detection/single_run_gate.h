@@ -66,12 +66,6 @@ struct Slowdown {
   double noise = 0;      // the run-to-run noise that floor assumed (relative)
 };
 
-// A normal distribution's interquartile range in sigmas: a p25..p75 spread over this is a sigma.
-inline constexpr double kIqrSigmas = 1.349;
-// A run's own spread, as a relative sigma: the interquartile range of its repetitions over kIqrSigmas, relative
-// to its value; 0 with fewer than 4 repetitions. Kept with each point (points.spread) at ingest, so the gate reads
-// it without the repetitions, which pruning may remove.
-double repetition_spread(std::vector<double> reps, double value);
 
 // The largest lone swing among the run's series (log): a run above both its neighbours (the next being this
 // run's value; the series' first run has only that one) in each series' swing_history.

@@ -8,7 +8,7 @@
 
 #include <shaderwatch/result_contract.h>
 
-#include "detection/alert_states.h"
+#include "common/alert_states.h"
 #include "detection/change_attribution.h"
 #include "ingest/benchmark_name.h"
 #include "storage/run_points.h"

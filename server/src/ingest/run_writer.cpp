@@ -12,7 +12,6 @@
 #include "ingest/ingest_parse.h"
 #include "ingest/point_grouping.h"
 #include "storage/bulk_insert.h"
-#include "detection/single_run_gate.h"
 #include "storage/result_sets.h"
 
 namespace shaderwatch {
@@ -145,7 +144,7 @@ void insert_points(sql::Conn& w, const Parsed& p, const std::map<std::string, Be
                 measured ? Value{*std::min_element(a.reps.begin(), a.reps.end())} : Value{},
                 measured ? Value{*std::max_element(a.reps.begin(), a.reps.end())} : Value{},
                 static_cast<std::int64_t>(a.reps.size()), std::int64_t{a.n_errors}, a.error_message, a.label,
-                std::int64_t{on_main ? 1 : 0}, std::string_view(a.spirv), analysis::repetition_spread(a.reps, value)});
+                std::int64_t{on_main ? 1 : 0}, std::string_view(a.spirv), stats::repetition_spread(a.reps, value)});
     if (!on_main) continue;
     out.touched.push_back(sid);
     if (measured) out.fresh.emplace_back(sid, a.reps);

@@ -98,7 +98,7 @@ RankingGroups variant_values(sql::Conn& c, const std::vector<GpuRuns>& gs, const
         const auto k = run.find(name);
         double noise = series_noise(c, sid, ms, run_pk);
         if (k != run.end() && std::isfinite(k->second.p75_ns - k->second.p25_ns) && value > 0)
-          noise = std::max(noise, (k->second.p75_ns - k->second.p25_ns) / value / analysis::kIqrSigmas);
+          noise = std::max(noise, (k->second.p75_ns - k->second.p25_ns) / value / stats::kIqrSigmas);
         slot[variant] = {value, noise};
         if (k != run.end()) counters[gi].emplace(name, k->second);
       }

@@ -11,7 +11,7 @@
 #include <shaderwatch/result_contract.h>
 
 #include "detection/alert_attribution.h"
-#include "detection/alert_states.h"
+#include "common/alert_states.h"
 #include "detection/analysis.h"
 #include "queries/alert_loader.h"
 #include "queries/queries.h"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/client_error.h"
-#include "detection/alert_states.h"
+#include "common/alert_states.h"
 #include "storage/run_points.h"
 #include "storage/sql.h"
 

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/driver_identity.h"
-#include "detection/single_run_gate.h"
+#include "common/statistics.h"
 #include "storage/result_sets.h"
 #include "common/rows_summary.h"
 
@@ -165,7 +165,7 @@ void pack_result_rows(sql::Conn& c) {
     const auto blob = pts.blob(3);
     std::vector<double> reps(blob.size() / sizeof(double));
     if (!reps.empty()) std::memcpy(reps.data(), blob.data(), reps.size() * sizeof(double));
-    spreads.emplace_back(pts.i64(0), pts.i64(1), analysis::repetition_spread(std::move(reps), pts.f64(2)));
+    spreads.emplace_back(pts.i64(0), pts.i64(1), stats::repetition_spread(std::move(reps), pts.f64(2)));
   }
   pts.reset();
   auto& set = c.q("UPDATE points SET spread=? WHERE series_id=? AND run_id=?");
@@ -322,7 +322,7 @@ CREATE TABLE result_sets(
   has_iteration INTEGER NOT NULL, outcome TEXT NOT NULL, message TEXT NOT NULL,
   p25_ns REAL, p75_ns REAL, pct_of_roofline REAL, pct_of_copy_peak REAL, err_bound_ratio REAL, spread_pct REAL,
   PRIMARY KEY(run_id, benchmark_id));  -- with a rowid: SQLite keeps a 1-2 KB pack in its page, not an overflow page
-ALTER TABLE points ADD COLUMN spread REAL NOT NULL DEFAULT 0;  -- analysis::repetition_spread of its repetitions
+ALTER TABLE points ADD COLUMN spread REAL NOT NULL DEFAULT 0;  -- stats::repetition_spread of its repetitions
 )SQL",
      pack_result_rows},
 };

@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "detection/alert_states.h"
+#include "common/alert_states.h"
 
 namespace shaderwatch {
 

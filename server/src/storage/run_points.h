@@ -18,7 +18,7 @@ struct RunPoint {
   std::vector<double> reps;
   int errors = 0;
   std::int64_t series_id = 0;
-  double spread = 0;  // its repetitions' spread (analysis::repetition_spread), kept with the point
+  double spread = 0;  // its repetitions' spread (stats::repetition_spread), kept with the point
   std::string spirv;  // the kernel's SPIR-V hash, as the point stored it (empty where the run named none)
 };
 // Every benchmark's point in the run `run_pk`, by benchmark name; its repetitions read from the run's packs only
