@@ -5,9 +5,9 @@
 #include <limits>
 #include <random>
 
-#include "fixture_file.h"
 #include "common/number_codec.h"
 #include "common/stored_rows.h"
+#include "fixture_file.h"
 #include "test_util.h"
 
 namespace {

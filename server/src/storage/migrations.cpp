@@ -3,9 +3,9 @@
 
 #include <cstring>
 #include <map>
-#include <tuple>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -14,9 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "common/driver_identity.h"
+#include "common/rows_summary.h"
 #include "common/statistics.h"
 #include "storage/result_sets.h"
-#include "common/rows_summary.h"
 
 using nlohmann::json;
 

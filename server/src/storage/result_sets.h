@@ -1,5 +1,6 @@
-// Where a run's rows live: one pack per benchmark (stored_rows.h) in table result_sets, its shape in row_shapes,
-// stored once for every pack that has it. Written by ingest and the migration, read by every query of raw rows.
+// Where a run's rows live: one pack per benchmark (common/stored_rows.h) in table result_sets, with its summary
+// (common/rows_summary.h) beside it, its shape in row_shapes, stored once for every pack that has it. Written by
+// ingest and the migration, read by every query of raw rows and of the summaries.
 #pragma once
 
 #include <cstdint>
@@ -8,8 +9,8 @@
 #include <vector>
 
 #include "common/rows_summary.h"
-#include "storage/sql.h"
 #include "common/stored_rows.h"
+#include "storage/sql.h"
 
 namespace shaderwatch {
 
