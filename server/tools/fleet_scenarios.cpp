@@ -438,6 +438,7 @@ TrialResult run_trial(const Scenario& sc, const TrialParams& p) {
       const auto t0 = Clock::now();
       store.ingest(body, "fleet-sim");
       const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      if (p.prune_keep_runs > 0) store.prune({INT64_MAX, p.prune_keep_runs}, [](const std::string&) {});
       (r < pl.step_run ? ms_before : ms_after) += ms;
       ++(r < pl.step_run ? n_before : n_after);
 

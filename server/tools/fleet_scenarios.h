@@ -43,6 +43,9 @@ struct TrialParams {
   // Runs record what ran, as shaderwatch-bench does: each row's label names its kernel's SPIR-V and the
   // compiled section gives each kernel's statistics. Off: neither (the statistical attribution alone).
   bool compiled = true;
+  // > 0: after each post, every run but each GPU's newest `prune_keep_runs` loses its raw repetitions
+  // (storage/prune.h), so that a pruned database's verdicts and alerts can be held against an unpruned one's.
+  std::size_t prune_keep_runs = 0;
 };
 
 // A real change the server should report: series (gpu, bench) from run `run` on.

@@ -164,6 +164,9 @@ int main(int argc, char** argv) {
   app.add_option("--json", json_path, "Also write the rows (and every delay) as JSON to this file");
   app.add_flag("!--no-compiled", base.compiled,
                "Runs record no SPIR-V labels and no compiled section (the attribution by siblings alone)");
+  app.add_option("--prune-keep-runs", base.prune_keep_runs,
+                 "After each post, prune every run's raw repetitions but each GPU's newest N (0: never): the verdicts\n"
+                 "and alerts of a pruned database, to compare with an unpruned run of the same seeds");
   std::string keep_dir;
   app.add_option("--keep-db", keep_dir,
                  "Keep each trial's SQLite file in this existing directory, as <scenario>-<noise>-<seed>.db\n"
