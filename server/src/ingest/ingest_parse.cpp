@@ -132,8 +132,9 @@ std::string content_hash(const Parsed& p) {
   h.field(static_cast<std::int64_t>(p.rows.size()));
   for (const auto& r : p.rows) {
     for (const std::string* f : {&r.series_name, &r.run_type, &r.aggregate_name, &r.aggregate_unit, &r.label,
-                                 &r.error_message, &r.time_unit, &r.counters})
+                                 &r.error_message, &r.time_unit})
       h.field(*f);
+    h.field(r.counters.dump());  // the text the store kept before schema 9: the same hash for the same run
     for (std::int64_t v : {r.repetition_index, r.repetitions, r.threads, r.iterations, std::int64_t{r.error}})
       h.field(v);
     // Only when given: a run posted before the field keeps its hash (its status follows from the rest).
@@ -347,9 +348,9 @@ Row parse_row(const json& b, std::size_t i, int format_version) {
   }
   if (counters.size() > kMaxCounters)
     throw ClientError(400, std::to_string(counters.size()) + " counters, more than " + std::to_string(kMaxCounters), path);
-  r.counters = counters.dump();
   if (const auto retries = counters.find(contract::kCheckRetriesCounter); retries != counters.end())
     r.check_retries = retries->get<double>();
+  r.counters = std::move(counters);
   parse_status(b, path, format_version, r);
   parse_stop(b, path, format_version, r);
   return r;

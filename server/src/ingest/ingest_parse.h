@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <shaderwatch/result_contract.h>
 
 #include "ingest/compiled_parse.h"
@@ -17,8 +18,8 @@ namespace shaderwatch {
 
 struct Row {
   std::size_t idx = 0;
-  std::string series_name, run_type, aggregate_name, aggregate_unit, label, error_message,
-      time_unit, counters;
+  std::string series_name, run_type, aggregate_name, aggregate_unit, label, error_message, time_unit;
+  nlohmann::json counters = nlohmann::json::object();  // user counters: name -> JSON number
   std::int64_t repetition_index = 0, repetitions = 0, threads = 1, iterations = 0;
   std::optional<double> real_ns, cpu_ns;
   bool error = false;

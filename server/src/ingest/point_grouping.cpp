@@ -21,7 +21,7 @@ StoredRow stored_row(const Row& r) {
   s.error = r.error;
   s.error_message = r.error_message;
   s.status = r.status;
-  s.counters = nlohmann::json::parse(r.counters);
+  s.counters = r.counters;
   return s;
 }
 

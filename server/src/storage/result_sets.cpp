@@ -1,6 +1,5 @@
 #include "storage/result_sets.h"
 
-#include <algorithm>
 #include <cmath>
 
 #include "common/sha256.h"
@@ -10,10 +9,9 @@ namespace shaderwatch {
 
 namespace {
 
-std::vector<StoredRow> unpack_in_order(const sql::Stmt& st, int first, bool counters = true) {
-  auto rows = unpack_rows(st.i64(first), st.blob(first + 1), st.blob(first + 2), counters);
-  std::stable_sort(rows.begin(), rows.end(), [](const StoredRow& a, const StoredRow& b) { return a.idx < b.idx; });
-  return rows;
+// A pack holds its rows in document order (pack_rows is given them so).
+std::vector<StoredRow> unpack_at(const sql::Stmt& st, int first, bool counters = true) {
+  return unpack_rows(st.i64(first), st.blob(first + 1), st.blob(first + 2), counters);
 }
 
 }  // namespace
@@ -62,7 +60,7 @@ std::vector<BenchmarkRows> run_rows(sql::Conn& c, std::int64_t run_pk, bool coun
                  " WHERE rs.run_id=? AND rs.packed IS NOT NULL ORDER BY bm.name");
   st.bind(1, run_pk);
   std::vector<BenchmarkRows> out;
-  while (st.step()) out.push_back({st.i64(0), st.text(1), unpack_in_order(st, 2, counters)});
+  while (st.step()) out.push_back({st.i64(0), st.text(1), unpack_at(st, 2, counters)});
   return out;
 }
 
@@ -71,7 +69,7 @@ std::vector<StoredRow> benchmark_rows(sql::Conn& c, std::int64_t run_pk, std::in
                  " WHERE rs.run_id=? AND rs.benchmark_id=? AND rs.packed IS NOT NULL");
   st.bind(1, run_pk).bind(2, benchmark_id);
   std::vector<StoredRow> rows;
-  if (st.step()) rows = unpack_in_order(st, 0);
+  if (st.step()) rows = unpack_at(st, 0);
   st.reset();
   return rows;
 }
