@@ -252,33 +252,42 @@ int main(int argc, char** argv) {
     }
     std::printf("  %-60s first %8.2f ms, p50 %8.2f ms, max %8.2f ms\n", path.c_str(), first, pct(t, 50), pct(t, 100));
   }
-  // What CI and the next person see after one more post: its verdict (judged now), and the overview (which judges
-  // the new run only; the others' verdicts are kept).
+  // What CI and the next person see after each of 20 more posts, one at a time on GPU 0 (its history full):
+  // the post with its detection, its verdict (judged now), and the overview (which judges the new run only).
   {
     httplib::Client p("127.0.0.1", port);
     p.set_bearer_token_auth(token);
     p.set_read_timeout(120, 0);
     std::mt19937_64 more(99);
-    const std::string id = "g0-" + std::to_string(runs_per_poster);
-    const std::string body = "{\"run\":{\"id\":\"" + id + "\",\"commit\":\"next\",\"runner\":\"load\",\"started_at\":\"" +
-                             shaderwatch::format_iso8601_ms(1767225600000LL + runs_per_poster * 60000) + "\"},\"benchmark\":" +
-                             make_doc(0, more, o) + "}";
-    const auto q0 = Clock::now();
-    auto r = p.Post("/api/v1/runs", body, "application/json");
-    const double post_ms = std::chrono::duration<double, std::milli>(Clock::now() - q0).count();
-    if (!r || r->status != 201) {
-      std::cerr << "the extra post failed\n";
-      return 1;
-    }
     const auto timed = [&](const std::string& path) {
       const auto t = Clock::now();
       auto a = c.Get(path);
       if (!a || a->status != 200) std::cerr << path << " failed\n";
       return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
     };
-    const double verdict_ms = timed("/api/v1/runs/" + id + "/verdict");
-    std::printf("after one more post (%.1f ms): its verdict %.2f ms, then the overview %.2f ms\n", post_ms, verdict_ms,
-                timed("/api/v1/summary"));
+    std::vector<double> post_ms, detect_ms, verdict_ms, overview_ms;
+    for (long k = runs_per_poster; k < runs_per_poster + 20; ++k) {
+      const std::string id = "g0-" + std::to_string(k);
+      const std::string body = "{\"run\":{\"id\":\"" + id + "\",\"commit\":\"next" + std::to_string(k) +
+                               "\",\"runner\":\"load\",\"started_at\":\"" +
+                               shaderwatch::format_iso8601_ms(1767225600000LL + k * 60000) + "\"},\"benchmark\":" +
+                               make_doc(0, more, o) + "}";
+      const auto detect_before = stores[0]->stats().detect_ns;
+      const auto q0 = Clock::now();
+      auto r = p.Post("/api/v1/runs", body, "application/json");
+      post_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - q0).count());
+      if (!r || r->status != 201) {
+        std::cerr << "an extra post failed\n";
+        return 1;
+      }
+      detect_ms.push_back(static_cast<double>(stores[0]->stats().detect_ns - detect_before) / 1e6);
+      verdict_ms.push_back(timed("/api/v1/runs/" + id + "/verdict"));
+      overview_ms.push_back(timed("/api/v1/summary"));
+    }
+    std::printf("20 more posts on GPU 0 at %ld runs of its history, p50 / max: post %.1f / %.1f ms, its detection"
+                " %.2f / %.2f ms; then its verdict %.2f / %.2f ms, the overview %.2f / %.2f ms\n",
+                runs_per_poster, pct(post_ms, 50), pct(post_ms, 100), pct(detect_ms, 50), pct(detect_ms, 100),
+                pct(verdict_ms, 50), pct(verdict_ms, 100), pct(overview_ms, 50), pct(overview_ms, 100));
   }
   if (!postgres) {
     std::uintmax_t bytes = 0;

@@ -2,6 +2,8 @@
 // and plain Google Benchmark output with its measurement decoration. No database.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include <nlohmann/json.hpp>
 
 #include <shaderwatch/result_contract.h>
@@ -10,6 +12,7 @@
 #include "ingest/ingest_parse.h"
 #include "service/store.h"
 #include "common/iso8601.h"
+#include "common/json_body.h"
 
 using nlohmann::json;
 
@@ -268,4 +271,77 @@ TEST(IngestParse, ARowsSpirvIsItsKernelsCompiledEntryAndOnlyBeforeFormatThreeIts
   }
   const auto v3 = shaderwatch::parse_body(wrapped(doc), 64);
   EXPECT_TRUE(v3.rows.at(0).spirv.empty()) << "format 3 without an entry: none, whatever the label says";
+}
+
+// Issue 55, item 5: a body of kCheckedFirstBytes or more has its rows checked one at a time before any tree is built
+// (three refused 60 MiB bodies took 543 MiB with the tree). It is judged as the same body below the size: every
+// refusal names the same field with the same words, and what is accepted is the same run. Padding after the JSON
+// makes a body large without changing what it says; nlohmann writes "benchmarks" before "context", so the rows are
+// read before the format version that says what they must carry.
+TEST(IngestParse, ALargeBodyIsJudgedAsTheSameBodySmall) {
+  namespace contract = shaderwatch::contract;
+  const std::string key = contract::context_key(contract::kFormatVersion);
+  const json plain = swt::read_fixture("decorated_plain.json");
+  std::vector<std::string> bodies = {wrapped(plain), wrapped(swt::read_fixture("shaderwatch_bench_quick.json"))};
+  json v2 = plain;
+  v2["context"][key] = "2";
+  bodies.push_back(wrapped(v2));  // no status: refused at row 0
+  for (auto& row : v2["benchmarks"]) row[contract::kStatusField] = "pass";
+  bodies.push_back(wrapped(v2));
+  v2["benchmarks"].back().erase(contract::kStatusField);
+  bodies.push_back(wrapped(v2));  // the last row without its status
+  json v3 = v2;
+  v3["benchmarks"].back()[contract::kStatusField] = "pass";
+  v3["context"][key] = "3";
+  bodies.push_back(wrapped(v3));  // no stop reasons
+  for (auto& row : v3["benchmarks"]) row[contract::kStopField] = "low-noise";
+  bodies.push_back(wrapped(v3));
+  v3["benchmarks"].back()["real_time"] = "slow";
+  bodies.push_back(wrapped(v3));  // a bad field in the last row
+  v3["benchmarks"].back()["real_time"] = 1.5;
+  v3["benchmarks"].back()["error_occurred"] = true;
+  bodies.push_back(wrapped(v3));  // an error row with a stop reason
+  json many = plain;
+  many["benchmarks"] = json::array();
+  for (int i = 0; i <= 10000; ++i) {
+    json r = plain["benchmarks"][0];
+    r["name"] = r["run_name"] = std::string("fam/v").append(std::to_string(i)).append("/1/hot");
+    many["benchmarks"].push_back(r);
+  }
+  bodies.push_back(wrapped(many));  // 10,001 distinct benchmarks
+  bodies.push_back(wrapped(plain, {{"id", "r 1"}, {"commit", "c1"}}));
+  bodies.push_back(wrapped(plain).insert(1, R"("run": {"id": "shadow", "commit": "c0"}, )"));
+  bodies.push_back(wrapped(plain).substr(0, 300));
+  std::size_t accepted = 0;
+  for (const std::string& small : bodies) {
+    ASSERT_LT(small.size(), shaderwatch::kCheckedFirstBytes);
+    const std::string large = small + std::string(shaderwatch::kCheckedFirstBytes, ' ');
+    const std::string said = refusal(small);
+    // A body cut short is refused at its end, which the padding moves.
+    const auto at_any_column = [](const std::string& s) { return std::regex_replace(s, std::regex("column \\d+"), "column N"); };
+    EXPECT_EQ(at_any_column(refusal(large)), at_any_column(said)) << small.substr(0, 200);
+    if (said == "accepted") {
+      ++accepted;
+      EXPECT_EQ(shaderwatch::parse_body(large, 64).sha, shaderwatch::parse_body(small, 64).sha);
+    }
+  }
+  EXPECT_EQ(accepted, 4u);
+  // Rows of many tiny counters, whose tree would pass the memory bound (413 from the tree's reading): read one at a
+  // time, the row at fault is named instead, here the last, without its status where the format asks for one.
+  std::string tiny = R"({"run": {"id": "r1", "commit": "c1", "started_at": "2026-01-01T00:00:00Z"}, "benchmark": {"benchmarks": [)";
+  for (int i = 0; i < 5000; ++i) {
+    tiny.append(i ? "," : "").append(R"({"name": "f/v/)").append(std::to_string(i)).append(R"(/hot", "real_time": 1, "cpu_time": 1, "iterations": 1)");
+    if (i < 4999) tiny.append(R"(, "sw_status": "pass")");
+    for (int c = 0; c < 200; ++c) tiny.append(",\"c").append(std::to_string(c)).append("\":1");
+    tiny.append("}");
+  }
+  tiny.append(R"(], "context": {")" + key + R"(": "2"}}})");
+  ASSERT_GE(tiny.size(), shaderwatch::kCheckedFirstBytes);
+  EXPECT_EQ(refusal(tiny), "benchmark.benchmarks[4999].sw_status: missing required field (format version 2)");
+  try {
+    shaderwatch::parse_json_object(tiny, 64);
+    ADD_FAILURE() << "the whole tree was read";
+  } catch (const shaderwatch::ClientError& e) {
+    EXPECT_EQ(e.status, 413);
+  }
 }

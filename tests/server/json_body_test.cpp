@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "common/client_error.h"
 #include "common/json_body.h"
@@ -96,4 +97,58 @@ TEST(JsonBody, ABodyWhoseTreeWouldTakeTooMuchMemoryIsRefused) {
     rows.append(i ? "," : "").append(R"({"name": "lum/sequential_256/1920x1080/hot", "real_time": 1234.5, "label": "spirv:7ee3f9057fc10a53"})");
   rows.append("]}");
   EXPECT_EQ(shaderwatch::parse_json_object(rows, 64)["rows"].size(), 20000u);
+}
+
+// Issue 55, item 5: a large body's rows are read one at a time. The array at the path is handed out element by
+// element and left empty; the same key elsewhere, and everything else, is kept as parse_json_object keeps it.
+TEST(JsonBody, TheStreamedArraysElementsAreHandedOutInOrderAndNotKept) {
+  std::vector<nlohmann::json> seen;
+  const auto keep = [&](const nlohmann::json& e, std::size_t i) {
+    EXPECT_EQ(i, seen.size());
+    seen.push_back(e);
+  };
+  const std::vector<std::string> path = {"benchmark", "benchmarks"};
+  const auto j = shaderwatch::parse_json_object_streaming(
+      R"({"benchmarks": [1], "benchmark": {"context": {"benchmarks": [2]}, "benchmarks": [{"a": [3, {"b": 4}]}, 5,)"
+      R"( [6, [7]], "x", {}], "after": [8]}, "z": {"benchmarks": [9]}})",
+      64, path, keep);
+  ASSERT_EQ(seen.size(), 5u);
+  EXPECT_EQ(seen[0], nlohmann::json::parse(R"({"a": [3, {"b": 4}]})"));
+  EXPECT_EQ(seen[1], 5);
+  EXPECT_EQ(seen[2], nlohmann::json::parse("[6, [7]]"));
+  EXPECT_EQ(seen[3], "x");
+  EXPECT_EQ(seen[4], nlohmann::json::object());
+  EXPECT_EQ(j, nlohmann::json::parse(R"({"benchmarks": [1], "benchmark": {"context": {"benchmarks": [2]},)"
+                                     R"( "benchmarks": [], "after": [8]}, "z": {"benchmarks": [9]}})"));
+  // What parse_json_object refuses inside an element is refused the same.
+  const auto streamed_refusal = [&](const std::string& body) -> std::string {
+    try {
+      shaderwatch::parse_json_object_streaming(body, 64, path, [](const nlohmann::json&, std::size_t) {});
+      return "accepted";
+    } catch (const shaderwatch::ClientError& e) {
+      return e.what();
+    }
+  };
+  for (const std::string body : {R"({"benchmark": {"benchmarks": [{"k": 1, "k": 2}]}})",
+                                 R"({"benchmark": {"benchmarks": [{"k": 1}, {"k": [1,]}]}})",
+                                 R"({"benchmark": {"benchmarks": [{"k": 1}]}, "benchmark": 2})", "[1]", ""})
+    EXPECT_EQ(streamed_refusal(body), refusal(body)) << body;
+  // An element the caller refuses stops the read.
+  std::size_t read = 0;
+  EXPECT_THROW(shaderwatch::parse_json_object_streaming(
+                   R"({"benchmark": {"benchmarks": [1, 2, 3]}})", 64, path,
+                   [&](const nlohmann::json& e, std::size_t) {
+                     ++read;
+                     if (e == 2) throw shaderwatch::ClientError(400, "two");
+                   }),
+               shaderwatch::ClientError);
+  EXPECT_EQ(read, 2u);
+  // Elements are not held: 200,000 tiny rows, whose tree parse_json_object refuses (413), stream through.
+  std::string tiny = R"({"benchmark": {"benchmarks": [)";
+  for (int i = 0; i < 200000; ++i) tiny.append(i ? R"(,{"a":1})" : R"({"a":1})");
+  tiny.append("]}}");
+  EXPECT_NE(refusal(tiny).find("8 times its size"), std::string::npos);
+  std::size_t n = 0;
+  shaderwatch::parse_json_object_streaming(tiny, 64, path, [&](const nlohmann::json&, std::size_t) { ++n; });
+  EXPECT_EQ(n, 200000u);
 }

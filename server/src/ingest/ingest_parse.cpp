@@ -244,15 +244,17 @@ int parse_format_version(const json& ctx) {
   return version;
 }
 
-// One entry of benchmark.benchmarks: an iteration (one repetition) or an aggregate row.
+// A field the document's format version requires, missing.
+ClientError missing_for_format(const std::string& field, int format_version) {
+  return ClientError(400, "missing required field (format version " + std::to_string(format_version) + ")", field);
+}
+
 // The row's status: its own field, which must agree with error_occurred. Required from format 2 on; a format 1
 // row without it gets it from its upgrade (format_upgrade.cpp).
 void parse_status(const json& b, const std::string& path, int format_version, Row& r) {
   const json* given = find(b, contract::kStatusField);
   if (!given) {
-    if (format_version >= 2)
-      throw ClientError(400, "missing required field (format version " + std::to_string(format_version) + ")",
-                        path + "." + contract::kStatusField);
+    if (format_version >= 2) throw missing_for_format(path + "." + contract::kStatusField, format_version);
     return;
   }
   const std::string field = path + "." + contract::kStatusField;
@@ -277,8 +279,7 @@ void parse_stop(const json& b, const std::string& path, int format_version, Row&
   const json* given = find(b, contract::kStopField);
   const std::string field = path + "." + contract::kStopField;
   if (!given) {
-    if (format_version >= 3 && !r.error)
-      throw ClientError(400, "missing required field (format version " + std::to_string(format_version) + ")", field);
+    if (format_version >= 3 && !r.error) throw missing_for_format(field, format_version);
     return;
   }
   if (r.error) throw ClientError(400, "an error row was not measured, so it has no stop reason", field);
@@ -286,8 +287,11 @@ void parse_stop(const json& b, const std::string& path, int format_version, Row&
   if (r.stop.empty() || !printable_no_space(r.stop)) throw ClientError(400, "must be one word of printable ASCII", field);
 }
 
+std::string row_path(std::size_t i) { return "benchmark.benchmarks[" + std::to_string(i) + "]"; }
+
+// One entry of benchmark.benchmarks: an iteration (one repetition) or an aggregate row.
 Row parse_row(const json& b, std::size_t i, int format_version) {
-  const std::string path = "benchmark.benchmarks[" + std::to_string(i) + "]";
+  const std::string path = row_path(i);
   if (!b.is_object()) throw ClientError(400, "must be an object", path);
   Row r;
   r.idx = i;
@@ -356,20 +360,33 @@ Row parse_row(const json& b, std::size_t i, int format_version) {
   return r;
 }
 
-void parse_rows(const json& doc, Parsed& p) {
-  const json* benches = find(doc, "benchmarks");
-  if (!benches) throw ClientError(400, "missing required field", "benchmark.benchmarks");
-  if (!benches->is_array()) throw ClientError(400, "must be an array", "benchmark.benchmarks");
-  if (benches->size() > kMaxBenchmarks)
-    throw ClientError(400, "more than " + std::to_string(kMaxBenchmarks) + " entries", "benchmark.benchmarks");
-  p.rows.reserve(benches->size());
-  for (std::size_t i = 0; i < benches->size(); ++i) p.rows.push_back(parse_row((*benches)[i], i, p.format_version));
-  // Every answer about a run (its points, compare, verdict, reports) grows with its benchmarks: bounded here.
-  std::unordered_set<std::string_view> names;
-  for (const auto& r : p.rows) names.insert(r.series_name);
+ClientError too_many_rows() {
+  return ClientError(400, "more than " + std::to_string(kMaxBenchmarks) + " entries", "benchmark.benchmarks");
+}
+
+// Every answer about a run (its points, compare, verdict, reports) grows with its benchmarks: bounded here.
+template <class Names>
+void check_distinct_benchmarks(const Names& names) {
   if (names.size() > kMaxBenchmarkNames)
     throw ClientError(400, std::to_string(names.size()) + " distinct benchmarks, more than " +
                                std::to_string(kMaxBenchmarkNames) + " in one run", "benchmark.benchmarks");
+}
+
+const json& benchmarks_array(const json& doc) {
+  const json* benches = find(doc, "benchmarks");
+  if (!benches) throw ClientError(400, "missing required field", "benchmark.benchmarks");
+  if (!benches->is_array()) throw ClientError(400, "must be an array", "benchmark.benchmarks");
+  return *benches;
+}
+
+void parse_rows(const json& doc, Parsed& p) {
+  const json& benches = benchmarks_array(doc);
+  if (benches.size() > kMaxBenchmarks) throw too_many_rows();
+  p.rows.reserve(benches.size());
+  for (std::size_t i = 0; i < benches.size(); ++i) p.rows.push_back(parse_row(benches[i], i, p.format_version));
+  std::unordered_set<std::string_view> names;
+  for (const auto& r : p.rows) names.insert(r.series_name);
+  check_distinct_benchmarks(names);
 }
 
 // Each measured row's SPIR-V hash, from its kernel's compiled entry (p.compiled is sorted by kernel).
@@ -384,15 +401,8 @@ void spirv_from_compiled(Parsed& p) {
   }
 }
 
-}  // namespace
-
-Parsed parse_body(std::string_view body, std::size_t max_nesting) {
-  // One large body's tree at a time: its tree takes 3-5 times the body, so large bodies arriving together wait
-  // their turn rather than hold a tree each (three 60 MiB bodies refused for a field took 1.1 GB).
-  static std::mutex large_turn;
-  std::unique_lock<std::mutex> turn(large_turn, std::defer_lock);
-  if (body.size() >= kCheckedFirstBytes) turn.lock();
-  const json j = parse_json_object(body, max_nesting);
+// The envelope and the document's context: the run's own fields, its format, start and device.
+const json& parse_envelope(const json& j, Parsed& p) {
   using contract::kEnvelopeBenchmark, contract::kEnvelopeRun;
   for (auto it = j.begin(); it != j.end(); ++it)
     if (it.key() != kEnvelopeRun && it.key() != kEnvelopeBenchmark)
@@ -404,20 +414,65 @@ Parsed parse_body(std::string_view body, std::size_t max_nesting) {
   const json* doc = find(j, kEnvelopeBenchmark);
   if (!doc) throw ClientError(400, "missing required field", kEnvelopeBenchmark);
   if (!doc->is_object()) throw ClientError(400, "must be an object (Google Benchmark JSON)", kEnvelopeBenchmark);
-
-  Parsed p;
   parse_run_fields(*run, p);
   const json* ctx = find(*doc, "context");
   if (ctx && !ctx->is_object()) throw ClientError(400, "must be an object", kContextPath);
-  const json empty = json::object();
+  static const json empty = json::object();
   if (!ctx) ctx = &empty;
   p.format_version = parse_format_version(*ctx);
   parse_started_at(*run, *ctx, p);
   parse_device_context(*ctx, p);
-  parse_rows(*doc, p);
-  p.compiled = parse_compiled_section(*doc, p.format_version);
+  return *doc;
+}
+
+// A large body checked as it is read, one row at a time, before its tree is built: one refused for a row (or its
+// envelope) costs its text and one row's tree, not the document's (json_body.h). The rows are read before the
+// format version may be known (the context can follow them), so what the version requires of them is checked after.
+void check_large_body(std::string_view body, std::size_t max_nesting) {
+  struct Given {
+    bool status, stop, error;
+  };
+  std::vector<Given> given;
+  std::unordered_set<std::string> names;
+  const json skeleton = parse_json_object_streaming(
+      body, max_nesting, {contract::kEnvelopeBenchmark, "benchmarks"}, [&](const json& b, std::size_t i) {
+        if (i >= kMaxBenchmarks) throw too_many_rows();
+        Row r = parse_row(b, i, 1);  // format 1 requires neither field, and checks them where given
+        given.push_back({r.status_given, !r.stop.empty(), r.error});
+        names.insert(std::move(r.series_name));
+      });
+  Parsed p;
+  const json& doc = parse_envelope(skeleton, p);
+  benchmarks_array(doc);
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    if (p.format_version >= 2 && !given[i].status)
+      throw missing_for_format(row_path(i) + "." + contract::kStatusField, p.format_version);
+    if (p.format_version >= 3 && !given[i].error && !given[i].stop)
+      throw missing_for_format(row_path(i) + "." + contract::kStopField, p.format_version);
+  }
+  check_distinct_benchmarks(names);
+  parse_compiled_section(doc, p.format_version);
+}
+
+}  // namespace
+
+Parsed parse_body(std::string_view body, std::size_t max_nesting) {
+  // One large body's tree at a time: its tree takes 3-5 times the body, so large bodies arriving together wait
+  // their turn rather than hold a tree each (three 60 MiB bodies refused for a field took 1.1 GB).
+  static std::mutex large_turn;
+  std::unique_lock<std::mutex> turn(large_turn, std::defer_lock);
+  if (body.size() >= kCheckedFirstBytes) {
+    check_large_body(body, max_nesting);
+    turn.lock();
+  }
+  const json j = parse_json_object(body, max_nesting);
+  Parsed p;
+  const json& doc = parse_envelope(j, p);
+  parse_rows(doc, p);
+  p.compiled = parse_compiled_section(doc, p.format_version);
   spirv_from_compiled(p);
-  upgrade_to_current(*ctx, p);
+  const json* ctx = find(doc, "context");
+  upgrade_to_current(ctx ? *ctx : json::object(), p);
   p.sha = content_hash(p);
   return p;
 }
