@@ -370,7 +370,7 @@ struct RunDetector::Pass {
     const LevelBound bound = level_bound(w, judged, opts.main_branch, baseline);
     const analysis::GateParams gate = analysis::resolve_gate(opts.gate, opts.gate_config, judged.branch, judged.gpu_name).params;
     const analysis::RunEvidence ev =
-        load_evidence(w, judged, bound, {opts.detect, gate, opts.main_branch, opts.gate_cpu_timings});
+        load_evidence(w, judged, bound, {opts.detect, gate, opts.main_branch, opts.gate_cpu_timings, self.db_.main_history()});
     const analysis::RunVerdict v = analysis::judge(ev, opts.detect, gate);
     w.reset_all();
     for (const auto& f : v.slowdowns) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "common/alert_states.h"
 #include "detection/change_attribution.h"
 #include "ingest/benchmark_name.h"
+#include "storage/main_history.h"
 #include "storage/run_points.h"
 
 namespace shaderwatch {
@@ -57,14 +59,52 @@ std::map<std::int64_t, std::int64_t> level_starts(sql::Conn& c, std::int64_t run
   return m;
 }
 
-// Calls f(benchmark, statement) on each of the newest `limit` main points with a value of every timed series of
-// the run before `upto` (or at it too, `inclusive`), newest first within a series. Two statements for the run:
-// where the GPU's newest `limit` main runs start (the cut), then every series' points since it; a series that
-// missed some of those runs (or failed in them) reads the rest from before the cut, one statement each.
+// The newest main points of every series of the run, read from the database into what the process holds
+// (storage/main_history.h): the points since the GPU's MainHistory::kDepth-th newest main run.
+void hold_newest(sql::Conn& c, const JudgedRun& run, const EvidenceParams& p) {
+  const auto generation = p.history->generation();
+  if (!generation) return;
+  std::optional<std::int64_t> cut;
+  {
+    auto& st = c.q("SELECT started_ms FROM runs WHERE gpu_id=? AND branch=? ORDER BY started_ms DESC, id DESC"
+                   " LIMIT 1 OFFSET ?");
+    st.bind(1, run.gpu_id).bind(2, p.main_branch).bind(3, static_cast<std::int64_t>(MainHistory::kDepth - 1));
+    if (st.step()) cut = st.i64(0);
+    st.reset();
+  }
+  std::map<std::int64_t, std::vector<MainPoint>> newest;
+  auto& st = c.q("SELECT series_id, started_ms, run_id, value_ns, spread, spirv FROM points WHERE series_id IN"
+                 " (SELECT series_id FROM points WHERE run_id=?) AND on_main=1 AND value_ns IS NOT NULL AND started_ms>=?"
+                 " ORDER BY series_id, started_ms, run_id");
+  st.bind(1, run.pk).bind(2, cut.value_or(INT64_MIN));
+  while (st.step()) newest[st.i64(0)].push_back({st.i64(1), st.i64(2), st.f64(3), st.f64(4), st.text(5)});
+  st.reset();
+  p.history->hold(*generation, std::move(newest), !cut);  // no cut: the GPU's every main run was read
+}
+
+// latest_main_points from what the process holds, read first where it holds none: false where it cannot say.
+template <class F>
+bool latest_held_points(sql::Conn& c, const JudgedRun& run, const EvidenceParams& p, const LevelBound& upto,
+                        bool inclusive, std::size_t limit, const BySeries& series, F& f) {
+  const auto give = [&](const BySeries::value_type& s, const MainPoint& pt) { f(*s.second, pt); };
+  if (p.history->visit_newest_before(series, upto.ms, upto.pk, inclusive, limit, give)) return true;
+  hold_newest(c, run, p);
+  return p.history->visit_newest_before(series, upto.ms, upto.pk, inclusive, limit, give);
+}
+
+// Calls f(benchmark, point) on each of the newest `limit` main points with a value of every timed series of the run
+// before `upto` (or at it too, `inclusive`), newest first within a series: from what the process holds where it
+// can, else two statements for the run: where the GPU's newest `limit` main runs start (the cut), then every
+// series' points since it; a series that missed some of those runs (or failed in them) reads the rest from before
+// the cut, one statement each.
 template <class F>
 void latest_main_points(sql::Conn& c, const JudgedRun& run, const EvidenceParams& p, const LevelBound& upto,
                         bool inclusive, std::size_t limit, const BySeries& series, F&& f) {
   if (limit == 0) return;
+  if (p.history && latest_held_points(c, run, p, upto, inclusive, limit, series, f)) return;
+  const auto point = [](const sql::Stmt& st) {
+    return MainPoint{st.i64(2), st.i64(3), st.f64(1), st.f64(5), st.text(4)};
+  };
   const std::string cmp = inclusive ? " <= " : " < ";
   std::int64_t cut = INT64_MIN;  // none: the GPU has fewer main runs than `limit`, so every point is read
   {
@@ -87,7 +127,7 @@ void latest_main_points(sql::Conn& c, const JudgedRun& run, const EvidenceParams
     std::size_t& n = taken[it->first];
     if (n >= limit) continue;
     ++n;
-    f(*it->second, st);
+    f(*it->second, point(st));
   }
   if (cut == INT64_MIN) return;
   for (const auto& [sid, b] : series) {
@@ -96,7 +136,7 @@ void latest_main_points(sql::Conn& c, const JudgedRun& run, const EvidenceParams
     auto& older = c.q("SELECT series_id, value_ns, started_ms, run_id, spirv, spread FROM points WHERE series_id=? AND started_ms<? AND"
                       " on_main=1 AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
     older.bind(1, sid).bind(2, cut).bind(3, static_cast<std::int64_t>(limit - n));
-    while (older.step()) f(*b, older);
+    while (older.step()) f(*b, point(older));
   }
 }
 
@@ -107,19 +147,18 @@ void load_levels(sql::Conn& c, const JudgedRun& run, const LevelBound& bound, co
                  const BySeries& series, std::map<std::int64_t, std::vector<std::int64_t>>& level_run_ids) {
   const auto starts = level_starts(c, run.pk, bound);
   const std::size_t most = std::max({p.detect.noise_window, analysis::kLevelRuns, p.gate.swing_runs});
-  latest_main_points(c, run, p, bound, false, most, series, [&](Evidence& b, const sql::Stmt& st) {
+  latest_main_points(c, run, p, bound, false, most, series, [&](Evidence& b, const MainPoint& pt) {
     const auto start = starts.find(b.series_id);
     const std::int64_t boundary_ms = start == starts.end() ? INT64_MIN : start->second;
     ++b.history;
-    const double value = st.f64(1);
     if (b.swing_history.size() < p.gate.swing_runs) {
-      b.swing_history.push_back(value);
-      b.swing_spirv.emplace_back(st.text(4));
+      b.swing_history.push_back(pt.value);
+      b.swing_spirv.push_back(pt.spirv);
     }
-    if (st.i64(2) < boundary_ms || b.level_runs.size() >= analysis::kLevelRuns) return;
-    b.level_runs.push_back(value);
-    level_run_ids[b.series_id].push_back(st.i64(3));
-    if (b.level_runs.size() < p.detect.min_segment) b.level_spreads.push_back(st.f64(5));
+    if (pt.started_ms < boundary_ms || b.level_runs.size() >= analysis::kLevelRuns) return;
+    b.level_runs.push_back(pt.value);
+    level_run_ids[b.series_id].push_back(pt.run_id);
+    if (b.level_runs.size() < p.detect.min_segment) b.level_spreads.push_back(pt.spread);
   });
   for (const auto& [id, b] : series) {
     std::reverse(b->swing_history.begin(), b->swing_history.end());

@@ -12,6 +12,7 @@
 #include "ingest/ingest_parse.h"
 #include "ingest/point_grouping.h"
 #include "storage/bulk_insert.h"
+#include "storage/main_history.h"
 #include "storage/result_sets.h"
 
 namespace shaderwatch {
@@ -127,7 +128,7 @@ void insert_rows(sql::Conn& w, const std::map<std::string, BenchmarkRowGroup>& g
 // One point per benchmark: the run's value is the median of its repetitions. Main-branch points are what
 // detection looks at next (`out.touched`, `out.fresh`).
 void insert_points(sql::Conn& w, const Parsed& p, const std::map<std::string, BenchmarkRowGroup>& groups,
-                   std::int64_t run_pk, bool on_main, Ids& ids, WrittenRun& out) {
+                   std::int64_t run_pk, bool on_main, Ids& ids, WrittenRun& out, MainHistory::Added& main_points) {
   using sql::Value;
   sql::BulkInsert points(w,
                          "INSERT INTO points(series_id, started_ms, run_id, value_ns, min_ns, max_ns, n_reps,"
@@ -140,14 +141,17 @@ void insert_points(sql::Conn& w, const Parsed& p, const std::map<std::string, Be
     const std::int64_t sid = ids.series_id(ids.bench_id(name));
     const bool measured = !a.reps.empty();
     const double value = measured ? stats::median(a.reps) : 0;
+    const double spread = stats::repetition_spread(a.reps, value);
     points.add({sid, p.started_ms, run_pk, measured ? Value{value} : Value{},
                 measured ? Value{*std::min_element(a.reps.begin(), a.reps.end())} : Value{},
                 measured ? Value{*std::max_element(a.reps.begin(), a.reps.end())} : Value{},
                 static_cast<std::int64_t>(a.reps.size()), std::int64_t{a.n_errors}, a.error_message, a.label,
-                std::int64_t{on_main ? 1 : 0}, std::string_view(a.spirv), stats::repetition_spread(a.reps, value)});
+                std::int64_t{on_main ? 1 : 0}, std::string_view(a.spirv), spread});
     if (!on_main) continue;
     out.touched.push_back(sid);
-    if (measured) out.fresh.emplace_back(sid, a.reps);
+    if (!measured) continue;
+    out.fresh.emplace_back(sid, a.reps);
+    main_points.push_back({sid, MainPoint{p.started_ms, run_pk, value, spread, a.spirv}});
   }
   points.finish();
 }
@@ -207,9 +211,19 @@ WrittenRun RunWriter::write(std::string_view body, const std::string& posted_by)
       }
       ShapeIds shapes(shape_ids_);
       insert_rows(w, groups, *run_pk, ids, shapes);
-      insert_points(w, p, groups, *run_pk, on_main, ids, out);
+      MainHistory::Added main_points;
+      insert_points(w, p, groups, *run_pk, on_main, ids, out, main_points);
       insert_compiled(w, p, *run_pk);
-      tx.commit();
+      // The points held in memory follow the commit; readers read the database while it is under way.
+      MainHistory* held = db_.main_history();
+      if (held) held->begin_write(main_points);
+      try {
+        tx.commit();
+      } catch (...) {
+        if (held) held->abandon_write(main_points);
+        throw;
+      }
+      if (held) held->end_write(main_points);
       // Only now are the new ids real.
       bench_ids_.insert(ids.new_bench.begin(), ids.new_bench.end());
       series_ids_.insert(ids.new_series.begin(), ids.new_series.end());

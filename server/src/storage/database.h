@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "storage/main_history.h"
 #include "storage/sql.h"
 
 namespace shaderwatch {
@@ -76,6 +77,9 @@ class Database {
   sql::Conn& detector() { return *detector_; }
   std::unique_lock<std::mutex> detector_write_lock();
 
+  // The newest main points of each series (main_history.h); none where other processes share the database.
+  MainHistory* main_history() { return writer_->shared() ? nullptr : &main_history_; }
+
  private:
   std::string location_;
   std::mutex write_mu_;  // one writer per process (SQLite serialises writers anyway: this avoids busy waits)
@@ -85,6 +89,7 @@ class Database {
   std::mutex read_mu_;
   std::condition_variable read_cv_;
   std::vector<std::unique_ptr<sql::Conn>> readers_;
+  MainHistory main_history_;
 };
 
 }  // namespace shaderwatch
