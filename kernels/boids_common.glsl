@@ -2,7 +2,7 @@
 // 16 bytes anyway) and the push constants.
 layout(push_constant) uniform Params {
   uint count;   // number of positions read
-  uint slices;  // invocations that split the input (two-pass and groupshared kernels)
+  uint slices;  // invocations that split the input (two-pass and groupshared kernels); the grid's workgroups (boids_grid)
 } params;
 
 layout(std430, binding = 0) readonly buffer Positions { vec4 positions[]; };

@@ -78,7 +78,8 @@ KernelSpec boids(std::string name, std::string description, Method method, std::
                     .family = Family::Boids,
                     .method = method,
                     .description = std::move(description),
-                    .operation = method == Method::BoidsMinMaxSubgroup || method == Method::BoidsMinMaxAtomic
+                    .operation = method == Method::BoidsMinMaxSubgroup || method == Method::BoidsMinMaxAtomic ||
+                                         method == Method::BoidsGridMinMax
                                      ? "boids min and max"
                                      : "boids average",
                     .shaders = std::move(shaders),
@@ -206,6 +207,30 @@ std::vector<KernelSpec> build_catalog() {
                     kSubgroupBasic | kSubgroupArithmetic));
   k.push_back(boids("boids/minmax_atomic", "per-component min and max: atomicMin/Max on order-preserving uint keys",
                     Method::BoidsMinMaxAtomic, {{"boids_minmax.comp", {{"GROUP", "256"}, {"ATOMIC", "1"}}}}, 256, exact));
+  // Modern (issue 56): a grid sized from the device strides over the positions with 16-byte loads in flight, each
+  // workgroup reduces with subgroup operations, and one workgroup reduces the partials.
+  {
+    constexpr uint32_t kGroup = 256, kUnroll = 4;
+    const auto grid_pass = [&](bool minmax, int pass) {
+      return ShaderRef{"boids_grid.comp", {{"GROUP", std::to_string(kGroup)}, {"UNROLL", std::to_string(kUnroll)},
+                                           {"MINMAX", minmax ? "1" : "0"}, {"PASS", std::to_string(pass)}}};
+    };
+    k.push_back(boids("boids/grid_subgroup",
+                      "grid sized from the device, vec4 loads in a grid-stride loop (4 in flight), subgroupAdd per "
+                      "workgroup, then one workgroup adds the partials",
+                      Method::BoidsGridSum, {grid_pass(false, 1), grid_pass(false, 2)}, kGroup,
+                      [](const ErrorContext& c) {
+                        // Each invocation's share in order, its workgroup's sum; then the partials alike.
+                        return (ceil_div(c.items, c.groups * kGroup) - 1) + workgroup_sum_roundings(kGroup, c.subgroup_size) +
+                               (ceil_div(c.groups, kGroup) - 1) + workgroup_sum_roundings(kGroup, c.subgroup_size);
+                      },
+                      kSubgroupBasic | kSubgroupArithmetic));
+    k.push_back(boids("boids/minmax_grid",
+                      "per-component min and max: grid sized from the device, vec4 loads (4 in flight), "
+                      "subgroupMin/Max per workgroup, then one workgroup over the partials",
+                      Method::BoidsGridMinMax, {grid_pass(true, 1), grid_pass(true, 2)}, kGroup, exact,
+                      kSubgroupBasic | kSubgroupArithmetic));
+  }
 
   // Post-processing pipeline (seed 000, "Call for a new Post-Processing Pipeline").
   // Every post-processing kernel but the blur: 16x16 invocations per 16x16-pixel tile; bounds per pixel

@@ -31,6 +31,8 @@ enum class Method {
   BoidsMipChain,        // scatter into a square image, vkCmdBlitImage down to 1x1
   BoidsMinMaxSubgroup,  // one workgroup: min and max per component
   BoidsMinMaxAtomic,    // one invocation per position: atomicMin/Max on order-preserving keys
+  BoidsGridSum,         // a device-sized grid's partial sums, then one workgroup over them
+  BoidsGridMinMax,      // the same for the min and max per component
   PixelMap,             // post-processing: one output pixel per input pixel (postfx_pixel.comp)
   Blur,                 // separable Gaussian: x pass then y pass (postfx_blur.comp)
   DofTiles,             // per-tile near/far circle of confusion (postfx_dof_tiles.comp)

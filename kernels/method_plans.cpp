@@ -92,6 +92,15 @@ std::optional<DispatchPlan> method_plan(const KernelSpec& spec) {
                           .passes = {{.bindings = {"input", "output"},
                                       .groups = {Workgroups::Kind::PerItem, spec.group_x, 1}, .push = {kItems}}}};
     }
+    case Method::BoidsGridSum:
+    case Method::BoidsGridMinMax: {  // a partial per workgroup of the grid (the sum, or min then max), then the answer
+      const uint64_t per_group = spec.method == Method::BoidsGridMinMax ? 2 * kVec4 : kVec4;
+      return DispatchPlan{
+          .buffers = {partials({.per_group = per_group}), output({.fixed = 2 * kVec4})},
+          .passes = {{.shader = 0, .bindings = {"input", "partials"}, .groups = {Workgroups::Kind::DeviceGrid, spec.group_x, 1},
+                      .push = {kItems, kGroups}},
+                     {.shader = 1, .bindings = {"partials", "output"}, .groups = one_group(), .push = {kGroups}}}};
+    }
     case Method::PixelMap:
       return DispatchPlan{.buffers = {output({.per_item = kVec4})}, .passes = {tiled_pass(spec, 0, {"input", "output"})}};
     case Method::DofTiles:  // a vec4 per tile

@@ -57,7 +57,7 @@ void expect_report_for_people(const std::string& output, const std::string& json
   EXPECT_EQ(count("EXPECTED (negative control)"), 1u) << "the negative control's reason, once";
   // XPASS: boids/single_invocation at 65,536, hot and cold, under llvmpipe's loop limit (kernels/expectations.json):
   // llvmpipe leaves out the last position, within the random input's bound.
-  EXPECT_EQ(count("\nchecks: 186 PASS, 4 XFAIL (expected), 2 XPASS\n"), 1u) << output.substr(output.size() > 3000 ? output.size() - 3000 : 0);
+  EXPECT_EQ(count("\nchecks: 194 PASS, 4 XFAIL (expected), 2 XPASS\n"), 1u) << output.substr(output.size() > 3000 ? output.size() - 3000 : 0);
   EXPECT_EQ(count("  luminance       1280x720  luminance sum (of 15)"), 1u) << "the fastest per family and size";
   EXPECT_EQ(count("among the kernels of its main operation:\n"), 1u);
   std::string flat = output;  // the legend is wrapped to the terminal's width
@@ -162,8 +162,8 @@ TEST(BenchmarkQuick, EveryKernelTimedCheckedAndDescribed) {
   }
   const size_t benchmarks = repetitions.size();
   EXPECT_EQ(kernels_seen.size(), shaderwatch::catalog().size());
-  // 17 luminance and 22 post-processing kernels x 2 sizes x 2 modes + 9 boids kernels x 2 counts x 2 modes.
-  EXPECT_EQ(benchmarks, (17u + 22u) * 2 * 2 + 9u * 2 * 2);
+  // 17 luminance and 22 post-processing kernels x 2 sizes x 2 modes + 11 boids kernels x 2 counts x 2 modes.
+  EXPECT_EQ(benchmarks, (17u + 22u) * 2 * 2 + 11u * 2 * 2);
   std::filesystem::remove(json_path);
 }
 

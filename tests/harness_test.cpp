@@ -770,7 +770,7 @@ TEST(Catalog, EveryKernelNamesItsOperation) {
   EXPECT_NE(std::find(tone.begin(), tone.end(), "postfx/tonemap_aces_hill"), tone.end());
   EXPECT_NE(std::find(tone.begin(), tone.end(), "postfx/tonemap_reinhard"), tone.end());
   EXPECT_EQ(std::find(tone.begin(), tone.end(), "postfx/dof_tiles"), tone.end());
-  EXPECT_EQ(by_operation["boids min and max"].size(), 2u);
+  EXPECT_EQ(by_operation["boids min and max"].size(), 3u);
   EXPECT_EQ(find_kernel_or_null("lum/sequential_256"), &find_kernel("lum/sequential_256"));
   EXPECT_EQ(find_kernel_or_null("lum/no_such_kernel"), nullptr);
 }

@@ -52,4 +52,11 @@ CheckResult check_boids_min_max(const Problem& problem, const std::array<float, 
   return o;
 }
 
+MethodCheck boids_min_max_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape) {
+  return [&problem, floats = output_floats(spec, shape)](const Readback& output) {
+    const auto got = output.as<float>(floats);  // min, then max
+    return check_boids_min_max(problem, {got[0], got[1], got[2]}, {got[4], got[5], got[6]});
+  };
+}
+
 }  // namespace shaderwatch

@@ -15,6 +15,8 @@ const KernelMethod& boids_method(Method id) {
       {Method::BoidsMipChain, &boids_mip_chain_method()},
       {Method::BoidsMinMaxSubgroup, &boids_min_max_subgroup_method()},
       {Method::BoidsMinMaxAtomic, &boids_min_max_atomic_method()},
+      {Method::BoidsGridSum, &boids_grid_sums_method()},
+      {Method::BoidsGridMinMax, &boids_grid_min_max_method()},
   };
   return find_method(table, id, "the boids family");
 }
@@ -53,8 +55,9 @@ const KernelFamily& boids_family() {
       // The min/max kernels get extreme values past the positions: GPU min and max pass over a NaN (a loop that
       // read one position too many passed the checks). The sums get NaN, which any sum spreads.
       .input_guard = [](const KernelSpec& spec) {
-        return spec.method == Method::BoidsMinMaxSubgroup || spec.method == Method::BoidsMinMaxAtomic ? GuardFill::Extremes
-                                                                                                      : GuardFill::NaN;
+        const bool min_max = spec.method == Method::BoidsMinMaxSubgroup || spec.method == Method::BoidsMinMaxAtomic ||
+                             spec.method == Method::BoidsGridMinMax;
+        return min_max ? GuardFill::Extremes : GuardFill::NaN;
       },
       .method = boids_method,
       .check_ns_per_item = 10,  // sums, min/max and a mip chain of positions

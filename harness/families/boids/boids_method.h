@@ -1,7 +1,8 @@
 #pragma once
 // The boids family's methods, each one KernelMethod (families/kernel_method.h) in its own file: one
 // workgroup (serial, groupshared, subgroup min/max: boids_one_group.cpp), two passes (boids_two_pass.cpp),
-// atomics (boids_minmax_atomic.cpp), blending (boids_blend.cpp), a mip chain (boids_mip_chain.cpp). What
+// atomics (boids_minmax_atomic.cpp), blending (boids_blend.cpp), a mip chain (boids_mip_chain.cpp), a device-sized
+// grid then one workgroup (boids_grid.cpp). What
 // they share: the runner's start and a texel copy (boids_runner.cpp), the checks against
 // reference::boids_stats (boids_check.cpp).
 #include <array>
@@ -28,6 +29,8 @@ MethodCheck boids_sums_check(const KernelSpec& spec, const Problem& problem, con
                              bool counts_points = false);
 // The min and max of each axis, exact; the result is the min of x.
 CheckResult check_boids_min_max(const Problem& problem, const std::array<float, 3>& min, const std::array<float, 3>& max);
+// The same of an output holding two vec4, the min then the max.
+MethodCheck boids_min_max_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape);
 
 // The family's methods (its table is boids_method(), boids_family.cpp).
 const KernelMethod& boids_serial_method();
@@ -37,5 +40,7 @@ const KernelMethod& boids_two_pass_method();
 const KernelMethod& boids_min_max_atomic_method();
 const KernelMethod& boids_blend_method();
 const KernelMethod& boids_mip_chain_method();
+const KernelMethod& boids_grid_sums_method();
+const KernelMethod& boids_grid_min_max_method();
 
 }  // namespace shaderwatch

@@ -17,10 +17,7 @@ class OneGroupSums final : public KernelMethod {
 class MinMaxSubgroup final : public KernelMethod {
  public:
   MethodCheck make_check(const KernelSpec& spec, const Problem& problem, const RunShape& shape, DerivedInput) const override {
-    return [&problem, floats = output_floats(spec, shape)](const Readback& output) {
-      const auto got = output.as<float>(floats);  // min, then max
-      return check_boids_min_max(problem, {got[0], got[1], got[2]}, {got[4], got[5], got[6]});
-    };
+    return boids_min_max_check(spec, problem, shape);
   }
 };
 

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "families/grid_stride_checks.h"
 #include "vulkan/pipelines.h"
 
 namespace shaderwatch {
@@ -30,22 +31,13 @@ class LumGridStride final : public LumTiles {
   }
   std::string element_name(uint64_t i, const RunShape&) const override { return "element " + std::to_string(i); }
 
-  // Invocation s (of `stride` = groups x GROUP) visits q or q + 1 pixels, q = pixels / stride: UNROLL at a time,
-  // then the q mod UNROLL left over one at a time. Which classes a size takes depends on the device's stride, so
-  // fixed sizes missed some (a `<=` in the unrolled guard reads past the image only where (pixels - (UNROLL-1)
-  // stride) mod (UNROLL stride) < stride: none of the fixed sizes on lavapipe). Here q = UNROLL + c for
-  // c = 0 .. UNROLL-1, with half a stride more: every class twice, and both the q and q + 1 sides.
+  // Every way out of the unrolled loop (grid_stride_checks.h): (UNROLL + c + 1/2) strides as rows of stride / 8
+  // pixels (at most 65536 wide).
   std::vector<std::pair<SizeSpec, std::string>> dispatch_check_sizes(const KernelSpec& spec,
                                                                      const DeviceInfo& device) const override {
-    const uint32_t unroll = static_cast<uint32_t>(std::stoul(define_value(spec, "UNROLL")));
-    const uint64_t stride = uint64_t{grid_stride_groups(device, ~uint64_t{0} / 2, spec.group_x)} * spec.group_x;
     std::vector<std::pair<SizeSpec, std::string>> sizes;
-    for (uint32_t c = 0; c < unroll; ++c) {
-      // (unroll + c + 1/2) strides as rows of stride / 8 pixels (at most 65536 wide), 4 (2 (unroll + c) + 1) of them.
-      const SizeSpec size{static_cast<uint32_t>(stride / 8), 4 * (2 * (unroll + c) + 1), 0};
-      sizes.push_back({size, "stride " + std::to_string(stride) + " pixels: invocations visit " + std::to_string(unroll + c) +
-                                 " or " + std::to_string(unroll + c + 1) + " pixels, " + std::to_string(unroll) + " a round"});
-    }
+    for (const auto& c : grid_stride_checks(spec, device, "pixels"))
+      sizes.push_back({SizeSpec{static_cast<uint32_t>(c.stride / 8), static_cast<uint32_t>(c.items / (c.stride / 8)), 0}, c.why});
     return sizes;
   }
 };
