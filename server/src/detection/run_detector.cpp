@@ -71,14 +71,7 @@ void RunDetector::load_windows(std::int64_t run_pk, std::int64_t gpu_id, const s
   if (windows_.size() > 50000) windows_.clear();  // bound memory; reloads are cheap
   auto& w = db_.detector();
   const auto n = std::max(opts_.detect.window, opts_.detect.noise_window);
-  std::optional<std::int64_t> cutoff;
-  {
-    auto& st = w.q("SELECT started_ms FROM runs WHERE gpu_id=? AND branch=? ORDER BY started_ms DESC, id DESC"
-                   " LIMIT 1 OFFSET ?");
-    st.bind(1, gpu_id).bind(2, opts_.main_branch).bind(3, static_cast<std::int64_t>(n + n / 4 - 1));
-    if (st.step()) cutoff = st.i64(0);
-    st.reset();
-  }
+  const auto cutoff = main_run_started_ms(w, gpu_id, opts_.main_branch, n + n / 4 - 1);
   std::unordered_map<std::int64_t, std::unique_ptr<Window>> loaded;
   {
     auto& st = w.q("SELECT series_id, started_ms, run_id, value_ns FROM points WHERE series_id IN"

@@ -64,14 +64,7 @@ std::map<std::int64_t, std::int64_t> level_starts(sql::Conn& c, std::int64_t run
 void hold_newest(sql::Conn& c, const JudgedRun& run, const EvidenceParams& p) {
   const auto generation = p.history->generation();
   if (!generation) return;
-  std::optional<std::int64_t> cut;
-  {
-    auto& st = c.q("SELECT started_ms FROM runs WHERE gpu_id=? AND branch=? ORDER BY started_ms DESC, id DESC"
-                   " LIMIT 1 OFFSET ?");
-    st.bind(1, run.gpu_id).bind(2, p.main_branch).bind(3, static_cast<std::int64_t>(MainHistory::kDepth - 1));
-    if (st.step()) cut = st.i64(0);
-    st.reset();
-  }
+  const auto cut = main_run_started_ms(c, run.gpu_id, p.main_branch, MainHistory::kDepth - 1);
   std::map<std::int64_t, std::vector<MainPoint>> newest;
   auto& st = c.q("SELECT series_id, started_ms, run_id, value_ns, spread, spirv FROM points WHERE series_id IN"
                  " (SELECT series_id FROM points WHERE run_id=?) AND on_main=1 AND value_ns IS NOT NULL AND started_ms>=?"
@@ -273,6 +266,16 @@ void load_ran_as_before(sql::Conn& c, const JudgedRun& run, const BySeries& seri
 }
 
 }  // namespace
+
+std::optional<std::int64_t> main_run_started_ms(sql::Conn& c, std::int64_t gpu_id, const std::string& main_branch,
+                                                std::size_t n) {
+  auto& st = c.q("SELECT started_ms FROM runs WHERE gpu_id=? AND branch=? ORDER BY started_ms DESC, id DESC LIMIT 1 OFFSET ?");
+  st.bind(1, gpu_id).bind(2, main_branch).bind(3, static_cast<std::int64_t>(n));
+  std::optional<std::int64_t> ms;
+  if (st.step()) ms = st.i64(0);
+  st.reset();
+  return ms;
+}
 
 JudgedRun load_judged_run(sql::Conn& c, std::int64_t pk) {
   auto& st = c.q("SELECT r.started_ms, r.branch, r.merge_base, r.gpu_id, g.device_type, g.name FROM runs r"

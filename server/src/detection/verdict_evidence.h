@@ -24,6 +24,11 @@ struct JudgedRun {
 };
 JudgedRun load_judged_run(sql::Conn& c, std::int64_t pk);
 
+// When the GPU's main run `n` places from its newest (0: the newest) started; none where it has no more main runs.
+// Where a window of the GPU's newest main runs begins.
+std::optional<std::int64_t> main_run_started_ms(sql::Conn& c, std::int64_t gpu_id, const std::string& main_branch,
+                                                std::size_t n);
+
 // Main points strictly before (ms, pk) form the level a run is judged against.
 struct LevelBound {
   std::int64_t ms = 0, pk = 0;
