@@ -1,8 +1,12 @@
 #include "detection/gpu_noise_model.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <optional>
 
 #include "common/statistics.h"
 
@@ -22,25 +26,90 @@ struct Changes {
   double own = 0;  // sd of one change from the series' own median |change| (0: too few)
 };
 
-}  // namespace
-
-double GpuNoiseModel::quantile(double p) const {
-  if (sorted.empty() || rank == 0) return 0;
-  const double m = static_cast<double>(sorted.size());
-  // Inside the data: the empirical quantile, as long as it rests on `rank` changes or more.
-  if (p * m >= static_cast<double>(rank)) {
-    const auto i = static_cast<std::size_t>(std::ceil(p * m)) - 1;
-    return sorted[std::min(i, sorted.size() - 1)];
-  }
-  // Beyond it: the Weibull-type tail through the rank-k change, and the Pareto tail through the hill_rank-th where
-  // there is one, the larger.
-  const double p1 = static_cast<double>(rank) / m;
-  double q = sorted[rank - 1] * std::pow(std::log(1 / p) / std::log(1 / p1), 1 / shape);
-  if (alpha > 0) q = std::max(q, sorted[hill_rank - 1] * std::pow(static_cast<double>(hill_rank) / m / p, 1 / alpha));
+// The tail's threshold at a two-sided probability p of one change, in scale units: inside the data, the empirical
+// quantile, as long as it rests on `rank` changes or more; beyond it, the Weibull-type tail through the rank-k change,
+// and the Pareto tail through the hill_rank-th where there is one, the larger.
+double quantile(const GpuNoiseModel& model, double p) {
+  if (model.sorted.empty() || model.rank == 0) return 0;
+  const double m = static_cast<double>(model.changes);
+  if (p * m >= static_cast<double>(model.rank))
+    return model.sorted[static_cast<std::size_t>(std::ceil(p * m)) - 1];
+  const double p1 = static_cast<double>(model.rank) / m;
+  double q = model.sorted[model.rank - 1] * std::pow(std::log(1 / p) / std::log(1 / p1), 1 / model.shape);
+  if (model.alpha > 0)
+    q = std::max(q, model.sorted[model.hill_rank - 1] *
+                        std::pow(static_cast<double>(model.hill_rank) / m / p, 1 / model.alpha));
   return q;
 }
 
-GpuNoiseModel learn_noise_model(const std::vector<SeriesRuns>& series, std::size_t judged, const NoiseModelParams& p) {
+// The two-sided probability of one change the tail is read at: an unchanged run of `judged` benchmarks fails with
+// probability false_fail_target.
+double tail_probability(std::size_t judged, const NoiseModelParams& p) {
+  return 2 * p.false_fail_target / static_cast<double>(std::max<std::size_t>(judged, 1));
+}
+
+// How many of the largest changes the tail is read from (GpuNoiseModel::sorted), of `m`: the ranks the tail runs
+// through and the empirical quantiles, the tail's for any number of benchmarks judged (1 reads furthest in).
+std::size_t changes_read(std::size_t m, std::size_t rank, const NoiseModelParams& p) {
+  std::size_t most = 4 * rank;
+  if (m >= p.hill_min_changes) most = std::max(most, std::max(p.hill_rank, m / p.hill_rank_per));
+  for (const double q : {tail_probability(1, p), 2 * p.suspect_rate})
+    if (q * static_cast<double>(m) >= static_cast<double>(rank))
+      most = std::max(most, static_cast<std::size_t>(std::ceil(q * static_cast<double>(m))));
+  return std::min(most, m);
+}
+
+// Pairs (|change|, series) in the order std::sort gives them, for non-negative values given in order of series: a
+// stable radix sort on the values' bits (a non-negative double's bits order as the double does), 11 bits a pass,
+// skipping the passes whose digit is the same everywhere. The changes of a GPU's series are ~33,000 a judgement.
+void sort_by_value(std::vector<std::pair<double, std::size_t>>& v) {
+  constexpr unsigned kDigit = 11;
+  constexpr std::uint64_t kMask = (1u << kDigit) - 1;
+  std::vector<std::pair<double, std::size_t>> tmp(v.size());
+  std::vector<std::uint32_t> count(kMask + 2);
+  const auto digit = [](double x, unsigned shift) {
+    std::uint64_t b;
+    std::memcpy(&b, &x, sizeof b);
+    return (b >> shift) & kMask;
+  };
+  for (unsigned shift = 0; shift < 64; shift += kDigit) {
+    std::fill(count.begin(), count.end(), 0);
+    for (const auto& e : v) ++count[digit(e.first, shift) + 1];
+    if (std::any_of(count.begin(), count.end(), [&](std::uint32_t c) { return c == v.size(); })) continue;
+    for (std::size_t d = 1; d < count.size(); ++d) count[d] += count[d - 1];
+    for (const auto& e : v) tmp[count[digit(e.first, shift)]++] = e;
+    v.swap(tmp);
+  }
+}
+
+// Counts by rank over the pooled changes, sorted: a change enters or leaves at one step, and the k-th smallest
+// counted is found block by block. The neighbours' window moves every change in and out once (~66,000 moves) and
+// reads ~350 medians.
+class RankCounts {
+ public:
+  explicit RankCounts(std::size_t n) : in_(n, 0), block_((n >> kShift) + 1, 0) {}
+  void move(std::size_t rank, bool in) {
+    in_[rank] = in;
+    in ? ++block_[rank >> kShift] : --block_[rank >> kShift];
+  }
+  // The rank of the want-th smallest counted (want from 1, at most as many as counted).
+  std::size_t nth(std::size_t want) const {
+    std::size_t b = 0;
+    while (block_[b] < want) want -= block_[b++];
+    std::size_t r = b << kShift;
+    for (;; ++r)
+      if (in_[r] && --want == 0) return r;
+  }
+
+ private:
+  static constexpr unsigned kShift = 8;
+  std::vector<char> in_;
+  std::vector<std::size_t> block_;
+};
+
+
+// The model but its tail (which depends on the benchmarks judged): see learn_noise_model.
+GpuNoiseModel learn_untailed(const std::vector<SeriesRuns>& series, const NoiseModelParams& p) {
   GpuNoiseModel model;
   model.scale.assign(series.size(), 0);
   std::vector<Changes> ch(series.size());
@@ -69,31 +138,22 @@ GpuNoiseModel learn_noise_model(const std::vector<SeriesRuns>& series, std::size
   const std::size_t n = usable.size();
   const std::size_t half = std::max(kMinNeighbours, n / p.neighbours_per);
   // The window of neighbours slides along the durations: each series' changes enter it once and leave it once, kept
-  // as counts by rank (a Fenwick tree over every change, sorted), and its upper median is read from the counts: the
-  // same value as selecting it from the pooled changes anew for each series, at a fraction of the cost.
+  // as counts by rank (over every change, sorted), and its upper median is read from the counts: the same value as
+  // selecting it from the pooled changes anew for each series, at a fraction of the cost.
   std::vector<std::pair<double, std::size_t>> all;  // (|change|, series index)
   for (std::size_t k = 0; k < n; ++k)
     if (!series[usable[k]].excluded)
       for (const double a : ch[usable[k]].abs) all.emplace_back(a, k);
-  std::sort(all.begin(), all.end());
+  sort_by_value(all);
   std::vector<std::vector<std::size_t>> ranks(n);  // each usable series' changes, as positions in `all`
   for (std::size_t r = 0; r < all.size(); ++r) ranks[all[r].second].push_back(r);
-  std::vector<std::size_t> tree(all.size() + 1, 0);
+  RankCounts counts(all.size());
   std::size_t in_pool = 0;
   const auto move_series = [&](std::size_t k, bool in) {
-    for (const std::size_t r : ranks[k])
-      for (std::size_t x = r + 1; x <= all.size(); x += x & (~x + 1)) in ? ++tree[x] : --tree[x];
+    for (const std::size_t r : ranks[k]) counts.move(r, in);
     in ? in_pool += ranks[k].size() : in_pool -= ranks[k].size();
   };
-  const auto upper_median = [&]() -> double {
-    if (in_pool == 0) return 0;
-    std::size_t want = in_pool / 2 + 1, at = 0;  // the (want)th smallest: position `at` once found
-    std::size_t step = 1;
-    while (step * 2 <= all.size()) step *= 2;
-    for (; step > 0; step /= 2)
-      if (at + step <= all.size() && tree[at + step] < want) at += step, want -= tree[at];
-    return all[at].first;
-  };
+  const auto upper_median = [&]() -> double { return in_pool == 0 ? 0 : all[counts.nth(in_pool / 2 + 1)].first; };
   std::vector<double> by_duration(series.size(), 0);
   const std::size_t width = std::min(n, 2 * half + 1);
   std::size_t lo = 0;
@@ -172,21 +232,35 @@ GpuNoiseModel learn_noise_model(const std::vector<SeriesRuns>& series, std::size
   }
   // At most a few of each series' changes in the tail (its 4k largest): three times the share a series has of it, at
   // least two. One series that keeps moving far (a bimodal kernel) raises its own scale, not every benchmark's floor.
-  std::sort(pooled.begin(), pooled.end(), std::greater<>());
+  // Only the largest changes are read (changes_read()): sorted as far as the tail's zone and those reach, the rest
+  // counted. The zone fills in order, largest first, skipping a capped series' changes.
   model.rank = std::max(p.tail_rank, pooled.size() / p.tail_rank_per);
   std::size_t with_changes = 0;
   for (std::size_t i : usable) with_changes += !series[i].excluded && !ch[i].abs.empty();
   const std::size_t zone = 4 * model.rank;
   const std::size_t cap = std::max<std::size_t>(2, (3 * zone + with_changes - 1) / std::max<std::size_t>(with_changes, 1));
-  std::vector<std::size_t> in_tail(series.size(), 0);
-  for (const auto& [u, i] : pooled) {
-    if (model.sorted.size() < zone) {
-      if (in_tail[i] >= cap) continue;
-      ++in_tail[i];
+  for (std::size_t sorted_to = std::min(pooled.size(), 2 * changes_read(pooled.size(), model.rank, p) + 256);;
+       sorted_to = std::min(pooled.size(), 2 * sorted_to)) {
+    std::partial_sort(pooled.begin(), pooled.begin() + static_cast<std::ptrdiff_t>(sorted_to), pooled.end(), std::greater<>());
+    model.sorted.clear();
+    std::vector<std::size_t> in_tail(series.size(), 0);
+    std::size_t skipped = 0;
+    for (std::size_t k = 0; k < sorted_to; ++k) {
+      const auto& [u, i] = pooled[k];
+      if (model.sorted.size() < zone) {
+        if (in_tail[i] >= cap) {
+          ++skipped;
+          continue;
+        }
+        ++in_tail[i];
+      }
+      model.sorted.push_back(u);
     }
-    model.sorted.push_back(u);
+    model.changes = pooled.size() - skipped;  // every change past a full zone counts
+    if (sorted_to == pooled.size() ||
+        (model.sorted.size() >= zone && model.sorted.size() >= changes_read(model.changes, model.rank, p)))
+      break;
   }
-  model.changes = model.sorted.size();
   if (model.changes < p.min_changes) return model;
 
   // The tail beyond the data, two ways. (1) A Weibull-type tail, S(q) = exp(-(q / c)^shape), through the changes
@@ -195,7 +269,7 @@ GpuNoiseModel learn_noise_model(const std::vector<SeriesRuns>& series, std::size
   // a Pareto tail, S(q) ~ q^-alpha (Hill's estimator over the hill_rank largest), which a t distribution of nu
   // degrees of freedom has with alpha = nu: the larger of the two is taken. Each exponent is taken lower by
   // shape_margin of its standard errors (1 / sqrt(k) of it).
-  const std::size_t m = model.sorted.size();
+  const std::size_t m = model.changes;
   const auto margin = [&](double x, std::size_t k) {
     return x / (1 + p.shape_margin / std::sqrt(static_cast<double>(k)));
   };
@@ -212,9 +286,81 @@ GpuNoiseModel learn_noise_model(const std::vector<SeriesRuns>& series, std::size
     model.alpha = std::clamp(margin(static_cast<double>(model.hill_rank - 1) / std::max(sum, 1e-12), model.hill_rank),
                              p.min_alpha, p.max_alpha);
   }
-  model.tail = model.quantile(2 * p.false_fail_target / static_cast<double>(std::max<std::size_t>(judged, 1)));
-  model.suspect = model.quantile(2 * p.suspect_rate);
+  model.suspect = quantile(model, 2 * p.suspect_rate);
   model.ready = true;
+  return model;
+}
+
+// The inputs of the models learned last, with their models: the run's verdict and its detection learn from the
+// same series, and detection learns the next run's model ahead of it (analysis::learn_next_noise_model). Compared
+// value by value, so a model is reused only for the very input it was learned from.
+class Remembered {
+ public:
+  static constexpr std::size_t kMost = 16;  // a few per GPU posting
+
+  std::optional<GpuNoiseModel> find(const std::vector<SeriesRuns>& series, const NoiseModelParams& p) {
+    std::lock_guard l(mu_);
+    for (auto& e : kept_)
+      if (e.p == p && same(e, series)) {
+        e.used = ++clock_;
+        return e.model;
+      }
+    return std::nullopt;
+  }
+  void keep(const std::vector<SeriesRuns>& series, const NoiseModelParams& p, const GpuNoiseModel& model) {
+    Entry e{p, {}, {}, {}, model, 0};
+    for (const auto& s : series) {
+      e.values.push_back(*s.values);
+      e.excluded.push_back(s.excluded);
+      e.code.push_back(s.code_changed ? *s.code_changed : std::vector<char>{});
+    }
+    std::lock_guard l(mu_);
+    e.used = ++clock_;
+    if (kept_.size() >= kMost)
+      kept_.erase(std::min_element(kept_.begin(), kept_.end(), [](const Entry& a, const Entry& b) { return a.used < b.used; }));
+    kept_.push_back(std::move(e));
+  }
+
+ private:
+  struct Entry {
+    NoiseModelParams p;
+    std::vector<std::vector<double>> values;
+    std::vector<char> excluded;
+    std::vector<std::vector<char>> code;
+    GpuNoiseModel model;
+    std::uint64_t used = 0;
+  };
+  static bool same(const Entry& e, const std::vector<SeriesRuns>& series) {
+    if (e.values.size() != series.size()) return false;
+    for (std::size_t i = 0; i < series.size(); ++i) {
+      const auto& code = series[i].code_changed;
+      if (e.excluded[i] != series[i].excluded || e.values[i] != *series[i].values ||
+          (code ? e.code[i] != *code : !e.code[i].empty()))
+        return false;
+    }
+    return true;
+  }
+  std::mutex mu_;
+  std::vector<Entry> kept_;
+  std::uint64_t clock_ = 0;
+};
+
+std::atomic<std::size_t> learned{0};
+
+}  // namespace
+
+std::size_t noise_models_learned() { return learned; }
+
+GpuNoiseModel learn_noise_model(const std::vector<SeriesRuns>& series, std::size_t judged, const NoiseModelParams& p) {
+  static Remembered remembered;
+  auto known = remembered.find(series, p);
+  if (!known) {
+    ++learned;
+    known = learn_untailed(series, p);
+    remembered.keep(series, p, *known);
+  }
+  GpuNoiseModel model = std::move(*known);
+  if (model.ready) model.tail = quantile(model, tail_probability(judged, p));
   return model;
 }
 

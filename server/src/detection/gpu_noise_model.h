@@ -57,6 +57,8 @@ struct NoiseModelParams {
   // passed. From 2: the tail 32x, the floors 5-16.5%, median 6.7%; the A/A runs of that sitting pass in every order.)
   // Left out of its own unit, a change keeps the GPU's heavy tail heavy.
   std::size_t own_unit_min_changes = 2;
+
+  bool operator==(const NoiseModelParams&) const = default;
 };
 inline constexpr std::size_t kMinNeighbours = 10;
 
@@ -79,18 +81,20 @@ struct GpuNoiseModel {
   double tail = 0;           // the floor in units of a benchmark's scale (at false_fail_target / judged)
   double suspect = 0;        // the suspect threshold in the same units
   std::vector<double> scale; // per series given: the sd of one run-to-run change (log), its own where larger
-  // The tail's threshold at a two-sided probability p of one change, in scale units.
-  double quantile(double p) const;
-  // For quantile(): the pooled |changes| / scale, largest first (each series' share of the tail capped), and the
-  // rank the tail is read at.
+  // The largest of the pooled |changes| / scale, largest first (each series' share of the tail capped): as many as
+  // the tail and the thresholds are read from, of `changes`. And the rank the tail is read at.
   std::vector<double> sorted;
   std::size_t rank = 0;
 };
 
 // Learns the model from the series of one GPU (the runs' series, in the order given); `judged`: how many
-// benchmarks the run being judged has with a baseline (the target rate is split over them).
+// benchmarks the run being judged has with a baseline (the target rate is split over them). The models of the last
+// few inputs are remembered (exactly those inputs: every value compared), so judging a run again, or a run whose
+// model was learned ahead of it, does not learn it again.
 GpuNoiseModel learn_noise_model(const std::vector<SeriesRuns>& series, std::size_t judged,
                                 const NoiseModelParams& p = {});
+// How many models this process has learned rather than remembered.
+std::size_t noise_models_learned();
 
 // The spread of one run's deviations from their baselines, in units of each benchmark's scale, where the GPU's own
 // runs have 1 or less: a robust sd (1.4826 MAD around their median, so a step common to all is no spread, taken two
