@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "common/statistics.h"
 #include "detection/analysis.h"
 #include "detection/gpu_noise_model.h"
 
@@ -213,4 +214,78 @@ TEST(GpuNoiseModel, ANoisierRunRaisesEveryFloor) {
   EXPECT_NEAR(d::run_spread(noisy), 2.8 * (1 + 2 / std::sqrt(350.0)), 0.4);
   EXPECT_DOUBLE_EQ(d::run_spread(stepped), 1.0);
   EXPECT_DOUBLE_EQ(d::run_spread({30.0, 40.0}), 1.0) << "too few to tell";
+}
+
+// Each benchmark's scale is the pooled median |change| of the series nearest it in duration (its own where larger),
+// here selected afresh for every series from the changes themselves: the model slides one window of counts along
+// the durations instead, and must give the same values. Long series (96 runs, 33,000 changes) and some left out.
+TEST(GpuNoiseModel, EachScaleIsTheMedianChangeOfItsNeighboursInDuration) {
+  constexpr int kSeries = 350, kRuns = 96;
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::normal_distribution<double> z(0, 1);
+  std::vector<std::vector<double>> values(kSeries);
+  std::vector<d::SeriesRuns> series;
+  for (int k = 0; k < kSeries; ++k) {
+    const double base = 1e3 * std::exp(8 * u(rng)), sigma = 0.001 + 0.03 * u(rng) * u(rng);
+    for (int r = 0; r < kRuns - (k % 9 == 0 ? 60 : 0); ++r) values[k].push_back(base * std::exp(sigma * z(rng)));
+    series.push_back({&values[k], k % 23 == 4});
+  }
+  const auto model = d::learn_noise_model(series, kSeries);
+  ASSERT_TRUE(model.ready);
+
+  const auto upper_median = [](std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  std::vector<double> duration(kSeries);
+  std::vector<std::vector<double>> changes(kSeries);
+  for (int k = 0; k < kSeries; ++k) {
+    duration[k] = upper_median(values[k]);
+    for (std::size_t j = 1; j < values[k].size(); ++j) changes[k].push_back(std::fabs(std::log(values[k][j] / values[k][j - 1])));
+  }
+  std::vector<int> by_duration(kSeries);
+  for (int k = 0; k < kSeries; ++k) by_duration[k] = k;
+  std::sort(by_duration.begin(), by_duration.end(), [&](int a, int b) { return duration[a] < duration[b]; });
+  const std::size_t half = std::max<std::size_t>(d::kMinNeighbours, kSeries / d::NoiseModelParams{}.neighbours_per);
+  const std::size_t width = std::min<std::size_t>(kSeries, 2 * half + 1);
+  for (std::size_t r = 0; r < kSeries; ++r) {
+    const std::size_t lo = std::min(r > half ? r - half : 0, kSeries - width);
+    std::vector<double> pooled;
+    for (std::size_t i = lo; i < lo + width; ++i)
+      if (!series[by_duration[i]].excluded) pooled.insert(pooled.end(), changes[by_duration[i]].begin(), changes[by_duration[i]].end());
+    const int k = by_duration[r];
+    const double own = 1.4826 * upper_median(changes[k]);
+    EXPECT_EQ(model.scale[k], std::max({1.4826 * upper_median(pooled), shaderwatch::stats::kMinSigma, own})) << "series " << k;
+  }
+}
+
+// After a main run is judged, the next run's model is learned ahead from this run's evidence: the next run judged on
+// the histories one run longer (as the loader gives them) takes that model and learns none; with another series
+// open, its input differs and it learns its own.
+TEST(GpuNoiseModel, TheNextRunsModelLearnedAheadIsTakenOnlyForThatInput) {
+  const Suite s = suite(300, 41, [](int k) { return 0.002 + 0.0001 * (k % 5); }, 21);
+  Suite before = s;  // the runs before this one: all but the last
+  for (auto& v : before.runs) v.pop_back();
+  a::RunEvidence run = run_of(before, -1, 1.0);
+  for (std::size_t k = 0; k < run.benchmarks.size(); ++k) {
+    run.benchmarks[k].series_id = static_cast<std::int64_t>(k);
+    run.benchmarks[k].value = s.runs[k].back();  // this run's value: the suite's last run
+  }
+  run.benchmarks[7].open.push_back({.raised_here = true});  // raised at this run by its gate
+  a::GateParams g;
+  a::learn_next_noise_model(run, {12}, g);  // and the gate raised one at series 12 after judging
+
+  a::RunEvidence next = run_of(s, -1, 1.0);  // the next run: every history one run longer
+  next.benchmarks[7].open.push_back({});
+  next.benchmarks[12].open.push_back({});
+  const std::size_t learned = d::noise_models_learned();
+  const auto floors = a::model_floors(next, g);
+  EXPECT_TRUE(floors.model.ready);
+  EXPECT_EQ(d::noise_models_learned(), learned) << "the model learned ahead was not taken";
+  EXPECT_EQ(floors.excluded, 2);
+
+  next.benchmarks[12].open.clear();
+  a::model_floors(next, g);
+  EXPECT_EQ(d::noise_models_learned(), learned + 1) << "a model learned for another input was taken";
 }

@@ -4,12 +4,14 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <future>
 #include <iostream>
 #include <optional>
 #include <unordered_map>
 
 
 #include "common/clock.h"
+#include "common/worker_pool.h"
 #include "common/iso8601.h"
 #include "detection/alert_lifecycle.h"
 #include "detection/change_attribution.h"
@@ -48,7 +50,7 @@ detect::ChangePoint as_change_point(const detect::NoiseChange& nc, const Points&
 
 RunDetector::Window& RunDetector::window_for(std::int64_t sid) {
   if (auto it = windows_.find(sid); it != windows_.end()) return *it->second;
-  if (windows_.size() > 50000) windows_.clear();  // bound memory; reloads are cheap
+  if (windows_.size() > kMostWindows) windows_.clear();  // bound memory; reloads are cheap
   auto win = std::make_unique<Window>();
   auto& st = db_.detector().q("SELECT started_ms, run_id, value_ns FROM points WHERE series_id=? AND on_main=1"
                         " AND value_ns IS NOT NULL ORDER BY started_ms DESC, run_id DESC LIMIT ?");
@@ -68,7 +70,7 @@ void RunDetector::load_windows(std::int64_t run_pk, std::int64_t gpu_id, const s
   for (const auto sid : series_ids)
     if (!windows_.count(sid)) missing.push_back(sid);
   if (missing.size() < 4) return;  // window_for reads them one by one
-  if (windows_.size() > 50000) windows_.clear();  // bound memory; reloads are cheap
+  if (windows_.size() > kMostWindows) windows_.clear();  // bound memory; reloads are cheap
   auto& w = db_.detector();
   const auto n = std::max(opts_.detect.window, opts_.detect.noise_window);
   const auto cutoff = main_run_started_ms(w, gpu_id, opts_.main_branch, n + n / 4 - 1);
@@ -96,8 +98,9 @@ void RunDetector::load_windows(std::int64_t run_pk, std::int64_t gpu_id, const s
 
 // An untriaged regression whose series is back on its old level is closed by the evidence (see
 // lifecycle::regressions_gone): it would otherwise fail every later verdict until someone triaged it.
-void RunDetector::close_regressions_gone(const std::vector<lifecycle::OpenRegression>& open, const Window& win) {
-  if (open.empty()) return;
+std::size_t RunDetector::close_regressions_gone(const std::vector<lifecycle::OpenRegression>& open, const Window& win) {
+  if (open.empty()) return 0;
+  std::size_t writes = 0;
   std::vector<lifecycle::RecentRun> recent;
   for (const auto& p : win.pts) recent.push_back({p.started_ms, p.value, p.run_id});
   for (const auto& c : lifecycle::regressions_gone(open, recent, opts_.detect)) {
@@ -106,7 +109,9 @@ void RunDetector::close_regressions_gone(const std::vector<lifecycle::OpenRegres
     const auto l = db_.detector_write_lock();
     db_.detector().q("UPDATE alerts SET state='fixed', state_by='evidence', note=?, updated_at=? WHERE id=? AND state='new'")
         .bind(1, note).bind(2, format_iso8601_ms(now_ms())).bind(3, c.alert_id).run();
+    ++writes;
   }
+  return writes;
 }
 
 namespace {
@@ -152,6 +157,14 @@ RunEvidence load_evidence(sql::Conn& c, const RunInfo& run) {
   return ev;
 }
 
+// What a series' window shows before any alert is looked at: pure, so a run's series are analysed in parallel,
+// then written one by one in their order.
+struct WindowAnalysis {
+  bool analysed = false;  // false: the window is too short to judge
+  std::optional<detect::NoiseChange> noise;
+  std::vector<detect::ChangePoint> change_points;
+};
+
 }  // namespace
 
 // One run's detection: the alerts it raises or moves, series by series, in the order they are written.
@@ -162,24 +175,29 @@ struct RunDetector::Pass {
   RunEvidence evidence;
   std::vector<std::int64_t> raised;
   std::unordered_map<std::int64_t, double> gpu_noise;  // the GPU's noise factor per run (gpu_noise.h)
-  // The factors of the previous series' runs by window position: the GPU's series mostly hold the same runs.
-  std::vector<std::int64_t> factor_runs;
-  std::vector<double> factors;
-
-  // The GPU's noise factor at each run of a window (1: not known).
-  std::vector<double> noise_factors(const Window& win) {
-    factor_runs.resize(win.pts.size(), -1);
-    factors.resize(win.pts.size());
-    for (std::size_t j = 0; j < win.pts.size(); ++j) {
-      if (factor_runs[j] == win.pts[j].run_id) continue;
-      const auto it = gpu_noise.find(win.pts[j].run_id);
-      factor_runs[j] = win.pts[j].run_id;
-      factors[j] = it == gpu_noise.end() ? 1.0 : it->second;
-    }
-    return {factors.begin(), factors.begin() + static_cast<std::ptrdiff_t>(win.pts.size())};
-  }
+  std::size_t alert_writes = 0;  // statements that wrote alerts (the gate judged beside them holds only where none)
 
   const detect::Params& params() const { return self.opts_.detect; }
+
+  // The window's levels and noise, with the GPU's noise factor at each of its runs (1 where not known).
+  static WindowAnalysis analyse(const Window& win, const detect::Params& P,
+                                const std::unordered_map<std::int64_t, double>& gpu_noise) {
+    WindowAnalysis found;
+    if (win.pts.size() < 2 * P.min_segment) return found;
+    std::vector<double> logs, factors;
+    logs.reserve(win.pts.size());
+    for (const auto& p : win.pts) logs.push_back(p.log_value);
+    if (!gpu_noise.empty())
+      for (const auto& p : win.pts) {
+        const auto it = gpu_noise.find(p.run_id);
+        factors.push_back(it == gpu_noise.end() ? 1.0 : it->second);
+      }
+    const detect::KeptRuns kept = detect::kept_runs_of_logs(logs, P, factors);
+    found.analysed = true;
+    found.noise = detect::noise_change(kept, P);
+    found.change_points = detect::detect(kept, P);
+    return found;
+  }
 
   // The window index of run `run_id`, where the window holds it.
   static std::optional<std::size_t> index_in(const Window& win, std::int64_t run_id) {
@@ -212,6 +230,7 @@ struct RunDetector::Pass {
     ins.bind(16, attribution.cause).bind(17, stored_text(attribution))
         .bind(18, run.id).bind(19, now).bind(20, now);
     const auto l = self.db_.detector_write_lock();
+    ++alert_writes;
     const bool inserted = ins.step();
     const std::int64_t id = inserted ? ins.i64(0) : 0;
     ins.reset();
@@ -256,6 +275,7 @@ struct RunDetector::Pass {
       const AlertAttribution attribution =
           attribute_change(w, asid, load_run(w, prev), load_run(w, at), 1.0, ChangeOf::Correctness, params());
       const auto l = self.db_.detector_write_lock();
+      ++alert_writes;
       w.q("UPDATE alerts SET cause=?, attribution=?, updated_at=? WHERE id=? AND state='new'")
           .bind(1, attribution.cause).bind(2, stored_text(attribution))
           .bind(3, format_iso8601_ms(now_ms())).bind(4, aid).run();
@@ -285,6 +305,7 @@ struct RunDetector::Pass {
   void move_alert(std::int64_t alert_id, const RunInfo& b, const RunInfo& a, detect::AlertKind kind,
                   const detect::ChangePoint& cp, const AlertAttribution& attribution) {
     const auto l = self.db_.detector_write_lock();
+    ++alert_writes;
     auto& up = w.q("UPDATE alerts SET run_id=?, prev_run_id=?, started_ms=?, kind=?, severity=?,"
         " before_ns=?, after_ns=?, delta_pct=?, noise_pct=?, floor_pct=?, score=?, p_value=?,"
         " n_before=?, n_after=?, cause=?, attribution=?, updated_at=? WHERE id=? AND state='new'"
@@ -322,14 +343,14 @@ struct RunDetector::Pass {
     std::snprintf(note, sizeof note, "reverted at run %s: back to %.0f ns (%+.1f%%)", b.key.c_str(), cp.after,
                   100 * cp.delta_rel);
     const auto l = self.db_.detector_write_lock();
+    ++alert_writes;
     w.q("UPDATE alerts SET state='fixed', state_by='evidence', note=?, updated_at=? WHERE id=? AND state='new'")
         .bind(1, std::string(note)).bind(2, format_iso8601_ms(now_ms())).bind(3, alert_id).run();
   }
 
   // A change in the series' run-to-run noise: one `noise` alert per change (within min_segment runs of its
   // boundary), moved with the evidence while untriaged.
-  void noise(std::int64_t sid, const detect::KeptRuns& kept, const Window& win) {
-    const auto nc = detect::noise_change(kept, params());
+  void noise(std::int64_t sid, const std::optional<detect::NoiseChange>& nc, const Window& win) {
     if (!nc) return;
     auto& st = w.q("SELECT id, run_id, state FROM alerts WHERE series_id=? AND kind='noise' AND started_ms>=?");
     st.bind(1, sid).bind(2, win.pts.front().started_ms);
@@ -352,20 +373,34 @@ struct RunDetector::Pass {
       insert_alert(sid, b, &a, detect::AlertKind::Noise, &cp, attribution);
   }
 
+  // The single-run gate's judgement of this main run: the verdict's own, over the same evidence (read on `c`).
+  struct GateJudgement {
+    analysis::GateParams gate;  // as resolved for the run's branch and GPU
+    analysis::RunEvidence evidence;
+    analysis::RunVerdict verdict;  // points into evidence
+  };
+  static std::unique_ptr<GateJudgement> judge_gate(sql::Conn& c, std::int64_t run_pk, const DetectorOptions& opts,
+                                                   MainHistory* history) {
+    const JudgedRun judged = load_judged_run(c, run_pk);
+    std::optional<VerdictBaseline> baseline;
+    const LevelBound bound = level_bound(c, judged, opts.main_branch, baseline);
+    auto j = std::make_unique<GateJudgement>();
+    j->gate = analysis::resolve_gate(opts.gate, opts.gate_config, judged.branch, judged.gpu_name).params;
+    j->evidence = load_evidence(c, judged, bound,
+                                {opts.detect, j->gate, opts.main_branch, opts.gate_cpu_timings, history, opts.what_ran});
+    c.reset_all();
+    j->verdict = analysis::judge(j->evidence, opts.detect, j->gate);
+    return j;
+  }
+
   // A slowdown the verdict's single-run gate fails on this main run is a regression alert at this run, attributed
   // like the detector's: later main runs fail while it is present (analysis::judge), the revert closes it, and the
   // detector's change point, once it has the runs, takes the alert over (moves it, settles its numbers). The
   // judgement is the verdict's own, over the same evidence, so the alert and the run's verdict cannot disagree.
-  void gate_failures() {
-    const auto& opts = self.opts_;
-    const JudgedRun judged = load_judged_run(w, run.id);
-    std::optional<VerdictBaseline> baseline;
-    const LevelBound bound = level_bound(w, judged, opts.main_branch, baseline);
-    const analysis::GateParams gate = analysis::resolve_gate(opts.gate, opts.gate_config, judged.branch, judged.gpu_name).params;
-    const analysis::RunEvidence ev =
-        load_evidence(w, judged, bound, {opts.detect, gate, opts.main_branch, opts.gate_cpu_timings, self.db_.main_history()});
-    const analysis::RunVerdict v = analysis::judge(ev, opts.detect, gate);
-    w.reset_all();
+  // The series it raised an alert on.
+  std::vector<std::int64_t> gate_failures(const GateJudgement& judged) {
+    std::vector<std::int64_t> alerted;
+    const analysis::RunVerdict& v = judged.verdict;
     for (const auto& f : v.slowdowns) {
       const auto& s = f.slowdown;
       const auto prev = previous_main_point(f.benchmark->series_id);
@@ -383,23 +418,23 @@ struct RunDetector::Pass {
       const RunInfo a = load_run(w, prev->run_id);
       const AlertAttribution attribution = with_gate(
           attribute_change(w, f.benchmark->series_id, a, run, s.delta, ChangeOf::Level, params()), s, cp.after, run.key);
+      const std::size_t before = raised.size();
       insert_alert(f.benchmark->series_id, run, &a, detect::AlertKind::Regression, &cp, attribution);
+      if (raised.size() > before) alerted.push_back(f.benchmark->series_id);
     }
+    return alerted;
   }
 
   // Performance: regressions gone are closed, then change points over the series' recent window become
   // alerts, new or moved, as the lifecycle's plan says.
-  void performance(std::int64_t sid) {
+  // `found`: what the window shows (analyse()).
+  void performance(std::int64_t sid, const Window& win, const WindowAnalysis& found) {
     const auto& P = params();
-    auto& win = self.window_for(sid);
-    if (const auto open = evidence.open.find(sid); open != evidence.open.end()) self.close_regressions_gone(open->second, win);
-    if (win.pts.size() < 2 * P.min_segment) return;
-    std::vector<double> logs;
-    logs.reserve(win.pts.size());
-    for (const auto& p : win.pts) logs.push_back(p.log_value);
-    const detect::KeptRuns kept = detect::kept_runs_of_logs(logs, P, gpu_noise.empty() ? std::vector<double>{} : noise_factors(win));
-    noise(sid, kept, win);
-    const auto cps = detect::detect(kept, P);
+    if (const auto open = evidence.open.find(sid); open != evidence.open.end())
+      alert_writes += self.close_regressions_gone(open->second, win);
+    if (!found.analysed) return;
+    noise(sid, found.noise, win);
+    const auto& cps = found.change_points;
     if (cps.empty()) return;
     for (const auto& change : lifecycle::plan_performance_alerts(cps, existing_alerts(sid, win), P.min_segment)) {
       const auto& cp = cps[change.change_point];
@@ -429,23 +464,66 @@ std::vector<std::int64_t> RunDetector::detect_run(std::int64_t run_pk, const std
     w.lock_in_transaction(pass.run.gpu_id);
     for (const auto sid : series_ids) windows_.erase(sid);
   }
+  // A main run's gate judgement (only main runs touch series) reads what this pass may write only where it writes
+  // alerts: on a database of its own it is judged on a reader meanwhile, and judged again in the rare pass that
+  // wrote an alert.
+  // The GPU's noise model for this run is being learned ahead (after its previous run): judged once that is done.
+  std::shared_future<void> model_ahead;
+  if (const auto it = models_ahead_.find(pass.run.gpu_id); it != models_ahead_.end()) model_ahead = std::move(it->second);
+  const auto judge_gate = [&](sql::Conn& c) {
+    if (model_ahead.valid()) model_ahead.wait();
+    return Pass::judge_gate(c, run_pk, opts_, db_.main_history());
+  };
+  std::future<std::unique_ptr<Pass::GateJudgement>> gate;
+  struct Joined {  // on every way out: the task reads this frame
+    std::future<std::unique_ptr<Pass::GateJudgement>>& f;
+    ~Joined() {
+      if (f.valid()) f.wait();
+    }
+  } joined{gate};
+  if (!series_ids.empty() && !w.shared())
+    gate = pool_.submit([this, &judge_gate] {
+      auto& reader = db_.detector_reader();
+      auto judged = judge_gate(reader);
+      reader.reset_all();
+      return judged;
+    });
   pass.evidence = load_evidence(w, pass.run);
   load_windows(pass.run.id, pass.run.gpu_id, series_ids);
+  if (windows_.size() + series_ids.size() > kMostWindows) windows_.clear();  // no clear while they are gathered
+  std::vector<const Window*> windows;
+  windows.reserve(series_ids.size());
+  for (const std::int64_t sid : series_ids) windows.push_back(&window_for(sid));
   if (series_ids.size() >= detect::kGpuNoiseMinSeries) {
     std::vector<std::vector<detect::RunValue>> gpu_series;
     gpu_series.reserve(series_ids.size());
-    for (const std::int64_t sid : series_ids) {
+    for (const Window* win : windows) {
       auto& s = gpu_series.emplace_back();
-      for (const auto& p : window_for(sid).pts) s.push_back({p.run_id, p.log_value});
+      for (const auto& p : win->pts) s.push_back({p.run_id, p.log_value});
     }
     pass.gpu_noise = detect::gpu_noise_by_run(gpu_series);
   }
-  for (const std::int64_t sid : series_ids) {
-    pass.correctness(sid);
-    pass.reweigh_siblings(sid);
-    pass.performance(sid);
+  std::vector<WindowAnalysis> found(series_ids.size());
+  pool_.parallel_for(series_ids.size(),
+                     [&](std::size_t i) { found[i] = Pass::analyse(*windows[i], opts_.detect, pass.gpu_noise); });
+  for (std::size_t i = 0; i < series_ids.size(); ++i) {
+    pass.correctness(series_ids[i]);
+    pass.reweigh_siblings(series_ids[i]);
+    pass.performance(series_ids[i], *windows[i], found[i]);
   }
-  if (!series_ids.empty()) pass.gate_failures();  // a main run (only those touch series)
+  if (!series_ids.empty()) {
+    auto judged = gate.valid() ? gate.get() : nullptr;
+    if (!judged || pass.alert_writes > 0) judged = judge_gate(w);
+    const auto alerted = pass.gate_failures(*judged);
+    // The next run's model, learned while this GPU's next run is on its way.
+    models_ahead_[pass.run.gpu_id] = pool_.submit([j = std::shared_ptr<Pass::GateJudgement>(std::move(judged)), alerted] {
+      try {
+        analysis::learn_next_noise_model(j->evidence, alerted, j->gate);
+      } catch (const std::exception& e) {
+        std::cerr << "shaderwatch-server: learning the next run's noise model ahead failed: " << e.what() << "\n";
+      }
+    }).share();
+  }
   if (tx) tx->commit();
   return std::move(pass.raised);
 }

@@ -6,15 +6,18 @@
 
 #include <atomic>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "common/worker_pool.h"
 #include "detection/alert_lifecycle.h"
 #include "detection/detect.h"
 #include "detection/gate_config.h"
 #include "detection/single_run_gate.h"
+#include "detection/what_ran.h"
 #include "ingest/run_writer.h"
 #include "storage/database.h"
 
@@ -27,6 +30,7 @@ struct DetectorOptions {
   analysis::GateParams gate;
   analysis::GateConfig gate_config;  // per branch and GPU (StoreOptions::gate_config)
   bool gate_cpu_timings = false;
+  WhatRanCache* what_ran = nullptr;  // what runs ran as, kept between judgements (none: read each time)
 };
 
 class RunDetector {
@@ -51,11 +55,17 @@ class RunDetector {
   std::vector<std::int64_t> detect_run(std::int64_t run_pk, const std::vector<std::int64_t>& series_ids);
   Window& window_for(std::int64_t series_id);
   void load_windows(std::int64_t run_pk, std::int64_t gpu_id, const std::vector<std::int64_t>& series_ids);
-  void close_regressions_gone(const std::vector<lifecycle::OpenRegression>& open, const Window& window);
+  // The alerts it closed.
+  std::size_t close_regressions_gone(const std::vector<lifecycle::OpenRegression>& open, const Window& window);
+
+  static constexpr std::size_t kMostWindows = 50000;  // windows held; past it all go (reloads are cheap)
 
   Database& db_;
   DetectorOptions opts_;
   std::unordered_map<std::int64_t, std::unique_ptr<Window>> windows_;  // guarded by the database's detect mutex
+  // Per GPU: its next main run's noise model being learned (analysis::learn_next_noise_model); detect mutex too.
+  std::unordered_map<std::int64_t, std::shared_future<void>> models_ahead_;
+  WorkerPool pool_;  // the pure work of a run's detection, beside the database's
   std::atomic<std::uint64_t> detect_ns_{0};
 };
 

@@ -121,30 +121,73 @@ std::optional<Slowdown> gate(const BenchmarkEvidence& b, double swing, const Gat
   return std::nullopt;
 }
 
-ModelFloors model_floors(const RunEvidence& run, const GateParams& g, const detect::Params& p) {
-  ModelFloors rm;
-  rm.noise.assign(run.benchmarks.size(), 0);
+namespace {
+
+// What the GPU's noise model learns from: the run's timed series (their main runs before it) in the order of
+// run.benchmarks, each with the changes of its kernel's code it leaves out.
+struct ModelInput {
   std::vector<detect::SeriesRuns> series;
   std::vector<std::size_t> index;  // run.benchmarks' index of each series given
-  std::vector<std::vector<char>> code_changed(run.benchmarks.size());  // per benchmark, per swing_history run
-  std::size_t judged = 0;
+  std::vector<std::vector<char>> code_changed;  // per benchmark, per swing_history run
+  std::size_t judged = 0;  // benchmarks with a level
+  int excluded = 0;
+};
+ModelInput model_input(const RunEvidence& run) {
+  ModelInput in;
+  in.code_changed.resize(run.benchmarks.size());
   for (std::size_t i = 0; i < run.benchmarks.size(); ++i) {
     const auto& b = run.benchmarks[i];
     if (b.failed || b.value <= 0) continue;
     // An open regression's step is not the noise (on main, where the run's open regressions are loaded); one raised
     // at this very run (by this run's gate, at ingest) has no step in the history yet.
     const bool excluded = std::any_of(b.open.begin(), b.open.end(), [](const auto& r) { return !r.raised_here; });
-    rm.excluded += excluded;
+    in.excluded += excluded;
     // Where the kernel's SPIR-V changed from one run to the next (both named), that change is not the noise.
-    auto& code = code_changed[i];
+    auto& code = in.code_changed[i];
     code.assign(b.swing_history.size(), 0);
     for (std::size_t j = 1; j < b.swing_spirv.size() && j < code.size(); ++j)
       code[j] = !b.swing_spirv[j].empty() && !b.swing_spirv[j - 1].empty() && b.swing_spirv[j] != b.swing_spirv[j - 1];
-    series.push_back({&b.swing_history, excluded, &code});
-    index.push_back(i);
-    judged += !b.level_runs.empty();
+    in.series.push_back({&b.swing_history, excluded, &code});
+    in.index.push_back(i);
+    in.judged += !b.level_runs.empty();
   }
-  rm.model = detect::learn_noise_model(series, judged, g.model);
+  return in;
+}
+
+}  // namespace
+
+void learn_next_noise_model(const RunEvidence& run, const std::vector<std::int64_t>& raised_at_run, const GateParams& g) {
+  if (!run.on_main || !run.timings_gated) return;
+  RunEvidence next;
+  for (const auto& b : run.benchmarks) {
+    auto& n = next.benchmarks.emplace_back();
+    n.failed = b.failed;
+    n.value = b.value;
+    n.swing_history = b.swing_history;
+    n.swing_spirv = b.swing_spirv;
+    if (!b.failed && b.value > 0) {  // its point is a main run with a value: the next run's history holds it
+      if (n.swing_history.size() >= g.swing_runs) {
+        n.swing_history.erase(n.swing_history.begin());
+        n.swing_spirv.erase(n.swing_spirv.begin());
+      }
+      n.swing_history.push_back(b.value);
+      n.swing_spirv.push_back(b.spirv);
+    }
+    // Open regressions stay open, and the ones raised at this run are the next run's open regressions.
+    const bool open = !b.open.empty() || std::find(raised_at_run.begin(), raised_at_run.end(), b.series_id) != raised_at_run.end();
+    if (open) n.open.push_back({});
+  }
+  const ModelInput in = model_input(next);
+  detect::learn_noise_model(in.series, in.judged, g.model);
+}
+
+ModelFloors model_floors(const RunEvidence& run, const GateParams& g, const detect::Params& p) {
+  ModelFloors rm;
+  rm.noise.assign(run.benchmarks.size(), 0);
+  const ModelInput in = model_input(run);
+  const auto& index = in.index;
+  rm.excluded = in.excluded;
+  rm.model = detect::learn_noise_model(in.series, in.judged, g.model);
   if (!rm.model.ready) return rm;
   std::vector<double> deviations;
   for (std::size_t k = 0; k < index.size(); ++k) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -100,5 +101,10 @@ struct ModelFloors {
   int excluded = 0;  // series with an open regression, not learned from
 };
 ModelFloors model_floors(const RunEvidence& run, const GateParams& g = {}, const detect::Params& p = {});
+// Learns, ahead of it, the noise model of the GPU's next main run as it will most likely be judged: on the same
+// benchmarks, each history one run longer (this run's value), with the open regressions still open and those raised
+// at this run (`raised_at_run`: their series) added. detect::learn_noise_model remembers it for that run's judgement,
+// which takes it only if its input is exactly that.
+void learn_next_noise_model(const RunEvidence& run, const std::vector<std::int64_t>& raised_at_run, const GateParams& g);
 
 }  // namespace shaderwatch::analysis

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -11,7 +12,6 @@
 
 #include "common/alert_states.h"
 #include "detection/change_attribution.h"
-#include "ingest/benchmark_name.h"
 #include "storage/main_history.h"
 #include "storage/run_points.h"
 
@@ -201,60 +201,41 @@ void load_open_regressions(sql::Conn& c, const JudgedRun& run, const BySeries& s
   }
 }
 
-// What each series' kernel ran as in run `pk`: its compiled row (0: none recorded) and its point's SPIR-V.
-struct Ran {
-  std::int64_t compiled = 0;
-  std::string spirv;
-};
-std::map<std::int64_t, Ran> what_ran(sql::Conn& c, std::int64_t pk) {
-  std::map<std::string, std::int64_t> compiled;  // kernel -> compiled row
-  {
-    auto& st = c.q("SELECT kernel, compiled_id FROM run_compiled WHERE run_id=?");
-    st.bind(1, pk);
-    while (st.step()) compiled[st.text(0)] = st.i64(1);
-  }
-  std::map<std::int64_t, Ran> out;
-  auto& st = c.q("SELECT p.series_id, bm.name, p.spirv FROM points p JOIN series s ON s.id=p.series_id"
-                 " JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE p.run_id=?");
-  st.bind(1, pk);
-  while (st.step()) {
-    const auto it = compiled.find(split_name(st.text(1)).kernel());
-    out[st.i64(0)] = {it == compiled.end() ? 0 : it->second, st.text(2)};
-  }
-  return out;
-}
-
 // Whether each timed series ran as its baseline's runs did (BenchmarkEvidence::ran_as_before): at the newest run of
 // its level and at the level's middle one (a kernel changed since then moves the baseline's median too: a slowdown
 // the gate let through on its first run is not "as before" on its second), the same driver and runner, and its
 // kernel's compiled row (or, where either run recorded none, its SPIR-V) the same.
 void load_ran_as_before(sql::Conn& c, const JudgedRun& run, const BySeries& series,
-                        const std::map<std::int64_t, std::vector<std::int64_t>>& level_run_ids) {
+                        const std::map<std::int64_t, std::vector<std::int64_t>>& level_run_ids, WhatRanCache* cache) {
+  const auto what_ran = [&](std::int64_t pk) {
+    return cache ? cache->get(c, pk) : std::make_shared<const RanBySeries>(read_what_ran(c, pk));
+  };
   const RunInfo now_run = load_run(c, run.pk);
-  const auto now = what_ran(c, run.pk);
+  const auto now = what_ran(run.pk);
   struct Then {
     bool same_machine = false;
-    std::map<std::int64_t, Ran> ran;
+    std::shared_ptr<const RanBySeries> ran = std::make_shared<const RanBySeries>();
   };
   std::map<std::int64_t, Then> runs;  // the level runs compared against, read once each
   const auto then = [&](std::int64_t pk) -> const Then& {
     auto it = runs.find(pk);
     if (it != runs.end()) return it->second;
     const RunInfo r = load_run(c, pk);
-    Then t{r.runner == now_run.runner && r.driver == now_run.driver, {}};
-    if (t.same_machine) t.ran = what_ran(c, pk);
+    Then t;
+    t.same_machine = r.runner == now_run.runner && r.driver == now_run.driver;
+    if (t.same_machine) t.ran = what_ran(pk);
     return runs.emplace(pk, std::move(t)).first->second;
   };
   for (const auto& [sid, bench] : series) {
     const auto ids = level_run_ids.find(sid);
-    const auto y = now.find(sid);
-    if (ids == level_run_ids.end() || ids->second.empty() || y == now.end()) continue;
+    const auto y = now->find(sid);
+    if (ids == level_run_ids.end() || ids->second.empty() || y == now->end()) continue;
     const Ran& r1 = y->second;
     bool same = true;
     for (const std::int64_t pk : {ids->second.front(), ids->second[(ids->second.size() - 1) / 2]}) {  // newest first
       const Then& t = then(pk);
-      const auto x = t.ran.find(sid);
-      if (!t.same_machine || x == t.ran.end()) {
+      const auto x = t.ran->find(sid);
+      if (!t.same_machine || x == t.ran->end()) {
         same = false;
         break;
       }
@@ -325,7 +306,7 @@ analysis::RunEvidence load_evidence(sql::Conn& c, const JudgedRun& run, const Le
   if (evidence.on_main) load_open_regressions(c, run, series);
   std::map<std::int64_t, std::vector<std::int64_t>> level_run_ids;  // series -> its level's runs, newest first
   load_levels(c, run, bound, p, series, level_run_ids);
-  load_ran_as_before(c, run, series, level_run_ids);
+  load_ran_as_before(c, run, series, level_run_ids, p.what_ran);
   return evidence;
 }
 

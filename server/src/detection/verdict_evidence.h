@@ -11,6 +11,7 @@
 #include "detection/analysis.h"
 #include "detection/detect.h"
 #include "detection/run_evidence.h"
+#include "detection/what_ran.h"
 #include "storage/main_history.h"
 #include "storage/sql.h"
 
@@ -47,6 +48,7 @@ struct EvidenceParams {
   std::string main_branch;
   bool gate_cpu_timings = false;  // judge a CPU device's timings too (QueryOptions::gate_cpu_timings)
   MainHistory* history = nullptr;  // the newest main points the process holds, read before the database (none: not)
+  WhatRanCache* what_ran = nullptr;  // what the runs read last ran as (none: each judgement reads its runs)
 };
 // Every benchmark of the run with what the judge needs: failures with their history, else the level (and, on
 // main, the open regressions with the values since their steps).

@@ -12,6 +12,7 @@
 #include "common/client_error.h"
 #include "detection/analysis.h"
 #include "detection/gate_config.h"
+#include "detection/what_ran.h"
 #include "queries/alert_answer.h"
 #include "queries/browse_answer.h"
 #include "queries/compare_answer.h"
@@ -33,6 +34,7 @@ struct QueryOptions {
   analysis::GateParams gate;
   analysis::GateConfig gate_config;  // per branch and GPU (StoreOptions::gate_config)
   bool gate_cpu_timings = false;  // judge a CPU device's timings (lavapipe) too, not only its correctness
+  WhatRanCache* what_ran = nullptr;  // what runs ran as, kept between judgements (none: read each time)
 };
 
 class Queries {

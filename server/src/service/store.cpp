@@ -10,9 +10,9 @@ Store::Store(const StoreOptions& opts)
       tokens_(db_),
       writer_(db_, {.max_nesting = opts.max_nesting, .main_branch = opts.main_branch}),
       detector_(db_, {.detect = opts.detect, .main_branch = opts.main_branch, .gate = opts.gate,
-                      .gate_config = opts.gate_config, .gate_cpu_timings = opts.gate_cpu_timings}),
+                      .gate_config = opts.gate_config, .gate_cpu_timings = opts.gate_cpu_timings, .what_ran = &what_ran_}),
       queries_(db_, {.detect = opts.detect, .main_branch = opts.main_branch, .gate = opts.gate,
-                     .gate_config = opts.gate_config, .gate_cpu_timings = opts.gate_cpu_timings}) {}
+                     .gate_config = opts.gate_config, .gate_cpu_timings = opts.gate_cpu_timings, .what_ran = &what_ran_}) {}
 
 IngestResult Store::ingest(std::string_view body, const std::string& posted_by) {
   const WrittenRun run = writer_.write(body, posted_by);

@@ -14,6 +14,7 @@
 #include "detection/analysis.h"
 #include "detection/detect.h"
 #include "detection/run_detector.h"
+#include "detection/what_ran.h"
 #include "ingest/run_writer.h"
 #include "queries/queries.h"
 #include "storage/database.h"
@@ -85,6 +86,7 @@ class Store {
   Database db_;
   TokenStore tokens_;
   RunWriter writer_;
+  WhatRanCache what_ran_;  // shared by detection's gate and the verdict: both judge the run just posted
   RunDetector detector_;
   Queries queries_;
 };

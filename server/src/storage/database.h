@@ -75,6 +75,9 @@ class Database {
   // detector_write_lock(), the writer mutex, so they never interleave with an ingest's transaction.
   std::mutex& detect_mutex() { return detect_mu_; }
   sql::Conn& detector() { return *detector_; }
+  // Detection's own reader, also only under detect_mutex(): the single-run gate is judged on it beside detection's
+  // writes. Its own rather than a pooled one, so what it has read (and allocated) stays with it from post to post.
+  sql::Conn& detector_reader() { return *detector_reader_; }
   std::unique_lock<std::mutex> detector_write_lock();
 
   // The newest main points of each series (main_history.h); none where other processes share the database.
@@ -86,6 +89,7 @@ class Database {
   std::unique_ptr<sql::Conn> writer_;
   std::mutex detect_mu_;
   std::unique_ptr<sql::Conn> detector_;
+  std::unique_ptr<sql::Conn> detector_reader_;
   std::mutex read_mu_;
   std::condition_variable read_cv_;
   std::vector<std::unique_ptr<sql::Conn>> readers_;
