@@ -157,6 +157,15 @@ RunEvidence load_evidence(sql::Conn& c, const RunInfo& run) {
   return ev;
 }
 
+// Waits for a task on every way out of the frame it reads.
+template <class T>
+struct JoinedOnExit {
+  std::future<T>& task;
+  ~JoinedOnExit() {
+    if (task.valid()) task.wait();
+  }
+};
+
 // What a series' window shows before any alert is looked at: pure, so a run's series are analysed in parallel,
 // then written one by one in their order.
 struct WindowAnalysis {
@@ -465,9 +474,9 @@ std::vector<std::int64_t> RunDetector::detect_run(std::int64_t run_pk, const std
     for (const auto sid : series_ids) windows_.erase(sid);
   }
   // A main run's gate judgement (only main runs touch series) reads what this pass may write only where it writes
-  // alerts: on a database of its own it is judged on a reader meanwhile, and judged again in the rare pass that
-  // wrote an alert.
-  // The GPU's noise model for this run is being learned ahead (after its previous run): judged once that is done.
+  // alerts: on a database of its own it is judged on detection's reader meanwhile, and judged again in the rare pass
+  // that wrote an alert. The GPU's noise model for this run is being learned ahead (after its previous run): the gate
+  // is judged once that is done.
   std::shared_future<void> model_ahead;
   if (const auto it = models_ahead_.find(pass.run.gpu_id); it != models_ahead_.end()) model_ahead = std::move(it->second);
   const auto judge_gate = [&](sql::Conn& c) {
@@ -475,12 +484,9 @@ std::vector<std::int64_t> RunDetector::detect_run(std::int64_t run_pk, const std
     return Pass::judge_gate(c, run_pk, opts_, db_.main_history());
   };
   std::future<std::unique_ptr<Pass::GateJudgement>> gate;
-  struct Joined {  // on every way out: the task reads this frame
-    std::future<std::unique_ptr<Pass::GateJudgement>>& f;
-    ~Joined() {
-      if (f.valid()) f.wait();
-    }
-  } joined{gate};
+  std::future<void> analysed;
+  const JoinedOnExit<std::unique_ptr<Pass::GateJudgement>> gate_joined{gate};  // the tasks read this frame
+  const JoinedOnExit<void> analysis_joined{analysed};
   if (!series_ids.empty() && !w.shared())
     gate = pool_.submit([this, &judge_gate] {
       auto& reader = db_.detector_reader();
@@ -488,24 +494,29 @@ std::vector<std::int64_t> RunDetector::detect_run(std::int64_t run_pk, const std
       reader.reset_all();
       return judged;
     });
-  pass.evidence = load_evidence(w, pass.run);
   load_windows(pass.run.id, pass.run.gpu_id, series_ids);
   if (windows_.size() + series_ids.size() > kMostWindows) windows_.clear();  // no clear while they are gathered
   std::vector<const Window*> windows;
   windows.reserve(series_ids.size());
   for (const std::int64_t sid : series_ids) windows.push_back(&window_for(sid));
-  if (series_ids.size() >= detect::kGpuNoiseMinSeries) {
-    std::vector<std::vector<detect::RunValue>> gpu_series;
-    gpu_series.reserve(series_ids.size());
-    for (const Window* win : windows) {
-      auto& s = gpu_series.emplace_back();
-      for (const auto& p : win->pts) s.push_back({p.run_id, p.log_value});
-    }
-    pass.gpu_noise = detect::gpu_noise_by_run(gpu_series);
-  }
+  // The windows' levels and noise (pure) on the pool, while this thread reads the run's evidence.
   std::vector<WindowAnalysis> found(series_ids.size());
-  pool_.parallel_for(series_ids.size(),
-                     [&](std::size_t i) { found[i] = Pass::analyse(*windows[i], opts_.detect, pass.gpu_noise); });
+  analysed = pool_.submit([&] {
+    if (series_ids.size() >= detect::kGpuNoiseMinSeries) {
+      std::vector<std::vector<detect::RunValue>> gpu_series;
+      gpu_series.reserve(series_ids.size());
+      for (const Window* win : windows) {
+        auto& s = gpu_series.emplace_back();
+        for (const auto& p : win->pts) s.push_back({p.run_id, p.log_value});
+      }
+      pass.gpu_noise = detect::gpu_noise_by_run(gpu_series);
+    }
+    pool_.parallel_for(series_ids.size(),
+                       [&](std::size_t i) { found[i] = Pass::analyse(*windows[i], opts_.detect, pass.gpu_noise); });
+  });
+  pass.evidence = load_evidence(w, pass.run);
+  if (opts_.what_ran && gate.valid()) opts_.what_ran->get(w, run_pk);  // the gate's read of it, done here meanwhile
+  analysed.get();
   for (std::size_t i = 0; i < series_ids.size(); ++i) {
     pass.correctness(series_ids[i]);
     pass.reweigh_siblings(series_ids[i]);

@@ -140,9 +140,19 @@ void load_levels(sql::Conn& c, const JudgedRun& run, const LevelBound& bound, co
                  const BySeries& series, std::map<std::int64_t, std::vector<std::int64_t>>& level_run_ids) {
   const auto starts = level_starts(c, run.pk, bound);
   const std::size_t most = std::max({p.detect.noise_window, analysis::kLevelRuns, p.gate.swing_runs});
+  // A series' points come one after another: its level's start and run ids are looked up once for them.
+  const Evidence* current = nullptr;
+  std::int64_t boundary_ms = INT64_MIN;
+  std::vector<std::int64_t>* run_ids = nullptr;
   latest_main_points(c, run, p, bound, false, most, series, [&](Evidence& b, const MainPoint& pt) {
-    const auto start = starts.find(b.series_id);
-    const std::int64_t boundary_ms = start == starts.end() ? INT64_MIN : start->second;
+    if (&b != current) {
+      current = &b;
+      const auto start = starts.find(b.series_id);
+      boundary_ms = start == starts.end() ? INT64_MIN : start->second;
+      run_ids = &level_run_ids[b.series_id];
+      b.swing_history.reserve(p.gate.swing_runs);
+      b.swing_spirv.reserve(p.gate.swing_runs);
+    }
     ++b.history;
     if (b.swing_history.size() < p.gate.swing_runs) {
       b.swing_history.push_back(pt.value);
@@ -150,7 +160,7 @@ void load_levels(sql::Conn& c, const JudgedRun& run, const LevelBound& bound, co
     }
     if (pt.started_ms < boundary_ms || b.level_runs.size() >= analysis::kLevelRuns) return;
     b.level_runs.push_back(pt.value);
-    level_run_ids[b.series_id].push_back(pt.run_id);
+    run_ids->push_back(pt.run_id);
     if (b.level_runs.size() < p.detect.min_segment) b.level_spreads.push_back(pt.spread);
   });
   for (const auto& [id, b] : series) {
