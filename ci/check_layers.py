@@ -4,7 +4,7 @@
   1. harness/: each file includes headers of its own layer and of the layers below it that harness/layers.txt
      lets it use (the same file the build reads to link the layers and set their include paths);
   2. the pure parts include no Vulkan, no database and no HTTP: reference/, harness/common, harness/inputs,
-     harness/check, server/src/detection (but run_detector, change_attribution, verdict_evidence and
+     harness/check, server/src/detection (but run_detector, change_attribution, verdict_evidence, what_ran and
      alert_triage), ingest_parse and point_grouping;
   3. neither half includes the other: the server none of harness/ nor of the bench's catalog (kernels/: what
      the server needs of it comes in the documents, contract/), the harness none of server/.
@@ -27,7 +27,8 @@ IMPURE_SERVER = re.compile(r'^(storage|http|service|queries|tokens|cli)/')
 PURE_HARNESS = ('common', 'inputs', 'check')
 PURE_SERVER_FILES = ('server/src/ingest/ingest_parse.', 'server/src/ingest/point_grouping.')
 IMPURE_DETECTION = ('server/src/detection/run_detector.', 'server/src/detection/change_attribution.',
-                    'server/src/detection/verdict_evidence.', 'server/src/detection/alert_triage.')
+                    'server/src/detection/verdict_evidence.', 'server/src/detection/what_ran.',
+                    'server/src/detection/alert_triage.')
 
 
 def read_layers(path):
