@@ -483,9 +483,12 @@ std::vector<std::int64_t> RunDetector::detect_run(std::int64_t run_pk, const std
     if (model_ahead.valid()) model_ahead.wait();
     return Pass::judge_gate(c, run_pk, opts_, db_.main_history());
   };
+  std::vector<const Window*> windows;
+  std::vector<WindowAnalysis> found;
   std::future<std::unique_ptr<Pass::GateJudgement>> gate;
   std::future<void> analysed;
-  const JoinedOnExit<std::unique_ptr<Pass::GateJudgement>> gate_joined{gate};  // the tasks read this frame
+  // The tasks read this frame (what is declared above): joined before it goes, an exception's way out included.
+  const JoinedOnExit<std::unique_ptr<Pass::GateJudgement>> gate_joined{gate};
   const JoinedOnExit<void> analysis_joined{analysed};
   if (!series_ids.empty() && !w.shared())
     gate = pool_.submit([this, &judge_gate] {
@@ -496,11 +499,10 @@ std::vector<std::int64_t> RunDetector::detect_run(std::int64_t run_pk, const std
     });
   load_windows(pass.run.id, pass.run.gpu_id, series_ids);
   if (windows_.size() + series_ids.size() > kMostWindows) windows_.clear();  // no clear while they are gathered
-  std::vector<const Window*> windows;
   windows.reserve(series_ids.size());
   for (const std::int64_t sid : series_ids) windows.push_back(&window_for(sid));
   // The windows' levels and noise (pure) on the pool, while this thread reads the run's evidence.
-  std::vector<WindowAnalysis> found(series_ids.size());
+  found.resize(series_ids.size());
   analysed = pool_.submit([&] {
     if (series_ids.size() >= detect::kGpuNoiseMinSeries) {
       std::vector<std::vector<detect::RunValue>> gpu_series;
