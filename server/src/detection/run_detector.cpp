@@ -490,11 +490,10 @@ std::vector<std::int64_t> RunDetector::detect_run(std::int64_t run_pk, const std
   // The tasks read this frame (what is declared above): joined before it goes, an exception's way out included.
   const JoinedOnExit<std::unique_ptr<Pass::GateJudgement>> gate_joined{gate};
   const JoinedOnExit<void> analysis_joined{analysed};
-  if (!series_ids.empty() && !w.shared())
-    gate = pool_.submit([this, &judge_gate] {
-      auto& reader = db_.detector_reader();
-      auto judged = judge_gate(reader);
-      reader.reset_all();
+  if (sql::Conn* reader = db_.detector_reader(); reader && !series_ids.empty())
+    gate = pool_.submit([reader, &judge_gate] {
+      auto judged = judge_gate(*reader);
+      reader->reset_all();
       return judged;
     });
   load_windows(pass.run.id, pass.run.gpu_id, series_ids);

@@ -15,7 +15,7 @@ Database::Database(const DatabaseOptions& opts) {
   writer_ = sql::connect(where, sql::Role::Writer);
   migrate(*writer_);
   detector_ = sql::connect(where, sql::Role::Writer);
-  detector_reader_ = sql::connect(where, sql::Role::Reader);
+  if (!detector_->shared()) detector_reader_ = sql::connect(where, sql::Role::Reader);
   if (opts.max_db_mib) {
     sql::limit_sqlite_size(*writer_, opts.max_db_mib);
     sql::limit_sqlite_size(*detector_, opts.max_db_mib);
