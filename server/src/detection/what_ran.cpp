@@ -1,7 +1,5 @@
 #include "detection/what_ran.h"
 
-#include <algorithm>
-
 #include "ingest/benchmark_name.h"
 
 namespace shaderwatch {
@@ -27,19 +25,12 @@ RanBySeries read_what_ran(sql::Conn& c, std::int64_t run_pk) {
 std::shared_ptr<const RanBySeries> WhatRanCache::get(sql::Conn& c, std::int64_t run_pk) {
   {
     std::lock_guard l(mu_);
-    if (const auto it = kept_.find(run_pk); it != kept_.end()) {
-      it->second.used = ++clock_;
-      return it->second.ran;
-    }
+    if (const auto it = kept_.find(run_pk); it != kept_.end()) return it->second;
   }
   auto ran = std::make_shared<const RanBySeries>(read_what_ran(c, run_pk));  // read outside the lock
   std::lock_guard l(mu_);
-  kept_[run_pk] = {ran, ++clock_};
-  if (kept_.size() > kMostRuns) {
-    const auto oldest = std::min_element(kept_.begin(), kept_.end(),
-                                         [](const auto& a, const auto& b) { return a.second.used < b.second.used; });
-    kept_.erase(oldest);
-  }
+  kept_[run_pk] = ran;
+  while (kept_.size() > kMostRuns) kept_.erase(kept_.begin());
   return ran;
 }
 

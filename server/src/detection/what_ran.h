@@ -26,19 +26,16 @@ RanBySeries read_what_ran(sql::Conn& c, std::int64_t run_pk);
 
 class WhatRanCache {
  public:
-  static constexpr std::size_t kMostRuns = 256;  // past this, the run read least recently goes
+  // Past this, the oldest run goes (the smallest key, as the verdict cache does): a judgement compares a run with its
+  // level's newest and middle runs, ~24 runs back, and 256 hold that for ten GPUs posting in turn.
+  static constexpr std::size_t kMostRuns = 256;
 
   // Run `run_pk`'s answer: kept, else read on `c` and kept. The run must be committed (a run's answer is read once).
   std::shared_ptr<const RanBySeries> get(sql::Conn& c, std::int64_t run_pk);
 
  private:
-  struct Kept {
-    std::shared_ptr<const RanBySeries> ran;
-    std::uint64_t used = 0;
-  };
   std::mutex mu_;
-  std::map<std::int64_t, Kept> kept_;
-  std::uint64_t clock_ = 0;
+  std::map<std::int64_t, std::shared_ptr<const RanBySeries>> kept_;  // run -> what it ran as
 };
 
 }  // namespace shaderwatch
