@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -88,6 +89,51 @@ TEST(StorageEngines, TwoServersOnOnePostgresqlDatabase) {
     EXPECT_EQ(got[0]["run_id"], cat("run-", std::to_string(kStepRun))) << got[0].dump(1);
   }
   EXPECT_EQ(b.get("/api/v1/alerts?limit=500")["alerts"], alerts) << "both servers tell the same";
+}
+
+// Each server process holds its GPUs' newest main points in memory for verdicts and detection's windows; the
+// other process adds runs it never saw written. Posted to one server or the other by turns (two, then one), every
+// run's verdict is the same asked of either right after its post, and the step raises its alerts as one server
+// alone would: what each holds takes in the other's runs first.
+TEST(StorageEngines, TwoServersJudgeEveryRunTheSameWhicheverStoredTheRunsBefore) {
+  if (!on_postgres()) GTEST_SKIP() << "needs a PostgreSQL cluster: runs in server.postgres.*";
+  TempDir dir;
+  const std::string db = dir.db("shared.db");
+  TestServer a(db), b(db);
+  // A verdict's links name the server asked; the rest is compared.
+  const auto judged = [](const TestServer& s, const std::string& path) {
+    return std::regex_replace(s.get(path).dump(), std::regex(R"(127\.0\.0\.1:[0-9]+)"), "SERVER");
+  };
+  for (int i = 0; i < kRuns; ++i) {
+    const TestServer& to = i % 3 == 2 ? b : a;
+    const auto r = to.post(run_body(i));
+    ASSERT_TRUE(r && r->status == 201) << "run " << i << ": " << (r ? r->body : "no answer");
+    const std::string path = cat("/api/v1/runs/run-", std::to_string(i), "/verdict");
+    const std::string from_a = judged(a, path);
+    ASSERT_EQ(from_a, judged(b, path)) << "run " << i;
+    const json v = json::parse(from_a);
+    if (i == kStepRun) {
+      EXPECT_EQ(v["suspects"].size() + v["slowdowns"].size(), 3u) << "the step is seen: " << from_a;
+    }
+    if (i == kStepRun - 1) {
+      EXPECT_EQ(v["coverage"]["history_max"], kStepRun - 1) << "every run before it: " << from_a;
+    }
+  }
+  // The same runs posted to one server alone, on a database of its own: the same alerts, numbers and all.
+  TestServer alone(dir.db("alone.db"));
+  for (int i = 0; i < kRuns; ++i) ASSERT_EQ(alone.post(run_body(i))->status, 201);
+  const auto comparable = [](const TestServer& s) {
+    json out = json::array();
+    const json page = s.get("/api/v1/alerts?limit=500");
+    for (json al : page["alerts"]) {
+      for (const char* k : {"id", "created_at", "updated_at", "gpu"}) al.erase(k);
+      out.push_back(al);
+    }
+    return out;
+  };
+  const json shared = comparable(a);
+  EXPECT_EQ(shared.size(), 3u) << "one regression per stepped benchmark: " << shared.dump(1);
+  EXPECT_EQ(shared, comparable(alone));
 }
 
 // migrate copies everything: the copy answers every query as the original did, its tokens still work,
@@ -185,7 +231,7 @@ TEST(StorageEngines, AServerOutlivesItsPostgresqlConnections) {
   auto& kill = admin->q("SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname=?");
   kill.bind(1, db.substr(db.rfind('/') + 1));
   ASSERT_TRUE(kill.step());
-  EXPECT_EQ(kill.i64(0), 6) << "the writer, the detector and 4 readers";
+  EXPECT_EQ(kill.i64(0), 7) << "the writer, the detector, its reader and 4 readers";
   kill.reset();
 
   int failed_reads = 0;

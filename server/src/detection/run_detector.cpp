@@ -61,6 +61,19 @@ RunDetector::Window& RunDetector::window_for(std::int64_t sid) {
   return *windows_.emplace(sid, std::move(win)).first->second;
 }
 
+// Another run may have been analysed in between and loaded this point already: each point is taken in once.
+void RunDetector::take_into_window(std::int64_t sid, Window::Pt pt) {
+  const auto wit = windows_.find(sid);
+  if (wit == windows_.end()) return;  // loaded from the database when first needed
+  auto& pts = wit->second->pts;
+  if (std::any_of(pts.begin(), pts.end(), [&](const auto& q) { return q.run_id == pt.run_id; })) return;
+  const auto pos = std::upper_bound(pts.begin(), pts.end(), pt, [](const auto& l, const auto& r) {
+    return std::tie(l.started_ms, l.run_id) < std::tie(r.started_ms, r.run_id);
+  });
+  pts.insert(pos, std::move(pt));
+  if (pts.size() > std::max(opts_.detect.window, opts_.detect.noise_window)) pts.erase(pts.begin());
+}
+
 // The windows of a run's series not cached yet, in one statement: the points since the GPU's
 // (1.25 x window)th newest main run, of which each series keeps its newest `window`. A series too sparse
 // to fill its window there (it skipped runs) is read on its own. Measured on PostgreSQL at 300,000
@@ -466,16 +479,21 @@ std::vector<std::int64_t> RunDetector::detect_run(std::int64_t run_pk, const std
   auto& w = db_.detector();
   Pass pass{*this, w, load_run(w, run_pk), {}, {}};
   // On a database other server processes share, a run's detection is one transaction under its GPU's
-  // lock (every series a run touches is that GPU's), with the windows read afresh: the others add points.
+  // lock (every series a run touches is that GPU's), the windows first taken up to the runs the others added.
   std::optional<sql::Tx> tx;
   if (w.shared()) {
     tx.emplace(w, false);
     w.lock_in_transaction(pass.run.gpu_id);
-    for (const auto sid : series_ids) windows_.erase(sid);
+    if (!series_ids.empty()) windows_follower_.taken_in(pass.run.gpu_id, run_pk);  // after_ingest took its points in
+    windows_follower_.catch_up(w, pass.run.gpu_id, opts_.main_branch, [&](const MainRunsBehind& behind) {
+      if (behind.forget_all) windows_.clear();
+      for (const auto& [sid, p] : behind.points) take_into_window(sid, {p.started_ms, p.run_id, p.value});
+    });
   }
   // A main run's gate judgement (only main runs touch series) reads what this pass may write only where it writes
-  // alerts: on a database of its own it is judged on detection's reader meanwhile, and judged again in the rare pass
-  // that wrote an alert. The GPU's noise model for this run is being learned ahead (after its previous run): the gate
+  // alerts: it is judged on detection's reader meanwhile (which reads what is committed: on a shared database no other
+  // process writes this GPU's alerts while this pass holds its lock), and judged again in the rare pass that wrote
+  // an alert. The GPU's noise model for this run is being learned ahead (after its previous run): the gate
   // is judged once that is done.
   std::shared_future<void> model_ahead;
   if (const auto it = models_ahead_.find(pass.run.gpu_id); it != models_ahead_.end()) model_ahead = std::move(it->second);
@@ -544,29 +562,18 @@ std::vector<std::int64_t> RunDetector::after_ingest(const WrittenRun& run) {
   std::vector<std::int64_t> raised;
   std::lock_guard dl(db_.detect_mutex());
   const auto t0 = mono_ns();
-  // Keep the cached detection windows in step with what was committed. Another run may have
-  // been analysed in between and loaded this point already: insert each point once.
-  for (const auto& [sid, reps] : run.fresh) {
-    auto wit = windows_.find(sid);
-    if (wit == windows_.end()) continue;  // loaded from the database when first needed
-    auto& pts = wit->second->pts;
-    if (std::any_of(pts.begin(), pts.end(), [&](const auto& q) { return q.run_id == run.run_pk; })) continue;
-    Window::Pt pt{run.started_ms, run.run_pk, stats::median(reps)};
-    auto pos = std::upper_bound(pts.begin(), pts.end(), pt, [](const auto& l, const auto& r) {
-      return std::tie(l.started_ms, l.run_id) < std::tie(r.started_ms, r.run_id);
-    });
-    pts.insert(pos, std::move(pt));
-    if (pts.size() > std::max(opts_.detect.window, opts_.detect.noise_window)) pts.erase(pts.begin());
-  }
-  // The run is stored; a detector failure must not lose it. Logged for the operator, and tried once
-  // more: a broken database connection is made again by the first try's failure.
-  for (int attempt = 1; attempt <= 2; ++attempt) {
+  // Keep the cached detection windows in step with what was committed.
+  for (const auto& [sid, reps] : run.fresh) take_into_window(sid, {run.started_ms, run.run_pk, stats::median(reps)});
+  // The run is stored; a detector failure must not lose it. Logged for the operator, and tried again: a
+  // broken database connection is made again by the try that met it, and detection has two (its own and its reader).
+  constexpr int kTries = 3;
+  for (int attempt = 1; attempt <= kTries; ++attempt) {
     try {
       raised = detect_run(run.run_pk, run.touched);
       break;
     } catch (const std::exception& e) {
       std::cerr << "shaderwatch-server: detection failed for run " << run.run_key << " (try " << attempt
-                << " of 2): " << e.what() << "\n";
+                << " of " << kTries << "): " << e.what() << "\n";
       db_.detector().reset_all();
     }
   }

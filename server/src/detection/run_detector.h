@@ -20,6 +20,7 @@
 #include "detection/what_ran.h"
 #include "ingest/run_writer.h"
 #include "storage/database.h"
+#include "storage/main_runs_follower.h"
 
 namespace shaderwatch {
 
@@ -37,7 +38,7 @@ class RunDetector {
  public:
   RunDetector(Database& db, DetectorOptions opts) : db_(db), opts_(std::move(opts)) {}
   // The alerts the run raised or moved, in the order they were written. A detector failure does not lose
-  // the run (it is stored): it is logged and tried once more.
+  // the run (it is stored): it is logged and tried again, up to three times.
   std::vector<std::int64_t> after_ingest(const WrittenRun& run);
   std::uint64_t detect_ns() const { return detect_ns_; }
 
@@ -54,6 +55,7 @@ class RunDetector {
   struct Pass;  // one run's detection (run_detector.cpp)
   std::vector<std::int64_t> detect_run(std::int64_t run_pk, const std::vector<std::int64_t>& series_ids);
   Window& window_for(std::int64_t series_id);
+  void take_into_window(std::int64_t series_id, Window::Pt pt);  // where its window is held; once
   void load_windows(std::int64_t run_pk, std::int64_t gpu_id, const std::vector<std::int64_t>& series_ids);
   // The alerts it closed.
   std::size_t close_regressions_gone(const std::vector<lifecycle::OpenRegression>& open, const Window& window);
@@ -63,6 +65,7 @@ class RunDetector {
   Database& db_;
   DetectorOptions opts_;
   std::unordered_map<std::int64_t, std::unique_ptr<Window>> windows_;  // guarded by the database's detect mutex
+  MainRunsFollower windows_follower_;  // where other processes add runs too: which runs windows_ has taken in
   // Per GPU: its next main run's noise model being learned (analysis::learn_next_noise_model); detect mutex too.
   std::unordered_map<std::int64_t, std::shared_future<void>> models_ahead_;
   WorkerPool pool_;  // the pure work of a run's detection, beside the database's

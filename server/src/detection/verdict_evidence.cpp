@@ -80,6 +80,7 @@ template <class F>
 bool latest_held_points(sql::Conn& c, const JudgedRun& run, const EvidenceParams& p, const LevelBound& upto,
                         bool inclusive, std::size_t limit, const BySeries& series, F& f) {
   const auto give = [&](const BySeries::value_type& s, const MainPoint& pt) { f(*s.second, pt); };
+  p.history->catch_up(c, run.gpu_id, p.main_branch);
   if (p.history->visit_newest_before(series, upto.ms, upto.pk, inclusive, limit, give)) return true;
   hold_newest(c, run, p);
   return p.history->visit_newest_before(series, upto.ms, upto.pk, inclusive, limit, give);

@@ -224,6 +224,7 @@ WrittenRun RunWriter::write(std::string_view body, const std::string& posted_by)
         throw;
       }
       if (held) held->end_write(main_points);
+      if (held && on_main) held->written(ids.gpu_id, *run_pk);
       // Only now are the new ids real.
       bench_ids_.insert(ids.new_bench.begin(), ids.new_bench.end());
       series_ids_.insert(ids.new_series.begin(), ids.new_series.end());

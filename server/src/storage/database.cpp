@@ -15,7 +15,8 @@ Database::Database(const DatabaseOptions& opts) {
   writer_ = sql::connect(where, sql::Role::Writer);
   migrate(*writer_);
   detector_ = sql::connect(where, sql::Role::Writer);
-  if (!detector_->shared()) detector_reader_ = sql::connect(where, sql::Role::Reader);
+  detector_reader_ = sql::connect(where, sql::Role::Reader);
+  if (writer_->shared()) main_history_.follow_others();
   if (opts.max_db_mib) {
     sql::limit_sqlite_size(*writer_, opts.max_db_mib);
     sql::limit_sqlite_size(*detector_, opts.max_db_mib);

@@ -77,12 +77,11 @@ class Database {
   sql::Conn& detector() { return *detector_; }
   // Detection's own reader, also only under detect_mutex(): the single-run gate is judged on it beside detection's
   // writes. Its own rather than a pooled one, so what it has read (and allocated) stays with it from post to post.
-  // None where other processes share the database: detection is one transaction there.
   sql::Conn* detector_reader() { return detector_reader_.get(); }
   std::unique_lock<std::mutex> detector_write_lock();
 
-  // The newest main points of each series (main_history.h); none where other processes share the database.
-  MainHistory* main_history() { return writer_->shared() ? nullptr : &main_history_; }
+  // The newest main points of each series (main_history.h).
+  MainHistory* main_history() { return &main_history_; }
 
  private:
   std::string location_;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "storage/main_runs_follower.h"
+
 namespace shaderwatch {
 
 namespace {
@@ -32,20 +34,48 @@ void MainHistory::done_writing(const Added& added) {
 void MainHistory::end_write(const Added& added) {
   std::lock_guard l(mu_);
   done_writing(added);
-  for (const auto& [sid, p] : added) {
-    const auto it = held_.find(sid);
-    if (it == held_.end()) continue;  // read from the database when first asked
-    auto& pts = it->second.pts;
-    const auto at = std::lower_bound(pts.begin(), pts.end(), p,
-                                     [](const MainPoint& a, const MainPoint& b) { return earlier(a, b.started_ms, b.run_id); });
-    if (at != pts.end() && at->run_id == p.run_id && at->started_ms == p.started_ms) continue;
-    if (at == pts.begin() && !it->second.whole) continue;  // older than all held: what lies between is not held
-    pts.insert(at, p);
-    if (pts.size() > kDepth) {
-      pts.erase(pts.begin());
-      it->second.whole = false;
-    }
+  for (const auto& [sid, p] : added) insert_held(sid, p);
+}
+
+void MainHistory::insert_held(std::int64_t sid, const MainPoint& p) {
+  const auto it = held_.find(sid);
+  if (it == held_.end()) return;  // read from the database when first asked
+  auto& pts = it->second.pts;
+  const auto at = std::lower_bound(pts.begin(), pts.end(), p,
+                                   [](const MainPoint& a, const MainPoint& b) { return earlier(a, b.started_ms, b.run_id); });
+  if (at != pts.end() && at->run_id == p.run_id && at->started_ms == p.started_ms) return;
+  if (at == pts.begin() && !it->second.whole) return;  // older than all held: what lies between is not held
+  pts.insert(at, p);
+  if (pts.size() > kDepth) {
+    pts.erase(pts.begin());
+    it->second.whole = false;
   }
+}
+
+void MainHistory::written(std::int64_t gpu_id, std::int64_t run_pk) {
+  if (follower_) follower_->taken_in(gpu_id, run_pk);
+}
+
+MainHistory::MainHistory() = default;
+MainHistory::~MainHistory() = default;
+
+void MainHistory::follow_others() { follower_ = std::make_unique<MainRunsFollower>(); }
+
+void MainHistory::catch_up(sql::Conn& c, std::int64_t gpu_id, const std::string& main_branch) {
+  if (follower_) follower_->catch_up(c, gpu_id, main_branch, [this](const MainRunsBehind& b) { take_in(b); });
+}
+
+// A hold() of what was read before this is not kept: the generation moves.
+void MainHistory::take_in(const MainRunsBehind& behind) {
+  std::lock_guard l(mu_);
+  if (behind.forget_all) {
+    ++generation_;
+    held_.clear();
+    return;
+  }
+  if (behind.points.empty()) return;
+  ++generation_;
+  for (const auto& [sid, p] : behind.points) insert_held(sid, p);
 }
 
 std::optional<std::uint64_t> MainHistory::generation() const {
