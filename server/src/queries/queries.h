@@ -4,12 +4,15 @@
 // (queries/*_answer.h); its JSON is made at the API's edge only (render/api_json.h).
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/client_error.h"
+#include "common/worker_pool.h"
 #include "detection/analysis.h"
 #include "detection/gate_config.h"
 #include "detection/what_ran.h"
@@ -39,7 +42,8 @@ struct QueryOptions {
 
 class Queries {
  public:
-  Queries(Database& db, QueryOptions opts) : db_(db), opts_(std::move(opts)) {}
+  Queries(Database& db, QueryOptions opts)
+      : db_(db), opts_(std::move(opts)), judges_(std::max<std::size_t>(1, db.reader_count() - 1)) {}
 
   GpuList gpus(const Params& q);
   DriverList drivers(const Params& q);
@@ -70,6 +74,8 @@ class Queries {
   Database& db_;
   QueryOptions opts_;
   std::shared_ptr<VerdictCache> verdicts_ = std::make_shared<VerdictCache>();
+  // Beside the asking thread, the overview's runs judged at once: each verdict on a reader of its own.
+  WorkerPool judges_;
 };
 
 }  // namespace shaderwatch

@@ -79,19 +79,25 @@ Overview Queries::summary(const Params& q) {
       out.gpus.push_back(std::move(gpu));
     }
   }
-  // verdict() and runs() take their own reader: the lease above is back in the pool by now. Each run judged once: a
-  // GPU's last run is most often among the latest runs too.
-  std::map<std::string, VerdictBrief> judged;
-  const auto brief_of = [&](const std::string& run) -> const VerdictBrief& {
-    auto it = judged.find(run);
-    if (it == judged.end()) it = judged.emplace(run, verdict_brief(verdict(run))).first;
-    return it->second;
+  // verdict() and runs() take their own reader: the lease above is back in the pool by now. Each run judged once (a
+  // GPU's last run is most often among the latest runs too), the runs at once: the first ask after a start judges
+  // ~20 runs, which one after another took 190-450 ms at 20 million repetitions.
+  std::vector<RunSummary> latest = runs({{"limit", std::to_string(n_runs)}}).runs;
+  std::vector<std::string> keys;
+  std::map<std::string, std::size_t> slot;
+  const auto judge = [&](const std::string& run) {
+    if (slot.emplace(run, keys.size()).second) keys.push_back(run);
   };
+  for (const auto& g : out.gpus)
+    if (g.last_run) judge(g.last_run->run.id);
+  for (const RunSummary& run : latest) judge(run.id);
+  std::vector<VerdictBrief> briefs(keys.size());
+  judges_.parallel_for(keys.size(), [&](std::size_t i) { briefs[i] = verdict_brief(verdict(keys[i])); });
   for (auto& g : out.gpus)
-    if (g.last_run) g.last_run->verdict = brief_of(g.last_run->run.id);
-  for (RunSummary& run : runs({{"limit", std::to_string(n_runs)}}).runs) {
-    VerdictBrief brief = brief_of(run.id);
-    out.latest_runs.push_back({std::move(run), std::move(brief)});
+    if (g.last_run) g.last_run->verdict = briefs[slot.at(g.last_run->run.id)];
+  for (RunSummary& run : latest) {
+    const std::size_t i = slot.at(run.id);
+    out.latest_runs.push_back({std::move(run), briefs[i]});
   }
   return out;
 }

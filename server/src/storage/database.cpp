@@ -21,8 +21,8 @@ Database::Database(const DatabaseOptions& opts) {
     sql::limit_sqlite_size(*writer_, opts.max_db_mib);
     sql::limit_sqlite_size(*detector_, opts.max_db_mib);
   }
-  for (std::size_t i = 0; i < std::max<std::size_t>(1, opts.readers); ++i)
-    readers_.push_back(sql::connect(where, sql::Role::Reader));
+  reader_count_ = std::max<std::size_t>(1, opts.readers);
+  for (std::size_t i = 0; i < reader_count_; ++i) readers_.push_back(sql::connect(where, sql::Role::Reader));
 }
 
 Database::~Database() = default;

@@ -66,6 +66,7 @@ class Database {
     std::unique_ptr<sql::Conn> c_;
   };
   ReaderLease reader();
+  std::size_t reader_count() const { return reader_count_; }  // the pool's
   // A trivial read on a pooled reader: returns when the database answers.
   void ping();
 
@@ -93,6 +94,7 @@ class Database {
   std::mutex read_mu_;
   std::condition_variable read_cv_;
   std::vector<std::unique_ptr<sql::Conn>> readers_;
+  std::size_t reader_count_ = 0;
   MainHistory main_history_;
 };
 
