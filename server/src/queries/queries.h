@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,8 @@ class Queries {
   Alert alert(std::int64_t id);
   Comparison compare(const Params& q);
   Verdict verdict(const std::string& run_id);
+  // The run's verdict where one is kept for what it would be judged on now; none where it would be judged.
+  std::optional<Verdict> kept_verdict(const std::string& run_id);
   Rankings rankings(const Params& q);
   // The dashboard's overview: every GPU (drivers, open alerts by kind, last run with its verdict) and
   // the latest runs with their verdicts.

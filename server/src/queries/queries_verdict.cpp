@@ -98,6 +98,12 @@ std::optional<NoiseNote> noise_note(sql::Conn& c, const JudgedRun& run) {
 
 }  // namespace
 
+std::optional<Verdict> Queries::kept_verdict(const std::string& key) {
+  auto c = db_.reader();
+  const JudgedRun run = load_judged_run(*c, run_pk(*c, key, "run_id"));
+  return verdicts_->get(run.pk, VerdictCache::key(*c, run.pk, run.branch == opts_.main_branch));
+}
+
 Verdict Queries::verdict(const std::string& key) {
   auto c = db_.reader();
   const JudgedRun run = load_judged_run(*c, run_pk(*c, key, "run_id"));
