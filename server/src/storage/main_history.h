@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "storage/main_point.h"
+
 namespace shaderwatch {
 
 namespace sql {
@@ -24,12 +26,6 @@ class Conn;
 }
 class MainRunsFollower;
 struct MainRunsBehind;
-
-struct MainPoint {
-  std::int64_t started_ms = 0, run_id = 0;
-  double value = 0, spread = 0;
-  std::string spirv;
-};
 
 class MainHistory {
  public:

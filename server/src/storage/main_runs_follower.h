@@ -11,15 +11,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "storage/main_history.h"
+#include "storage/main_point.h"
 #include "storage/sql.h"
 
 namespace shaderwatch {
-
-struct HeldPoint {  // a main point and its series
-  std::int64_t series_id = 0;
-  MainPoint point;
-};
 
 // What a cache is to take in before it is read again.
 struct MainRunsBehind {
