@@ -96,18 +96,28 @@ std::optional<NoiseNote> noise_note(sql::Conn& c, const JudgedRun& run) {
   return n;
 }
 
+// The run asked for, and what its verdict would be judged on now (the verdict cache's key).
+struct Asked {
+  JudgedRun run;
+  std::string judged_on;
+};
+Asked asked(sql::Conn& c, const std::string& key, const std::string& main_branch) {
+  JudgedRun run = load_judged_run(c, run_pk(c, key, "run_id"));
+  std::string judged_on = VerdictCache::key(c, run.pk, run.branch == main_branch);
+  return {std::move(run), std::move(judged_on)};
+}
+
 }  // namespace
 
 std::optional<Verdict> Queries::kept_verdict(const std::string& key) {
   auto c = db_.reader();
-  const JudgedRun run = load_judged_run(*c, run_pk(*c, key, "run_id"));
-  return verdicts_->get(run.pk, VerdictCache::key(*c, run.pk, run.branch == opts_.main_branch));
+  const Asked a = asked(*c, key, opts_.main_branch);
+  return verdicts_->get(a.run.pk, a.judged_on);
 }
 
 Verdict Queries::verdict(const std::string& key) {
   auto c = db_.reader();
-  const JudgedRun run = load_judged_run(*c, run_pk(*c, key, "run_id"));
-  const std::string judged_on = VerdictCache::key(*c, run.pk, run.branch == opts_.main_branch);
+  const auto [run, judged_on] = asked(*c, key, opts_.main_branch);
   if (auto kept = verdicts_->get(run.pk, judged_on)) return std::move(*kept);
   Verdict out;
   out.run_id = key;
