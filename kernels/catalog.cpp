@@ -290,6 +290,15 @@ std::vector<KernelSpec> build_catalog() {
                     "per 16x16 tile: max near CoC, min far CoC, counts (the seed's red/green image)", "depth-of-field tiles",
                     {{"postfx_dof_tiles.comp", {}}}, PixelSpace::RgbDepth));
   {
+    KernelSpec tiles = tiled("postfx/dof_tiles_subgroup", Method::DofTiles,
+                             "the same tiles, each subgroup's by subgroup operations, then the subgroups' in shared "
+                             "memory: one barrier", "depth-of-field tiles",
+                             {{"postfx_dof_tiles_subgroup.comp", {}}}, PixelSpace::RgbDepth);
+    tiles.group_y = 8;  // two pixels of the tile per invocation
+    tiles.subgroup_ops = kSubgroupBasic | kSubgroupArithmetic;
+    k.push_back(std::move(tiles));
+  }
+  {
     const uint32_t max_radius = 8;
     KernelSpec dof = tiled("postfx/dof_composite", Method::DofComposite,
                            "depth of field: tile pass, then far + focus gathered within each pixel's CoC and the near "
@@ -299,7 +308,18 @@ std::vector<KernelSpec> build_catalog() {
                             {"postfx_dof_composite.comp", {{"MAX_RADIUS", std::to_string(max_radius)}}}},
                            PixelSpace::RgbDepth);
     dof.dof_max_radius = max_radius;
+    KernelSpec staged = dof;
+    staged.name = "postfx/dof_composite_staged";
+    staged.description = "depth of field for real time: the subgroup tile pass, then the same gather and composite, each "
+                         "workgroup's window staged in shared memory with its CoC computed once per pixel, one window "
+                         "per subgroup, the corners beyond reach skipped";
+    staged.shaders[0].file = "postfx_dof_tiles_subgroup.comp";
+    staged.shaders[1].file = "postfx_dof_composite_staged.comp";
+    staged.subgroup_ops = kSubgroupBasic | kSubgroupArithmetic;
+    // Real time is 3840x2160 and below; at 8K its 8.4 ms a frame (H200) would take the default suite past a minute.
+    staged.sizes = {"1280x720", "1920x1080", "3840x2160"};
     k.push_back(std::move(dof));
+    k.push_back(std::move(staged));
   }
   for (const auto& [variant, shared] : {std::pair{"naive", "0"}, std::pair{"shared", "1"}}) {
     // TILE_X x TILE_Y: the pixels a workgroup of each pass writes, from which the harness sizes its dispatch.
@@ -327,6 +347,17 @@ std::vector<KernelSpec> build_catalog() {
                     .roundings = [](const ErrorContext&) { return 0.0; }};
     blur.blur_radius = 16;
     k.push_back(std::move(blur));
+  }
+  // Where bandwidth does not bound the time (contract::Limit): one invocation or one workgroup doing all the work,
+  // blending or atomics into one place, a chain of dispatches each waiting on the last; the depth-of-field gathers,
+  // up to 289 taps a pixel.
+  for (auto& spec : k) {
+    static const std::set<std::string, std::less<>> latency = {
+        "boids/blend_1x1",  "boids/mip_chain",   "boids/single_invocation",     "boids/two_pass_rows",
+        "boids/two_pass_transposed", "boids/groupshared", "boids/groupshared_subgroup", "boids/minmax_subgroup",
+        "boids/minmax_atomic"};
+    if (latency.contains(spec.name)) spec.limit = contract::Limit::Latency;
+    if (spec.method == Method::DofComposite) spec.limit = contract::Limit::Compute;
   }
   for (auto& spec : k) spec.plan = method_plan(spec);
   return k;

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include <shaderwatch/result_contract.h>
+
 #include "dispatch_plan.h"
 
 namespace shaderwatch {
@@ -72,6 +74,8 @@ struct KernelSpec {
   // What the kernel computes, shared by every variant that computes the same thing ("luminance sum",
   // "tone mapping"): only variants of one operation are ranked against each other.
   std::string operation;
+  // What bounds its time (the contract's words): a reader shows the roofline only where bandwidth does.
+  contract::Limit limit = contract::Limit::Bandwidth;
   std::vector<ShaderRef> shaders;  // passes in order; for BoidsBlend the vertex then fragment shader
   uint32_t group_x = 1, group_y = 1;  // invocations per workgroup of the main pass
   uint32_t tile_x = 0, tile_y = 0;    // pixels per workgroup (tiled luminance methods)
@@ -92,7 +96,8 @@ struct KernelSpec {
   // Its run as compute dispatches (dispatch_plan.h): its method's, from method_plan. None for a method that
   // needs a hand-written runner (harness/families/<family>/).
   std::optional<DispatchPlan> plan;
-  // A pack kernel's benchmark sizes as its manifest writes them ("1920x1080", "4096"); empty: the run's.
+  // Its own benchmark sizes as a manifest writes them ("1920x1080", "4096"), where --sizes and --quick do not choose;
+  // empty: the run's.
   std::vector<std::string> sizes;
   // A pack kernel's own input data: the path of a file it is benchmarked on, at its one size (sizes[0]), and checked on
   // besides its family's test inputs (InputKind::File); "": its family's generated inputs only.

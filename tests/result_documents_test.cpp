@@ -131,13 +131,14 @@ TEST(ResultDocuments, EachDeviceDocumentSaysWhatWasCompiledForItsKernelsOnce) {
                                                        measured("hot/dev1", "7ee3", false, {{}})},
                                       {{"/dev0", {{"device_name", "H200"}}}, {"/dev1", {{"device_name", "llvmpipe"}}}});
   const auto dev0 = read(dir.path / "results-dev0.json")["sw_compiled"];
-  EXPECT_EQ(dev0, ordered_json::parse(R"({"lum/interleaved_256": {"spirv": "7ee3", "input": "random@1", "operation": "luminance sum", "pipelines": [[{"executable":
+  EXPECT_EQ(dev0, ordered_json::parse(R"({"lum/interleaved_256": {"spirv": "7ee3", "input": "random@1", "operation": "luminance sum",
+      "limit": "bandwidth", "pipelines": [[{"executable":
       "Compute shader", "subgroup_size": 32, "statistics": [{"name": "Registers", "format": "uint64", "value": 40},
       {"name": "Spills", "format": "bool32", "value": false}, {"name": "Occupancy", "format": "float64", "value": 0.5}]}]]}})"))
       << "once per kernel, under its plain name";
   EXPECT_EQ(read(dir.path / "results-dev1.json")["sw_compiled"],
             ordered_json::parse(R"({"lum/interleaved_256": {"spirv": "7ee3", "input": "random@1", "operation": "luminance sum",
-                                                        "pipelines": [[]]}})"))
+                                                        "limit": "bandwidth", "pipelines": [[]]}})"))
       << "a device that does not say: the hash, and one empty list per pipeline";
 }
 

@@ -145,8 +145,9 @@ inline constexpr const char* kHarnessRevision = "harness_revision";
 //      reads a row's SPIR-V hash from its kernel's kCompiledSection entry, never from its label (which keeps its
 //      "spirv:<hash> stop:<reason>" text for people and Google Benchmark's tools); before 3 a row without an entry
 //      is read by its label (spirv_of_label).
+//   4: each kCompiledSection entry carries its kernel's kLimitField (what bounds its time). Before 4, none is known.
 inline constexpr const char* kFormatVersion = "format_version";
-inline constexpr int kCurrentFormatVersion = 3;
+inline constexpr int kCurrentFormatVersion = 4;
 // Why the measurement of a row's benchmark stopped (the bench's stopping criterion: "low-noise",
 // "noise-converged", "time-cap", ...), on every row that was measured, from format 3.
 inline constexpr const char* kStopField = "sw_stop";
@@ -157,10 +158,34 @@ inline constexpr const char* kPipelineStatistics = "pipeline_statistics";
 //   "sw_compiled": {"<family/variant>": {"spirv": "<hash>", "input": "<kind>@<generator version>",
 //                                        "operation": "<what it computes>",  // from format 3: "tone mapping"; the
 //                                        // rankings rank only variants of one operation against each other
+//                                        "limit": "bandwidth|latency|compute",  // from format 4: kLimitField
 //                                        "pipelines": [  // one per pipeline, in dispatch order
 //       [{"executable": "<driver's name>", "subgroup_size": 32,             // one per compiled stage
 //         "statistics": [{"name": "<driver's name>", "format": "bool32|int64|uint64|float64", "value": 58}]}]]}}
 // A merged document of a bench before format 3 (above) ends its kernel names in "/dev<N>", like its benchmark names.
+// What bounds a kernel's time, and so what its % of roofline (kPctOfRooflineCounter) says:
+//   bandwidth: its memory traffic; the roofline is its limit;
+//   latency: a chain of steps that wait on each other (one invocation or one workgroup doing all the work, atomics
+//            or blending into one place, a chain of small dispatches): far under the roofline by construction;
+//   compute: the arithmetic per byte (a gather of many taps per pixel): the GPU's instruction issue, not memory.
+// Where it is not bandwidth, a % of roofline near zero is the design, not a loss; readers show the limit instead.
+enum class Limit { Bandwidth, Latency, Compute };
+inline constexpr const char* kLimitField = "limit";
+inline constexpr Limit kLimits[] = {Limit::Bandwidth, Limit::Latency, Limit::Compute};
+inline std::string_view limit_word(Limit l) {
+  switch (l) {
+    case Limit::Bandwidth: return "bandwidth";
+    case Limit::Latency: return "latency";
+    case Limit::Compute: return "compute";
+  }
+  return "bandwidth";
+}
+inline std::optional<Limit> limit_from_word(std::string_view word) {
+  for (Limit l : kLimits) {
+    if (limit_word(l) == word) return l;
+  }
+  return std::nullopt;
+}
 inline constexpr const char* kCompiledSection = "sw_compiled";
 // A kernel's "spirv" is the 16-hex-digit hash of each of its shaders, one after another, and it has at most this many
 // pipelines (passes): a kernel pack may declare no more, and the server takes no more.

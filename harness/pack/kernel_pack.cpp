@@ -208,8 +208,8 @@ KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTab
   const std::string name = k.text("name");
   if (!is_plain_name(name)) k.fail("name", "'" + name + "': lower-case letters, digits and _ only (results keep it)");
   k.rename("kernel '" + name + "'");
-  k.only_keys({"name", "description", "check", "operation", "inputs", "input", "sizes", "tile", "map", "roundings",
-               "reference", "source", "entry", "defines", "buffer", "pass"});
+  k.only_keys({"name", "description", "check", "operation", "limit", "inputs", "input", "sizes", "tile", "map",
+               "roundings", "reference", "source", "entry", "defines", "buffer", "pass"});
   const PackCheck* check = find_check(k.text("check"));
   if (!check) k.fail("check", "'" + k.text("check") + "' is not a check (" + check_names() + ")");
   const bool referenced = check->method == Method::PackReference;
@@ -218,6 +218,11 @@ KernelSpec read_kernel(const std::string& pack, const fs::path& dir, ManifestTab
                   .method = check->method,
                   .description = k.text_or("description", name),
                   .operation = referenced ? k.text("operation") : k.text_or("operation", check->operation)};
+  if (k.has("limit")) {
+    const auto limit = contract::limit_from_word(k.text("limit"));
+    if (!limit) k.fail("limit", "'" + k.text("limit") + "' is not a limit (bandwidth, latency, compute)");
+    spec.limit = *limit;
+  }
   if (!referenced && k.has("inputs"))
     k.fail("inputs", "only a kernel checked by its reference shader chooses its inputs ('" + check->name + "' has its own)");
   if (!referenced && k.has("reference")) k.fail("reference", "only the check 'reference shader' runs a reference shader");

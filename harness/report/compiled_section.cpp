@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include <shaderwatch/result_contract.h>
+
 namespace shaderwatch {
 
 using nlohmann::ordered_json;
@@ -35,7 +37,7 @@ ordered_json compiled_section(const std::vector<BenchmarkResult>& results, const
       }
     }
     section[key] = {{"spirv", r.spirv_hash}, {"input", r.input}, {"operation", r.spec->operation},
-                    {"pipelines", std::move(pipelines)}};
+                    {contract::kLimitField, contract::limit_word(r.spec->limit)}, {"pipelines", std::move(pipelines)}};
   }
   return section;
 }

@@ -8,8 +8,8 @@
 
 namespace shaderwatch {
 
-// {"<family/variant>": {"spirv": ..., "input": ..., "operation": ..., "pipelines": [[{"executable", "subgroup_size",
-// "statistics"}]]}}
+// {"<family/variant>": {"spirv": ..., "input": ..., "operation": ..., "limit": ...,
+//                        "pipelines": [[{"executable", "subgroup_size", "statistics"}]]}}
 // from each kernel's first benchmark on the device whose results end in `device_suffix`.
 nlohmann::ordered_json compiled_section(const std::vector<BenchmarkResult>& results, const std::string& device_suffix);
 

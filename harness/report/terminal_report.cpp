@@ -38,6 +38,7 @@ bool measured(const BenchmarkResult& r) { return r.error_message.empty() && r.me
 
 bool is_failure(CheckStatus s) { return is_unexpected_failure(s); }
 
+
 const char* status_color(CheckStatus s) {
   if (is_failure(s)) return kRed;
   if (s == CheckStatus::Pass || s == CheckStatus::Flake) return kGreen;
@@ -93,6 +94,14 @@ std::string pct_text(double pct) {
   return text;
 }
 
+// The roofline column: % of roofline where bandwidth bounds the kernel, else the word of what does (its % would be
+// near zero by design); "-" where there is no roofline (a CPU device) or no time.
+std::string roofline_text(const BenchmarkResult& r) {
+  if (r.spec->limit != contract::Limit::Bandwidth) return std::string(contract::limit_word(r.spec->limit));
+  const double pct = pct_of_roofline(r.traffic, r.bandwidths, r.measurement.stats.median);
+  return pct > 0 ? pct_text(pct) : "-";
+}
+
 }  // namespace
 
 std::string duration_text(double seconds) {
@@ -142,8 +151,7 @@ void print_benchmark_table(std::ostream& out, const std::vector<BenchmarkResult>
       const SampleStats& s = r->measurement.stats;
       median = duration_text(s.median);
       spread = pct_text(100 * (s.p75 - s.p25) / s.median);
-      const double pct = pct_of_roofline(r->traffic, r->bandwidths, s.median);
-      if (pct > 0) roofline = pct_text(pct);
+      roofline = roofline_text(*r);
       if (s.multi_group()) remark = std::to_string(s.groups.size()) + " groups";
       if (!reached_precision(r->measurement.stop)) add_to(remark, ", ", "imprecise");
     }
@@ -163,7 +171,10 @@ void print_benchmark_table(std::ostream& out, const std::vector<BenchmarkResult>
   print_wrapped(out,
                 "median: of the kernel's timed dispatches (GPU timestamps); spread: their p25-p75 range over the median; "
                 "roofline: the least time the kernel's memory traffic takes at the bandwidths this device showed at the "
-                "start of the run, as a % of the median (100%: at the memory's limit; none on a CPU device)",
+                "start of the run, as a % of the median (100%: at the memory's limit; none on a CPU device); where "
+                "bandwidth does not bound the kernel, what does instead: latency (steps that wait on each other: one "
+                "invocation or workgroup doing the work, atomics or blending into one place, a chain of small "
+                "dispatches) or compute (arithmetic per byte: a gather of many taps a pixel)",
                 style);
   if (notes.empty()) return;
   out << "\n";
@@ -230,11 +241,12 @@ void print_closing_summary(std::ostream& out, const std::vector<BenchmarkResult>
   }
   if (!fastest.empty()) out << "fastest hot variant per family and size, among the kernels of its main operation:\n";
   for (const auto& [key, r] : fastest) {
-    const double pct = pct_of_roofline(r->traffic, r->bandwidths, r->measurement.stats.median);
+    const std::string roofline = roofline_text(*r);
     std::snprintf(line, sizeof line, "  %-15s %-9s %-30s %-27s %10s", family_label(key.family).c_str(), key.size.c_str(),
                   group_operation[key].c_str(), variant_of(*r).c_str(), duration_text(r->measurement.stats.median).c_str());
     out << line;
-    if (pct > 0) out << "  " << pct_text(pct) << " of roofline";
+    if (r->spec->limit != contract::Limit::Bandwidth) out << "  " << roofline << "-bound";
+    else if (roofline != "-") out << "  " << roofline << " of roofline";
     out << "\n";
   }
   if (std::any_of(results.begin(), results.end(), [](const auto& r) { return measured(r) && r.bandwidths.copy() <= 0; }))

@@ -227,9 +227,23 @@ TEST(IngestParse, TheFormatVersionSaysWhatADocumentMustCarry) {
   const auto current = shaderwatch::parse_body(wrapped(v3), 64);
   EXPECT_EQ(current.compiled.at(0).operation, "prefix sum");
   EXPECT_NE(current.sha, shaderwatch::parse_body(wrapped(v2), 64).sha) << "the stop reasons are part of the content";
+  EXPECT_TRUE(current.compiled.at(0).limit.empty()) << "before version 4 what bounds a kernel is not known";
 
-  v2["context"][key] = "4";
-  EXPECT_EQ(refusal(wrapped(v2)), path + ": format version 4 is newer than this server reads (up to 3): upgrade the server");
+  // Version 4 (issue 56): a compiled kernel says what bounds its time, in the contract's words.
+  json v4 = v3;
+  v4["context"][key] = "4";
+  const std::string limit_path = std::string("benchmark.") + contract::kCompiledSection + ".scan/dec." + contract::kLimitField;
+  EXPECT_EQ(refusal(wrapped(v4)), limit_path + ": missing required field");
+  v4[contract::kCompiledSection]["scan/dec"][contract::kLimitField] = "memory";
+  EXPECT_EQ(refusal(wrapped(v4)), limit_path + ": 'memory' is not a limit (bandwidth, latency, compute)");
+  v4[contract::kCompiledSection]["scan/dec"][contract::kLimitField] = "latency";
+  const auto fourth = shaderwatch::parse_body(wrapped(v4), 64);
+  EXPECT_EQ(fourth.compiled.at(0).limit, "latency");
+  v4[contract::kCompiledSection]["scan/dec"][contract::kLimitField] = "compute";
+  EXPECT_NE(fourth.sha, shaderwatch::parse_body(wrapped(v4), 64).sha) << "the limit is part of the content";
+
+  v2["context"][key] = "5";
+  EXPECT_EQ(refusal(wrapped(v2)), path + ": format version 5 is newer than this server reads (up to 4): upgrade the server");
   v2["context"][key] = "two";
   EXPECT_EQ(refusal(wrapped(v2)), path + ": must be a whole number as a string, such as \"2\"");
   v2["context"][key] = "0";

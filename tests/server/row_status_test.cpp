@@ -3,6 +3,8 @@
 // get theirs from their error messages when the database is migrated.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
 
 #include <shaderwatch/result_contract.h>
 
@@ -90,6 +92,34 @@ TEST(RowStatus, TheBenchWritesFormatThreeStopReasonsAndOperations) {
   const json rank = s.get("/api/v1/rankings?commit=c-bench");
   ASSERT_FALSE(rank["groups"].empty());
   EXPECT_EQ(rank["groups"][0]["by_gpu"][0]["ranking"][0]["operation"], "luminance sum");
+}
+
+// Format 4 (issue 56): every compiled kernel says what bounds its time, as the catalog says; the run's benchmarks carry
+// it, so that the run page shows "latency-bound" or "compute-bound" where a % of roofline would be near zero.
+TEST(RowStatus, TheBenchSaysWhatBoundsEachKernelAndTheRunsBenchmarksCarryIt) {
+  TempDir dir;
+  const json doc =
+      swt::quick_bench_document(dir, "^(lum/sequential_256|boids/single_invocation|postfx/dof_composite_staged)$",
+                                "320x180,4096");
+  ASSERT_FALSE(doc.is_null());
+  const json& compiled = doc[contract::kCompiledSection];
+  const std::map<std::string, std::string> expected = {
+      {"lum/sequential_256", "bandwidth"}, {"boids/single_invocation", "latency"}, {"postfx/dof_composite_staged", "compute"}};
+  for (const auto& [kernel, limit] : expected) EXPECT_EQ(compiled[kernel][contract::kLimitField], limit) << kernel;
+  TestServer s(dir.db("sw.db"));
+  auto posted = s.post(wrapped(doc, "bench"));
+  ASSERT_TRUE(posted);
+  ASSERT_EQ(posted->status, 201) << posted->body;
+  std::size_t points = 0;
+  const json run = s.get("/api/v1/runs/bench");
+  for (const auto& p : run["points"]) {
+    const std::string name = p["benchmark"];
+    const std::string kernel = name.substr(0, name.find('/', name.find('/') + 1));
+    ASSERT_TRUE(expected.contains(kernel)) << name;
+    EXPECT_EQ(p["limit"], expected.at(kernel)) << name;
+    ++points;
+  }
+  EXPECT_GE(points, 3u);
 }
 
 TEST(RowStatus, MigrationGivesRowsStoredBeforeTheColumnTheirStatus) {

@@ -91,6 +91,7 @@ ALTER TABLE points ADD COLUMN reps BLOB NOT NULL DEFAULT '';
 }
 
 inline void set_back_to_schema(shaderwatch::sql::Conn& c, int v) {
+  if (v < 10 && v >= 7) c.exec("ALTER TABLE run_compiled DROP COLUMN bound_by");
   if (v < 9) {
     unpack_into_result_rows(c);
     c.exec("ALTER TABLE points DROP COLUMN spread");

@@ -106,12 +106,18 @@ std::vector<CompiledKernel> parse_compiled_section(const json& doc, int format_v
         kernel.find_first_not_of("0123456789", dev + contract::kDeviceNameSuffix.size()) == std::string::npos)
       throw ClientError(400, "a kernel of one of several devices: post the document with shaderwatch-server post or"
                              " shaderwatch-bench --post, which store one run per device", ep);
-    only_fields(entry, {"spirv", "input", "operation", "pipelines"}, ep);
+    only_fields(entry, {"spirv", "input", "operation", contract::kLimitField, "pipelines"}, ep);
     CompiledKernel k;
     k.kernel = kernel;
     k.spirv = text_of(entry, "spirv", ep, contract::kMaxKernelPasses * contract::kSpirvHashDigits);
     k.input = text_of(entry, "input", ep, 128);
     if (format_version >= 3 || entry.contains("operation")) k.operation = text_of(entry, "operation", ep, 128);
+    if (format_version >= 4 || entry.contains(contract::kLimitField)) {
+      k.limit = text_of(entry, contract::kLimitField, ep, 32);
+      if (!contract::limit_from_word(k.limit))
+        throw ClientError(400, "'" + k.limit + "' is not a limit (bandwidth, latency, compute)",
+                          ep + "." + contract::kLimitField);
+    }
     const json& pipelines = array_of(entry, "pipelines", ep, contract::kMaxKernelPasses);
     check_pipelines(pipelines, ep + ".pipelines");
     k.pipelines = pipelines.dump();

@@ -45,11 +45,15 @@ void upgrade_from_2(const json&, Parsed& p) {
     if (!r.error && r.spirv.empty()) r.spirv = std::string(contract::spirv_of_label(r.label));
 }
 
+// 3 -> 4. Kernels keep no limit (CompiledKernel::limit empty): what bounds their time is not known, and readers
+// show their % of roofline as before.
+void upgrade_from_3(const json&, Parsed&) {}
+
 }  // namespace
 
 void upgrade_to_current(const json& context, Parsed& p) {
   using Upgrade = void (*)(const json&, Parsed&);
-  static constexpr Upgrade kUpgrades[] = {upgrade_from_1, upgrade_from_2};  // kUpgrades[v - 1] brings version v to v + 1
+  static constexpr Upgrade kUpgrades[] = {upgrade_from_1, upgrade_from_2, upgrade_from_3};  // kUpgrades[v - 1] brings version v to v + 1
   static_assert(std::size(kUpgrades) == contract::kCurrentFormatVersion - 1, "one upgrade per older format version");
   for (int v = p.format_version; v < contract::kCurrentFormatVersion; ++v) kUpgrades[v - 1](context, p);
   p.format_version = contract::kCurrentFormatVersion;

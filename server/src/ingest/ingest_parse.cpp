@@ -148,6 +148,7 @@ std::string content_hash(const Parsed& p) {
     h.field(k.kernel);
     h.field(k.sha);
     if (!k.operation.empty()) h.field(k.operation);
+    if (!k.limit.empty()) h.field(k.limit);
   }
   return h.hex();
 }

@@ -166,8 +166,8 @@ void insert_compiled(sql::Conn& w, const Parsed& p, std::int64_t run_pk) {
     id.step();
     const auto compiled_id = id.i64(0);
     id.reset();
-    w.q("INSERT INTO run_compiled(run_id, kernel, compiled_id, operation) VALUES(?,?,?,?)")
-        .bind(1, run_pk).bind(2, k.kernel).bind(3, compiled_id).bind(4, k.operation).run();
+    w.q("INSERT INTO run_compiled(run_id, kernel, compiled_id, operation, bound_by) VALUES(?,?,?,?,?)")
+        .bind(1, run_pk).bind(2, k.kernel).bind(3, compiled_id).bind(4, k.operation).bind(5, k.limit).run();
   }
 }
 

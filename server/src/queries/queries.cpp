@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <set>
 #include <utility>
@@ -187,11 +188,16 @@ RunDetail Queries::run(const std::string& key) {
   // Benchmarks with rows but no point: the negative control's expected outcome, kernels the device
   // could not run.
   for (auto& [name, k] : counters) out.not_measured.push_back({name, k.outcome, std::move(k.message)});
-  auto& compiled = c->q("SELECT rc.kernel, cm.spirv, cm.input, cm.pipelines FROM run_compiled rc"
+  auto& compiled = c->q("SELECT rc.kernel, cm.spirv, cm.input, cm.pipelines, rc.bound_by FROM run_compiled rc"
                         " JOIN compiled cm ON cm.id=rc.compiled_id WHERE rc.run_id=? ORDER BY rc.kernel");
   compiled.bind(1, pk);
-  while (compiled.step())
+  std::map<std::string, std::string, std::less<>> limits;  // by kernel
+  while (compiled.step()) {
     out.compiled.push_back({compiled.text(0), {compiled.text(1), compiled.text(2), flatten_statistics(compiled.text(3))}});
+    limits.emplace(compiled.text(0), compiled.text(4));
+  }
+  for (auto& p : out.points)
+    if (const auto it = limits.find(split_name(p.benchmark).kernel()); it != limits.end()) p.limit = it->second;
   return out;
 }
 

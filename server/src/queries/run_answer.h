@@ -47,6 +47,7 @@ struct RunPointEntry {
   std::string error_message;  // a flake's says how many checks failed first
   std::string label;
   std::optional<BenchmarkCounters> counters;  // where the run's rows carry them (counters.message: not shown)
+  std::string limit;  // what bounds its kernel's time, contract::Limit's word; "" where the run did not say
 };
 
 // A benchmark with rows but no point: the negative control's expected outcome, a kernel the device could not run.

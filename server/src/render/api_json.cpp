@@ -179,7 +179,8 @@ void to_json(json& j, const RunPage& p) {
 void to_json(json& j, const RunPointEntry& p) {
   j = {{"series_id", p.series_id}, {"benchmark", p.benchmark}, {"value_ns", or_null(p.value_ns)},
        {"min_ns", or_null(p.min_ns)}, {"max_ns", or_null(p.max_ns)}, {"repetitions", p.repetitions},
-       {"errors", p.errors}, {"error_message", p.error_message}, {"label", p.label}};
+       {"errors", p.errors}, {"error_message", p.error_message}, {"label", p.label},
+       {"limit", p.limit.empty() ? json(nullptr) : json(p.limit)}};
   if (!p.counters) return;
   const BenchmarkCounters& k = *p.counters;
   j["p25_ns"] = number_or_null(k.p25_ns);

@@ -325,6 +325,10 @@ CREATE TABLE result_sets(
 ALTER TABLE points ADD COLUMN spread REAL NOT NULL DEFAULT 0;  -- stats::repetition_spread of its repetitions
 )SQL",
      pack_result_rows},
+    // 10: what bounds each run's kernel's time (contract format 4's "limit"; '' for runs stored before: not known).
+    {R"SQL(
+ALTER TABLE run_compiled ADD COLUMN bound_by TEXT NOT NULL DEFAULT '';
+)SQL"},
 };
 
 }  // namespace

@@ -18,6 +18,12 @@ export function memoryColumnLabel(points) {
     : points.some((p) => Number.isFinite(p.pct_of_copy_peak)) ? '% of copy peak' : '% of roofline';
 }
 
+// What bounds a benchmark's time where it is not bandwidth ('latency', 'compute': the bench's catalog says), else
+// null: there its % of roofline is near zero by design, and the column shows the limit instead.
+export function boundBy(point) {
+  return point.limit && point.limit !== 'bandwidth' ? point.limit : null;
+}
+
 // The run "Compare with" proposes: the newest earlier run on the GPU that covers at least as many
 // benchmarks (a partial run, one size or a filter, compares over almost nothing), else the newest other.
 export function defaultBase(run, siblings) {
@@ -33,11 +39,12 @@ export function runRows(answer, verdict = {}) {
   for (const e of verdict.explanations || []) if (!explained.has(e.benchmark)) explained.set(e.benchmark, e);
   const measured = answer.points.map((p) => ({
     benchmark: p.benchmark, series_id: p.series_id, median: p.value_ns,
-    spread: spreadPct(p.p25_ns, p.p75_ns, p.value_ns), peak: p.pct_of_roofline ?? p.pct_of_copy_peak ?? null,
+    spread: spreadPct(p.p25_ns, p.p75_ns, p.value_ns), peak: boundBy(p) ? null : p.pct_of_roofline ?? p.pct_of_copy_peak ?? null,
+    limit: boundBy(p),
     err: p.err_bound_ratio ?? null, outcome: p.outcome || (p.errors > 0 ? 'fail' : 'pass'),
     reps: p.repetitions, message: p.error_message}));
   const others = (answer.not_measured || []).map((p) => ({benchmark: p.benchmark, series_id: null, median: null,
-    spread: null, peak: null, err: null, outcome: p.outcome, reps: null, message: p.error_message}));
+    spread: null, peak: null, limit: null, err: null, outcome: p.outcome, reps: null, message: p.error_message}));
   const rows = [...measured, ...others].map((r) => {
     const e = explained.get(r.benchmark);
     return {...r, finding: e?.finding ?? null, failing: Boolean(e?.failing), change: e?.change_pct ?? null, explanation: e ?? null};
@@ -111,7 +118,8 @@ export async function render(main, route, stale) {
       cell: (x) => (x.series_id !== null ? el('a', {href: buildHash('series', [x.series_id])}, x.benchmark) : x.benchmark)},
     {key: 'median', label: 'Median', numeric: true, value: (x) => x.median, cell: (x) => formatNs(x.median)},
     {key: 'spread', label: 'Spread (p25–p75)', numeric: true, value: (x) => x.spread, cell: (x) => formatPct(x.spread, 2)},
-    {key: 'peak', label: memoryColumnLabel(answer.points), numeric: true, value: (x) => x.peak, cell: (x) => formatPct(x.peak)},
+    {key: 'peak', label: memoryColumnLabel(answer.points), numeric: true, value: (x) => x.peak,
+      cell: (x) => (x.limit ? el('span', {class: 'muted'}, `${x.limit}-bound`) : formatPct(x.peak))},
     {key: 'err', label: 'err / bound', numeric: true, value: (x) => x.err, cell: (x) => formatNumber(x.err)},
     {key: 'change', label: 'Change', numeric: true, value: (x) => x.change,
       cell: (x) => (Number.isFinite(x.change) ? `${x.change > 0 ? '+' : ''}${formatNumber(x.change, 3)}%` : '–')},
@@ -124,9 +132,11 @@ export async function render(main, route, stale) {
     filterPlaceholder: 'filter benchmarks', rowClass: (x) => (x.outcome === 'fail' || x.failing ? 'row-fail' : null)}),
   el('p', {class: 'muted legend'}, 'Median: of the kernel\'s timed dispatches (GPU timestamps). Spread: the p25–p75 range of ' +
     'those dispatches over the median. % of roofline: the least time the kernel\'s memory traffic takes at the bandwidths ' +
-    'this GPU showed, over the median (100% is the hardware\'s limit). err / bound: the answer\'s error over the bound its ' +
-    'error analysis allows (a pass is under 1). Change: against the baseline the verdict named, where it named the ' +
-    'benchmark. Status: the verdict\'s finding, then the bench\'s outcome.'));
+    'this GPU showed, over the median (100% is the hardware\'s limit); where bandwidth does not bound the kernel, what ' +
+    'does: latency-bound (steps that wait on each other: one invocation or workgroup doing the work, atomics or blending ' +
+    'into one place, a chain of small dispatches) or compute-bound (arithmetic per byte, a gather). err / bound: the ' +
+    'answer\'s error over the bound its error analysis allows (a pass is under 1). Change: against the baseline the ' +
+    'verdict named, where it named the benchmark. Status: the verdict\'s finding, then the bench\'s outcome.'));
   main.append(el('h2', {id: 'compiled'}, 'What was compiled'), compiledTable(answer.compiled || []));
 }
 

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import {existsSync, mkdirSync} from 'node:fs';
 import {join} from 'node:path';
 import puppeteer from 'puppeteer-core';
-import {startServer, seed, XSS_NAME, STEPPED, FAILING, BROKEN_KERNEL, NEW_DRIVER, ROOFLINE_COMMIT, PARTIAL_RUN,
-  HISTORY, BRANCH_RUN, STEPPED_KERNEL, NEW_SPIRV, REGISTERS, DRIVER_CHANGE_AT, STEP_AT} from './fixture.mjs';
+import {startServer, seed, XSS_NAME, STEPPED, LATENCY_KERNEL, FAILING, BROKEN_KERNEL, NEW_DRIVER, ROOFLINE_COMMIT,
+  PARTIAL_RUN, HISTORY, BRANCH_RUN, STEPPED_KERNEL, NEW_SPIRV, REGISTERS, DRIVER_CHANGE_AT, STEP_AT} from './fixture.mjs';
 
 const bin = process.env.SW_SERVER_BIN, dataDir = process.env.SW_DATA_DIR;
 const artifacts = process.env.SW_ARTIFACTS || join(process.cwd(), 'dashboard-screenshots');
@@ -339,6 +339,13 @@ test('run and compare: sortable benchmarks with status; two runs compared', asyn
   assert.ok(rows.length >= 348, `${rows.length} rows`);
   assert.ok(rows.some((r) => r.includes(FAILING) && r.includes('FAIL')));
   assert.ok(rows.some((r) => r.includes('UNSUPPORTED')));
+  // Issue 56: a latency-bound kernel's rows name their limit where a % of the copy peak near zero stood; the others
+  // keep their percentage; the legend says what the words mean.
+  const peaks = new Map(await page.$$eval('table.data tbody tr', (rs) => rs.map((r) => [r.cells[0].textContent, r.cells[3].textContent])));
+  const latency = [...peaks].filter(([name]) => name.startsWith(`${LATENCY_KERNEL}/`));
+  assert.ok(latency.length >= 4 && latency.every(([, peak]) => peak === 'latency-bound'), JSON.stringify(latency));
+  assert.match(peaks.get(STEPPED), /^\d+(\.\d)?%$/, 'a bandwidth-bound row keeps its %');
+  assert.match(await page.$eval('p.legend', (p) => p.textContent), /latency-bound \(steps that wait on each other/);
   // A run's page is none of the nav's pages: no link is underlined (it used to be "Compare runs").
   assert.deepEqual(await page.$$eval('#nav a.active', (as) => as.map((a) => a.textContent)), []);
   await page.click('th:nth-child(2)');  // median, largest first

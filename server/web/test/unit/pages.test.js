@@ -44,6 +44,15 @@ test('a run page lists measured benchmarks and the ones with no time', () => {
   assert.equal(rows[1].median, null);
 });
 
+// Issue 56: where bandwidth does not bound a kernel, its row carries the limit instead of a % of roofline near zero;
+// "bandwidth", and runs that do not say (before contract format 4), keep the percentage.
+test('a run page shows what bounds a kernel where it is not bandwidth', () => {
+  const point = (benchmark, limit) => ({benchmark, series_id: 1, value_ns: 100, pct_of_roofline: 0.3, outcome: 'pass',
+    repetitions: 10, errors: 0, limit});
+  const rows = runRows({points: [point('a', 'latency'), point('b', 'compute'), point('c', 'bandwidth'), point('d', null)]});
+  assert.deepEqual(rows.map((r) => [r.limit, r.peak]), [['latency', null], ['compute', null], [null, 0.3], [null, 0.3]]);
+});
+
 // Issue 52: every row says the verdict's finding with its change; failing rows first, then the other findings; the
 // counts are the table's own (every benchmark, timed or not), so the header and the table agree.
 test('a run page puts the verdict\'s failing benchmarks first, each with its finding and change', () => {
