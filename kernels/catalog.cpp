@@ -353,7 +353,7 @@ std::vector<KernelSpec> build_catalog() {
   // up to 289 taps a pixel.
   for (auto& spec : k) {
     static const std::set<std::string, std::less<>> latency = {
-        "boids/blend_1x1",  "boids/mip_chain",   "boids/single_invocation",     "boids/two_pass_rows",
+        "boids/blend_1x1", "boids/mip_chain", "boids/single_invocation", "boids/two_pass_rows",
         "boids/two_pass_transposed", "boids/groupshared", "boids/groupshared_subgroup", "boids/minmax_subgroup",
         "boids/minmax_atomic"};
     if (latency.contains(spec.name)) spec.limit = contract::Limit::Latency;

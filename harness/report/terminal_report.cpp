@@ -38,7 +38,6 @@ bool measured(const BenchmarkResult& r) { return r.error_message.empty() && r.me
 
 bool is_failure(CheckStatus s) { return is_unexpected_failure(s); }
 
-
 const char* status_color(CheckStatus s) {
   if (is_failure(s)) return kRed;
   if (s == CheckStatus::Pass || s == CheckStatus::Flake) return kGreen;

@@ -53,7 +53,8 @@ void upgrade_from_3(const json&, Parsed&) {}
 
 void upgrade_to_current(const json& context, Parsed& p) {
   using Upgrade = void (*)(const json&, Parsed&);
-  static constexpr Upgrade kUpgrades[] = {upgrade_from_1, upgrade_from_2, upgrade_from_3};  // kUpgrades[v - 1] brings version v to v + 1
+  // kUpgrades[v - 1] brings version v to v + 1.
+  static constexpr Upgrade kUpgrades[] = {upgrade_from_1, upgrade_from_2, upgrade_from_3};
   static_assert(std::size(kUpgrades) == contract::kCurrentFormatVersion - 1, "one upgrade per older format version");
   for (int v = p.format_version; v < contract::kCurrentFormatVersion; ++v) kUpgrades[v - 1](context, p);
   p.format_version = contract::kCurrentFormatVersion;
