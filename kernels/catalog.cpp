@@ -176,37 +176,48 @@ std::vector<KernelSpec> build_catalog() {
 
   // Boids (seed 004): N positions -> average, min, max.
   const auto serial = [](const ErrorContext& c) { return static_cast<double>(c.items - 1); };
+  // The seeds' boids kernels are latency-bound (contract::Limit): one invocation or one workgroup does the work,
+  // blending or atomics go into one place, or a chain of small dispatches waits each on the last.
+  const auto latency_bound = [&] { k.back().limit = contract::Limit::Latency; };
   k.push_back(boids("boids/blend_1x1", "additive blending (ONE+ONE) of N points into a 1x1 RGBA32F target",
                     Method::BoidsBlend, {{"boids_blend.vert", {}}, {"boids_blend.frag", {}}}, 1, serial));
+  latency_bound();
   k.push_back(boids("boids/mip_chain", "positions into a square RGBA32F image, vkCmdBlitImage (linear) level by level to 1x1",
                     Method::BoidsMipChain, {{"boids_scatter.comp", {{"GROUP", "64"}}}}, 64, [](const ErrorContext& c) {
                       // Each 2:1 linear blit level lerps twice (rows, then columns); a lerp rounds at most twice.
                       return 4.0 * tree_levels(mip_chain_side(c.items));
                     }));
+  latency_bound();
   k.push_back(boids("boids/single_invocation", "one invocation adds all N positions", Method::BoidsSerial,
                     {{"boids_serial.comp", {}}}, 1, serial));
+  latency_bound();
   for (const auto& [suffix, transposed] : {std::pair{"rows", "0"}, std::pair{"transposed", "1"}}) {
     k.push_back(boids(std::string("boids/two_pass_") + suffix,
                       std::string("64 threads sum slices (") + suffix + " reads), then one invocation over the 64 sums",
                       Method::BoidsTwoPass,
                       {{"boids_slices.comp", {{"SLICES", "64"}, {"TRANSPOSED", transposed}}}, {"boids_serial.comp", {}}},
                       64, [](const ErrorContext& c) { return (ceil_div(c.items, 64) - 1) + 63.0; }));
+    latency_bound();
   }
   k.push_back(boids("boids/groupshared", "one group of 64 threads, slice sums in shared memory, thread 0 adds them",
                     Method::BoidsGroupshared, {{"boids_groupshared.comp", {{"GROUP", "64"}, {"SUBGROUP", "0"}}}}, 64,
                     [](const ErrorContext& c) { return (ceil_div(c.items, 64) - 1) + 63.0; }));
+  latency_bound();
   k.push_back(boids("boids/groupshared_subgroup", "one group of 256 threads, slice sums reduced with subgroupAdd",
                     Method::BoidsGroupshared, {{"boids_groupshared.comp", {{"GROUP", "256"}, {"SUBGROUP", "1"}}}}, 256,
                     [](const ErrorContext& c) {
                       return (ceil_div(c.items, 256) - 1) + workgroup_sum_roundings(256, c.subgroup_size);
                     },
                     kSubgroupBasic | kSubgroupArithmetic));
+  latency_bound();
   const auto exact = [](const ErrorContext&) { return 0.0; };
   k.push_back(boids("boids/minmax_subgroup", "per-component min and max: one group, subgroupMin/Max",
                     Method::BoidsMinMaxSubgroup, {{"boids_minmax.comp", {{"GROUP", "256"}, {"ATOMIC", "0"}}}}, 256, exact,
                     kSubgroupBasic | kSubgroupArithmetic));
+  latency_bound();
   k.push_back(boids("boids/minmax_atomic", "per-component min and max: atomicMin/Max on order-preserving uint keys",
                     Method::BoidsMinMaxAtomic, {{"boids_minmax.comp", {{"GROUP", "256"}, {"ATOMIC", "1"}}}}, 256, exact));
+  latency_bound();
   // Modern (issue 56): a grid sized from the device strides over the positions with 16-byte loads in flight, each
   // workgroup reduces with subgroup operations, and one workgroup reduces the partials.
   {
@@ -308,6 +319,7 @@ std::vector<KernelSpec> build_catalog() {
                             {"postfx_dof_composite.comp", {{"MAX_RADIUS", std::to_string(max_radius)}}}},
                            PixelSpace::RgbDepth);
     dof.dof_max_radius = max_radius;
+    dof.limit = contract::Limit::Compute;  // a gather of up to 289 taps a pixel: its arithmetic, not its bytes
     KernelSpec staged = dof;
     staged.name = "postfx/dof_composite_staged";
     staged.description = "depth of field for real time: the subgroup tile pass, then the same gather and composite, each "
@@ -347,17 +359,6 @@ std::vector<KernelSpec> build_catalog() {
                     .roundings = [](const ErrorContext&) { return 0.0; }};
     blur.blur_radius = 16;
     k.push_back(std::move(blur));
-  }
-  // Where bandwidth does not bound the time (contract::Limit): one invocation or one workgroup doing all the work,
-  // blending or atomics into one place, a chain of dispatches each waiting on the last; the depth-of-field gathers,
-  // up to 289 taps a pixel.
-  for (auto& spec : k) {
-    static const std::set<std::string, std::less<>> latency = {
-        "boids/blend_1x1", "boids/mip_chain", "boids/single_invocation", "boids/two_pass_rows",
-        "boids/two_pass_transposed", "boids/groupshared", "boids/groupshared_subgroup", "boids/minmax_subgroup",
-        "boids/minmax_atomic"};
-    if (latency.contains(spec.name)) spec.limit = contract::Limit::Latency;
-    if (spec.method == Method::DofComposite) spec.limit = contract::Limit::Compute;
   }
   for (auto& spec : k) spec.plan = method_plan(spec);
   return k;
