@@ -20,15 +20,17 @@ How it works:
      --pack; otherwise each commit's bench is built incrementally in one build directory (a commit that does not
      build is skipped). A team's repository of packs, with no shaderwatch source to build, gives --bench.
   4. The good and bad ends are kept (their shaders, or their built bench) and measured in turn with every
-     commit, so a machine whose speed drifts during the bisect moves all three alike. The change must
-     reproduce first, in the alert's direction and at least half its size, or nothing is bisected (exit 3).
+     commit, each round starting one further on, so a machine whose speed drifts during the bisect, or that is
+     busy at the same point of every round, moves all three alike. The change must reproduce first, in the
+     alert's direction and at least half its size, or nothing is bisected (exit 3).
      Each commit is then called good or bad by which end's median (over the samples of --runs bench runs, taken
      beside it) its own median is nearer in log time, and skipped where it lies in the middle third even after
      twice as many runs.
   5. The commit bisect names and its parent are measured again beside the ends and must fall on their sides,
-     clear of the middle third (twice the runs once more where one is too close to call; else exit 2: a wrong name
-     is worse than none). It prints each commit tested, the first bad commit with its diff stat, the commits
-     tested and the time taken; --post-note writes the result into the alert's note (its state unchanged).
+     clear of the middle third (twice the runs once more where one is not, the second measurement deciding;
+     else exit 2: a wrong name is worse than none). It prints each commit tested, the first bad commit with its
+     diff stat, the commits tested and the time taken; --post-note writes the result into the alert's note (its
+     state unchanged).
 
 Exit: 0 the first bad commit was named; 2 bisect could not tell (skipped commits around it); 3 the change does
 not reproduce here; 4 usage (bad alert, commits not in the repository).
@@ -234,14 +236,17 @@ def keep_version(state, name):
 
 def measure_in_turn(state, versions, runs):
     """Each version's median (ns) over the samples of `runs` bench runs, the versions run in turn round after
-    round, so a busy or drifting machine slows them alike; None where one cannot be measured."""
+    round, so a busy or drifting machine slows them alike; None where one cannot be measured. Each round starts
+    one version further on, so that each version runs in each place of a round equally often: a machine busy at
+    the same point of every round (a neighbour's job of about a round's period) slows none of them alone."""
     samples = [[] for _ in versions]
-    for _ in range(runs):
-        for pooled, version in zip(samples, versions):
-            got = bench_samples_ns(state, version)
+    for round_no in range(runs):
+        for k in range(len(versions)):
+            at = (round_no + k) % len(versions)
+            got = bench_samples_ns(state, versions[at])
             if got is None:
                 return None
-            pooled += got
+            samples[at] += got
     return [statistics.median(pooled) for pooled in samples]
 
 
@@ -443,8 +448,9 @@ def main():
         git(worktree, 'checkout', '--quiet', '--detach', first_bad)
         named = version_here(state)
         sides = None
-        # As at each step: where either is too close to call, twice the runs once more; a side that is clearly
-        # wrong ends it at once.
+        # Where either is not on its side, too close to call or on the wrong one, twice the runs once more, and
+        # that measurement alone decides: a machine busy for a minute can put a good parent on the bad side, and
+        # a wrong name would need the fresh measurement to put both on the wrong sides.
         for runs in (2 * args.runs, 4 * args.runs):
             measured = None if parent is None or named is None else measure_in_turn(
                 state, [state['good_end'], parent, named, state['bad_end']], runs)
@@ -455,7 +461,7 @@ def main():
             log(f'  {first_bad[:12]}^: {parent_ns / 1e3:.1f} us; {first_bad[:12]}: {named_ns / 1e3:.1f} us '
                 f'(ends {good_ns / 1e3:.1f} and {bad_ns / 1e3:.1f} us)')
             sides = [side_of(where_between_ends(state, good_ns, ns, bad_ns)) for ns in (parent_ns, named_ns)]
-            if sides == ['good', 'bad'] or 'bad' == sides[0] or 'good' == sides[1]:
+            if sides == ['good', 'bad']:
                 break
         if sides != ['good', 'bad']:
             log(f'bisect named {first_bad[:12]}, but measured again it is not the boundary: noise decided a step '

@@ -4,8 +4,9 @@ the grid-stride luminance sum six times (a redundant loop: the same answer, 2-3x
 shaderwatch-server holds a regression alert whose runs name only the base and the last commit. The bisect
 must name that commit and write it into the alert's note. First, the same bisect with a stand-in bench whose
 machine slows 4% with every run (5x over the bisect) must name it too: the ends are measured beside each
-commit, so a drift moves them all alike; and with one whose machine is busy while the named commit's parent is
-first measured again (too close to call: measured again with twice the runs, it is good).
+commit, so a drift moves them all alike; with one whose machine is busy every third run; and with one whose
+machine is busy while the named commit's parent is first measured again (on the wrong side: measured again with
+twice the runs, it is good).
 
 Usage: bisect_test.py BUILD_DIR (with shaderwatch-bench and shaderwatch-server built)
 """
@@ -158,10 +159,29 @@ json.dump({'benchmarks': rows}, open(args['--benchmark_out'], 'w'))
 """
 
 
+BUSY_EVERY_THIRD_RUN_BENCH = """#!/usr/bin/env python3
+# A stand-in shaderwatch-bench on a machine that a neighbour's job makes 2.2x as slow for every third run: 10 ms,
+# or 25 ms where the kernels sum the image six times. A bisect whose rounds always ran the ends and the commit in
+# one order would see one of them slowed in every round of a step.
+import json, os, sys
+args = dict(a.split('=', 1) if '=' in a else (a, '') for a in sys.argv[1:])
+kernels = sys.argv[sys.argv.index('--kernels-dir') + 1]
+with open(os.path.join(kernels, 'lum_grid_stride.comp')) as f:
+    level = 25e3 if 'passes[6]' in f.read() else 10e3
+count = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'runs')
+runs = int(open(count).read()) if os.path.exists(count) else 0
+open(count, 'w').write(str(runs + 1))
+busy = 2.2 if runs % 3 == 2 else 1
+rows = [{'name': NAME, 'run_name': NAME, 'run_type': 'iteration', 'real_time': level * busy * (1 + d), 'time_unit': 'us'}
+        for d in (-0.01, 0, 0.01)]
+json.dump({'benchmarks': rows}, open(args['--benchmark_out'], 'w'))
+"""
+
+
 BUSY_WHILE_CONFIRMING_BENCH = """#!/usr/bin/env python3
 # A stand-in shaderwatch-bench on a machine busy just while the named commit's parent is first measured again:
 # 10 ms, or 25 ms where the kernels sum the image six times; the parent's first 6 runs (the confirmation's first
-# round at --runs 3) read 14 ms, 37% of the way to the bad level in log time, too close to call.
+# round at --runs 3) read 22 ms, 86% of the way to the bad level in log time: on the wrong side.
 import json, os, sys
 args = dict(a.split('=', 1) if '=' in a else (a, '') for a in sys.argv[1:])
 kernels = sys.argv[sys.argv.index('--kernels-dir') + 1]
@@ -171,7 +191,7 @@ if os.path.basename(os.path.dirname(kernels)) == 'parent':
     count = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'parent-runs')
     runs = int(open(count).read()) if os.path.exists(count) else 0
     open(count, 'w').write(str(runs + 1))
-    level = 14e3 if runs < 6 else level
+    level = 22e3 if runs < 6 else level
 rows = [{'name': NAME, 'run_name': NAME, 'run_type': 'iteration', 'real_time': level * (1 + d), 'time_unit': 'us'}
         for d in (-0.01, 0, 0.01)]
 json.dump({'benchmarks': rows}, open(args['--benchmark_out'], 'w'))
@@ -246,12 +266,17 @@ def main():
             fail(f'the bisect command is not ci/bisect.py: {command}')
         named(bisect(command[1:], repo, stand_in_bench(root, 'drifting', DRIFTING_BENCH), token), culprit,
               'from the failed run on a drifting machine')
-        # A confirmation too close to call is measured again with twice the runs (CI's 2-core lavapipe put a
-        # parent at 0.334 of the way, a hair past the middle third, and the bisect gave up).
+        # A neighbour's job every third run: each round starts one version further on, so no version is slowed in
+        # every round (in one fixed order the bad end was, in every step, and every commit was skipped).
+        busy = stand_in_bench(root, 'busy-every-third-run', BUSY_EVERY_THIRD_RUN_BENCH)
+        named(bisect(command[1:], repo, busy, token), culprit, 'from the failed run on a machine busy every third run')
+        # A confirmation whose parent reads on the wrong side is measured again with twice the runs (CI's 2-core
+        # lavapipe, busy for a minute, put a parent at 0.334 of the way once and at 0.72 another time, and the
+        # bisect gave up).
         r = bisect(command[1:], repo, stand_in_bench(root, 'busy-while-confirming', BUSY_WHILE_CONFIRMING_BENCH), token)
         named(r, culprit, 'on a machine busy while the parent is measured again')
         if len(re.findall(rf'^  {culprit[:12]}\^: ', r.stdout, re.M)) != 2:
-            fail('the parent too close to call was not measured a second time')
+            fail('the parent on the wrong side was not measured a second time')
         tested = named(bisect([f'{url}/#/alerts?id={alert_id}'], repo, os.path.join(build, 'harness', 'shaderwatch-bench'), token,
                               '--bench-args', '--quick --seed 1', '--post-note'), culprit, 'on lavapipe')
         note = api(f'{url}/api/v1/alerts/{alert_id}', token)['note'] or ''
