@@ -219,28 +219,33 @@ std::vector<KernelSpec> build_catalog() {
                     Method::BoidsMinMaxAtomic, {{"boids_minmax.comp", {{"GROUP", "256"}, {"ATOMIC", "1"}}}}, 256, exact));
   latency_bound();
   // Modern (issue 56): a grid sized from the device strides over the positions with 16-byte loads in flight, each
-  // workgroup reduces with subgroup operations, and one workgroup reduces the partials.
+  // workgroup reduces with subgroup operations, and the last workgroup to finish reduces the partials. Timed also at 33,554,432
+  // positions (512 MiB, the bytes of the luminance sums' 7680x4320), where bandwidth bounds them: at 1,048,576
+  // (16 MiB) a dispatch's start and end take much of the time.
   {
     constexpr uint32_t kGroup = 256, kUnroll = 4;
-    const auto grid_pass = [&](bool minmax, int pass) {
+    const std::vector<std::string> grid_sizes = {"4096", "1048576", "33554432"};
+    const auto grid = [&](bool minmax) {
       return ShaderRef{"boids_grid.comp", {{"GROUP", std::to_string(kGroup)}, {"UNROLL", std::to_string(kUnroll)},
-                                           {"MINMAX", minmax ? "1" : "0"}, {"PASS", std::to_string(pass)}}};
+                                           {"MINMAX", minmax ? "1" : "0"}}};
     };
     k.push_back(boids("boids/grid_subgroup",
                       "grid sized from the device, vec4 loads in a grid-stride loop (4 in flight), subgroupAdd per "
-                      "workgroup, then one workgroup adds the partials",
-                      Method::BoidsGridSum, {grid_pass(false, 1), grid_pass(false, 2)}, kGroup,
+                      "workgroup, then the last workgroup to finish adds the partials",
+                      Method::BoidsGridSum, {grid(false)}, kGroup,
                       [](const ErrorContext& c) {
                         // Each invocation's share in order, its workgroup's sum; then the partials alike.
                         return (ceil_div(c.items, c.groups * kGroup) - 1) + workgroup_sum_roundings(kGroup, c.subgroup_size) +
                                (ceil_div(c.groups, kGroup) - 1) + workgroup_sum_roundings(kGroup, c.subgroup_size);
                       },
                       kSubgroupBasic | kSubgroupArithmetic));
+    k.back().sizes = grid_sizes;
     k.push_back(boids("boids/minmax_grid",
                       "per-component min and max: grid sized from the device, vec4 loads (4 in flight), "
-                      "subgroupMin/Max per workgroup, then one workgroup over the partials",
-                      Method::BoidsGridMinMax, {grid_pass(true, 1), grid_pass(true, 2)}, kGroup, exact,
+                      "subgroupMin/Max per workgroup, then the last workgroup to finish over the partials",
+                      Method::BoidsGridMinMax, {grid(true)}, kGroup, exact,
                       kSubgroupBasic | kSubgroupArithmetic));
+    k.back().sizes = grid_sizes;
   }
 
   // Post-processing pipeline (seed 000, "Call for a new Post-Processing Pipeline").

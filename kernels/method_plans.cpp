@@ -93,13 +93,14 @@ std::optional<DispatchPlan> method_plan(const KernelSpec& spec) {
                                       .groups = {Workgroups::Kind::PerItem, spec.group_x, 1}, .push = {kItems}}}};
     }
     case Method::BoidsGridSum:
-    case Method::BoidsGridMinMax: {  // a partial per workgroup of the grid (the sum, or min then max), then the answer
+    case Method::BoidsGridMinMax: {  // a partial per workgroup of the grid (the sum, or min then max); the last
+                                     // workgroup to finish, counted, writes the answer
       const uint64_t per_group = spec.method == Method::BoidsGridMinMax ? 2 * kVec4 : kVec4;
       return DispatchPlan{
-          .buffers = {partials({.per_group = per_group}), output({.fixed = 2 * kVec4})},
-          .passes = {{.shader = 0, .bindings = {"input", "partials"}, .groups = {Workgroups::Kind::DeviceGrid, spec.group_x, 1},
-                      .push = {kItems, kGroups}},
-                     {.shader = 1, .bindings = {"partials", "output"}, .groups = one_group(), .push = {kGroups}}}};
+          .buffers = {output({.fixed = 2 * kVec4}), partials({.per_group = per_group}),
+                      {.name = "counter", .role = BufferRole::Counter, .bytes = {.fixed = kFloat}}},
+          .passes = {{.shader = 0, .bindings = {"input", "output", "partials", "counter"},
+                      .groups = {Workgroups::Kind::DeviceGrid, spec.group_x, 1}, .push = {kItems, kGroups}}}};
     }
     case Method::PixelMap:
       return DispatchPlan{.buffers = {output({.per_item = kVec4})}, .passes = {tiled_pass(spec, 0, {"input", "output"})}};
