@@ -1,3 +1,4 @@
+// The catalog's entries, family by family (catalog.h says what an entry is), and what the harness asks of them.
 #include "catalog.h"
 
 #include <algorithm>
@@ -103,8 +104,8 @@ std::string pixel_operation(PostfxStage stage) {
   return "";
 }
 
-std::vector<KernelSpec> build_catalog() {
-  std::vector<KernelSpec> k;
+// The luminance family (seeds 000, 002, 003): the seeds' tree kernels, then the modern sums.
+void add_luminance_kernels(std::vector<KernelSpec>& k) {
   // Seeds 002/003: one pixel per invocation, 256 invocations, 16x16 tiles (1080p -> 120x68).
   k.push_back(tree("lum/interleaved_256", "shared-memory tree, interleaved addressing (index = 2*s*tid), 256 threads",
                    16, 16, 1, 1, 1, 0, 0));
@@ -173,8 +174,10 @@ std::vector<KernelSpec> build_catalog() {
     stats.operation = "luminance statistics";
     k.push_back(std::move(stats));
   }
+}
 
-  // Boids (seed 004): N positions -> average, min, max.
+// Boids (seed 004): N positions -> average, min, max.
+void add_boids_kernels(std::vector<KernelSpec>& k) {
   const auto serial = [](const ErrorContext& c) { return static_cast<double>(c.items - 1); };
   // The seeds' boids kernels are latency-bound (contract::Limit): one invocation or one workgroup does the work,
   // blending or atomics go into one place, or a chain of small dispatches waits each on the last.
@@ -247,8 +250,10 @@ std::vector<KernelSpec> build_catalog() {
                       kSubgroupBasic | kSubgroupArithmetic));
     k.back().sizes = grid_sizes;
   }
+}
 
-  // Post-processing pipeline (seed 000, "Call for a new Post-Processing Pipeline").
+// Post-processing pipeline (seed 000, "Call for a new Post-Processing Pipeline").
+void add_postfx_kernels(std::vector<KernelSpec>& k) {
   // Every post-processing kernel but the blur: 16x16 invocations per 16x16-pixel tile; bounds per pixel
   // (reference/tracked.h), not from a rounding count.
   auto tiled = [](std::string name, Method method, std::string description, std::string operation,
@@ -365,6 +370,13 @@ std::vector<KernelSpec> build_catalog() {
     blur.blur_radius = 16;
     k.push_back(std::move(blur));
   }
+}
+
+std::vector<KernelSpec> build_catalog() {
+  std::vector<KernelSpec> k;
+  add_luminance_kernels(k);
+  add_boids_kernels(k);
+  add_postfx_kernels(k);
   for (auto& spec : k) spec.plan = method_plan(spec);
   return k;
 }
