@@ -273,3 +273,44 @@ TEST(StorageEngines, SqliteCountsNoAllocations) {
   ASSERT_EQ(s.post(run_body(0))->status, 201);
   EXPECT_EQ(sqlite3_memory_used(), 0) << "SQLite's memory statistics are on";
 }
+
+// On PostgreSQL the rows of each benchmark-run (points, result_sets) keep their ids and counts in 4 bytes, not the
+// 8 of every other INTEGER there (migration 11), and a database of 8-byte ones is brought to them with every
+// answer the same.
+TEST(StorageEngines, OnPostgresqlEachBenchmarkRunsRowsTakeFourByteIntegers) {
+  if (!on_postgres()) GTEST_SKIP() << "needs a PostgreSQL cluster: runs in server.postgres.*";
+  TempDir dir;
+  const std::string db = dir.db("narrow.db");
+  const auto types = [&] {
+    auto c = shaderwatch::sql::connect(shaderwatch::sql::Location::parse(db), shaderwatch::sql::Role::Reader);
+    std::map<std::string, std::string> out;
+    auto& st = c->q("SELECT table_name || '.' || column_name, data_type FROM information_schema.columns"
+                    " WHERE table_name IN ('points', 'result_sets')");
+    while (st.step()) out[st.text(0)] = st.text(1);
+    st.reset();
+    return out;
+  };
+  std::map<std::string, json> before;
+  const std::vector<std::string> paths = {"/api/v1/runs/run-29", "/api/v1/runs/run-29/results?limit=1000",
+                                          "/api/v1/runs/run-29/verdict?dashboard=http%3A%2F%2Fdash.example",
+                                          "/api/v1/alerts?limit=100", "/api/v1/series?limit=100"};
+  {
+    TestServer s(db);
+    for (int i = 0; i < 30; ++i) ASSERT_EQ(s.post(run_body(i))->status, 201);
+    for (const auto& p : paths) before[p] = s.get(p);
+  }
+  auto narrow = types();
+  for (const char* column : {"points.series_id", "points.run_id", "points.n_reps", "result_sets.run_id",
+                             "result_sets.benchmark_id", "result_sets.shape_id"})
+    EXPECT_EQ(narrow[column], "integer") << column;
+  EXPECT_EQ(narrow["points.on_main"], "smallint");
+  EXPECT_EQ(narrow["points.started_ms"], "bigint") << "Unix ms need 8 bytes";
+  {
+    auto c = shaderwatch::sql::connect(shaderwatch::sql::Location::parse(db), shaderwatch::sql::Role::Writer);
+    set_back_to_schema(*c, 10);
+  }
+  EXPECT_EQ(types()["points.run_id"], "bigint") << "set back to schema 10";
+  TestServer s(db, {}, false);
+  EXPECT_EQ(types(), narrow);
+  for (const auto& p : paths) EXPECT_TRUE(s.get(p) == before[p]) << p;
+}

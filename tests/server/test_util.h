@@ -91,6 +91,12 @@ ALTER TABLE points ADD COLUMN reps BLOB NOT NULL DEFAULT '';
 }
 
 inline void set_back_to_schema(shaderwatch::sql::Conn& c, int v) {
+  if (v < 11 && c.shared()) {  // PostgreSQL's 8-byte integers again (the columns' order is left as it is)
+    for (const char* column : {"series_id", "run_id", "n_reps", "n_errors", "on_main"})
+      c.exec(cat("ALTER TABLE points ALTER COLUMN ", column, " TYPE BIGINT"));
+    for (const char* column : {"run_id", "benchmark_id", "first_idx", "shape_id", "has_iteration"})
+      c.exec(cat("ALTER TABLE result_sets ALTER COLUMN ", column, " TYPE BIGINT"));
+  }
   if (v < 10 && v >= 7) c.exec("ALTER TABLE run_compiled DROP COLUMN bound_by");
   if (v < 9) {
     unpack_into_result_rows(c);
