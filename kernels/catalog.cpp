@@ -222,9 +222,9 @@ void add_boids_kernels(std::vector<KernelSpec>& k) {
                     Method::BoidsMinMaxAtomic, {{"boids_minmax.comp", {{"GROUP", "256"}, {"ATOMIC", "1"}}}}, 256, exact));
   latency_bound();
   // Modern (issue 56): a grid sized from the device strides over the positions with 16-byte loads in flight, each
-  // workgroup reduces with subgroup operations, and the last workgroup to finish reduces the partials. Timed also at 33,554,432
-  // positions (512 MiB, the bytes of the luminance sums' 7680x4320), where bandwidth bounds them: at 1,048,576
-  // (16 MiB) a dispatch's start and end take much of the time.
+  // workgroup reduces with subgroup operations, and the last workgroup to finish reduces the partials. Timed also at
+  // 33,554,432 positions (512 MiB, the bytes of the luminance sums' 7680x4320), where bandwidth bounds them: at
+  // 1,048,576 (16 MiB) a dispatch's start and end take much of the time.
   {
     constexpr uint32_t kGroup = 256, kUnroll = 4;
     const std::vector<std::string> grid_sizes = {"4096", "1048576", "33554432"};
