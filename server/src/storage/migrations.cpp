@@ -180,7 +180,8 @@ void pack_result_rows(sql::Conn& c) {
 // for Unix ms: the ids and counts of these rows never need 8 bytes) and columns in an order that leaves no alignment
 // padding (8-byte numbers, then 4- and 2-byte ones, then those of variable length): 474 -> 394 bytes a
 // benchmark-run of 10 repetitions with its indexes (loadtest). SQLite keeps each integer in the bytes its value
-// needs already: nothing to do there. The tables are made again, their rows copied.
+// needs already: nothing to do there. The tables are made again, their rows copied, and analyzed (new tables have
+// no statistics for the planner until autovacuum's next pass).
 void narrow_postgres_integers(sql::Conn& c) {
   if (!c.shared()) return;
   c.exec(R"SQL(
@@ -217,6 +218,8 @@ INSERT INTO result_sets_v11(p25_ns, p75_ns, pct_of_roofline, pct_of_copy_peak, e
 DROP TABLE result_sets;
 ALTER TABLE result_sets_v11 RENAME TO result_sets;
 ALTER TABLE result_sets ADD PRIMARY KEY(run_id, benchmark_id);
+ANALYZE points;
+ANALYZE result_sets;
 )SQL");
 }
 
