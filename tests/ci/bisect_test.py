@@ -146,9 +146,11 @@ def post_history(url, token, good, bad, benchmark=BENCHMARK, prefix='ci'):
     return a['id']
 
 
-DRIFTING_BENCH = """#!/usr/bin/env python3
-# A stand-in shaderwatch-bench on a machine that slows 4% with each run: 10 ms, or 25 ms where the kernels
-# sum the image PASSES times, times 1.04 per run so far.
+def machine_bench(about, slowdown):
+    """A stand-in shaderwatch-bench whose machine's speed depends on its runs so far: 10 ms, or 25 ms where the kernels
+    sum the image PASSES times, times `slowdown` (a Python expression of `runs`)."""
+    return f"""#!/usr/bin/env python3
+# A stand-in shaderwatch-bench on a machine {about}.
 import json, os, sys
 args = dict(a.split('=', 1) if '=' in a else (a, '') for a in sys.argv[1:])
 kernels = sys.argv[sys.argv.index('--kernels-dir') + 1]
@@ -157,29 +159,17 @@ with open(os.path.join(kernels, 'lum_grid_stride.comp')) as f:
 count = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'runs')
 runs = int(open(count).read()) if os.path.exists(count) else 0
 open(count, 'w').write(str(runs + 1))
-rows = [{'name': NAME, 'run_name': NAME, 'run_type': 'iteration', 'real_time': level * 1.04 ** runs * (1 + d),
-         'time_unit': 'us'} for d in (-0.01, 0, 0.01)]
-json.dump({'benchmarks': rows}, open(args['--benchmark_out'], 'w'))
+rows = [{{'name': NAME, 'run_name': NAME, 'run_type': 'iteration', 'real_time': level * ({slowdown}) * (1 + d),
+         'time_unit': 'us'}} for d in (-0.01, 0, 0.01)]
+json.dump({{'benchmarks': rows}}, open(args['--benchmark_out'], 'w'))
 """
 
 
-BUSY_EVERY_THIRD_RUN_BENCH = """#!/usr/bin/env python3
-# A stand-in shaderwatch-bench on a machine that a neighbour's job makes 2.2x as slow for every third run: 10 ms,
-# or 25 ms where the kernels sum the image PASSES times. A bisect whose rounds always ran the ends and the commit in
-# one order would see one of them slowed in every round of a step.
-import json, os, sys
-args = dict(a.split('=', 1) if '=' in a else (a, '') for a in sys.argv[1:])
-kernels = sys.argv[sys.argv.index('--kernels-dir') + 1]
-with open(os.path.join(kernels, 'lum_grid_stride.comp')) as f:
-    level = 25e3 if SLOW_MARK in f.read() else 10e3
-count = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'runs')
-runs = int(open(count).read()) if os.path.exists(count) else 0
-open(count, 'w').write(str(runs + 1))
-busy = 2.2 if runs % 3 == 2 else 1
-rows = [{'name': NAME, 'run_name': NAME, 'run_type': 'iteration', 'real_time': level * busy * (1 + d), 'time_unit': 'us'}
-        for d in (-0.01, 0, 0.01)]
-json.dump({'benchmarks': rows}, open(args['--benchmark_out'], 'w'))
-"""
+DRIFTING_BENCH = machine_bench('that slows 4% with each run', '1.04 ** runs')
+# A bisect whose rounds always ran the ends and the commit in one order would see one of them slowed in every round
+# of a step.
+BUSY_EVERY_THIRD_RUN_BENCH = machine_bench("that a neighbour's job makes 2.2x as slow for every third run",
+                                           '2.2 if runs % 3 == 2 else 1')
 
 
 BUSY_WHILE_CONFIRMING_BENCH = """#!/usr/bin/env python3
