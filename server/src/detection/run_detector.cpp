@@ -402,14 +402,14 @@ struct RunDetector::Pass {
     analysis::RunVerdict verdict;  // points into evidence
   };
   static std::unique_ptr<GateJudgement> judge_gate(sql::Conn& c, std::int64_t run_pk, const DetectorOptions& opts,
-                                                   MainHistory* history) {
+                                                   MainHistory* history, SeriesNames* names) {
     const JudgedRun judged = load_judged_run(c, run_pk);
     std::optional<VerdictBaseline> baseline;
     const LevelBound bound = level_bound(c, judged, opts.main_branch, baseline);
     auto j = std::make_unique<GateJudgement>();
     j->gate = analysis::resolve_gate(opts.gate, opts.gate_config, judged.branch, judged.gpu_name).params;
     j->evidence = load_evidence(c, judged, bound,
-                                {opts.detect, j->gate, opts.main_branch, opts.gate_cpu_timings, history, opts.what_ran});
+                                {opts.detect, j->gate, opts.main_branch, opts.gate_cpu_timings, history, opts.what_ran, names});
     c.reset_all();
     j->verdict = analysis::judge(j->evidence, opts.detect, j->gate);
     return j;
@@ -499,7 +499,7 @@ std::vector<std::int64_t> RunDetector::detect_run(std::int64_t run_pk, const std
   if (const auto it = models_ahead_.find(pass.run.gpu_id); it != models_ahead_.end()) model_ahead = std::move(it->second);
   const auto judge_gate = [&](sql::Conn& c) {
     if (model_ahead.valid()) model_ahead.wait();
-    return Pass::judge_gate(c, run_pk, opts_, db_.main_history());
+    return Pass::judge_gate(c, run_pk, opts_, db_.main_history(), &db_.series_names());
   };
   std::vector<const Window*> windows;
   std::vector<WindowAnalysis> found;

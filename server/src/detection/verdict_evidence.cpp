@@ -217,9 +217,10 @@ void load_open_regressions(sql::Conn& c, const JudgedRun& run, const BySeries& s
 // the gate let through on its first run is not "as before" on its second), the same driver and runner, and its
 // kernel's compiled row (or, where either run recorded none, its SPIR-V) the same.
 void load_ran_as_before(sql::Conn& c, const JudgedRun& run, const BySeries& series,
-                        const std::map<std::int64_t, std::vector<std::int64_t>>& level_run_ids, WhatRanCache* cache) {
+                        const std::map<std::int64_t, std::vector<std::int64_t>>& level_run_ids, WhatRanCache* cache,
+                        SeriesNames& names) {
   const auto what_ran = [&](std::int64_t pk) {
-    return cache ? cache->get(c, pk) : std::make_shared<const RanBySeries>(read_what_ran(c, pk));
+    return cache ? cache->get(c, pk) : std::make_shared<const RanBySeries>(read_what_ran(c, names, pk));
   };
   const RunInfo now_run = load_run(c, run.pk);
   const auto now = what_ran(run.pk);
@@ -302,7 +303,9 @@ analysis::RunEvidence load_evidence(sql::Conn& c, const JudgedRun& run, const Le
   analysis::RunEvidence evidence;
   evidence.on_main = run.branch == p.main_branch;
   evidence.timings_gated = !run.cpu_device || p.gate_cpu_timings;
-  for (const auto& [name, point] : run_points(c, run.pk, false)) {
+  SeriesNames unkept;  // where the process keeps no names
+  SeriesNames& names = p.names ? *p.names : unkept;
+  for (const auto& [name, point] : run_points(c, names, run.pk, false)) {
     Evidence& b = evidence.benchmarks.emplace_back();
     b.name = name;
     b.series_id = point.series_id;
@@ -317,7 +320,7 @@ analysis::RunEvidence load_evidence(sql::Conn& c, const JudgedRun& run, const Le
   if (evidence.on_main) load_open_regressions(c, run, series);
   std::map<std::int64_t, std::vector<std::int64_t>> level_run_ids;  // series -> its level's runs, newest first
   load_levels(c, run, bound, p, series, level_run_ids);
-  load_ran_as_before(c, run, series, level_run_ids, p.what_ran);
+  load_ran_as_before(c, run, series, level_run_ids, p.what_ran, names);
   return evidence;
 }
 

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 
+#include "storage/series_names.h"
 #include "storage/sql.h"
 
 namespace shaderwatch {
@@ -21,11 +22,13 @@ struct Ran {
 };
 using RanBySeries = std::map<std::int64_t, Ran>;  // series -> what its kernel ran as
 
-// Read from the database: the run `run_pk` as committed.
-RanBySeries read_what_ran(sql::Conn& c, std::int64_t run_pk);
+// Read from the database: the run `run_pk` as committed, its points named by `names`.
+RanBySeries read_what_ran(sql::Conn& c, SeriesNames& names, std::int64_t run_pk);
 
 class WhatRanCache {
  public:
+  explicit WhatRanCache(SeriesNames& names) : names_(names) {}
+
   // Past this, the oldest run goes (the smallest key, as the verdict cache does): a judgement compares a run with its
   // level's newest and middle runs, ~24 runs back, and 256 hold that for ten GPUs posting in turn.
   static constexpr std::size_t kMostRuns = 256;
@@ -34,6 +37,7 @@ class WhatRanCache {
   std::shared_ptr<const RanBySeries> get(sql::Conn& c, std::int64_t run_pk);
 
  private:
+  SeriesNames& names_;
   std::mutex mu_;
   std::map<std::int64_t, std::shared_ptr<const RanBySeries>> kept_;  // run -> what it ran as
 };

@@ -54,7 +54,7 @@ Comparison Queries::compare(const Params& q) {
   params.noise_floor = !noise_text || *noise_text == "1";
   auto c = db_.reader();
   const auto bpk = run_pk(*c, *base, "base"), cpk = run_pk(*c, *cont, "contender");
-  const auto bp = run_points(*c, bpk), cp = run_points(*c, cpk);
+  const auto bp = run_points(*c, db_.series_names(), bpk), cp = run_points(*c, db_.series_names(), cpk);
   const auto bs = run_spreads(*c, bpk), cs = run_spreads(*c, cpk);
   Comparison out{*base, *cont, params, {}, {}, {}, std::nullopt};
   double log_sum = 0;

@@ -126,7 +126,8 @@ Verdict Queries::verdict(const std::string& key) {
   const analysis::ResolvedGate gate = analysis::resolve_gate(opts_.gate, opts_.gate_config, run.branch, run.gpu_name);
   // The evidence, loaded; the judgement is analysis::judge's.
   const analysis::RunEvidence evidence =
-      load_evidence(*c, run, bound, {opts_.detect, gate.params, opts_.main_branch, opts_.gate_cpu_timings, db_.main_history(), opts_.what_ran});
+      load_evidence(*c, run, bound, {opts_.detect, gate.params, opts_.main_branch, opts_.gate_cpu_timings, db_.main_history(), opts_.what_ran,
+                                    &db_.series_names()});
   const analysis::RunVerdict v = analysis::judge(evidence, opts_.detect, gate.params);
   out.fail = v.fail;
   add_findings(v, out);

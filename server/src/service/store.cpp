@@ -9,6 +9,7 @@ Store::Store(const StoreOptions& opts)
       db_({.db = opts.db, .readers = opts.readers, .max_db_mib = opts.max_db_mib}),
       tokens_(db_),
       writer_(db_, {.max_nesting = opts.max_nesting, .main_branch = opts.main_branch}),
+      what_ran_(db_.series_names()),
       detector_(db_, {.detect = opts.detect, .main_branch = opts.main_branch, .gate = opts.gate,
                       .gate_config = opts.gate_config, .gate_cpu_timings = opts.gate_cpu_timings, .what_ran = &what_ran_}),
       queries_(db_, {.detect = opts.detect, .main_branch = opts.main_branch, .gate = opts.gate,

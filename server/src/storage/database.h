@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "storage/main_history.h"
+#include "storage/series_names.h"
 #include "storage/sql.h"
 
 namespace shaderwatch {
@@ -83,6 +84,8 @@ class Database {
 
   // The newest main points of each series (main_history.h).
   MainHistory* main_history() { return &main_history_; }
+  // Each series' benchmark name (series_names.h).
+  SeriesNames& series_names() { return series_names_; }
 
  private:
   std::string location_;
@@ -96,6 +99,7 @@ class Database {
   std::vector<std::unique_ptr<sql::Conn>> readers_;
   std::size_t reader_count_ = 0;
   MainHistory main_history_;
+  SeriesNames series_names_;
 };
 
 }  // namespace shaderwatch

@@ -4,16 +4,21 @@
 
 namespace shaderwatch {
 
-std::map<std::string, RunPoint> run_points(sql::Conn& c, std::int64_t pk, bool with_reps) {
-  std::map<std::string, RunPoint> m;
+std::map<std::string, RunPoint> run_points(sql::Conn& c, SeriesNames& names, std::int64_t pk, bool with_reps) {
   auto reps = with_reps ? point_repetition_times(c, pk) : std::map<std::int64_t, std::vector<double>>{};
-  auto& st = c.q("SELECT bm.name, p.value_ns, p.n_errors, p.series_id, p.spirv, p.spread FROM points p"
-                 " JOIN series s ON s.id=p.series_id JOIN benchmarks bm ON bm.id=s.benchmark_id"
-                 " WHERE p.run_id=?");
+  std::vector<RunPoint> points;
+  std::vector<std::int64_t> series;
+  auto& st = c.q("SELECT value_ns, n_errors, series_id, spirv, spread FROM points WHERE run_id=?");
   st.bind(1, pk);
-  while (st.step())
-    m[st.text(0)] = {st.null(1) ? NAN : st.f64(1), std::move(reps[st.i64(3)]), static_cast<int>(st.i64(2)), st.i64(3),
-                     st.f64(5), st.text(4)};
+  while (st.step()) {
+    series.push_back(st.i64(2));
+    points.push_back({st.null(0) ? NAN : st.f64(0), std::move(reps[st.i64(2)]), static_cast<int>(st.i64(1)), st.i64(2),
+                      st.f64(4), st.text(3)});
+  }
+  st.reset();
+  const auto named = names.of_run(c, pk, series);
+  std::map<std::string, RunPoint> m;
+  for (std::size_t i = 0; i < points.size(); ++i) m.emplace(named[i], std::move(points[i]));
   return m;
 }
 

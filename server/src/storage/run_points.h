@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "storage/series_names.h"
 #include "storage/sql.h"
 
 namespace shaderwatch {
@@ -21,8 +22,8 @@ struct RunPoint {
   double spread = 0;  // its repetitions' spread (stats::repetition_spread), kept with the point
   std::string spirv;  // the kernel's SPIR-V hash, as the point stored it (empty where the run named none)
 };
-// Every benchmark's point in the run `run_pk`, by benchmark name; its repetitions read from the run's packs only
-// `with_reps`.
-std::map<std::string, RunPoint> run_points(sql::Conn& c, std::int64_t run_pk, bool with_reps = true);
+// Every benchmark's point in the committed run `run_pk`, by benchmark name (from `names`); its repetitions read from
+// the run's packs only `with_reps`.
+std::map<std::string, RunPoint> run_points(sql::Conn& c, SeriesNames& names, std::int64_t run_pk, bool with_reps = true);
 
 }  // namespace shaderwatch
