@@ -484,17 +484,12 @@ std::vector<std::int64_t> RunDetector::detect_run(std::int64_t run_pk, const std
   if (w.shared()) {
     tx.emplace(w, false);
     w.lock_in_transaction(pass.run.gpu_id);
-    if (!series_ids.empty()) windows_follower_.taken_in(pass.run.gpu_id, run_pk);  // after_ingest took its points in
-    windows_follower_.catch_up(w, pass.run.gpu_id, opts_.main_branch, [&](const MainRunsBehind& behind) {
-      if (behind.forget_all) windows_.clear();
-      for (const auto& [sid, p] : behind.points) take_into_window(sid, {p.started_ms, p.run_id, p.value});
-    });
   }
   // A main run's gate judgement (only main runs touch series) reads what this pass may write only where it writes
   // alerts: it is judged on detection's reader meanwhile (which reads what is committed: on a shared database no other
   // process writes this GPU's alerts while this pass holds its lock), and judged again in the rare pass that wrote
-  // an alert. The GPU's noise model for this run is being learned ahead (after its previous run): the gate
-  // is judged once that is done.
+  // an alert. It is what detection waits on last, so it starts first, before the windows are taken up. The GPU's
+  // noise model for this run is being learned ahead (after its previous run): the gate is judged once that is done.
   std::shared_future<void> model_ahead;
   if (const auto it = models_ahead_.find(pass.run.gpu_id); it != models_ahead_.end()) model_ahead = std::move(it->second);
   const auto judge_gate = [&](sql::Conn& c) {
@@ -514,6 +509,13 @@ std::vector<std::int64_t> RunDetector::detect_run(std::int64_t run_pk, const std
       reader->reset_all();
       return judged;
     });
+  if (w.shared()) {
+    if (!series_ids.empty()) windows_follower_.taken_in(pass.run.gpu_id, run_pk);  // after_ingest took its points in
+    windows_follower_.catch_up(w, pass.run.gpu_id, opts_.main_branch, [&](const MainRunsBehind& behind) {
+      if (behind.forget_all) windows_.clear();
+      for (const auto& [sid, p] : behind.points) take_into_window(sid, {p.started_ms, p.run_id, p.value});
+    });
+  }
   load_windows(pass.run.id, pass.run.gpu_id, series_ids);
   if (windows_.size() + series_ids.size() > kMostWindows) windows_.clear();  // no clear while they are gathered
   windows.reserve(series_ids.size());
