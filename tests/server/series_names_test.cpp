@@ -9,7 +9,7 @@ namespace {
 
 using swt::cat;
 
-// The series of run `run_key`'s points, as stored.
+// The series of run `run_pk`'s points, as stored.
 std::vector<std::int64_t> series_of(shaderwatch::sql::Conn& c, std::int64_t run_pk) {
   std::vector<std::int64_t> ids;
   auto& st = c.q("SELECT series_id FROM points WHERE run_id=? ORDER BY series_id DESC");

@@ -402,7 +402,7 @@ struct RunDetector::Pass {
     analysis::RunVerdict verdict;  // points into evidence
   };
   static std::unique_ptr<GateJudgement> judge_gate(sql::Conn& c, std::int64_t run_pk, const DetectorOptions& opts,
-                                                   MainHistory* history, SeriesNames* names) {
+                                                   MainHistory* history, SeriesNames& names) {
     const JudgedRun judged = load_judged_run(c, run_pk);
     std::optional<VerdictBaseline> baseline;
     const LevelBound bound = level_bound(c, judged, opts.main_branch, baseline);
@@ -494,7 +494,7 @@ std::vector<std::int64_t> RunDetector::detect_run(std::int64_t run_pk, const std
   if (const auto it = models_ahead_.find(pass.run.gpu_id); it != models_ahead_.end()) model_ahead = std::move(it->second);
   const auto judge_gate = [&](sql::Conn& c) {
     if (model_ahead.valid()) model_ahead.wait();
-    return Pass::judge_gate(c, run_pk, opts_, db_.main_history(), &db_.series_names());
+    return Pass::judge_gate(c, run_pk, opts_, db_.main_history(), db_.series_names());
   };
   std::vector<const Window*> windows;
   std::vector<WindowAnalysis> found;

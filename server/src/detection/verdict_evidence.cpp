@@ -303,9 +303,7 @@ analysis::RunEvidence load_evidence(sql::Conn& c, const JudgedRun& run, const Le
   analysis::RunEvidence evidence;
   evidence.on_main = run.branch == p.main_branch;
   evidence.timings_gated = !run.cpu_device || p.gate_cpu_timings;
-  SeriesNames unkept;  // where the process keeps no names
-  SeriesNames& names = p.names ? *p.names : unkept;
-  for (const auto& [name, point] : run_points(c, names, run.pk, false)) {
+  for (const auto& [name, point] : run_points(c, p.names, run.pk, false)) {
     Evidence& b = evidence.benchmarks.emplace_back();
     b.name = name;
     b.series_id = point.series_id;
@@ -320,7 +318,7 @@ analysis::RunEvidence load_evidence(sql::Conn& c, const JudgedRun& run, const Le
   if (evidence.on_main) load_open_regressions(c, run, series);
   std::map<std::int64_t, std::vector<std::int64_t>> level_run_ids;  // series -> its level's runs, newest first
   load_levels(c, run, bound, p, series, level_run_ids);
-  load_ran_as_before(c, run, series, level_run_ids, p.what_ran, names);
+  load_ran_as_before(c, run, series, level_run_ids, p.what_ran, p.names);
   return evidence;
 }
 

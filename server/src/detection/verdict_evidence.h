@@ -50,7 +50,7 @@ struct EvidenceParams {
   bool gate_cpu_timings = false;  // judge a CPU device's timings too (QueryOptions::gate_cpu_timings)
   MainHistory* history = nullptr;  // the newest main points the process holds, read before the database (none: not)
   WhatRanCache* what_ran = nullptr;  // what the runs read last ran as (none: each judgement reads its runs)
-  SeriesNames* names = nullptr;  // the series' names the process keeps (none: each judgement reads them)
+  SeriesNames& names;  // the series' names the process keeps (Database::series_names)
 };
 // Every benchmark of the run with what the judge needs: failures with their history, else the level (and, on
 // main, the open regressions with the values since their steps).

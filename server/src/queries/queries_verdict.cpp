@@ -127,7 +127,7 @@ Verdict Queries::verdict(const std::string& key) {
   // The evidence, loaded; the judgement is analysis::judge's.
   const analysis::RunEvidence evidence =
       load_evidence(*c, run, bound, {opts_.detect, gate.params, opts_.main_branch, opts_.gate_cpu_timings, db_.main_history(), opts_.what_ran,
-                                    &db_.series_names()});
+                                    db_.series_names()});
   const analysis::RunVerdict v = analysis::judge(evidence, opts_.detect, gate.params);
   out.fail = v.fail;
   add_findings(v, out);
