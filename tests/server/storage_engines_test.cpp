@@ -277,7 +277,7 @@ TEST(StorageEngines, SqliteCountsNoAllocations) {
 // On PostgreSQL the rows of each benchmark-run (points, result_sets) keep their ids and counts in 4 bytes, not the
 // 8 of every other INTEGER there (migration 11), and a database of 8-byte ones is brought to them with every
 // answer the same.
-TEST(StorageEngines, OnPostgresqlEachBenchmarkRunsRowsTakeFourByteIntegers) {
+TEST(StorageEngines, OnPostgresqlEachBenchmarkRunsRowsTakeFourByteIntegersAndItsPointTwoWordKeys) {
   if (!on_postgres()) GTEST_SKIP() << "needs a PostgreSQL cluster: runs in server.postgres.*";
   TempDir dir;
   const std::string db = dir.db("narrow.db");
@@ -288,6 +288,10 @@ TEST(StorageEngines, OnPostgresqlEachBenchmarkRunsRowsTakeFourByteIntegers) {
                     " WHERE table_name IN ('points', 'result_sets')");
     while (st.step()) out[st.text(0)] = st.text(1);
     st.reset();
+    // The points' indexes: their names and definitions.
+    auto& ix = c->q("SELECT indexname, indexdef FROM pg_indexes WHERE tablename='points'");
+    while (ix.step()) out["index " + ix.text(0)] = ix.text(1);
+    ix.reset();
     return out;
   };
   std::map<std::string, json> before;
@@ -305,11 +309,17 @@ TEST(StorageEngines, OnPostgresqlEachBenchmarkRunsRowsTakeFourByteIntegers) {
     EXPECT_EQ(narrow[column], "integer") << column;
   EXPECT_EQ(narrow["points.on_main"], "smallint");
   EXPECT_EQ(narrow["points.started_ms"], "bigint") << "Unix ms need 8 bytes";
+  // A run's points by their key; a series' points by (series, time): two 8-byte words an entry.
+  EXPECT_EQ(narrow["index points_pkey"], "CREATE UNIQUE INDEX points_pkey ON public.points USING btree (run_id, series_id)");
+  EXPECT_EQ(narrow["index points_series"], "CREATE INDEX points_series ON public.points USING btree (series_id, started_ms)");
+  EXPECT_EQ(narrow.count("index points_run"), 0u);
   {
     auto c = shaderwatch::sql::connect(shaderwatch::sql::Location::parse(db), shaderwatch::sql::Role::Writer);
     set_back_to_schema(*c, 10);
   }
-  EXPECT_EQ(types()["points.run_id"], "bigint") << "set back to schema 10";
+  const auto old = types();
+  EXPECT_EQ(old.at("points.run_id"), "bigint") << "set back to schema 10";
+  EXPECT_EQ(old.count("index points_run"), 1u) << "set back to schema 10";
   TestServer s(db, {}, false);
   EXPECT_EQ(types(), narrow);
   for (const auto& p : paths) EXPECT_TRUE(s.get(p) == before[p]) << p;

@@ -91,6 +91,11 @@ ALTER TABLE points ADD COLUMN reps BLOB NOT NULL DEFAULT '';
 }
 
 inline void set_back_to_schema(shaderwatch::sql::Conn& c, int v) {
+  if (v < 12 && c.shared()) {  // PostgreSQL's points keyed by (series, time, run) again, with a run index
+    c.exec("ALTER TABLE points DROP CONSTRAINT points_pkey; DROP INDEX points_series;"
+           " ALTER TABLE points ADD PRIMARY KEY(series_id, started_ms, run_id);"
+           " CREATE INDEX points_run ON points(run_id, series_id)");
+  }
   if (v < 11 && c.shared()) {  // PostgreSQL's 8-byte integers again (the columns' order is left as it is)
     for (const char* column : {"series_id", "run_id", "n_reps", "n_errors", "on_main"})
       c.exec(cat("ALTER TABLE points ALTER COLUMN ", column, " TYPE BIGINT"));
