@@ -192,6 +192,32 @@ TEST(StorageEngines, MigrateCopiesEveryRunAlertAndToken) {
   }
 }
 
+// And back: PostgreSQL keeps a point in its pack's row (migration 13), SQLite in a table of its own; a copy from the
+// one into the other answers as the original did.
+TEST(StorageEngines, MigrateCopiesPostgresqlIntoSqliteWithEveryAnswerTheSame) {
+  if (!on_postgres()) GTEST_SKIP() << "needs a PostgreSQL cluster: runs in server.postgres.*";
+  TempDir dir;
+  const std::string from = dir.db("pg-from"), to = dir.file("to.db");
+  const std::vector<std::string> paths = {"/api/v1/runs?limit=1000", "/api/v1/alerts?limit=500",
+                                          "/api/v1/series?limit=1000", "/api/v1/summary", "/api/v1/correctness",
+                                          "/api/v1/runs/run-30/verdict?dashboard=http%3A%2F%2Fdash.example", "/api/v1/runs/run-24/results",
+                                          "/api/v1/compare?base=run-20&contender=run-30"};
+  std::map<std::string, json> before;
+  {
+    TestServer s(from);
+    for (int i = 0; i < kRuns; ++i) ASSERT_EQ(s.post(run_body(i))->status, 201);
+    for (const auto& p : paths) before[p] = s.get(p);
+    ASSERT_EQ(before["/api/v1/alerts?limit=500"]["alerts"].size(), 3u) << "the history has its alerts";
+  }
+  std::map<std::string, std::uint64_t> rows;
+  for (const auto& t : shaderwatch::copy_database(from, cat("sqlite:", to), [](const std::string&) {}))
+    rows[t.table] = t.rows;
+  EXPECT_GT(rows["points"], 0u);
+  EXPECT_GE(rows["result_sets"], rows["points"]);
+  TestServer s(to, {}, false);
+  for (const auto& p : paths) EXPECT_EQ(s.get(p), before[p]) << p;
+}
+
 // The README's PostgreSQL backup, run against the real server: pg_dump's custom format restored by pg_restore into
 // an empty database gives a server that answers every query as the dumped one did.
 TEST(StorageEngines, APgDumpRestoresToAServerThatAnswersTheSame) {
@@ -274,10 +300,10 @@ TEST(StorageEngines, SqliteCountsNoAllocations) {
   EXPECT_EQ(sqlite3_memory_used(), 0) << "SQLite's memory statistics are on";
 }
 
-// On PostgreSQL the rows of each benchmark-run (points, result_sets) keep their ids and counts in 4 bytes, not the
-// 8 of every other INTEGER there (migration 11), and a database of 8-byte ones is brought to them with every
-// answer the same.
-TEST(StorageEngines, OnPostgresqlEachBenchmarkRunsRowsTakeFourByteIntegersAndItsPointTwoWordKeys) {
+// On PostgreSQL a benchmark-run is one row, its pack's with its point's columns (migration 13; points a view of them),
+// keeping ids and counts in 4 bytes, not the 8 of every other INTEGER there (migration 11), its series' points found
+// by a two-word index (migration 12); a database of schema 10 is brought to that with every answer the same.
+TEST(StorageEngines, OnPostgresqlABenchmarkRunIsOneRowOfFourByteIntegersWithItsPointFoundByTwoWords) {
   if (!on_postgres()) GTEST_SKIP() << "needs a PostgreSQL cluster: runs in server.postgres.*";
   TempDir dir;
   const std::string db = dir.db("narrow.db");
@@ -288,8 +314,11 @@ TEST(StorageEngines, OnPostgresqlEachBenchmarkRunsRowsTakeFourByteIntegersAndIts
                     " WHERE table_name IN ('points', 'result_sets')");
     while (st.step()) out[st.text(0)] = st.text(1);
     st.reset();
-    // The points' indexes: their names and definitions.
-    auto& ix = c->q("SELECT indexname, indexdef FROM pg_indexes WHERE tablename='points'");
+    // Which of the two is a table, and their indexes (names and definitions).
+    auto& kind = c->q("SELECT table_name, table_type FROM information_schema.tables WHERE table_name IN ('points', 'result_sets')");
+    while (kind.step()) out["kind " + kind.text(0)] = kind.text(1);
+    kind.reset();
+    auto& ix = c->q("SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('points', 'result_sets')");
     while (ix.step()) out["index " + ix.text(0)] = ix.text(1);
     ix.reset();
     return out;
@@ -309,10 +338,16 @@ TEST(StorageEngines, OnPostgresqlEachBenchmarkRunsRowsTakeFourByteIntegersAndIts
     EXPECT_EQ(narrow[column], "integer") << column;
   EXPECT_EQ(narrow["points.on_main"], "smallint");
   EXPECT_EQ(narrow["points.started_ms"], "bigint") << "Unix ms need 8 bytes";
-  // A run's points by their key; a series' points by (series, time): two 8-byte words an entry.
-  EXPECT_EQ(narrow["index points_pkey"], "CREATE UNIQUE INDEX points_pkey ON public.points USING btree (run_id, series_id)");
-  EXPECT_EQ(narrow["index points_series"], "CREATE INDEX points_series ON public.points USING btree (series_id, started_ms)");
-  EXPECT_EQ(narrow.count("index points_run"), 0u);
+  // A point is columns of its pack's row, read through a view; a run's by the packs' key, a series' by
+  // (series, time): two 8-byte words an entry.
+  EXPECT_EQ(narrow["kind points"], "VIEW");
+  EXPECT_EQ(narrow["kind result_sets"], "BASE TABLE");
+  EXPECT_EQ(narrow["result_sets.value_ns"], "double precision");
+  EXPECT_EQ(narrow["index result_sets_pkey"],
+            "CREATE UNIQUE INDEX result_sets_pkey ON public.result_sets USING btree (run_id, benchmark_id)");
+  EXPECT_EQ(narrow["index points_series"], "CREATE INDEX points_series ON public.result_sets USING btree (series_id,"
+                                           " started_ms) WHERE (series_id IS NOT NULL)");
+  EXPECT_EQ(narrow.count("index points_pkey") + narrow.count("index points_run"), 0u);
   {
     auto c = shaderwatch::sql::connect(shaderwatch::sql::Location::parse(db), shaderwatch::sql::Role::Writer);
     set_back_to_schema(*c, 10);
@@ -320,6 +355,7 @@ TEST(StorageEngines, OnPostgresqlEachBenchmarkRunsRowsTakeFourByteIntegersAndIts
   const auto old = types();
   EXPECT_EQ(old.at("points.run_id"), "bigint") << "set back to schema 10";
   EXPECT_EQ(old.count("index points_run"), 1u) << "set back to schema 10";
+  EXPECT_EQ(old.at("kind points"), "BASE TABLE") << "set back to schema 10";
   TestServer s(db, {}, false);
   EXPECT_EQ(types(), narrow);
   for (const auto& p : paths) EXPECT_TRUE(s.get(p) == before[p]) << p;
