@@ -91,29 +91,6 @@ ALTER TABLE points ADD COLUMN reps BLOB NOT NULL DEFAULT '';
 }
 
 inline void set_back_to_schema(shaderwatch::sql::Conn& c, int v) {
-  if (v < 13 && c.shared()) {  // PostgreSQL's points a table of their own again, beside their packs
-    c.exec(R"SQL(
-CREATE TABLE points_v12(
-  started_ms BIGINT NOT NULL,
-  value_ns DOUBLE PRECISION, min_ns DOUBLE PRECISION, max_ns DOUBLE PRECISION,
-  spread DOUBLE PRECISION NOT NULL DEFAULT 0,
-  series_id INTEGER NOT NULL REFERENCES series(id), run_id INTEGER NOT NULL REFERENCES runs(id),
-  n_reps INTEGER NOT NULL, n_errors INTEGER NOT NULL, on_main SMALLINT NOT NULL DEFAULT 1,
-  error_message TEXT NOT NULL, label TEXT NOT NULL, spirv TEXT NOT NULL DEFAULT '');
-INSERT INTO points_v12(started_ms, value_ns, min_ns, max_ns, spread, series_id, run_id, n_reps, n_errors, on_main,
-                       error_message, label, spirv)
-  SELECT started_ms, value_ns, min_ns, max_ns, spread, series_id, run_id, n_reps, n_errors, on_main, error_message,
-         label, spirv FROM points;
-DROP VIEW points;
-DROP INDEX points_series;
-ALTER TABLE points_v12 RENAME TO points;
-ALTER TABLE points ADD PRIMARY KEY(run_id, series_id);
-CREATE INDEX points_series ON points(series_id, started_ms);
-)SQL");
-    for (const char* column : {"started_ms", "value_ns", "min_ns", "max_ns", "spread", "series_id", "n_reps", "n_errors",
-                               "on_main", "error_message", "label", "spirv"})
-      c.exec(cat("ALTER TABLE result_sets DROP COLUMN ", column));
-  }
   if (v < 12 && c.shared()) {  // PostgreSQL's points keyed by (series, time, run) again, with a run index
     c.exec("ALTER TABLE points DROP CONSTRAINT points_pkey; DROP INDEX points_series;"
            " ALTER TABLE points ADD PRIMARY KEY(series_id, started_ms, run_id);"

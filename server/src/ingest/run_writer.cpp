@@ -116,44 +116,44 @@ std::optional<std::int64_t> insert_run(sql::Conn& w, const Parsed& p, std::int64
   return std::nullopt;
 }
 
-// Every row as posted, one pack per benchmark, each with its point where it makes one: the run's value is the median
-// of its repetitions. Main-branch points are what detection looks at next (`out.touched`, `out.fresh`).
-void insert_benchmark_rows(sql::Conn& w, const Parsed& p, const std::map<std::string, BenchmarkRowGroup>& groups,
-                           std::int64_t run_pk, bool on_main, Ids& ids, ShapeIds& shapes, WrittenRun& out,
-                           MainHistory::Added& main_points) {
+// Every row as posted: one pack per benchmark.
+void insert_rows(sql::Conn& w, const std::map<std::string, BenchmarkRowGroup>& groups, std::int64_t run_pk, Ids& ids,
+                 ShapeIds& shapes) {
   std::vector<BenchmarkPack> packs;
   packs.reserve(groups.size());
+  for (const auto& [name, g] : groups) packs.push_back({ids.bench_id(name), g.packed, g.summary});
+  insert_result_sets(w, run_pk, packs, shapes);
+}
+
+// One point per benchmark: the run's value is the median of its repetitions. Main-branch points are what
+// detection looks at next (`out.touched`, `out.fresh`).
+void insert_points(sql::Conn& w, const Parsed& p, const std::map<std::string, BenchmarkRowGroup>& groups,
+                   std::int64_t run_pk, bool on_main, Ids& ids, WrittenRun& out, MainHistory::Added& main_points) {
+  using sql::Value;
+  sql::BulkInsert points(w,
+                         "INSERT INTO points(series_id, started_ms, run_id, value_ns, min_ns, max_ns, n_reps,"
+                         " n_errors, error_message, label, on_main, spirv, spread)",
+                         13);
   for (const auto& [name, g] : groups) {
-    const std::int64_t bench_id = ids.bench_id(name);
-    BenchmarkPack& pack = packs.emplace_back(BenchmarkPack{bench_id, g.packed, g.summary, std::nullopt});
     if (!g.point) continue;
     const PointRows& a = *g.point;
     if (a.reps.empty() && a.n_errors == 0) continue;  // nothing measurable (e.g. BigO only)
-    const std::int64_t sid = ids.series_id(bench_id);
+    const std::int64_t sid = ids.series_id(ids.bench_id(name));
     const bool measured = !a.reps.empty();
     const double value = measured ? stats::median(a.reps) : 0;
     const double spread = stats::repetition_spread(a.reps, value);
-    StoredPoint& point = pack.point.emplace();
-    point.series_id = sid;
-    if (measured) {
-      point.value_ns = value;
-      point.min_ns = *std::min_element(a.reps.begin(), a.reps.end());
-      point.max_ns = *std::max_element(a.reps.begin(), a.reps.end());
-    }
-    point.n_reps = static_cast<std::int64_t>(a.reps.size());
-    point.n_errors = a.n_errors;
-    point.error_message = a.error_message;
-    point.label = a.label;
-    point.spirv = a.spirv;
-    point.on_main = on_main;
-    point.spread = spread;
+    points.add({sid, p.started_ms, run_pk, measured ? Value{value} : Value{},
+                measured ? Value{*std::min_element(a.reps.begin(), a.reps.end())} : Value{},
+                measured ? Value{*std::max_element(a.reps.begin(), a.reps.end())} : Value{},
+                static_cast<std::int64_t>(a.reps.size()), std::int64_t{a.n_errors}, a.error_message, a.label,
+                std::int64_t{on_main ? 1 : 0}, std::string_view(a.spirv), spread});
     if (!on_main) continue;
     out.touched.push_back(sid);
     if (!measured) continue;
     out.fresh.emplace_back(sid, a.reps);
     main_points.push_back({sid, MainPoint{p.started_ms, run_pk, value, spread, a.spirv}});
   }
-  insert_benchmark_runs(w, run_pk, p.started_ms, packs, shapes);
+  points.finish();
 }
 
 // What the driver compiled of each kernel: an entry another run stored already is pointed at, not copied.
@@ -210,8 +210,9 @@ WrittenRun RunWriter::write(std::string_view body, const std::string& posted_by)
         return stored;
       }
       ShapeIds shapes(shape_ids_);
+      insert_rows(w, groups, *run_pk, ids, shapes);
       MainHistory::Added main_points;
-      insert_benchmark_rows(w, p, groups, *run_pk, on_main, ids, shapes, out, main_points);
+      insert_points(w, p, groups, *run_pk, on_main, ids, out, main_points);
       insert_compiled(w, p, *run_pk);
       // The points held in memory follow the commit; readers read the database while it is under way.
       MainHistory* held = db_.main_history();

@@ -1,11 +1,9 @@
 #include "storage/copy_database.h"
 
-#include <algorithm>
 #include <chrono>
 
 #include "storage/bulk_insert.h"
 #include "storage/database.h"
-#include "storage/result_sets.h"
 #include "storage/sql.h"
 
 namespace shaderwatch {
@@ -13,40 +11,14 @@ namespace shaderwatch {
 namespace {
 
 // Parents before children, so every foreign key finds its row; each in its key's order. Every table but
-// result_sets, points and run_compiled has an id column of its own. result_sets and points are copied by the columns
-// both engines' schemas share (on PostgreSQL a point is columns of its pack's row: storage/result_sets.h).
+// result_sets, points and run_compiled has an id column of its own.
 struct Table {
   const char* name;
   const char* key = "id";
-  const char* columns = "*";
 };
-const Table kTables[] = {{"tokens"}, {"gpus"}, {"benchmarks"}, {"series"}, {"runs"}, {"row_shapes"},
-                         {"result_sets", "run_id, benchmark_id", kPackColumns},
-                         {"points", "series_id, started_ms, run_id", kPointColumns}, {"alerts"}, {"compiled"},
-                         {"run_compiled", "run_id, kernel"}};
-
-// "a, b" as "x.a, x.b".
-std::string qualified(const std::string& columns, const std::string& alias) {
-  std::string out;
-  for (std::size_t at = 0; at < columns.size();) {
-    const std::size_t end = std::min(columns.find(',', at), columns.size());
-    const std::size_t from = columns.find_first_not_of(' ', at);
-    out += (out.empty() ? "" : ", ") + alias + "." + columns.substr(from, end - from);
-    at = end + 1;
-  }
-  return out;
-}
-
-// What to read of the source for table t: where the destination keeps points in their packs' rows, each pack with
-// its point (the points themselves then arrive with the packs).
-std::string source_query(const Table& t, bool points_in_packs) {
-  const std::string name = t.name;
-  if (points_in_packs && name == "result_sets")
-    return "SELECT " + qualified(kPackColumns, "rs") + ", " + qualified(folded_point_columns(), "p") +
-           " FROM result_sets rs LEFT JOIN (points p JOIN series s ON s.id=p.series_id)"
-           " ON p.run_id=rs.run_id AND s.benchmark_id=rs.benchmark_id ORDER BY rs.run_id, rs.benchmark_id";
-  return "SELECT " + std::string(t.columns) + " FROM " + name + " ORDER BY " + t.key;
-}
+constexpr Table kTables[] = {{"tokens"}, {"gpus"}, {"benchmarks"}, {"series"}, {"runs"}, {"row_shapes"},
+                             {"result_sets", "run_id, benchmark_id"}, {"points", "series_id, started_ms, run_id"}, {"alerts"},
+                             {"compiled"}, {"run_compiled", "run_id, kernel"}};
 
 std::uint64_t count_rows(sql::Conn& c, const std::string& table) {
   auto& st = c.q("SELECT COUNT(*) FROM " + table);
@@ -75,17 +47,10 @@ std::vector<CopiedTable> copy_database(const std::string& from, const std::strin
 
   std::vector<CopiedTable> copied;
   sql::Tx tx(*dst);
-  // PostgreSQL keeps a point in its pack's row (migration 13).
-  const bool points_in_packs = dst->shared();
   for (const auto& t : kTables) {
     const std::string table = t.name;
     const auto total = count_rows(*src, table);
-    if (points_in_packs && table == "points") {  // arrived with result_sets
-      progress(table + ": " + std::to_string(total) + " rows copied with result_sets");
-      copied.push_back({table, total});
-      continue;
-    }
-    auto& st = src->q(source_query(t, points_in_packs));
+    auto& st = src->q("SELECT * FROM " + table + " ORDER BY " + t.key);
     std::optional<sql::BulkInsert> out;
     std::uint64_t n = 0;
     auto last = std::chrono::steady_clock::now();

@@ -242,64 +242,6 @@ ANALYZE points;
 )SQL");
 }
 
-// 13: on PostgreSQL, a point is columns of its benchmark's result_sets row, not a row of its own, and points a view
-// of those rows: what every statement reads stays as it was. A row costs PostgreSQL 28 bytes before its first column
-// (header, line pointer), and the point's own row repeated the run and had a key of its own: one GPU's 973 loadtest
-// runs took 375.8 bytes a benchmark-run in the two tables and their three indexes, 314.0 in one table (a copy of that
-// database in this layout). A row without a point (every row an expected outcome, say) has its point's columns NULL;
-// a CHECK keeps a point whole. Every point has its pack (ingest and migration 9 wrote both from the same rows): one
-// that had none would be lost here, so the migration stops instead.
-void fold_postgres_points(sql::Conn& c) {
-  if (!c.shared()) return;
-  auto& orphans = c.q("SELECT COUNT(*) FROM points p JOIN series s ON s.id=p.series_id WHERE NOT EXISTS"
-                      " (SELECT 1 FROM result_sets rs WHERE rs.run_id=p.run_id AND rs.benchmark_id=s.benchmark_id)");
-  orphans.step();
-  const auto lost = orphans.i64(0);
-  orphans.reset();
-  if (lost > 0)
-    throw std::runtime_error("schema 13: " + std::to_string(lost) +
-                             " points have no stored rows to hold them; the database was left at schema 12");
-  c.exec(R"SQL(
-CREATE TABLE result_sets_v13(
-  started_ms BIGINT,
-  value_ns DOUBLE PRECISION, min_ns DOUBLE PRECISION, max_ns DOUBLE PRECISION, spread DOUBLE PRECISION,
-  p25_ns DOUBLE PRECISION, p75_ns DOUBLE PRECISION, pct_of_roofline DOUBLE PRECISION,
-  pct_of_copy_peak DOUBLE PRECISION, err_bound_ratio DOUBLE PRECISION, spread_pct DOUBLE PRECISION,
-  run_id INTEGER NOT NULL REFERENCES runs(id),
-  benchmark_id INTEGER NOT NULL REFERENCES benchmarks(id),
-  series_id INTEGER REFERENCES series(id),  -- NULL: the rows make no point
-  first_idx INTEGER NOT NULL,
-  shape_id INTEGER NOT NULL REFERENCES row_shapes(id),
-  n_reps INTEGER, n_errors INTEGER,
-  has_iteration SMALLINT NOT NULL, on_main SMALLINT,
-  packed BYTEA, outcome TEXT NOT NULL, message TEXT NOT NULL, error_message TEXT, label TEXT, spirv TEXT,
-  CHECK (series_id IS NULL OR (started_ms IS NOT NULL AND spread IS NOT NULL AND n_reps IS NOT NULL AND
-         n_errors IS NOT NULL AND on_main IS NOT NULL AND error_message IS NOT NULL AND label IS NOT NULL AND
-         spirv IS NOT NULL)));
-INSERT INTO result_sets_v13(started_ms, value_ns, min_ns, max_ns, spread, p25_ns, p75_ns, pct_of_roofline,
-                            pct_of_copy_peak, err_bound_ratio, spread_pct, run_id, benchmark_id, series_id, first_idx,
-                            shape_id, n_reps, n_errors, has_iteration, on_main, packed, outcome, message, error_message,
-                            label, spirv)
-  SELECT p.started_ms, p.value_ns, p.min_ns, p.max_ns, p.spread, rs.p25_ns, rs.p75_ns, rs.pct_of_roofline,
-         rs.pct_of_copy_peak, rs.err_bound_ratio, rs.spread_pct, rs.run_id, rs.benchmark_id, p.series_id, rs.first_idx,
-         rs.shape_id, p.n_reps, p.n_errors, rs.has_iteration, p.on_main, rs.packed, rs.outcome, rs.message,
-         p.error_message, p.label, p.spirv
-  FROM result_sets rs LEFT JOIN (points p JOIN series s ON s.id=p.series_id)
-    ON p.run_id=rs.run_id AND s.benchmark_id=rs.benchmark_id
-  ORDER BY rs.run_id, rs.benchmark_id;
-DROP TABLE points;
-DROP TABLE result_sets;
-ALTER TABLE result_sets_v13 RENAME TO result_sets;
-ALTER TABLE result_sets ADD PRIMARY KEY(run_id, benchmark_id);
-CREATE INDEX points_series ON result_sets(series_id, started_ms) WHERE series_id IS NOT NULL;
-CREATE VIEW points AS
-  SELECT series_id, started_ms, run_id, value_ns, min_ns, max_ns, n_reps, n_errors, error_message, label, on_main,
-         spirv, spread
-  FROM result_sets WHERE series_id IS NOT NULL;
-ANALYZE result_sets;
-)SQL");
-}
-
 // Schema migrations, applied in order at start; the schema version records how many ran. Written in
 // SQLite's words; Conn::ddl gives PostgreSQL's; a migration that rewrites data does it in C++ after its
 // SQL. Append only: never edit a migration that has shipped.
@@ -457,8 +399,6 @@ ALTER TABLE run_compiled ADD COLUMN bound_by TEXT NOT NULL DEFAULT '';
     {"", narrow_postgres_integers},
     // 12: see narrow_postgres_point_key.
     {"", narrow_postgres_point_key},
-    // 13: see fold_postgres_points.
-    {"", fold_postgres_points},
 };
 
 }  // namespace

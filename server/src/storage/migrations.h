@@ -5,7 +5,7 @@
 
 namespace shaderwatch {
 
-inline constexpr int kSchemaVersion = 13;  // how many migrations storage/migrations.cpp holds
+inline constexpr int kSchemaVersion = 12;  // how many migrations storage/migrations.cpp holds
 // Brings the database to kSchemaVersion in one transaction; throws where the database is newer.
 void migrate(sql::Conn& writer);
 

@@ -39,93 +39,19 @@ void ShapeIds::commit() {
   fresh_.clear();
 }
 
-const char* const kPointColumns =
-    "series_id, started_ms, run_id, value_ns, min_ns, max_ns, n_reps, n_errors, error_message, label, on_main, spirv,"
-    " spread";
-const char* const kPackColumns =
-    "run_id, benchmark_id, first_idx, shape_id, packed, has_iteration, outcome, message, p25_ns, p75_ns,"
-    " pct_of_roofline, pct_of_copy_peak, err_bound_ratio, spread_pct";
-
-namespace {
-
-constexpr int kPointWidth = 13, kPackWidth = 14;
-
-}  // namespace
-
-std::string folded_point_columns() {
-  std::string columns = kPointColumns;
-  return columns.replace(columns.find(" run_id,"), 8, "");
-}
-
-namespace {
-
-// A pack's values, in kPackColumns' order.
-void add_pack(std::vector<sql::Value>& row, sql::Conn& c, std::int64_t run_pk, const BenchmarkPack& p, ShapeIds& shapes) {
-  const auto real = [](double v) { return std::isnan(v) ? sql::Value{} : sql::Value{v}; };
-  const RowsSummary& s = p.summary;
-  for (sql::Value v : {sql::Value{run_pk}, sql::Value{p.benchmark_id}, sql::Value{p.rows.first_idx},
-                       sql::Value{shapes.id(c, p.rows.shape)}, sql::Value{sql::Blob{p.rows.values}},
-                       sql::Value{std::int64_t{s.has_iteration}}, sql::Value{std::string(contract::row_status_word(s.outcome))},
-                       sql::Value{s.message}, real(s.p25_ns), real(s.p75_ns), real(s.pct_of_roofline),
-                       real(s.pct_of_copy_peak), real(s.err_bound_ratio), real(s.spread_pct)})
-    row.push_back(std::move(v));
-}
-
-// A point's values, in kPointColumns' order, less run_id where `run_pk` is null (a PostgreSQL pack row holds the
-// run once); NULLs where there is no point (such a row's).
-void add_point(std::vector<sql::Value>& row, const std::int64_t* run_pk, std::int64_t started_ms,
-               const std::optional<StoredPoint>& point) {
-  if (!point) {
-    row.resize(row.size() + kPointWidth - (run_pk ? 0 : 1));
-    return;
-  }
-  const StoredPoint& p = *point;
-  const auto maybe = [](const std::optional<double>& v) { return v ? sql::Value{*v} : sql::Value{}; };
-  row.push_back(p.series_id);
-  row.push_back(started_ms);
-  if (run_pk) row.push_back(*run_pk);
-  for (sql::Value v : {maybe(p.value_ns), maybe(p.min_ns), maybe(p.max_ns), sql::Value{p.n_reps}, sql::Value{p.n_errors},
-                       sql::Value{p.error_message}, sql::Value{p.label}, sql::Value{std::int64_t{p.on_main ? 1 : 0}},
-                       sql::Value{p.spirv}, sql::Value{p.spread}})
-    row.push_back(std::move(v));
-}
-
-}  // namespace
-
 void insert_result_sets(sql::Conn& c, std::int64_t run_pk, const std::vector<BenchmarkPack>& packs, ShapeIds& shapes) {
-  sql::BulkInsert ins(c, std::string("INSERT INTO result_sets(") + kPackColumns + ")", kPackWidth);
+  sql::BulkInsert ins(c,
+                      "INSERT INTO result_sets(run_id, benchmark_id, first_idx, shape_id, packed, has_iteration, outcome,"
+                      " message, p25_ns, p75_ns, pct_of_roofline, pct_of_copy_peak, err_bound_ratio, spread_pct)",
+                      14);
+  const auto real = [](double v) { return std::isnan(v) ? sql::Value{} : sql::Value{v}; };
   for (const auto& p : packs) {
-    std::vector<sql::Value> row;
-    add_pack(row, c, run_pk, p, shapes);
-    ins.add(std::move(row));
+    const RowsSummary& s = p.summary;
+    ins.add({run_pk, p.benchmark_id, p.rows.first_idx, shapes.id(c, p.rows.shape), sql::Blob{p.rows.values},
+             std::int64_t{s.has_iteration}, std::string(contract::row_status_word(s.outcome)), s.message, real(s.p25_ns),
+             real(s.p75_ns), real(s.pct_of_roofline), real(s.pct_of_copy_peak), real(s.err_bound_ratio), real(s.spread_pct)});
   }
   ins.finish();
-}
-
-void insert_benchmark_runs(sql::Conn& c, std::int64_t run_pk, std::int64_t started_ms,
-                           const std::vector<BenchmarkPack>& packs, ShapeIds& shapes) {
-  if (c.shared()) {
-    // One row a pack, its point's columns beside (the point's run_id is the pack's: not written twice).
-    sql::BulkInsert ins(c, std::string("INSERT INTO result_sets(") + kPackColumns + ", " + folded_point_columns() + ")",
-                        kPackWidth + kPointWidth - 1);
-    for (const auto& p : packs) {
-      std::vector<sql::Value> row;
-      add_pack(row, c, run_pk, p, shapes);
-      add_point(row, nullptr, started_ms, p.point);
-      ins.add(std::move(row));
-    }
-    ins.finish();
-    return;
-  }
-  insert_result_sets(c, run_pk, packs, shapes);
-  sql::BulkInsert points(c, std::string("INSERT INTO points(") + kPointColumns + ")", kPointWidth);
-  for (const auto& p : packs) {
-    if (!p.point) continue;
-    std::vector<sql::Value> row;
-    add_point(row, &run_pk, started_ms, p.point);
-    points.add(std::move(row));
-  }
-  points.finish();
 }
 
 std::vector<BenchmarkRows> run_rows(sql::Conn& c, std::int64_t run_pk, bool counters) {

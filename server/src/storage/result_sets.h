@@ -5,9 +5,7 @@
 
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "common/rows_summary.h"
@@ -29,34 +27,12 @@ class ShapeIds {
   std::map<std::string, std::int64_t> fresh_;
 };
 
-// A benchmark's point in a run: ingest's median of its repetitions and what the detector reads beside it.
-struct StoredPoint {
-  std::int64_t series_id = 0;
-  std::optional<double> value_ns, min_ns, max_ns;  // none where no repetition was measured
-  std::int64_t n_reps = 0, n_errors = 0;
-  std::string_view error_message, label, spirv;    // the caller's, alive until the insert returns
-  bool on_main = true;
-  double spread = 0;
-};
-
 struct BenchmarkPack {
   std::int64_t benchmark_id = 0;
   PackedRows rows;
   RowsSummary summary;
-  std::optional<StoredPoint> point;  // none where the rows make no point of a series
 };
-// The packs alone, into table result_sets as migration 9 made it (that migration's writer).
 void insert_result_sets(sql::Conn& c, std::int64_t run_pk, const std::vector<BenchmarkPack>& packs, ShapeIds& shapes);
-// A run's packs and points, as this schema keeps them: on SQLite a result_sets row per pack and a points row per
-// point; on PostgreSQL one result_sets row per pack holding its point too (migration 13; points is a view there).
-void insert_benchmark_runs(sql::Conn& c, std::int64_t run_pk, std::int64_t started_ms,
-                           const std::vector<BenchmarkPack>& packs, ShapeIds& shapes);
-// The columns of a point (view or table points) and of a pack (result_sets, less the point's on PostgreSQL), in the
-// order migrations make them: what `migrate` copies.
-extern const char* const kPointColumns;
-extern const char* const kPackColumns;
-// kPointColumns less run_id: the point's columns of a PostgreSQL result_sets row.
-std::string folded_point_columns();
 
 struct BenchmarkRows {
   std::int64_t benchmark_id = 0;
