@@ -192,29 +192,39 @@ TEST(StorageEngines, MigrateCopiesEveryRunAlertAndToken) {
   }
 }
 
+namespace {
+
+// What a copy of a history must answer as its original does.
+const std::vector<std::string> kHistoryAnswers = {
+    "/api/v1/runs?limit=1000", "/api/v1/alerts?limit=500", "/api/v1/series?limit=1000", "/api/v1/summary",
+    "/api/v1/correctness", "/api/v1/runs/run-30/verdict?dashboard=http%3A%2F%2Fdash.example",
+    "/api/v1/runs/run-24/results", "/api/v1/compare?base=run-20&contender=run-30"};
+
+// A server on `db` given the kRuns runs of run_body: its answers to kHistoryAnswers.
+std::map<std::string, json> answers_of_history(const std::string& db) {
+  TestServer s(db);
+  for (int i = 0; i < kRuns; ++i) EXPECT_EQ(s.post(run_body(i))->status, 201);
+  std::map<std::string, json> out;
+  for (const auto& p : kHistoryAnswers) out[p] = s.get(p);
+  EXPECT_EQ(out["/api/v1/alerts?limit=500"]["alerts"].size(), 3u) << "the history has its alerts";
+  return out;
+}
+
+}  // namespace
+
 // And back: a copy from PostgreSQL into SQLite answers as the original did.
 TEST(StorageEngines, MigrateCopiesPostgresqlIntoSqliteWithEveryAnswerTheSame) {
   if (!on_postgres()) GTEST_SKIP() << "needs a PostgreSQL cluster: runs in server.postgres.*";
   TempDir dir;
   const std::string from = dir.db("pg-from"), to = dir.file("to.db");
-  const std::vector<std::string> paths = {"/api/v1/runs?limit=1000", "/api/v1/alerts?limit=500",
-                                          "/api/v1/series?limit=1000", "/api/v1/summary", "/api/v1/correctness",
-                                          "/api/v1/runs/run-30/verdict?dashboard=http%3A%2F%2Fdash.example", "/api/v1/runs/run-24/results",
-                                          "/api/v1/compare?base=run-20&contender=run-30"};
-  std::map<std::string, json> before;
-  {
-    TestServer s(from);
-    for (int i = 0; i < kRuns; ++i) ASSERT_EQ(s.post(run_body(i))->status, 201);
-    for (const auto& p : paths) before[p] = s.get(p);
-    ASSERT_EQ(before["/api/v1/alerts?limit=500"]["alerts"].size(), 3u) << "the history has its alerts";
-  }
+  const auto before = answers_of_history(from);
   std::map<std::string, std::uint64_t> rows;
   for (const auto& t : shaderwatch::copy_database(from, cat("sqlite:", to), [](const std::string&) {}))
     rows[t.table] = t.rows;
   EXPECT_GT(rows["points"], 0u);
   EXPECT_GE(rows["result_sets"], rows["points"]);
   TestServer s(to, {}, false);
-  for (const auto& p : paths) EXPECT_EQ(s.get(p), before[p]) << p;
+  for (const auto& p : kHistoryAnswers) EXPECT_EQ(s.get(p), before.at(p)) << p;
 }
 
 // The README's PostgreSQL backup, run against the real server: pg_dump's custom format restored by pg_restore into
@@ -223,16 +233,7 @@ TEST(StorageEngines, APgDumpRestoresToAServerThatAnswersTheSame) {
   if (!on_postgres()) GTEST_SKIP() << "needs a PostgreSQL cluster: runs in server.postgres.*";
   TempDir dir;
   const std::string from = dir.db("dumped"), to = dir.db("restored");
-  std::vector<std::string> paths = {"/api/v1/runs?limit=1000", "/api/v1/alerts?limit=500", "/api/v1/summary",
-                                    "/api/v1/runs/run-30/verdict?dashboard=http%3A%2F%2Fdash.example",
-                                    "/api/v1/runs/run-24/results", "/api/v1/compare?base=run-20&contender=run-30"};
-  std::map<std::string, json> before;
-  {
-    TestServer s(from);
-    for (int i = 0; i < kRuns; ++i) ASSERT_EQ(s.post(run_body(i))->status, 201);
-    for (const auto& p : paths) before[p] = s.get(p);
-    ASSERT_FALSE(before["/api/v1/alerts?limit=500"]["alerts"].empty());
-  }
+  const auto before = answers_of_history(from);
   std::vector<std::filesystem::path> bindirs;
   for (const auto& e : std::filesystem::directory_iterator("/usr/lib/postgresql")) bindirs.push_back(e.path() / "bin");
   ASSERT_FALSE(bindirs.empty()) << "no PostgreSQL client programs";
@@ -241,7 +242,7 @@ TEST(StorageEngines, APgDumpRestoresToAServerThatAnswersTheSame) {
   ASSERT_EQ(std::system(cat(bin, "/pg_dump --format=custom --file=", dump, " '", from, "'").c_str()), 0);
   ASSERT_EQ(std::system(cat(bin, "/pg_restore --no-owner --exit-on-error --dbname='", to, "' ", dump).c_str()), 0);
   TestServer s(to, {}, false);
-  for (const auto& p : paths) EXPECT_TRUE(s.get(p) == before[p]) << p;
+  for (const auto& p : kHistoryAnswers) EXPECT_TRUE(s.get(p) == before.at(p)) << p;
 }
 
 // PostgreSQL restarted under a running server (every connection of its database ended): a request that meets a
@@ -300,8 +301,8 @@ TEST(StorageEngines, SqliteCountsNoAllocations) {
 }
 
 // On PostgreSQL the rows of each benchmark-run (points, result_sets) keep their ids and counts in 4 bytes, not the
-// 8 of every other INTEGER there (migration 11), and a database of 8-byte ones is brought to them with every
-// answer the same.
+// 8 of every other INTEGER there (migration 11), a point is keyed by its run and found by a two-word series index
+// (migration 12), and a database of schema 10 is brought to them with every answer the same.
 TEST(StorageEngines, OnPostgresqlEachBenchmarkRunsRowsTakeFourByteIntegersAndItsPointTwoWordKeys) {
   if (!on_postgres()) GTEST_SKIP() << "needs a PostgreSQL cluster: runs in server.postgres.*";
   TempDir dir;
@@ -335,8 +336,10 @@ TEST(StorageEngines, OnPostgresqlEachBenchmarkRunsRowsTakeFourByteIntegersAndIts
   EXPECT_EQ(narrow["points.on_main"], "smallint");
   EXPECT_EQ(narrow["points.started_ms"], "bigint") << "Unix ms need 8 bytes";
   // A run's points by their key; a series' points by (series, time): two 8-byte words an entry.
-  EXPECT_EQ(narrow["index points_pkey"], "CREATE UNIQUE INDEX points_pkey ON public.points USING btree (run_id, series_id)");
-  EXPECT_EQ(narrow["index points_series"], "CREATE INDEX points_series ON public.points USING btree (series_id, started_ms)");
+  EXPECT_EQ(narrow["index points_pkey"],
+            "CREATE UNIQUE INDEX points_pkey ON public.points USING btree (run_id, series_id)");
+  EXPECT_EQ(narrow["index points_series"],
+            "CREATE INDEX points_series ON public.points USING btree (series_id, started_ms)");
   EXPECT_EQ(narrow.count("index points_run"), 0u);
   {
     auto c = shaderwatch::sql::connect(shaderwatch::sql::Location::parse(db), shaderwatch::sql::Role::Writer);
