@@ -75,12 +75,12 @@ void hold_newest(sql::Conn& c, const JudgedRun& run, const EvidenceParams& p) {
   p.history->hold(*generation, std::move(newest), !cut);  // no cut: the GPU's every main run was read
 }
 
-// latest_main_points from what the process holds, read first where it holds none: false where it cannot say.
+// latest_main_points from what the process holds (caught up by load_evidence), read first where it holds none: false
+// where it cannot say.
 template <class F>
 bool latest_held_points(sql::Conn& c, const JudgedRun& run, const EvidenceParams& p, const LevelBound& upto,
                         bool inclusive, std::size_t limit, const BySeries& series, F& f) {
   const auto give = [&](const BySeries::value_type& s, const MainPoint& pt) { f(*s.second, pt); };
-  p.history->catch_up(c, run.gpu_id, p.main_branch);
   if (p.history->visit_newest_before(series, upto.ms, upto.pk, inclusive, limit, give)) return true;
   hold_newest(c, run, p);
   return p.history->visit_newest_before(series, upto.ms, upto.pk, inclusive, limit, give);
@@ -195,20 +195,24 @@ void load_open_alerts(sql::Conn& c, const JudgedRun& run, const BySeries& series
 }
 
 // The series' open regressions, each with the values since its step: whether the run carries them is the
-// judge's to say (detect::presence).
-void load_open_regressions(sql::Conn& c, const JudgedRun& run, const BySeries& series) {
+// judge's to say (detect::presence). The values come from the newest main points up to the run, as the levels'
+// do: a read per regression was a round trip each on PostgreSQL (about 3 ms a judgement at 20 of them).
+void load_open_regressions(sql::Conn& c, const JudgedRun& run, const EvidenceParams& p, const BySeries& series) {
   std::vector<std::pair<Evidence*, std::pair<std::int64_t, std::int64_t>>> steps;
   load_open_alerts(c, run, series, steps);
-  // Open regressions are few (a handful per run): one read each.
+  if (steps.empty()) return;
+  BySeries stepped;
+  for (const auto& [b, step] : steps) stepped.emplace(b->series_id, b);
+  std::map<const Evidence*, std::vector<MainPoint>> newest;  // up to and with the run, newest first
+  latest_main_points(c, run, p, {run.started_ms, run.pk}, true, analysis::kLevelRuns, stepped,
+                     [&](const Evidence& b, const MainPoint& pt) { newest[&b].push_back(pt); });
   std::map<Evidence*, std::size_t> next;  // each benchmark's next open regression to fill
   for (const auto& [b, step] : steps) {
-    auto& since = c.q("SELECT value_ns FROM points WHERE series_id=? AND (started_ms, run_id) >= (?, ?) AND"
-                      " (started_ms, run_id) <= (?, ?) AND on_main=1 AND value_ns IS NOT NULL"
-                      " ORDER BY started_ms DESC, run_id DESC LIMIT ?");
-    since.bind(1, b->series_id).bind(2, step.first).bind(3, step.second).bind(4, run.started_ms).bind(5, run.pk)
-        .bind(6, static_cast<std::int64_t>(analysis::kLevelRuns));
     auto& r = b->open[next[b]++];
-    while (since.step()) r.since.push_back(since.f64(0));
+    for (const MainPoint& pt : newest[b]) {
+      if (earlier(pt, step.first, step.second)) break;
+      r.since.push_back(pt.value);
+    }
   }
 }
 
@@ -315,7 +319,9 @@ analysis::RunEvidence load_evidence(sql::Conn& c, const JudgedRun& run, const Le
   // Pointers into evidence.benchmarks from here on: it no longer grows.
   load_failures(c, run, bound, evidence);
   const BySeries series = timed(evidence);
-  if (evidence.on_main) load_open_regressions(c, run, series);
+  // What the process holds of the GPU's series, once per judgement, before any of it is read.
+  if (p.history) p.history->catch_up(c, run.gpu_id, p.main_branch);
+  if (evidence.on_main) load_open_regressions(c, run, p, series);
   std::map<std::int64_t, std::vector<std::int64_t>> level_run_ids;  // series -> its level's runs, newest first
   load_levels(c, run, bound, p, series, level_run_ids);
   load_ran_as_before(c, run, series, level_run_ids, p.what_ran, p.names);

@@ -1,17 +1,10 @@
 #include "storage/main_history.h"
 
 #include <algorithm>
-#include <tuple>
 
 #include "storage/main_runs_follower.h"
 
 namespace shaderwatch {
-
-namespace {
-
-bool earlier(const MainPoint& a, std::int64_t ms, std::int64_t pk) { return std::tie(a.started_ms, a.run_id) < std::tie(ms, pk); }
-
-}  // namespace
 
 void MainHistory::begin_write(const Added& added) {
   std::lock_guard l(mu_);

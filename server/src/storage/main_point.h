@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 
 namespace shaderwatch {
 
@@ -12,6 +13,11 @@ struct MainPoint {
   double value = 0, spread = 0;
   std::string spirv;
 };
+
+// Whether point a comes before (ms, pk) in a series' order: by start, then run.
+inline bool earlier(const MainPoint& a, std::int64_t ms, std::int64_t pk) {
+  return std::tie(a.started_ms, a.run_id) < std::tie(ms, pk);
+}
 
 struct HeldPoint {  // a main point and its series
   std::int64_t series_id = 0;
