@@ -2,7 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <random>
+#include <sstream>
+#include <string>
+#include <thread>
 
 #include "common/statistics.h"
 #include "detection/analysis.h"
@@ -350,4 +354,78 @@ TEST(Gate, ARegressionsOwnRunsDoNotHideItByChance) {
   EXPECT_LE(unconfirmed_with_slow, 1);
   EXPECT_GE(listed, 198);
   EXPECT_GE(listed_with_slow, 197);
+}
+
+namespace {
+// What a verdict says, as text to compare: each finding with its benchmark and numbers, and the coverage.
+std::string verdict_text(const a::RunVerdict& v) {
+  std::ostringstream t;
+  t << (v.fail ? "fail" : "pass") << "\n";
+  for (const auto& c : v.correctness) t << "correctness " << c.benchmark->name << "\n";
+  for (const auto& s : v.slowdowns)
+    t << "slowdown " << s.benchmark->name << " " << s.slowdown.delta << " " << s.slowdown.floor << "\n";
+  for (const auto& s : v.suspects)
+    t << "suspect " << s.benchmark->name << " " << s.suspect.delta << " " << s.suspect.gate_floor << "\n";
+  for (const auto* ids : {&v.regressions, &v.acknowledged, &v.unconfirmed}) {
+    t << "alerts";
+    for (const auto id : *ids) t << " " << id;
+    t << "\n";
+  }
+  const auto& c = v.coverage;
+  t << "coverage " << c.modeled << " " << c.held_as_before << " " << c.floor_min << " " << c.floor_median << " "
+    << c.floor_max << " " << c.level << "\n";
+  return t.str();
+}
+}  // namespace
+
+// Detection judges a run's benchmarks side by side (analysis::ForEach): the verdict is the one judged one by one,
+// findings in the run's order, whatever order and threads the benchmarks were judged in.
+TEST(Gate, BenchmarksJudgedSideBySideGiveTheSameVerdict) {
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> noise(0, 0.01);
+  a::RunEvidence run;
+  for (int k = 0; k < 350; ++k) {
+    a::BenchmarkEvidence b;
+    b.name = std::string("k").append(std::to_string(k));
+    b.series_id = k;
+    for (int r = 0; r < 24; ++r) {
+      b.level_runs.push_back(1e5 * std::exp(noise(rng)));
+      b.swing_history.push_back(b.level_runs.back());
+    }
+    b.history = 24;
+    // Every 100th + 50 three times slower; every 100th 1.5 times, run as before (held to the prior's floor: a
+    // suspect); every 50th + 7 slower by 6% (a suspect); every 50th + 13 failed; the others as before.
+    b.value = 1e5 * std::exp(noise(rng)) * (k % 100 == 50 ? 3 : k % 100 == 0 ? 1.5 : k % 50 == 7 ? 1.06 : 1);
+    b.ran_as_before = k % 100 == 0;
+    b.failed = k % 50 == 13;
+    b.passed_before = k % 100 == 13;
+    // Open regressions: one carried (confirmed), one acknowledged, one not yet confirmed, one the gate raised here.
+    if (k % 70 == 1) b.open.push_back({1000 + k, false, 1e5, 1.1e5, 0.05, 0.01, 24, std::vector<double>(12, 1.1e5)});
+    if (k % 70 == 2) b.open.push_back({1000 + k, true, 1e5, 1.1e5, 0.05, 0.01, 24, std::vector<double>(12, 1.1e5)});
+    if (k % 70 == 3) b.open.push_back({1000 + k, false, 1e5, 1.1e5, 0.05, 0.04, 24, {1.1e5}});
+    if (k % 70 == 4) b.open.push_back({1000 + k, false, 1e5, 3e5, 1.0, 0.01, 24, {3e5}, 1, true, true});
+    run.benchmarks.push_back(std::move(b));
+  }
+  const auto serial = a::judge(run, kDetect);
+  const std::string one_by_one = verdict_text(serial);
+  // Every kind of finding is there to be merged.
+  EXPECT_FALSE(serial.regressions.empty());
+  EXPECT_FALSE(serial.acknowledged.empty());
+  EXPECT_FALSE(serial.unconfirmed.empty());
+  EXPECT_GT(serial.coverage.held_as_before, 0);
+  ASSERT_NE(one_by_one.find("slowdown k50 "), std::string::npos) << one_by_one;
+  ASSERT_NE(one_by_one.find("suspect k7 "), std::string::npos) << one_by_one;
+  ASSERT_NE(one_by_one.find("suspect k100 "), std::string::npos) << one_by_one;
+  ASSERT_NE(one_by_one.find("correctness k13"), std::string::npos) << one_by_one;
+  // Four threads, each taking every fourth benchmark from the last.
+  const a::ForEach side_by_side = [](std::size_t n, const std::function<void(std::size_t)>& f) {
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < 4; ++t)
+      threads.emplace_back([&, t] {
+        for (std::size_t i = n; i-- > 0;)
+          if (i % 4 == t) f(i);
+      });
+    for (auto& th : threads) th.join();
+  };
+  EXPECT_EQ(verdict_text(a::judge(run, kDetect, {}, side_by_side)), one_by_one);
 }

@@ -128,7 +128,19 @@ void floor_range(const std::vector<double>& floors, Coverage& cov) {
 }
 }  // namespace
 
-RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GateParams& g) {
+namespace {
+// One benchmark's part of a verdict: judged on its own (in parallel), then merged in the run's order.
+struct BenchmarkJudgement {
+  std::vector<std::int64_t> regressions, acknowledged, unconfirmed;
+  std::vector<std::int64_t> raised_here;  // the gate's own alerts raised at this run, still present
+  std::optional<Slowdown> slowdown;
+  std::optional<Suspect> suspect;
+  std::optional<double> floor;  // the model's floor it was judged at
+  bool held_as_before = false;
+};
+}  // namespace
+
+RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GateParams& g, const ForEach& for_each) {
   RunVerdict v;
   Coverage& cov = v.coverage;
   cov.swing = run.timings_gated ? lone_swing(run, g) : 0;
@@ -142,10 +154,9 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
   cov.run_spread = rm.spread;
   const bool prior_gates = cov.series_runs >= g.min_swing_series_runs;
   cov.gated = run.timings_gated && (cov.modeled || prior_gates);
-  std::vector<double> floors;
   // The benchmark's time: a slowdown the single-run gate fails on (by the GPU's noise model, else the prior), else a
   // suspect.
-  const auto judge_time = [&](const BenchmarkEvidence& b, std::size_t bi) {
+  const auto judge_time = [&](const BenchmarkEvidence& b, std::size_t bi, BenchmarkJudgement& out) {
     if (cov.modeled) {
       // Never above the prior's floor where the prior gates: a heavy tail extrapolated from a few hundred changes
       // can reach past what the prior's minimum effect already held (heavy noise: 2.3-3x), and the prior's own
@@ -153,7 +164,7 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
       const auto prior = prior_gates ? prior_floor(b, cov.swing, g, p) : std::nullopt;
       auto j = gate_by_model(b, rm.noise[bi], rm.model, prior ? prior->floor : HUGE_VAL, g, p);
       if (!j) return;
-      floors.push_back(j->slowdown.floor);
+      out.floor = j->slowdown.floor;
       // Nothing that ran changed (kernel, driver, runner): one run cannot tell a regression from a slow mode of the
       // GPU (an H200 ran one unchanged kernel 49% slower, every repetition, in one run of seven), so it fails only
       // past the prior's floor; the detector's change point confirms it over the next runs.
@@ -163,27 +174,65 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
       if (j->fails && b.ran_as_before && !(bar && j->slowdown.delta > bar->floor)) {
         j->fails = false;
         j->suspect = true;
-        ++cov.held_as_before;
+        out.held_as_before = true;
         gate_floor = bar ? bar->floor : NAN;
       }
-      if (j->fails) v.slowdowns.push_back({&b, j->slowdown});
+      if (j->fails) out.slowdown = j->slowdown;
       else if (j->suspect)
-        v.suspects.push_back({&b, {j->slowdown.baseline, j->slowdown.noise, std::expm1(rm.model.suspect * j->slowdown.noise),
-                                   j->slowdown.delta, std::log1p(j->slowdown.delta) / j->slowdown.noise, gate_floor,
-                                   j->slowdown.against, j->slowdown.runs}});
+        out.suspect = Suspect{j->slowdown.baseline, j->slowdown.noise, std::expm1(rm.model.suspect * j->slowdown.noise),
+                              j->slowdown.delta, std::log1p(j->slowdown.delta) / j->slowdown.noise, gate_floor,
+                              j->slowdown.against, j->slowdown.runs};
       return;
     }
     if (const auto s = cov.gated ? gate(b, cov.swing, g, p) : std::nullopt) {
-      v.slowdowns.push_back({&b, *s});
+      out.slowdown = *s;
       return;
     }
     if (auto s = suspect(b.value, b.level_runs, p)) {
       if (const auto f = cov.gated ? prior_floor(b, cov.swing, g, p) : std::nullopt) s->gate_floor = f->floor;
-      v.suspects.push_back({&b, *s});
+      out.suspect = *s;
     } else if (const auto c = cov.gated ? cold_suspect(b, cov.swing, g, p) : std::nullopt) {
-      v.suspects.push_back({&b, *c});
+      out.suspect = *c;
     }
   };
+  // Its open regressions the run still carries, then its time.
+  const auto judge_benchmark = [&](std::size_t bi, BenchmarkJudgement& out) {
+    const auto& b = run.benchmarks[bi];
+    if (run.on_main) {
+      for (const auto& r : b.open) {
+        // Whether the run still carries the step: the runs since it say (those before it are the old level).
+        if (r.before && r.after &&
+            detect::presence({*r.before, *r.after, r.floor_rel, r.noise_rel, r.n_after}, {r.since.rbegin(), r.since.rend()}, p)
+                    .state != detect::PresenceState::Carried)
+          continue;
+        if (r.acknowledged) {
+          out.acknowledged.push_back(r.alert_id);
+          continue;
+        }
+        // Present, but not yet beyond the gate's score: listed as a suspect of this run until it is.
+        // The alert's noise was estimated from the runs either side of its step: as a t quantile for them. The
+        // noise the runs since the step show now counts too, where it is larger: a runner that became noisier
+        // after the alert was raised (or whose first noisy runs the alert took for a level) fails nothing.
+        if (!r.by_gate && r.before && r.noise_rel > 0 && !r.since.empty() &&
+            evidence_z(*r.before, r.since, evidence_noise(r, p), r.n_before) <
+                stats::tail_threshold(g.alert_z, r.n_before + r.since.size())) {
+          out.unconfirmed.push_back(r.alert_id);
+          continue;
+        }
+        // The gate's own alert raised at this run is this run's slowdown, listed as that when the gate fails it again.
+        (r.by_gate && r.raised_here ? out.raised_here : out.regressions).push_back(r.alert_id);
+      }
+    }
+    judge_time(b, bi, out);
+  };
+  std::vector<BenchmarkJudgement> judged(run.benchmarks.size());
+  const auto one = [&](std::size_t bi) {
+    if (!run.benchmarks[bi].failed && run.timings_gated) judge_benchmark(bi, judged[bi]);
+  };
+  if (for_each) for_each(run.benchmarks.size(), one);
+  else for (std::size_t bi = 0; bi < run.benchmarks.size(); ++bi) one(bi);
+
+  std::vector<double> floors;
   bool any = false;
   for (std::size_t bi = 0; bi < run.benchmarks.size(); ++bi) {
     const auto& b = run.benchmarks[bi];
@@ -204,36 +253,15 @@ RunVerdict judge(const RunEvidence& run, const detect::Params& p, const GatePara
     else if (b.level_runs.size() < p.min_segment) ++cov.previous_runs;
     else ++cov.level;
     if (b.history >= p.min_history) ++cov.change_points;
-    std::vector<std::int64_t> raised_here;
-    if (run.on_main) {
-      for (const auto& r : b.open) {
-        // Whether the run still carries the step: the runs since it say (those before it are the old level).
-        if (r.before && r.after &&
-            detect::presence({*r.before, *r.after, r.floor_rel, r.noise_rel, r.n_after}, {r.since.rbegin(), r.since.rend()}, p)
-                    .state != detect::PresenceState::Carried)
-          continue;
-        if (r.acknowledged) {
-          v.acknowledged.push_back(r.alert_id);
-          continue;
-        }
-        // Present, but not yet beyond the gate's score: listed as a suspect of this run until it is.
-        // The alert's noise was estimated from the runs either side of its step: as a t quantile for them. The
-        // noise the runs since the step show now counts too, where it is larger: a runner that became noisier
-        // after the alert was raised (or whose first noisy runs the alert took for a level) fails nothing.
-        if (!r.by_gate && r.before && r.noise_rel > 0 && !r.since.empty() &&
-            evidence_z(*r.before, r.since, evidence_noise(r, p), r.n_before) <
-                stats::tail_threshold(g.alert_z, r.n_before + r.since.size())) {
-          v.unconfirmed.push_back(r.alert_id);
-          continue;
-        }
-        // The gate's own alert raised at this run is this run's slowdown, listed as that when the gate fails it again.
-        if (r.by_gate && r.raised_here) raised_here.push_back(r.alert_id);
-        else v.regressions.push_back(r.alert_id);
-      }
-    }
-    const std::size_t slowdowns_before = v.slowdowns.size();
-    judge_time(b, bi);
-    if (v.slowdowns.size() == slowdowns_before) v.regressions.insert(v.regressions.end(), raised_here.begin(), raised_here.end());
+    auto& j = judged[bi];
+    v.acknowledged.insert(v.acknowledged.end(), j.acknowledged.begin(), j.acknowledged.end());
+    v.unconfirmed.insert(v.unconfirmed.end(), j.unconfirmed.begin(), j.unconfirmed.end());
+    v.regressions.insert(v.regressions.end(), j.regressions.begin(), j.regressions.end());
+    if (j.floor) floors.push_back(*j.floor);
+    cov.held_as_before += j.held_as_before;
+    if (j.slowdown) v.slowdowns.push_back({&b, *j.slowdown});
+    else v.regressions.insert(v.regressions.end(), j.raised_here.begin(), j.raised_here.end());
+    if (j.suspect) v.suspects.push_back({&b, *j.suspect});
   }
   floor_range(floors, cov);
   v.fail = !v.correctness.empty() || !v.regressions.empty() || !v.slowdowns.empty();

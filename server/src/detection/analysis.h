@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -107,7 +108,11 @@ struct RunVerdict {
 // gates. A detector's alert fails once its evidence passes GateParams::alert_z; one the gate raised (at ingest, from
 // this judgement) was confirmed by its floor and fails while present, listed at its own run as the slowdown it is.
 // Suspects as suspect() says, less the benchmarks the gate failed.
-RunVerdict judge(const RunEvidence& run, const detect::Params& p = {}, const GateParams& g = {});
+// `for_each` spreads the per-benchmark work: for_each(n, f) calls f(i) once for each i < n, in any order or at once (a
+// worker pool's parallel_for); none: one by one. The verdict is the same either way.
+using ForEach = std::function<void(std::size_t, const std::function<void(std::size_t)>&)>;
+RunVerdict judge(const RunEvidence& run, const detect::Params& p = {}, const GateParams& g = {},
+                 const ForEach& for_each = {});
 // One line for people: "history: 2 runs; judged against the previous runs; change points from 18 runs".
 std::string coverage_line(const Coverage& c, const detect::Params& p = {}, const GateParams& g = {});
 

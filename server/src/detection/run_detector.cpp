@@ -401,8 +401,9 @@ struct RunDetector::Pass {
     analysis::RunEvidence evidence;
     analysis::RunVerdict verdict;  // points into evidence
   };
+  // `pool` judges the benchmarks side by side.
   static std::unique_ptr<GateJudgement> judge_gate(sql::Conn& c, std::int64_t run_pk, const DetectorOptions& opts,
-                                                   MainHistory* history, SeriesNames& names) {
+                                                   MainHistory* history, SeriesNames& names, WorkerPool& pool) {
     const JudgedRun judged = load_judged_run(c, run_pk);
     std::optional<VerdictBaseline> baseline;
     const LevelBound bound = level_bound(c, judged, opts.main_branch, baseline);
@@ -411,7 +412,8 @@ struct RunDetector::Pass {
     j->evidence = load_evidence(c, judged, bound,
                                 {opts.detect, j->gate, opts.main_branch, opts.gate_cpu_timings, history, opts.what_ran, names});
     c.reset_all();
-    j->verdict = analysis::judge(j->evidence, opts.detect, j->gate);
+    j->verdict = analysis::judge(j->evidence, opts.detect, j->gate,
+                                 [&pool](std::size_t n, const std::function<void(std::size_t)>& f) { pool.parallel_for(n, f); });
     return j;
   }
 
@@ -494,7 +496,7 @@ std::vector<std::int64_t> RunDetector::detect_run(std::int64_t run_pk, const std
   if (const auto it = models_ahead_.find(pass.run.gpu_id); it != models_ahead_.end()) model_ahead = std::move(it->second);
   const auto judge_gate = [&](sql::Conn& c) {
     if (model_ahead.valid()) model_ahead.wait();
-    return Pass::judge_gate(c, run_pk, opts_, db_.main_history(), db_.series_names());
+    return Pass::judge_gate(c, run_pk, opts_, db_.main_history(), db_.series_names(), pool_);
   };
   std::vector<const Window*> windows;
   std::vector<WindowAnalysis> found;
