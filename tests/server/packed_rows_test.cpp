@@ -1,5 +1,6 @@
 // A run's rows packed per benchmark (common/stored_rows.h, number_codec.h): every field back bit for bit, bad
 // bytes refused, and a database of schema 8 (a row each) packed by its migration with no answer changed.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -147,6 +148,22 @@ TEST(PackedRows, EveryFieldOfEveryRowComesBack) {
   EXPECT_EQ(q.shape, p.shape);
   EXPECT_NE(q.values, p.values);
   expect_same(shaderwatch::unpack_rows(q.first_idx, q.shape, q.values), again);
+}
+
+// A shape alone gives every row but its numbers: what the verdict's skipped kernels and an alert's error read.
+TEST(PackedRows, AShapeAloneGivesEveryRowButItsNumbers) {
+  const auto rows = sample_rows();
+  const auto p = shaderwatch::pack_rows(rows);
+  auto numberless = rows;
+  for (auto& r : numberless) {
+    r.idx -= p.first_idx;
+    r.real_ns.reset();
+    r.cpu_ns.reset();
+    r.counters = json::object();
+  }
+  ASSERT_TRUE(std::any_of(rows.begin(), rows.end(), [](const StoredRow& r) { return r.error; })) << "the sample has an error";
+  expect_same(shaderwatch::shape_rows(p.shape), numberless);
+  EXPECT_THROW(shaderwatch::shape_rows(p.shape.substr(0, 3)), shaderwatch::codec::Corrupt);
 }
 
 TEST(PackedRows, BytesThatAreNotAPackAreRefused) {

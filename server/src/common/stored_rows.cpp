@@ -164,8 +164,9 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
   return p;
 }
 
-std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shape, std::string_view values,
-                                   bool counters) {
+namespace {
+// The rows a shape describes, their numbers left at their defaults, reading `shape` up to its columns.
+std::vector<StoredRow> read_shape(std::int64_t first_idx, std::string_view& shape) {
   const auto version = get_byte(shape);
   if (version != kShapeVersion) throw Corrupt("a row shape of version " + std::to_string(version) + ", not " +
                                               std::to_string(kShapeVersion));
@@ -187,6 +188,16 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
     if (!status) throw Corrupt("a row shape names an unknown row status");
     r.status = *status;
   }
+  return rows;
+}
+}  // namespace
+
+std::vector<StoredRow> shape_rows(std::string_view shape) { return read_shape(0, shape); }
+
+std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shape, std::string_view values,
+                                   bool counters) {
+  std::vector<StoredRow> rows = read_shape(first_idx, shape);
+  const std::size_t n = rows.size();
   const auto get_values = [&](const Column& c, auto set) {
     if (c.mode == Mode::Once) {
       const std::string_view start = values;

@@ -47,6 +47,10 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows);
 std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shape, std::string_view values,
                                    bool counters = true);
 
+// The rows a shape describes without their numbers (no times, no counters; idx relative to the pack's first): each
+// row's kind, counts, label, status and error, which is what a shape holds. Throws codec::Corrupt as unpack_rows does.
+std::vector<StoredRow> shape_rows(std::string_view shape);
+
 // The repetitions' times (ns) that make the benchmark's point, by ingest's rule: its measured iteration rows'
 // real times; where it has no iteration row at all (aggregates-only output), the median aggregate, else the mean.
 // Rows of expected outcomes and unsupported kernels are no part of a point.

@@ -6,7 +6,7 @@
 #include "common/driver_identity.h"
 #include "ingest/benchmark_name.h"
 #include "queries/query_helpers.h"
-#include "storage/result_sets.h"
+#include "common/stored_rows.h"
 
 namespace shaderwatch {
 
@@ -16,10 +16,12 @@ Alert load_alert(sql::Conn& c, std::int64_t id) {
       " r.run_key, pr.run_key, r.commit_id, r.driver_version, a.kind, a.severity, a.state,"
       " a.before_ns, a.after_ns, a.delta_pct, a.noise_pct, a.floor_pct, a.score, a.p_value,"
       " a.n_before, a.n_after, a.cause, a.attribution, rb.run_key, a.created_at, a.updated_at,"
-      " a.state_by, a.note, r.started_at, r.driver_name, r.driver_info, r.driver_uuid"
+      " a.state_by, a.note, r.started_at, r.driver_name, r.driver_info, r.driver_uuid, sh.shape"
       " FROM alerts a JOIN series s ON s.id=a.series_id JOIN benchmarks bm ON bm.id=s.benchmark_id"
       " JOIN gpus g ON g.id=s.gpu_id JOIN runs r ON r.id=a.run_id LEFT JOIN runs pr ON pr.id=a.prev_run_id"
-      " JOIN runs rb ON rb.id=a.raised_by WHERE a.id=?");
+      " JOIN runs rb ON rb.id=a.raised_by LEFT JOIN result_sets rs ON rs.run_id=a.run_id AND"
+      " rs.benchmark_id=s.benchmark_id AND rs.packed IS NOT NULL LEFT JOIN row_shapes sh ON sh.id=rs.shape_id"
+      " WHERE a.id=?");
   st.bind(1, id);
   if (!st.step()) throw ClientError(404, "no alert with id " + std::to_string(id));
   Alert a;
@@ -56,19 +58,15 @@ Alert load_alert(sql::Conn& c, std::int64_t id) {
   a.updated_at = st.text(28);
   a.state_by = opt_text(st, 29);
   a.note = opt_text(st, 30);
-  // A wrong answer's own words (the first wrong element, the seed), from the alert's first run.
-  auto& where = c.q("SELECT a.run_id, s.benchmark_id FROM alerts a JOIN series s ON s.id=a.series_id WHERE a.id=?");
-  where.bind(1, id);
-  if (where.step()) {
-    const auto run_pk = where.i64(0), benchmark_id = where.i64(1);
-    where.reset();
-    for (const auto& r : benchmark_rows(c, run_pk, benchmark_id)) {
+  // A wrong answer's own words (the first wrong element, the seed), from the alert's first run: its rows' shape
+  // holds their errors (none where its numbers were pruned).
+  if (!st.null(35))
+    for (const auto& r : shape_rows(st.blob(35))) {
       if (!r.error) continue;
       a.error_message = r.error_message;
       break;
     }
-  }
-  where.reset();
+  st.reset();
   return a;
 }
 

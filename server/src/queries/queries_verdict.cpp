@@ -32,10 +32,11 @@ std::vector<SkippedEntry> skipped_kernels(sql::Conn& c, std::int64_t pk) {
   std::vector<SkippedEntry> skipped;
   // The first message of each benchmark and status (by text, as SQL's MIN would), in the order of names.
   std::map<std::pair<std::string, RowStatus>, std::string> first;
-  for (const auto& b : run_rows(c, pk, false)) {
-    for (const auto& r : b.rows) {
+  const RunShapes run = run_shapes(c, pk);
+  for (const auto& [name, shape_id] : run.benchmarks) {
+    for (const auto& r : run.shapes.at(shape_id)) {
       if (r.status != RowStatus::Unsupported && r.status != RowStatus::Skip) continue;
-      const auto [it, fresh] = first.try_emplace({b.name, r.status}, r.error_message);
+      const auto [it, fresh] = first.try_emplace({name, r.status}, r.error_message);
       if (!fresh && r.error_message < it->second) it->second = r.error_message;
     }
   }

@@ -64,14 +64,21 @@ std::vector<BenchmarkRows> run_rows(sql::Conn& c, std::int64_t run_pk, bool coun
   return out;
 }
 
-std::vector<StoredRow> benchmark_rows(sql::Conn& c, std::int64_t run_pk, std::int64_t benchmark_id) {
-  auto& st = c.q("SELECT rs.first_idx, sh.shape, rs.packed FROM result_sets rs JOIN row_shapes sh ON sh.id=rs.shape_id"
-                 " WHERE rs.run_id=? AND rs.benchmark_id=? AND rs.packed IS NOT NULL");
-  st.bind(1, run_pk).bind(2, benchmark_id);
-  std::vector<StoredRow> rows;
-  if (st.step()) rows = unpack_at(st, 0);
-  st.reset();
-  return rows;
+RunShapes run_shapes(sql::Conn& c, std::int64_t run_pk) {
+  RunShapes out;
+  {
+    auto& st = c.q("SELECT id, shape FROM row_shapes WHERE id IN"
+                   " (SELECT shape_id FROM result_sets WHERE run_id=? AND packed IS NOT NULL)");
+    st.bind(1, run_pk);
+    while (st.step()) out.shapes[st.i64(0)] = shape_rows(st.blob(1));
+  }
+  // After the shapes: a pack pruned in between is left out here too.
+  auto& st = c.q("SELECT bm.name, rs.shape_id FROM result_sets rs JOIN benchmarks bm ON bm.id=rs.benchmark_id"
+                 " WHERE rs.run_id=? AND rs.packed IS NOT NULL ORDER BY bm.name");
+  st.bind(1, run_pk);
+  while (st.step())
+    if (out.shapes.count(st.i64(1))) out.benchmarks.emplace_back(st.text(0), st.i64(1));
+  return out;
 }
 
 std::map<std::int64_t, std::vector<double>> point_repetition_times(sql::Conn& c, std::int64_t run_pk) {

@@ -42,8 +42,13 @@ struct BenchmarkRows {
 // Every benchmark's rows in the run, by benchmark name (without `counters`, their counters left empty: faster).
 // A pruned pack has no rows.
 std::vector<BenchmarkRows> run_rows(sql::Conn& c, std::int64_t run_pk, bool counters = true);
-// One benchmark's rows in the run (none where it has none).
-std::vector<StoredRow> benchmark_rows(sql::Conn& c, std::int64_t run_pk, std::int64_t benchmark_id);
+// Every benchmark's rows in the run without their numbers (shape_rows: kinds, statuses, errors), by benchmark name.
+// A run's benchmarks share a few shapes: each is read and decoded once. A pruned pack has no rows, as in run_rows.
+struct RunShapes {
+  std::map<std::int64_t, std::vector<StoredRow>> shapes;          // by shape id
+  std::vector<std::pair<std::string, std::int64_t>> benchmarks;  // each benchmark's name and shape id, by name
+};
+RunShapes run_shapes(sql::Conn& c, std::int64_t run_pk);
 // The repetition times (repetition_times()) of each of the run's points, by series id.
 std::map<std::int64_t, std::vector<double>> point_repetition_times(sql::Conn& c, std::int64_t run_pk);
 // Each benchmark's summary in the run, by benchmark name.
