@@ -77,7 +77,8 @@ class Queries {
   Database& db_;
   QueryOptions opts_;
   std::shared_ptr<VerdictCache> verdicts_ = std::make_shared<VerdictCache>();
-  // Beside the asking thread, the overview's runs judged at once: each verdict on a reader of its own.
+  // Beside the asking thread, the overview's runs judged at once (each verdict on a reader of its own), and a
+  // verdict's benchmarks.
   WorkerPool judges_;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -129,7 +130,10 @@ Verdict Queries::verdict(const std::string& key) {
   const analysis::RunEvidence evidence =
       load_evidence(*c, run, bound, {opts_.detect, gate.params, opts_.main_branch, opts_.gate_cpu_timings, db_.main_history(), opts_.what_ran,
                                     db_.series_names()});
-  const analysis::RunVerdict v = analysis::judge(evidence, opts_.detect, gate.params);
+  // Its benchmarks judged side by side on the pool the overview's verdicts use (by this thread alone where that
+  // pool is busy with them).
+  const analysis::RunVerdict v = analysis::judge(evidence, opts_.detect, gate.params,
+      [this](std::size_t n, const std::function<void(std::size_t)>& f) { judges_.parallel_for(n, f); });
   out.fail = v.fail;
   add_findings(v, out);
   out.regressions = load_alerts(*c, v.regressions);
