@@ -7,15 +7,6 @@
 
 namespace shaderwatch {
 
-namespace {
-
-// A pack holds its rows in document order (pack_rows is given them so).
-std::vector<StoredRow> unpack_at(const sql::Stmt& st, int first, bool counters = true) {
-  return unpack_rows(st.i64(first), st.blob(first + 1), st.blob(first + 2), counters);
-}
-
-}  // namespace
-
 std::int64_t ShapeIds::id(sql::Conn& c, const std::string& shape) {
   if (const auto it = committed_.find(shape); it != committed_.end()) return it->second;
   if (const auto it = fresh_.find(shape); it != fresh_.end()) return it->second;
@@ -54,13 +45,14 @@ void insert_result_sets(sql::Conn& c, std::int64_t run_pk, const std::vector<Ben
   ins.finish();
 }
 
-std::vector<BenchmarkRows> run_rows(sql::Conn& c, std::int64_t run_pk, bool counters) {
+std::vector<BenchmarkRows> run_rows(sql::Conn& c, std::int64_t run_pk) {
   auto& st = c.q("SELECT rs.benchmark_id, bm.name, rs.first_idx, sh.shape, rs.packed FROM result_sets rs"
                  " JOIN benchmarks bm ON bm.id=rs.benchmark_id JOIN row_shapes sh ON sh.id=rs.shape_id"
                  " WHERE rs.run_id=? AND rs.packed IS NOT NULL ORDER BY bm.name");
   st.bind(1, run_pk);
   std::vector<BenchmarkRows> out;
-  while (st.step()) out.push_back({st.i64(0), st.text(1), unpack_at(st, 2, counters)});
+  // A pack holds its rows in document order (pack_rows is given them so).
+  while (st.step()) out.push_back({st.i64(0), st.text(1), unpack_rows(st.i64(2), st.blob(3), st.blob(4))});
   return out;
 }
 

@@ -39,9 +39,8 @@ struct BenchmarkRows {
   std::string name;
   std::vector<StoredRow> rows;  // in document order
 };
-// Every benchmark's rows in the run, by benchmark name (without `counters`, their counters left empty: faster).
-// A pruned pack has no rows.
-std::vector<BenchmarkRows> run_rows(sql::Conn& c, std::int64_t run_pk, bool counters = true);
+// Every benchmark's rows in the run, by benchmark name. A pruned pack has no rows.
+std::vector<BenchmarkRows> run_rows(sql::Conn& c, std::int64_t run_pk);
 // Every benchmark's rows in the run without their numbers (shape_rows: kinds, statuses, errors), by benchmark name.
 // A run's benchmarks share a few shapes: each is read and decoded once. A pruned pack has no rows, as in run_rows.
 struct RunShapes {
