@@ -345,26 +345,32 @@ void add_postfx_kernels(std::vector<KernelSpec>& k) {
   }
   for (const auto& [variant, shared] : {std::pair{"naive", "0"}, std::pair{"shared", "1"}}) {
     // TILE_X x TILE_Y: the pixels a workgroup of each pass writes, from which the harness sizes its dispatch.
-    // Naive: one per invocation, 256x1 then 16x16. Shared (8 per invocation along the pass, STEPS sub-tiles
-    // in turn): 32 invocations blur 256x8 in 8 rows, then 8x8 invocations blur 8x256 in 4 sub-tiles of 8x64;
-    // the fastest of the shapes tried on an H200 at 1920x1080 and 3840x2160.
+    // Naive: one per invocation, 256x1 then 16x16. Shared (K = 4 per invocation along the pass, STEPS sub-tiles
+    // in turn): 64 invocations blur 256x8 in 8 rows, then 8x16 invocations blur 8x256 in 4 sub-tiles of 8x64;
+    // the shapes were the fastest tried on an H200 at 1920x1080 and 3840x2160 with K = 8. K = 4 with the
+    // weights as constants (WEIGHT_BITS) took 75 and 68 registers where K = 8 with the weights in registers took
+    // 164 and 147, and was the fastest of 11 shapes tried on an H100 (2026-12-06): 216.8 -> 208.7 us at 3840x2160.
     const bool staged = shared[0] == '1';
     auto pass = [&](const char* direction, const char* tile_x, const char* tile_y, const char* steps) {
       ShaderRef r{"postfx_blur.comp", {{"DIRECTION", direction}, {"SHARED", shared}, {"RADIUS", "16"},
                                        {"TILE_X", tile_x}, {"TILE_Y", tile_y}}};
-      if (staged) r.defines.emplace_back("STEPS", steps);
+      if (staged) {
+        r.defines.emplace_back("STEPS", steps);
+        r.defines.emplace_back("K", "4");
+        r.defines.emplace_back("WEIGHT_BITS", blur_weight_bits(16));
+      }
       return r;
     };
     KernelSpec blur{.name = std::string("postfx/blur_") + variant + "_r16",
                     .family = Family::Postfx,
                     .method = Method::Blur,
                     .description = std::string("separable Gaussian, radius 16 (sigma 16/3), x then y pass, ") +
-                                   (staged ? "rows/columns staged in shared memory, 8 outputs per invocation"
+                                   (staged ? "rows/columns staged in shared memory, 4 outputs per invocation, weights as constants"
                                            : "every tap from memory"),
                     .operation = "Gaussian blur, radius 16",
                     .shaders = {staged ? pass("0", "256", "8", "8") : pass("0", "256", "1", ""),
                                 staged ? pass("1", "8", "256", "4") : pass("1", "16", "16", "")},
-                    .group_x = staged ? 64u : 256u,  // invocations per workgroup, of the larger pass
+                    .group_x = staged ? 128u : 256u,  // invocations per workgroup, of the larger pass
                     .group_y = 1,
                     .roundings = [](const ErrorContext&) { return 0.0; }};
     blur.blur_radius = 16;

@@ -122,6 +122,9 @@ struct ReferenceShader {
 std::optional<DispatchPlan> method_plan(const KernelSpec& spec);
 // Normalised Gaussian weights, sigma = radius / 3, as float: the blur's constant buffer, which its check reads too.
 std::vector<float> blur_weights(uint32_t radius);
+// The same weights' bits as GLSL uint literals, comma-separated ("0x3c...u,..."): postfx_blur.comp's WEIGHT_BITS, so
+// that a pass may take them as constants, bit for bit the buffer's.
+std::string blur_weight_bits(uint32_t radius);
 
 // The least memory traffic a kernel's operation needs per dispatch over `items` pixels or boids (16-byte
 // RGBA32F pixels, vec4 positions): every input read once per pass that must read it, every output pixel

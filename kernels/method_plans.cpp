@@ -1,6 +1,8 @@
 // The plan of each catalog Method that is plain compute dispatches (dispatch_plan.h): the one place its buffers,
 // bindings, workgroups and push constants are written. The shaders read them as laid out here.
+#include <bit>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 #include "catalog.h"
@@ -61,6 +63,16 @@ std::vector<float> blur_weights(uint32_t radius) {
   std::vector<float> out;
   for (double v : w) out.push_back(static_cast<float>(v / total));
   return out;
+}
+
+std::string blur_weight_bits(uint32_t radius) {
+  std::string bits;
+  for (float weight : blur_weights(radius)) {
+    char literal[16];
+    std::snprintf(literal, sizeof literal, "%s0x%08xu", bits.empty() ? "" : ",", std::bit_cast<uint32_t>(weight));
+    bits += literal;
+  }
+  return bits;
 }
 
 std::optional<DispatchPlan> method_plan(const KernelSpec& spec) {

@@ -4,7 +4,7 @@
 // One pass of a separable Gaussian blur (the pipeline's bloom and depth-of-field building block): each
 // output pixel is sum_{i=-RADIUS..RADIUS} w[i + RADIUS] * src(pixel + i along DIRECTION), edges clamped,
 // taps added in that order. Defines: DIRECTION (0 x, 1 y), SHARED, RADIUS, TILE_X x TILE_Y (the pixels one
-// workgroup writes; the harness sizes the dispatch from them) and, for SHARED 1, STEPS.
+// workgroup writes; the harness sizes the dispatch from them) and, for SHARED 1, STEPS, K and WEIGHT_BITS.
 // SHARED 0 (naive) reads every tap from memory, one output per invocation: bound by L1 load bandwidth.
 // SHARED 1 stages rows (x) or columns (y) in shared memory and register-blocks: each invocation blurs K
 // consecutive pixels along DIRECTION in one sweep over its K + 2 * RADIUS window, (K + 2R) / K shared loads
@@ -24,7 +24,10 @@ layout(std430, binding = 2) readonly buffer Weights { float w[]; };
 #define GX TILE_X
 #define GY TILE_Y
 #else
-#define K 8  // outputs per invocation: 5 shared vec4 loads per output; 8 vec4 accumulators
+// K outputs per invocation: (K + 2 RADIUS) / K shared vec4 loads per output, K vec4 accumulators.
+#if !defined(K) || !defined(WEIGHT_BITS) || !defined(STEPS)
+#error "SHARED 1 needs K, WEIGHT_BITS and STEPS"
+#endif
 #if DIRECTION == 0
 #define GX (TILE_X / K)  // a sub-tile: GY rows of TILE_X pixels
 #define GY (TILE_Y / STEPS)
@@ -88,8 +91,10 @@ shared vec4 staged[SPAN][GX];
 void main() {
   const ivec2 l = ivec2(gl_LocalInvocationID.xy);
   const ivec2 tile = ivec2(gl_WorkGroupID.xy) * ivec2(TILE_X, TILE_Y);
-  float wt[2 * RADIUS + 1];
-  [[unroll]] for (int i = 0; i <= 2 * RADIUS; ++i) wt[i] = w[i];
+  // The weights' bits as constants (the catalog writes blur_weights' own, the buffer's): each multiply takes its
+  // weight as an operand, not one of 2 RADIUS + 1 registers held over the whole pass.
+  const uint wt_bits[2 * RADIUS + 1] = uint[](WEIGHT_BITS);
+#define WT(i) uintBitsToFloat(wt_bits[i])
   // An invocation's share of a sub-tile's staging loads, all issued before any is used (fetch clamps, so
   // those past the image or past SPAN are in bounds too).
   vec4 v[(SPAN + STEP - 1) / STEP];
@@ -117,7 +122,7 @@ void main() {
       [[unroll]] for (int e = 0; e < K + 2 * RADIUS; ++e) {
         const vec4 pix = WINDOW(e);
         [[unroll]] for (int k = 0; k < K; ++k) {
-          if (e - k >= 0 && e - k <= 2 * RADIUS) acc[k] += wt[e - k] * pix;
+          if (e - k >= 0 && e - k <= 2 * RADIUS) acc[k] += WT(e - k) * pix;
         }
       }
     }

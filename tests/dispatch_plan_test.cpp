@@ -2,6 +2,9 @@
 // sound plan, and plan_error names each kind of mistake. No device: the executor's own tests are in harness_test.
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <sstream>
+
 #include "catalog.h"
 
 using namespace shaderwatch;
@@ -31,6 +34,26 @@ TEST(DispatchPlan, OutputSizesFollowTheRun) {
   bool weights = false;
   for (const auto& b : blur.buffers) weights = weights || (b.role == BufferRole::Constant && b.contents == blur_weights(16));
   EXPECT_TRUE(weights) << "the blur's weights travel in its plan, the values its check reads";
+}
+
+// The staged blur takes its weights as constants (WEIGHT_BITS): bit for bit the buffer's, which its check reads.
+TEST(DispatchPlan, TheBlursConstantWeightsAreTheBuffersBits) {
+  const std::vector<float> weights = blur_weights(16);
+  std::vector<float> constants;
+  std::stringstream bits(blur_weight_bits(16));
+  for (std::string literal; std::getline(bits, literal, ',');) {
+    ASSERT_EQ(literal.size(), 11u) << literal;  // 0x, 8 hex digits, u
+    ASSERT_EQ(literal.back(), 'u') << literal;
+    constants.push_back(std::bit_cast<float>(static_cast<uint32_t>(std::stoul(literal.substr(2, 8), nullptr, 16))));
+  }
+  ASSERT_EQ(constants.size(), weights.size());
+  for (size_t i = 0; i < weights.size(); ++i)
+    EXPECT_EQ(std::bit_cast<uint32_t>(constants[i]), std::bit_cast<uint32_t>(weights[i])) << "weight " << i;
+  for (const ShaderRef& pass : find_kernel("postfx/blur_shared_r16").shaders) {
+    const std::string* defined = shader_define(pass, "WEIGHT_BITS");
+    ASSERT_NE(defined, nullptr) << "each staged pass takes the weights as constants";
+    EXPECT_EQ(*defined, blur_weight_bits(16));
+  }
 }
 
 TEST(DispatchPlan, EachMistakeIsNamed) {
