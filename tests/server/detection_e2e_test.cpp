@@ -329,3 +329,42 @@ TEST(DetectionE2E, ABranchIsJudgedAgainstMainAndNeverMovesMain) {
   EXPECT_EQ(s.get("/api/v1/runs/r41-g0/verdict")["verdict"], "pass");
   EXPECT_TRUE(s.get("/api/v1/runs/r41-g0/verdict")["suspects"].empty()) << s.get("/api/v1/runs/r41-g0/verdict").dump(1);
 }
+
+// A page of more alerts than one read takes (alert_loader.cpp reads 50 at a time) lists every one, newest first, each
+// as it reads on its own; an alert that is not there is a 404 that names it.
+TEST(DetectionE2E, APageOfManyAlertsListsEachAsItReadsOnItsOwn) {
+  TempDir dir;
+  TestServer s(dir.db("sw.db"));
+  constexpr int kBenchmarks = 70;
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> noise(0, 0.003);
+  for (int i = 0; i < 20; ++i) {
+    std::vector<std::pair<std::string, std::vector<double>>> benches;
+    for (int k = 0; k < kBenchmarks; ++k) {
+      const double level = 1e5 * (1 + k % 7) * (i >= 10 ? 1.5 : 1.0);
+      benches.emplace_back(cat("fam/k", std::to_string(k), "/1080p/cold"),
+                           std::vector<double>{level * std::exp(noise(rng)), level * std::exp(noise(rng)),
+                                               level * std::exp(noise(rng))});
+    }
+    const json wrapped = {{"run", {{"id", cat("m", std::to_string(i))}, {"commit", cat("c", std::to_string(i))},
+                                   {"started_at", iso_at(i)}}},
+                          {"benchmark", make_doc(Gpu{}, benches)}};
+    auto res = s.post(wrapped.dump());
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 201) << res->body;
+  }
+  const json page = s.get("/api/v1/alerts?limit=500");
+  ASSERT_GE(page["total"].get<int>(), kBenchmarks) << "every benchmark stepped by half";
+  ASSERT_EQ(page["alerts"].size(), page["total"].get<std::size_t>());
+  std::int64_t before = INT64_MAX;
+  for (const auto& a : page["alerts"]) {
+    const auto id = a["id"].get<std::int64_t>();
+    EXPECT_LT(id, before) << "newest first";
+    before = id;
+    EXPECT_EQ(a, s.get(cat("/api/v1/alerts/", std::to_string(id))));
+  }
+  const json series = s.get(cat("/api/v1/series/", std::to_string(page["alerts"][0]["series_id"].get<std::int64_t>())));
+  ASSERT_FALSE(series["change_points"].empty());
+  EXPECT_EQ(series["change_points"][0]["id"], page["alerts"][0]["id"]);
+  EXPECT_NE(s.get("/api/v1/alerts/99999", 404).dump().find("no alert with id 99999"), std::string::npos);
+}

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <vector>
 
 #include "queries/alert_answer.h"
 #include "storage/sql.h"
@@ -10,5 +12,7 @@ namespace shaderwatch {
 
 // ClientError 404 where there is no such alert.
 Alert load_alert(sql::Conn& c, std::int64_t id);
+// The alerts of `ids`, in that order, read a batch at a time; ClientError 404 names the first that is not there.
+std::vector<Alert> load_alerts(sql::Conn& c, std::span<const std::int64_t> ids);
 
 }  // namespace shaderwatch

@@ -312,7 +312,7 @@ Series Queries::series(std::int64_t id, const Params& q) {
     auto& st = c->q("SELECT id FROM alerts WHERE series_id=? ORDER BY started_ms, id");
     st.bind(1, id);
     while (st.step()) ids.push_back(st.i64(0));
-    for (auto a : ids) out.change_points.push_back(load_alert(*c, a));
+    out.change_points = load_alerts(*c, ids);
   }
   return out;
 }
@@ -355,7 +355,7 @@ AlertPage Queries::alerts(const Params& q) {
     while (st.step()) ids.push_back(st.i64(0));
   }
   AlertPage page{{}, total, limit, offset, std::nullopt};
-  for (auto id : ids) page.alerts.push_back(load_alert(*c, id));
+  page.alerts = load_alerts(*c, ids);
   if (offset + limit < total) page.next_offset = offset + limit;
   return page;
 }
@@ -363,7 +363,7 @@ AlertPage Queries::alerts(const Params& q) {
 IngestAnswer Queries::ingest_answer(std::int64_t run_pk, const std::vector<std::int64_t>& alert_ids) {
   auto c = db_.reader();
   IngestAnswer out;
-  for (const auto id : alert_ids) out.alerts.push_back(load_alert(*c, id));
+  out.alerts = load_alerts(*c, alert_ids);
   out.run = load_run_summary(*c, run_pk);
   return out;
 }

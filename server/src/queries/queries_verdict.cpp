@@ -49,12 +49,6 @@ std::vector<SkippedEntry> skipped_kernels(sql::Conn& c, std::int64_t pk) {
   return skipped;
 }
 
-std::vector<Alert> load_alerts(sql::Conn& c, const std::vector<std::int64_t>& ids) {
-  std::vector<Alert> out;
-  for (const auto id : ids) out.push_back(load_alert(c, id));
-  return out;
-}
-
 // The judge's findings as the answer lists them.
 void add_findings(const analysis::RunVerdict& v, Verdict& out) {
   for (const auto& f : v.correctness)
