@@ -349,7 +349,7 @@ void add_postfx_kernels(std::vector<KernelSpec>& k) {
     // in turn): 64 invocations blur 256x8 in 8 rows, then 8x16 invocations blur 8x256 in 4 sub-tiles of 8x64;
     // the shapes were the fastest tried on an H200 at 1920x1080 and 3840x2160 with K = 8. K = 4 with the
     // weights as constants (WEIGHT_BITS) took 75 and 68 registers where K = 8 with the weights in registers took
-    // 164 and 147, and was the fastest of 11 shapes tried on an H100 (2026-12-06): 216.8 -> 208.7 us at 3840x2160.
+    // 164 and 147, and was the fastest of 11 shapes tried on an H100 (2026-12-06): 216.9 -> 208.6 us at 3840x2160.
     const bool staged = shared[0] == '1';
     auto pass = [&](const char* direction, const char* tile_x, const char* tile_y, const char* steps) {
       ShaderRef r{"postfx_blur.comp", {{"DIRECTION", direction}, {"SHARED", shared}, {"RADIUS", "16"},
