@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <future>
 #include <iostream>
 #include <optional>
@@ -412,8 +413,7 @@ struct RunDetector::Pass {
     j->evidence = load_evidence(c, judged, bound,
                                 {opts.detect, j->gate, opts.main_branch, opts.gate_cpu_timings, history, opts.what_ran, names});
     c.reset_all();
-    j->verdict = analysis::judge(j->evidence, opts.detect, j->gate,
-                                 [&pool](std::size_t n, const std::function<void(std::size_t)>& f) { pool.parallel_for(n, f); });
+    j->verdict = analysis::judge(j->evidence, opts.detect, j->gate, std::bind_front(&WorkerPool::parallel_for, &pool));
     return j;
   }
 

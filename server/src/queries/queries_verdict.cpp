@@ -126,8 +126,8 @@ Verdict Queries::verdict(const std::string& key) {
                                     db_.series_names()});
   // Its benchmarks judged side by side on the pool the overview's verdicts use (by this thread alone where that
   // pool is busy with them).
-  const analysis::RunVerdict v = analysis::judge(evidence, opts_.detect, gate.params,
-      [this](std::size_t n, const std::function<void(std::size_t)>& f) { judges_.parallel_for(n, f); });
+  const analysis::RunVerdict v =
+      analysis::judge(evidence, opts_.detect, gate.params, std::bind_front(&WorkerPool::parallel_for, &judges_));
   out.fail = v.fail;
   add_findings(v, out);
   out.regressions = load_alerts(*c, v.regressions);
