@@ -332,10 +332,9 @@ void add_postfx_kernels(std::vector<KernelSpec>& k) {
     dof.limit = contract::Limit::Compute;  // a gather of up to 289 taps a pixel: its arithmetic, not its bytes
     KernelSpec staged = dof;
     staged.name = "postfx/dof_composite_staged";
-    staged.description = "depth of field for real time: the subgroup tile pass, then the same four sums less their "
-                         "terms of weight 0: each workgroup's window staged in shared memory with its CoC computed once "
-                         "per pixel and a bit for each near pixel, far + focus walked over each pixel's own far window, "
-                         "the near field over only the near pixels its tiles' reach allows";
+    staged.description = "depth of field for real time: the subgroup tile pass, then the same gather and composite, each "
+                         "workgroup's window staged in shared memory with its CoC computed once per pixel, one window "
+                         "per subgroup, the corners beyond reach skipped";
     staged.shaders[0].file = "postfx_dof_tiles_subgroup.comp";
     staged.shaders[1].file = "postfx_dof_composite_staged.comp";
     staged.subgroup_ops = kSubgroupBasic | kSubgroupArithmetic;

@@ -28,15 +28,12 @@ float dof_near_reach(ivec2 p, ivec2 size) {
   return near_reach;
 }
 
-// The square windows (half-widths) that hold every tap of non-zero weight for a pixel: far + focus, its own far
-// radius; the near field, the reach of the nearest near pixel around it (0: none). Taps with a non-zero weight lie
-// within radius + 1 of it (coverage).
-int dof_far_window(float far_radius) { return min(int(far_radius) + 1, MAX_RADIUS); }
-int dof_near_window(float near_reach) {
-  return near_reach > 0.0 ? min(int(min(near_reach, kMaxRadius)) + 1, MAX_RADIUS) : 0;
-}
+// The square window (half-width) that holds every tap of non-zero weight for a pixel: its own far radius, or the
+// reach of the nearest near pixel around it. Taps with a non-zero weight lie within radius + 1 of it (coverage).
 int dof_window(float far_radius, float near_reach) {
-  return max(dof_far_window(far_radius), dof_near_window(near_reach));
+  const int far_window = min(int(far_radius) + 1, MAX_RADIUS);
+  const int near_window = near_reach > 0.0 ? min(int(min(near_reach, kMaxRadius)) + 1, MAX_RADIUS) : 0;
+  return max(far_window, near_window);
 }
 
 // The four sums of a pixel's gather, its taps added one by one in the reference's order (rows of dy, each in dx
