@@ -333,8 +333,9 @@ void add_postfx_kernels(std::vector<KernelSpec>& k) {
     KernelSpec staged = dof;
     staged.name = "postfx/dof_composite_staged";
     staged.description = "depth of field for real time: the subgroup tile pass, then the same gather and composite, each "
-                         "workgroup's window staged in shared memory with its CoC computed once per pixel, one window "
-                         "per subgroup, the corners beyond reach skipped";
+                         "workgroup's window staged in shared memory with its CoC and near area computed once per pixel, "
+                         "far + focus and the near field walked apart, one window per subgroup each, the near field "
+                         "by its pixels' bits where the tiles around hold few";
     staged.shaders[0].file = "postfx_dof_tiles_subgroup.comp";
     staged.shaders[1].file = "postfx_dof_composite_staged.comp";
     staged.subgroup_ops = kSubgroupBasic | kSubgroupArithmetic;
