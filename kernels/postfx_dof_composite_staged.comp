@@ -105,11 +105,13 @@ void main() {
       }
     }
   } else if (any_near) {
-    // The near pixels of the rows the subgroup's near windows span, row by row, each row's in column order: the
-    // reference's order for every pixel. Those beyond a pixel's reach add weight 0.
+    // The near pixels within the subgroup's near windows, row by row, each row's in column order: the reference's
+    // order for every pixel. Those beyond a pixel's reach add weight 0, as in a window shared by a subgroup.
     const int first = max(subgroupMin(at.y) - near_window, 0), last = min(subgroupMax(at.y) + near_window, kSide - 1);
+    const int left = max(subgroupMin(at.x) - near_window, 0), right = min(subgroupMax(at.x) + near_window, kSide - 1);
+    const uint columns = (0xFFFFFFFFu >> uint(31 - (right - left))) << uint(left);
     for (int r = first; r <= last; ++r) {
-      for (uint bits = near_bits[r]; bits != 0u; bits &= bits - 1u) {
+      for (uint bits = near_bits[r] & columns; bits != 0u; bits &= bits - 1u) {
         const int c = findLSB(bits);
         add_near_tap(sums, r * kSide + c, c - at.x, r - at.y);
       }
