@@ -15,25 +15,29 @@ float near_area(float radius) {
   return 3.14159265 * h * h;
 }
 
-// The largest near CoC in the 3x3 tiles around p: no near pixel farther than that can reach p (0: no near pixel
-// can).
-float dof_near_reach(ivec2 p, ivec2 size) {
+// The 3x3 tiles around p: .x their largest near CoC (no near pixel farther than that can reach p; 0: none can),
+// .y how many near pixels they hold.
+vec2 dof_near_around(ivec2 p, ivec2 size) {
   const ivec2 tile = p / 16, tile_count = (size + 15) / 16;
-  float near_reach = 0.0;
+  vec2 near = vec2(0.0);
   for (int ty = max(tile.y - 1, 0); ty <= min(tile.y + 1, tile_count.y - 1); ++ty) {
     for (int tx = max(tile.x - 1, 0); tx <= min(tile.x + 1, tile_count.x - 1); ++tx) {
-      near_reach = max(near_reach, tiles[ty * tile_count.x + tx].x);
+      const vec4 t = tiles[ty * tile_count.x + tx];
+      near = vec2(max(near.x, t.x), near.y + t.z);
     }
   }
-  return near_reach;
+  return near;
 }
 
-// The square window (half-width) that holds every tap of non-zero weight for a pixel: its own far radius, or the
-// reach of the nearest near pixel around it. Taps with a non-zero weight lie within radius + 1 of it (coverage).
+// The square windows (half-widths) that hold every tap of non-zero weight for a pixel: far + focus, its own far
+// radius; the near field, the reach of the nearest near pixel around it (0: none). Taps with a non-zero weight lie
+// within radius + 1 of it (coverage).
+int dof_far_window(float far_radius) { return min(int(far_radius) + 1, MAX_RADIUS); }
+int dof_near_window(float near_reach) {
+  return near_reach > 0.0 ? min(int(min(near_reach, kMaxRadius)) + 1, MAX_RADIUS) : 0;
+}
 int dof_window(float far_radius, float near_reach) {
-  const int far_window = min(int(far_radius) + 1, MAX_RADIUS);
-  const int near_window = near_reach > 0.0 ? min(int(min(near_reach, kMaxRadius)) + 1, MAX_RADIUS) : 0;
-  return max(far_window, near_window);
+  return max(dof_far_window(far_radius), dof_near_window(near_reach));
 }
 
 // The four sums of a pixel's gather, its taps added one by one in the reference's order (rows of dy, each in dx

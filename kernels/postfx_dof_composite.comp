@@ -19,7 +19,7 @@ void main() {
   const ivec2 size = ivec2(params.width, params.height);
   if (p.x >= size.x || p.y >= size.y) return;
   const float far_radius = clamp(circle_of_confusion(src[p.y * size.x + p.x].w), 0.0, kMaxRadius);
-  const int window = dof_window(far_radius, dof_near_reach(p, size));
+  const int window = dof_window(far_radius, dof_near_around(p, size).x);
   DofSums sums = kNoTaps;
   for (int dy = -window; dy <= window; ++dy) {
     for (int dx = -window; dx <= window; ++dx) {

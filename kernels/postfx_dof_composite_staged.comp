@@ -72,16 +72,10 @@ void main() {
   if (p.x >= size.x || p.y >= size.y) return;
   const ivec2 at = p - origin;  // p in staged
   const float far_radius = clamp(staged[staged_index(at, 0, 0)].a, 0.0, kMaxRadius);
-  // The 3x3 tiles around p (its workgroup's tile's, so the same for every invocation): their largest near CoC, and
-  // how many near pixels they hold.
-  const float near_reach = dof_near_reach(p, size);
-  uint near_count = 0u;
-  {
-    const ivec2 tile = p / 16, tile_count = (size + 15) / 16;
-    for (int ty = max(tile.y - 1, 0); ty <= min(tile.y + 1, tile_count.y - 1); ++ty)
-      for (int tx = max(tile.x - 1, 0); tx <= min(tile.x + 1, tile_count.x - 1); ++tx)
-        near_count += uint(tiles[ty * tile_count.x + tx].z);
-  }
+  // The 3x3 tiles around p are its workgroup's tile's: the same for every invocation.
+  const vec2 near_around = dof_near_around(p, size);
+  const float near_reach = near_around.x;
+  const uint near_count = uint(near_around.y);
   // A pixel whose CoC the tile pass and this one round to opposite sides of 0 lies within rounding of the focus:
   // the reference lets it count as either field.
   const bool any_near = near_count > 0u;
@@ -89,7 +83,7 @@ void main() {
 
   // Every tap of non-zero far weight lies within window + 1 of p; past that (by at least 1/34 pixel in distance,
   // far more than sqrt's error) the weights are exactly 0.
-  const int window = subgroupMax(dof_window(far_radius, 0.0));
+  const int window = subgroupMax(dof_far_window(far_radius));
   const int reach_squared = (window + 1) * (window + 1);
   for (int dy = -window; dy <= window; ++dy) {
     int span = window;
@@ -97,7 +91,7 @@ void main() {
     for (int dx = -span; dx <= span; ++dx) add_far_tap(sums, staged_index(at, dx, dy), dx, dy, far_radius, any_near);
   }
 
-  const int near_window = dof_window(0.0, near_reach);  // from the tiles: the same for the whole workgroup
+  const int near_window = dof_near_window(near_reach);  // from the tiles: the same for the whole workgroup
   if (near_count > kSparseNear) {
     for (int dy = -near_window; dy <= near_window; ++dy) {
       [[unroll]] for (int dx = -MAX_RADIUS; dx <= MAX_RADIUS; ++dx) {
@@ -113,7 +107,7 @@ void main() {
     for (int r = first; r <= last; ++r) {
       for (uint bits = near_bits[r] & columns; bits != 0u; bits &= bits - 1u) {
         const int c = findLSB(bits);
-        add_near_tap(sums, r * kSide + c, c - at.x, r - at.y);
+        add_near_tap(sums, staged_index(at, c - at.x, r - at.y), c - at.x, r - at.y);
       }
     }
   }
