@@ -2,24 +2,30 @@
 // Depth-of-field composite for real time: dof_gather.glsl's gather and composite, each sum getting the same terms
 // of non-zero weight in the same order as postfx_dof_composite.comp (so the same image), with less work per tap:
 // - each workgroup, writing a 16x16 tile, stages the (16 + 2 MAX_RADIUS)^2 pixels its taps can reach in shared
-//   memory, edges clamped, once: colour, CoC (clamped at -MAX_RADIUS, so a near tap's radius is -CoC) and the near
-//   disc's area, and a bit for each near pixel;
+//   memory, edges clamped, once: colour, CoC (clamped at -MAX_RADIUS, so a near tap's radius is -CoC) and the
+//   reciprocal of the near disc's area (0 for a pixel that is not near), and a bit for each near pixel;
+// - an invocation gathers BLOCK vertically adjacent pixels: where a walk is unrolled, it reads each staged tap once
+//   for all of them (their windows overlap but for BLOCK - 1 rows);
 // - far + focus and the near field are walked apart, each over its own window, the same for a subgroup's lanes
 //   so that they read neighbouring words at each step (the far one the largest of theirs): a far tap needs no near
 //   weight, a near tap no far weight (but at the centre), and where one field's window is wide the other's is often
 //   narrow or empty;
-// - the near walk visits every tap of its rows where the 3x3 tiles around hold many near pixels (unrolled: no loop
-//   per tap, about 16% more taps than a disc), and only the near pixels' bits where they hold a few;
-// - the far walk skips its window's corners beyond radius + 1, whose taps have weight 0.
+// - the widest far window (MAX_RADIUS, the far field's) and the narrowest (1, in focus) are unrolled whole, so each
+//   tap's distance is a constant and there is no loop per tap; other widths loop, skipping their corners;
+// - the near walk is unrolled whole where the 3x3 tiles around hold many near pixels and reach MAX_RADIUS, visits
+//   every tap of its rows (unrolled) where they hold many but reach less, and only the near pixels' bits where they
+//   hold a few.
+// Taps beyond MAX_RADIUS + 1 have weight 0 for every radius (coverage), and are left out of the unrolled walks.
 // Why this shape: README.md ("The composite"), the shapes timed and what each gave.
 // Bindings as postfx_dof_composite.comp's; MAX_RADIUS <= 8, so that a staged row's near bits fit one word.
+// Define: BLOCK, pixels an invocation (the workgroup is 16 x 16 / BLOCK invocations).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_EXT_control_flow_attributes : require
 #include "postfx.glsl"
 #include "race_delay.glsl"
 
-layout(local_size_x = 16, local_size_y = 16) in;
+layout(local_size_x = 16, local_size_y = 16 / BLOCK) in;
 layout(std430, binding = 0) readonly buffer Src { vec4 src[]; };
 layout(std430, binding = 1) writeonly buffer Dst { vec4 dst[]; };
 layout(std430, binding = 2) readonly buffer Tiles { vec4 tiles[]; };
@@ -30,26 +36,56 @@ layout(std430, binding = 2) readonly buffer Tiles { vec4 tiles[]; };
 #error "a staged row's near bits are one 32-bit word: MAX_RADIUS <= 8"
 #endif
 const int kSide = 16 + 2 * MAX_RADIUS;
-shared vec4 staged[kSide * kSide];     // colour in .rgb, CoC in .a, clamped at -MAX_RADIUS
-shared float staged_area[kSide * kSide];  // as a near tap: its disc's area
-shared uint near_bits[kSide];          // per staged row, a bit per near pixel
+const int kInvocations = 16 * (16 / BLOCK);
+shared vec4 staged[kSide * kSide];          // colour in .rgb, CoC in .a, clamped at -MAX_RADIUS
+shared float staged_weight[kSide * kSide];  // as a near tap: 1 / its disc's area; 0 for a far or in-focus pixel
+shared uint near_bits[kSide];               // per staged row, a bit per near pixel
 // At most this many near pixels in the 3x3 tiles around (the tile pass's counts): walk their bits, not every tap.
 const uint kSparseNear = 64u;
 
 int staged_index(ivec2 at, int dx, int dy) { return (at.y + dy) * kSide + at.x + dx; }
+// Whether a far walk of half-width w visits (dx, dy): in the window and within w + 1 of the centre.
+bool in_far_window(int dx, int dy, int w) { return abs(dy) <= w && dx * dx + dy * dy <= (w + 1) * (w + 1); }
+// Whether the whole near walk visits (dx, dy).
+bool in_near_window(int dx, int dy) { return in_far_window(dx, dy, MAX_RADIUS); }
 
 // Far + focus: a near tap's far weight is 0 but at the centre.
-void add_far_tap(inout DofSums s, int index, int dx, int dy, float far_radius, bool any_near) {
-  const vec4 v = staged[index];
+void add_far(inout DofSums s, vec4 v, int dx, int dy, float far_radius, bool any_near) {
   const bool near = any_near && v.a < 0.0;
   dof_add_far(s, v.rgb, near && (dx != 0 || dy != 0) ? 0.0 : coverage(far_radius, sqrt(float(dx * dx + dy * dy))));
 }
+// The near field: coverage times the reciprocal area, which is 0 for a far tap (its colour is finite).
+void add_near(inout DofSums s, vec4 v, float weight, int dx, int dy) {
+  dof_add_near(s, v.rgb, coverage(-v.a, sqrt(float(dx * dx + dy * dy))) * weight);
+}
+void add_near_tap(inout DofSums s, int index, int dx, int dy) { add_near(s, staged[index], staged_weight[index], dx, dy); }
 
-// The near field: a far tap's near weight is 0.
-void add_near_tap(inout DofSums s, int index, int dx, int dy) {
-  const vec4 v = staged[index];
-  const float radius = -v.a;
-  dof_add_near(s, v.rgb, v.a < 0.0 ? coverage(radius, sqrt(float(dx * dx + dy * dy))) / staged_area[index] : 0.0);
+// The walks of one pixel at `at` (in staged), for the widths not unrolled.
+void far_walk(inout DofSums s, ivec2 at, int window, float far_radius, bool any_near) {
+  const int reach_squared = (window + 1) * (window + 1);
+  for (int dy = -window; dy <= window; ++dy) {
+    int span = window;
+    while (span * span + dy * dy > reach_squared) --span;
+    for (int dx = -span; dx <= span; ++dx) add_far(s, staged[staged_index(at, dx, dy)], dx, dy, far_radius, any_near);
+  }
+}
+void near_rows(inout DofSums s, ivec2 at, int near_window) {
+  for (int dy = -near_window; dy <= near_window; ++dy) {
+    [[unroll]] for (int dx = -MAX_RADIUS; dx <= MAX_RADIUS; ++dx) add_near_tap(s, staged_index(at, dx, dy), dx, dy);
+  }
+}
+// The near pixels within the subgroup's near windows, row by row, each row's in column order: the reference's order
+// for every pixel. Those beyond a pixel's reach add weight 0, as in a window shared by a subgroup.
+void near_bits_walk(inout DofSums s, ivec2 at, int near_window) {
+  const int first = max(subgroupMin(at.y) - near_window, 0), last = min(subgroupMax(at.y) + near_window, kSide - 1);
+  const int left = max(subgroupMin(at.x) - near_window, 0), right = min(subgroupMax(at.x) + near_window, kSide - 1);
+  const uint columns = (0xFFFFFFFFu >> uint(31 - (right - left))) << uint(left);
+  for (int r = first; r <= last; ++r) {
+    for (uint bits = near_bits[r] & columns; bits != 0u; bits &= bits - 1u) {
+      const int c = findLSB(bits);
+      add_near_tap(s, staged_index(at, c - at.x, r - at.y), c - at.x, r - at.y);
+    }
+  }
 }
 
 void main() {
@@ -58,58 +94,75 @@ void main() {
   if (gl_LocalInvocationIndex < kSide) near_bits[gl_LocalInvocationIndex] = 0u;
   barrier();
   race_delay();
-  for (int i = int(gl_LocalInvocationIndex); i < kSide * kSide; i += 256) {
+  for (int i = int(gl_LocalInvocationIndex); i < kSide * kSide; i += kInvocations) {
     const ivec2 q = clamp(origin + ivec2(i % kSide, i / kSide), ivec2(0), size - 1);
     const vec4 v = src[q.y * size.x + q.x];
     const float coc = circle_of_confusion(v.w);
     staged[i] = vec4(v.rgb, max(coc, -kMaxRadius));
-    staged_area[i] = near_area(min(-coc, kMaxRadius));
+    staged_weight[i] = coc < 0.0 ? 1.0 / near_area(min(-coc, kMaxRadius)) : 0.0;
     if (coc < 0.0) atomicOr(near_bits[i / kSide], 1u << uint(i % kSide));
   }
   barrier();
   race_delay();
-  const ivec2 p = ivec2(gl_GlobalInvocationID.xy);
-  if (p.x >= size.x || p.y >= size.y) return;
-  const ivec2 at = p - origin;  // p in staged
-  const float far_radius = clamp(staged[staged_index(at, 0, 0)].a, 0.0, kMaxRadius);
-  // The 3x3 tiles around p are its workgroup's tile's: the same for every invocation.
-  const vec2 near_around = dof_near_around(p, size);
-  const float near_reach = near_around.x;
+  // The block's pixels: p0 and the BLOCK - 1 below it (those past the image's bottom are gathered, not written).
+  const ivec2 p0 = ivec2(gl_WorkGroupID.xy) * 16 + ivec2(gl_LocalInvocationID.x, gl_LocalInvocationID.y * BLOCK);
+  if (p0.x >= size.x || p0.y >= size.y) return;
+  const ivec2 at0 = p0 - origin;  // p0 in staged
+  float far_radius[BLOCK];
+  int own_window = 0;
+  [[unroll]] for (int b = 0; b < BLOCK; ++b) {
+    far_radius[b] = clamp(staged[staged_index(at0, 0, b)].a, 0.0, kMaxRadius);
+    own_window = max(own_window, dof_far_window(far_radius[b]));
+  }
+  // The 3x3 tiles around the block are its workgroup's tile's: the same for every invocation.
+  const vec2 near_around = dof_near_around(p0, size);
   const uint near_count = uint(near_around.y);
   // A pixel whose CoC the tile pass and this one round to opposite sides of 0 lies within rounding of the focus:
   // the reference lets it count as either field.
   const bool any_near = near_count > 0u;
-  DofSums sums = kNoTaps;
+  DofSums sums[BLOCK];
+  [[unroll]] for (int b = 0; b < BLOCK; ++b) sums[b] = kNoTaps;
 
-  // Every tap of non-zero far weight lies within window + 1 of p; past that (by at least 1/34 pixel in distance,
-  // far more than sqrt's error) the weights are exactly 0.
-  const int window = subgroupMax(dof_far_window(far_radius));
-  const int reach_squared = (window + 1) * (window + 1);
-  for (int dy = -window; dy <= window; ++dy) {
-    int span = window;
-    while (span * span + dy * dy > reach_squared) --span;
-    for (int dx = -span; dx <= span; ++dx) add_far_tap(sums, staged_index(at, dx, dy), dx, dy, far_radius, any_near);
+  // Staged row r (from p0's) holds the taps of row r - b of pixel b: each is read once, then added to every pixel
+  // whose walk visits it, so each pixel still adds its taps row by row, in dx order.
+#define UNROLLED_WALK(W, IN_WINDOW, READ, ADD)                                 \
+  [[unroll]] for (int r = -(W); r <= (W) + BLOCK - 1; ++r) {                   \
+    [[unroll]] for (int dx = -(W); dx <= (W); ++dx) {                          \
+      bool visited = false;                                                    \
+      [[unroll]] for (int b = 0; b < BLOCK; ++b) visited = visited || IN_WINDOW; \
+      if (visited) {                                                           \
+        const int index = staged_index(at0, dx, r);                            \
+        READ;                                                                  \
+        [[unroll]] for (int b = 0; b < BLOCK; ++b) {                           \
+          if (IN_WINDOW) ADD;                                                  \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
   }
 
-  const int near_window = dof_near_window(near_reach);  // from the tiles: the same for the whole workgroup
-  if (near_count > kSparseNear) {
-    for (int dy = -near_window; dy <= near_window; ++dy) {
-      [[unroll]] for (int dx = -MAX_RADIUS; dx <= MAX_RADIUS; ++dx) {
-        add_near_tap(sums, staged_index(at, dx, dy), dx, dy);
-      }
-    }
+  // Every tap of non-zero far weight lies within window + 1 of its pixel; past that (by at least 1/34 pixel in
+  // distance, far more than sqrt's error) the weights are exactly 0.
+  const int window = subgroupMax(own_window);
+  if (window == MAX_RADIUS) {
+    UNROLLED_WALK(MAX_RADIUS, in_far_window(dx, r - b, MAX_RADIUS), const vec4 v = staged[index],
+                  add_far(sums[b], v, dx, r - b, far_radius[b], any_near))
+  } else if (window == 1) {
+    UNROLLED_WALK(1, in_far_window(dx, r - b, 1), const vec4 v = staged[index],
+                  add_far(sums[b], v, dx, r - b, far_radius[b], any_near))
+  } else {
+    [[unroll]] for (int b = 0; b < BLOCK; ++b) far_walk(sums[b], at0 + ivec2(0, b), window, far_radius[b], any_near);
+  }
+
+  const int near_window = dof_near_window(near_around.x);  // from the tiles: the same for the whole workgroup
+  if (near_count > kSparseNear && near_window == MAX_RADIUS) {
+    UNROLLED_WALK(MAX_RADIUS, in_near_window(dx, r - b), const vec4 v = staged[index]; const float w = staged_weight[index],
+                  add_near(sums[b], v, w, dx, r - b))
+  } else if (near_count > kSparseNear) {
+    [[unroll]] for (int b = 0; b < BLOCK; ++b) near_rows(sums[b], at0 + ivec2(0, b), near_window);
   } else if (any_near) {
-    // The near pixels within the subgroup's near windows, row by row, each row's in column order: the reference's
-    // order for every pixel. Those beyond a pixel's reach add weight 0, as in a window shared by a subgroup.
-    const int first = max(subgroupMin(at.y) - near_window, 0), last = min(subgroupMax(at.y) + near_window, kSide - 1);
-    const int left = max(subgroupMin(at.x) - near_window, 0), right = min(subgroupMax(at.x) + near_window, kSide - 1);
-    const uint columns = (0xFFFFFFFFu >> uint(31 - (right - left))) << uint(left);
-    for (int r = first; r <= last; ++r) {
-      for (uint bits = near_bits[r] & columns; bits != 0u; bits &= bits - 1u) {
-        const int c = findLSB(bits);
-        add_near_tap(sums, staged_index(at, c - at.x, r - at.y), c - at.x, r - at.y);
-      }
-    }
+    [[unroll]] for (int b = 0; b < BLOCK; ++b) near_bits_walk(sums[b], at0 + ivec2(0, b), near_window);
   }
-  dst[p.y * size.x + p.x] = dof_result(sums);
+  [[unroll]] for (int b = 0; b < BLOCK; ++b) {
+    if (p0.y + b < size.y) dst[(p0.y + b) * size.x + p0.x] = dof_result(sums[b]);
+  }
 }

@@ -221,10 +221,12 @@ ExpectedImage expected_dof_composite(uint32_t width, uint32_t height, uint32_t m
   const int R = static_cast<int>(max_radius), side = 2 * R + 1;
   const Tracked clamp_radius(R);
   // Per pixel once: its CoC, whether it is near (certainly far, certainly near, or either), and as a near tap its
-  // radius and disc area, and its weight and weighted colour where its coverage is certainly 1. Per 16x16 tile: the
-  // largest near CoC (how far its near pixels reach).
+  // radius and the reciprocal of its disc's area, and its weight and weighted colour where its coverage is certainly
+  // 1. Per 16x16 tile: the largest near CoC (how far its near pixels reach).
+  // A near weight is bounded as coverage * (1 / area), the staged kernel's form: to first order that bound is
+  // coverage / area's (the seed kernel's) plus one ulp of the weight and a product of errors, so it holds for both.
   struct Tap {
-    Tracked coc, radius, area;
+    Tracked coc, radius, inverse_area;
   };
   struct NearInside {  // a near tap's weight 1 / area and its weighted colours, where its coverage is certainly 1
     Tracked weight, rgb[3];
@@ -240,10 +242,10 @@ ExpectedImage expected_dof_composite(uint32_t width, uint32_t height, uint32_t m
       const Tracked is_near = reference::negative(t.coc);
       near[i] = is_near.error > 0 ? kEither : is_near.value == 1 ? kNear : kFar;
       t.radius = min(-t.coc, clamp_radius);
-      t.area = reference::dof_near_area(t.radius);
+      t.inverse_area = Tracked::exact(1.0, 0.0) / reference::dof_near_area(t.radius);
       if (near[i] == kNear) {
         NearInside& n = inside[i];
-        n.weight = Tracked::exact(1.0, 0.0) / t.area;
+        n.weight = t.inverse_area;
         for (int c = 0; c < 3; ++c) n.rgb[c] = n.weight * Tracked(input[i * 4 + c]);
       }
     }
@@ -310,7 +312,7 @@ ExpectedImage expected_dof_composite(uint32_t width, uint32_t height, uint32_t m
               near_weight.add(n.weight);
               for (int c = 0; c < 3; ++c) near_sum[c].add(n.rgb[c]);
             } else if (d.value < t.radius.value + 1 + kMargin) {
-              Tracked wn = dof_coverage(t.radius, d) / t.area;
+              Tracked wn = dof_coverage(t.radius, d) * t.inverse_area;
               if (q_near == kEither) wn = Tracked::exact(t.coc.value < 0 ? wn.value : 0.0, wn.error + wn.value);
               near_weight.add(wn);
               for (int c = 0; c < 3; ++c) near_sum[c].add(wn * Tracked(input[q * 4 + c]));
