@@ -22,6 +22,7 @@
 #include "families/kernel_family.h"
 #include "inputs/inputs.h"
 #include "vulkan/pipeline_statistics.h"
+#include "vulkan/spirv_module.h"
 #include "run_command.h"
 #include "families/boids/boids_family.h"
 #include "families/luminance/luminance_family.h"
@@ -640,6 +641,31 @@ TEST(PipelineStatistics, AreWordsAsTheDriverTypedThem) {
   EXPECT_EQ(std::string(spills.format_name()) + " " + std::string(stack.format_name()) + " " +
                 std::string(registers.format_name()) + " " + std::string(occupancy.format_name()),
             "bool32 int64 uint64 float64");
+}
+
+TEST(SpirvModule, ACpuDeviceGetsTheLoopsWithoutTheirUnrollHints) {
+  using namespace shaderwatch;
+  ShaderCompiler compiler;
+  const auto& spirv = compiler.compile("postfx_dof_composite_staged.comp", {{"MAX_RADIUS", "8"}, {"BLOCK", "2"}});
+  constexpr uint32_t kOpLoopMerge = 246, kUnroll = 0x1;
+  const auto loop_controls = [](const std::vector<uint32_t>& module) {
+    std::vector<uint32_t> controls;
+    for_each_instruction(module, [&](uint32_t opcode, size_t at, uint32_t) {
+      if (opcode == kOpLoopMerge) controls.push_back(module[at + 3]);
+    });
+    return controls;
+  };
+  const auto before = loop_controls(spirv);
+  ASSERT_GT(std::count_if(before.begin(), before.end(), [](uint32_t c) { return (c & kUnroll) != 0; }), 0);
+  const auto stripped = without_unroll_hints(spirv);
+  const auto after = loop_controls(stripped);
+  ASSERT_EQ(after.size(), before.size());
+  for (size_t i = 0; i < after.size(); ++i) EXPECT_EQ(after[i], before[i] & ~kUnroll);
+  // Nothing else changes: the words differ only where a loop control lost its Unroll bit.
+  ASSERT_EQ(stripped.size(), spirv.size());
+  size_t changed = 0;
+  for (size_t i = 0; i < spirv.size(); ++i) changed += stripped[i] != spirv[i];
+  EXPECT_EQ(changed, static_cast<size_t>(std::count_if(before.begin(), before.end(), [](uint32_t c) { return (c & kUnroll) != 0; })));
 }
 
 TEST(Cli, ListsKernelsByStableNameFirst) {

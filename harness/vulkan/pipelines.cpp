@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "vulkan/spirv_module.h"
+
 namespace shaderwatch {
 
 Bindings::Bindings(Device& device, const std::vector<Resource>& resources, VkShaderStageFlags stages)
@@ -68,9 +70,12 @@ Bindings::~Bindings() {
 }
 
 VkShaderModule create_shader_module(Device& device, const std::vector<uint32_t>& spirv) {
+  // A CPU device (lavapipe) takes minutes over loops unrolled whole: it gets them without the hint (spirv_module.h).
+  const std::vector<uint32_t> code =
+      device.info().type == VK_PHYSICAL_DEVICE_TYPE_CPU ? without_unroll_hints(spirv) : spirv;
   VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  info.codeSize = spirv.size() * sizeof(uint32_t);
-  info.pCode = spirv.data();
+  info.codeSize = code.size() * sizeof(uint32_t);
+  info.pCode = code.data();
   VkShaderModule module;
   vk_check(vkCreateShaderModule(device.handle(), &info, nullptr, &module), "vkCreateShaderModule");
   return module;

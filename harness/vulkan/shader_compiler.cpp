@@ -14,6 +14,7 @@
 
 #include "shaderwatch/result_contract.h"
 #include "vulkan/embedded_kernels.h"
+#include "vulkan/spirv_module.h"
 
 namespace shaderwatch {
 
@@ -191,14 +192,10 @@ ShaderInterface reflect(glslang::TProgram& program) {
 uint32_t subgroup_features(const std::vector<uint32_t>& spirv) {
   constexpr uint32_t kOpCapability = 17, kGroupNonUniform = 61, kGroupNonUniformQuad = 68;
   uint32_t bits = 0;
-  for (size_t i = 5; i < spirv.size();) {
-    const uint32_t words = spirv[i] >> 16, opcode = spirv[i] & 0xFFFF;
-    if (words == 0) break;
-    if (opcode == kOpCapability && i + 1 < spirv.size() && spirv[i + 1] >= kGroupNonUniform &&
-        spirv[i + 1] <= kGroupNonUniformQuad)
-      bits |= 1u << (spirv[i + 1] - kGroupNonUniform);
-    i += words;
-  }
+  for_each_instruction(spirv, [&](uint32_t opcode, size_t at, uint32_t words) {
+    if (opcode == kOpCapability && words >= 2 && spirv[at + 1] >= kGroupNonUniform && spirv[at + 1] <= kGroupNonUniformQuad)
+      bits |= 1u << (spirv[at + 1] - kGroupNonUniform);
+  });
   return bits;
 }
 

@@ -36,6 +36,9 @@ std::vector<CheckInput> postfx_check_inputs() {
       {InputKind::Random, {1, 1, 0}},
       {InputKind::HdrTest, {256, 128, 0}},  // exact 16x16 tiles
       {InputKind::Random, {255, 127, 0}},
+      // A CoC in pixels grows with the width: 3840 wide, the far third's and the near third's reach the clamp, as
+      // at 4K (the depth-of-field composites' paths for a window of clamped pixels), on fewer pixels than 640x360.
+      {InputKind::HdrTest, {3840, 48, 0}},
   };
 }
 
