@@ -39,6 +39,8 @@ std::vector<CheckInput> postfx_check_inputs() {
       // A CoC in pixels grows with the width: 3840 wide, the far third's and the near third's reach the clamp, as
       // at 4K (the depth-of-field composites' paths for a window of clamped pixels), on fewer pixels than 640x360.
       {InputKind::HdrTest, {3840, 48, 0}},
+      // 144 wide, the nearest pixels' CoC is 6.5 pixels: tiles full of near pixels that reach less than the clamp.
+      {InputKind::HdrTest, {144, 64, 0}},
   };
 }
 
