@@ -9,7 +9,7 @@
 namespace shaderwatch {
 
 namespace {
-constexpr uint32_t kSubgroupBasic = 0x1, kSubgroupArithmetic = 0x4, kSubgroupBallot = 0x8;
+constexpr uint32_t kSubgroupBasic = 0x1, kSubgroupVote = 0x2, kSubgroupArithmetic = 0x4, kSubgroupBallot = 0x8;
 constexpr double kDotRoundings = 3;  // dot(rgba, weights): three products and two additions
 
 // Seed-style tree kernel: FETCH_X x FETCH_Y pixels per invocation into SLOTS shared slots.
@@ -336,14 +336,15 @@ void add_postfx_kernels(std::vector<KernelSpec>& k) {
                          "workgroup's window staged in shared memory with its CoC and near weight computed once per "
                          "pixel, two pixels an invocation reading each tap once, far + focus and the near field walked "
                          "apart, one window per subgroup each, unrolled whole at their common widths, the near field "
-                         "by its pixels' bits where the tiles around hold few";
+                         "by its pixels' bits where the tiles around hold few, and at the CoC clamp with a row's taps "
+                         "inside both pixels' discs summed once";
     staged.shaders[0].file = "postfx_dof_tiles_subgroup.comp";
-    // Two pixels an invocation: 1340 us at 3840x2160 on an H100, where one took 1460 and four 3048 (README).
+    // Two pixels an invocation: 1321 us at 3840x2160 on an H100 (README: the shapes timed).
     const uint32_t block = 2;
     staged.shaders[1] = {"postfx_dof_composite_staged.comp",
                          {{"MAX_RADIUS", std::to_string(max_radius)}, {"BLOCK", std::to_string(block)}}};
     staged.group_y = 16 / block;
-    staged.subgroup_ops = kSubgroupBasic | kSubgroupArithmetic;
+    staged.subgroup_ops = kSubgroupBasic | kSubgroupVote | kSubgroupArithmetic;
     // Real time is 3840x2160 and below; at 8K its 8.4 ms a frame (H200) would take the default suite past a minute.
     staged.sizes = {"1280x720", "1920x1080", "3840x2160"};
     k.push_back(std::move(dof));

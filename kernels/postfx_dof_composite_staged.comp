@@ -1,6 +1,7 @@
 #version 460
 // Depth-of-field composite for real time: dof_gather.glsl's gather and composite, each sum getting the same terms
-// of non-zero weight in the same order as postfx_dof_composite.comp (so the same image), with less work per tap:
+// of non-zero weight as postfx_dof_composite.comp's, row by row in the same order of rows, each row's in dx order
+// but in the near walk at the clamp (so the same image within the reference's bound), with less work per tap:
 // - each workgroup, writing a 16x16 tile, stages the (16 + 2 MAX_RADIUS)^2 pixels its taps can reach in shared
 //   memory, edges clamped, once: colour, CoC (clamped at -MAX_RADIUS, so a near tap's radius is -CoC) and the
 //   reciprocal of the near disc's area (0 for a pixel that is not near), and a bit for each near pixel;
@@ -14,13 +15,18 @@
 //   tap's distance is a constant and there is no loop per tap; other widths loop, skipping their corners;
 // - the near walk is unrolled whole where the 3x3 tiles around hold many near pixels and reach MAX_RADIUS, visits
 //   every tap of its rows (unrolled) where they hold many but reach less, and only the near pixels' bits where they
-//   hold a few.
+//   hold a few;
+// - where the whole near walk runs and every staged near pixel's radius is the clamp's (at 4K, every workgroup's),
+//   a near tap's coverage is a constant of its offset, 1 within MAX_RADIUS: the taps inside every block pixel's
+//   disc are added once a row, into a row sum each of them adds (the reference bounds a row's terms in any order).
+//   The same walk for far pixels at the clamp was slower (README).
 // Taps beyond MAX_RADIUS + 1 have weight 0 for every radius (coverage), and are left out of the unrolled walks.
 // Why this shape: README.md ("The composite"), the shapes timed and what each gave.
 // Bindings as postfx_dof_composite.comp's; MAX_RADIUS <= 8, so that a staged row's near bits fit one word.
 // Define: BLOCK, pixels an invocation (the workgroup is 16 x 16 / BLOCK invocations).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_vote : require
 #extension GL_EXT_control_flow_attributes : require
 #include "postfx.glsl"
 #include "race_delay.glsl"
@@ -40,6 +46,7 @@ const int kInvocations = 16 * (16 / BLOCK);
 shared vec4 staged[kSide * kSide];          // colour in .rgb, CoC in .a, clamped at -MAX_RADIUS
 shared float staged_weight[kSide * kSide];  // as a near tap: 1 / its disc's area; 0 for a far or in-focus pixel
 shared uint near_bits[kSide];               // per staged row, a bit per near pixel
+shared uint near_below_clamp;               // 1: some staged near pixel's radius is under MAX_RADIUS
 // At most this many near pixels in the 3x3 tiles around (the tile pass's counts): walk their bits, not every tap.
 const uint kSparseNear = 64u;
 
@@ -48,6 +55,33 @@ int staged_index(ivec2 at, int dx, int dy) { return (at.y + dy) * kSide + at.x +
 bool in_far_window(int dx, int dy, int w) { return abs(dy) <= w && dx * dx + dy * dy <= (w + 1) * (w + 1); }
 // Whether the whole near walk visits (dx, dy).
 bool in_near_window(int dx, int dy) { return in_far_window(dx, dy, MAX_RADIUS); }
+
+// At the clamp (a near tap's radius MAX_RADIUS) coverage depends on the offset alone: exactly 1 within MAX_RADIUS
+// ("inside"), a constant between MAX_RADIUS and MAX_RADIUS + 1 (the ring), else 0.
+bool inside_at_clamp(int dx, int dy) { return abs(dy) <= MAX_RADIUS && dx * dx + dy * dy <= MAX_RADIUS * MAX_RADIUS; }
+bool ring_at_clamp(int dx, int dy) {
+  return abs(dy) <= MAX_RADIUS && dx * dx + dy * dy > MAX_RADIUS * MAX_RADIUS &&
+         dx * dx + dy * dy < (MAX_RADIUS + 1) * (MAX_RADIUS + 1);
+}
+float ring_weight(int dx, int dy) { return coverage(kMaxRadius, sqrt(float(dx * dx + dy * dy))); }
+// A near tap's 1 / area where its radius is the clamp's: one expression, staged and used alike.
+float clamp_inverse_area() { return 1.0 / near_area(kMaxRadius); }
+float inverse_near_area(float coc) { return coc <= -kMaxRadius ? clamp_inverse_area() : 1.0 / near_area(-coc); }
+
+// One field's sums (colour and weight) of a pixel, or of one row's taps.
+struct FieldSums {
+  vec3 sum;
+  float weight;
+};
+const FieldSums kNoField = FieldSums(vec3(0.0), 0.0);
+void add_term(inout FieldSums s, vec3 rgb, float w) {
+  s.sum += w * rgb;
+  s.weight += w;
+}
+void add_sums(inout FieldSums s, FieldSums row) {
+  s.sum += row.sum;
+  s.weight += row.weight;
+}
 
 // Far + focus: a near tap's far weight is 0 but at the centre.
 void add_far(inout DofSums s, vec4 v, int dx, int dy, float far_radius, bool any_near) {
@@ -92,6 +126,7 @@ void main() {
   const ivec2 size = ivec2(params.width, params.height);
   const ivec2 origin = ivec2(gl_WorkGroupID.xy) * 16 - MAX_RADIUS;  // of staged[0]
   if (gl_LocalInvocationIndex < kSide) near_bits[gl_LocalInvocationIndex] = 0u;
+  if (gl_LocalInvocationIndex == 0) near_below_clamp = 0u;
   barrier();
   race_delay();
   for (int i = int(gl_LocalInvocationIndex); i < kSide * kSide; i += kInvocations) {
@@ -99,8 +134,9 @@ void main() {
     const vec4 v = src[q.y * size.x + q.x];
     const float coc = circle_of_confusion(v.w);
     staged[i] = vec4(v.rgb, max(coc, -kMaxRadius));
-    staged_weight[i] = coc < 0.0 ? 1.0 / near_area(min(-coc, kMaxRadius)) : 0.0;
+    staged_weight[i] = coc < 0.0 ? inverse_near_area(coc) : 0.0;
     if (coc < 0.0) atomicOr(near_bits[i / kSide], 1u << uint(i % kSide));
+    if (subgroupAny(coc < 0.0 && coc > -kMaxRadius) && subgroupElect()) atomicOr(near_below_clamp, 1u);
   }
   barrier();
   race_delay();
@@ -140,6 +176,42 @@ void main() {
     }                                                                          \
   }
 
+  // The near walk where every staged near pixel's radius is the clamp's, so a tap's weight is a constant of its
+  // offset times `scale` (1 / the clamp's area for a near tap, 0 for another): a tap inside every block pixel's
+  // disc is added to one row sum shared by them, which each adds to its own sums at the row's end; the others
+  // (inside some pixels' discs, or in their rings) are added to each such pixel's sums directly. A row's taps are
+  // so added in another order than dx's: its terms are the reference's, and the rows still come in order (the
+  // reference's bound holds for a row's terms in any order).
+#define NEAR_WALK_AT_CLAMP(ACC)                                                                \
+  [[unroll]] for (int b = 0; b < BLOCK; ++b) ACC[b] = kNoField;                                \
+  [[unroll]] for (int r = -MAX_RADIUS; r <= MAX_RADIUS + BLOCK - 1; ++r) {                     \
+    FieldSums row = kNoField;                                                                  \
+    bool row_shared = false;                                                                   \
+    [[unroll]] for (int dx = -MAX_RADIUS; dx <= MAX_RADIUS; ++dx) {                            \
+      bool all_inside = true, visited = false;                                                 \
+      [[unroll]] for (int b = 0; b < BLOCK; ++b) {                                             \
+        all_inside = all_inside && inside_at_clamp(dx, r - b);                                 \
+        visited = visited || inside_at_clamp(dx, r - b) || ring_at_clamp(dx, r - b);           \
+      }                                                                                        \
+      if (visited) {                                                                           \
+        const vec4 v = staged[staged_index(at0, dx, r)];                                       \
+        const float scale = v.a < 0.0 ? clamp_inverse_area() : 0.0;                           \
+        if (all_inside) {                                                                      \
+          add_term(row, v.rgb, scale);                                                         \
+          row_shared = true;                                                                   \
+        } else {                                                                               \
+          [[unroll]] for (int b = 0; b < BLOCK; ++b) {                                         \
+            if (inside_at_clamp(dx, r - b)) add_term(ACC[b], v.rgb, scale);                    \
+            else if (ring_at_clamp(dx, r - b)) add_term(ACC[b], v.rgb, ring_weight(dx, r - b) * scale); \
+          }                                                                                    \
+        }                                                                                      \
+      }                                                                                        \
+    }                                                                                          \
+    if (row_shared) {                                                                          \
+      [[unroll]] for (int b = 0; b < BLOCK; ++b) add_sums(ACC[b], row);                        \
+    }                                                                                          \
+  }
+
   // Every tap of non-zero far weight lies within window + 1 of its pixel; past that (by at least 1/34 pixel in
   // distance, far more than sqrt's error) the weights are exactly 0.
   const int window = subgroupMax(own_window);
@@ -154,7 +226,14 @@ void main() {
   }
 
   const int near_window = dof_near_window(near_around.x);  // from the tiles: the same for the whole workgroup
-  if (near_count > kSparseNear && near_window == MAX_RADIUS) {
+  if (near_count > kSparseNear && near_window == MAX_RADIUS && near_below_clamp == 0u) {
+    FieldSums near[BLOCK];
+    NEAR_WALK_AT_CLAMP(near)
+    [[unroll]] for (int b = 0; b < BLOCK; ++b) {
+      sums[b].near_sum = near[b].sum;
+      sums[b].near_weight = near[b].weight;
+    }
+  } else if (near_count > kSparseNear && near_window == MAX_RADIUS) {
     UNROLLED_WALK(MAX_RADIUS, in_near_window(dx, r - b), const vec4 v = staged[index]; const float w = staged_weight[index],
                   add_near(sums[b], v, w, dx, r - b))
   } else if (near_count > kSparseNear) {
