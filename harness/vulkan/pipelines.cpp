@@ -71,8 +71,9 @@ Bindings::~Bindings() {
 
 VkShaderModule create_shader_module(Device& device, const std::vector<uint32_t>& spirv) {
   // A CPU device (lavapipe) takes minutes over loops unrolled whole: it gets them without the hint (spirv_module.h).
-  const std::vector<uint32_t> code =
-      device.info().type == VK_PHYSICAL_DEVICE_TYPE_CPU ? without_unroll_hints(spirv) : spirv;
+  const bool cpu = device.info().type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+  const std::vector<uint32_t> stripped = cpu ? without_unroll_hints(spirv) : std::vector<uint32_t>{};
+  const std::vector<uint32_t>& code = cpu ? stripped : spirv;  // a GPU's module as compiled, not copied
   VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   info.codeSize = code.size() * sizeof(uint32_t);
   info.pCode = code.data();
