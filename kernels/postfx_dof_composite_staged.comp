@@ -19,7 +19,8 @@
 // - where the whole near walk runs and every staged near pixel's radius is the clamp's (at 4K, every workgroup's),
 //   a near tap's coverage is a constant of its offset, 1 within MAX_RADIUS: the taps inside every block pixel's
 //   disc are added once a row, into a row sum each of them adds (the reference bounds a row's terms in any order).
-//   The same walk for far pixels at the clamp was slower (README).
+//   The same walk for far pixels at the clamp was slower (README): the unrolled walks' code is most of what the
+//   instruction cache holds, and a second large walk in use beside another costs more than it saves.
 // Taps beyond MAX_RADIUS + 1 have weight 0 for every radius (coverage), and are left out of the unrolled walks.
 // Why this shape: README.md ("The composite"), the shapes timed and what each gave.
 // Bindings as postfx_dof_composite.comp's; MAX_RADIUS <= 8, so that a staged row's near bits fit one word.
