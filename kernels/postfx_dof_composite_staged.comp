@@ -71,19 +71,10 @@ float ring_weight(int dx, int dy) { return coverage(kMaxRadius, sqrt(float(dx * 
 float clamp_inverse_area() { return 1.0 / near_area(kMaxRadius); }
 float inverse_near_area(float coc) { return coc <= -kMaxRadius ? clamp_inverse_area() : 1.0 / near_area(-coc); }
 
-// One field's sums (colour and weight) of a pixel, or of one row's taps.
-struct FieldSums {
-  vec3 sum;
-  float weight;
-};
-const FieldSums kNoField = FieldSums(vec3(0.0), 0.0);
-void add_term(inout FieldSums s, vec3 rgb, float w) {
-  s.sum += w * rgb;
-  s.weight += w;
-}
-void add_sums(inout FieldSums s, FieldSums row) {
-  s.sum += row.sum;
-  s.weight += row.weight;
+// Adds the near sums of one row's taps, gathered apart (`row`), to a pixel's.
+void add_near_row(inout DofSums s, DofSums row) {
+  s.near_sum += row.near_sum;
+  s.near_weight += row.near_weight;
 }
 
 // Far + focus: a near tap's far weight is 0 but at the centre.
@@ -190,42 +181,6 @@ void main() {
     }                                                                          \
   }
 
-  // The near walk where every staged near pixel's radius is the clamp's, so a tap's weight is a constant of its
-  // offset times `scale` (1 / the clamp's area for a near tap, 0 for another): a tap inside every block pixel's
-  // disc is added to one row sum shared by them, which each adds to its own sums at the row's end; the others
-  // (inside some pixels' discs, or in their rings) are added to each such pixel's sums directly. A row's taps are
-  // so added in another order than dx's: its terms are the reference's, and the rows still come in order (the
-  // reference's bound holds for a row's terms in any order).
-#define NEAR_WALK_AT_CLAMP(ACC)                                                                \
-  [[unroll]] for (int b = 0; b < BLOCK; ++b) ACC[b] = kNoField;                                \
-  [[unroll]] for (int r = -MAX_RADIUS; r <= MAX_RADIUS + BLOCK - 1; ++r) {                     \
-    FieldSums row = kNoField;                                                                  \
-    bool row_shared = false;                                                                   \
-    [[unroll]] for (int dx = -MAX_RADIUS; dx <= MAX_RADIUS; ++dx) {                            \
-      bool all_inside = true, visited = false;                                                 \
-      [[unroll]] for (int b = 0; b < BLOCK; ++b) {                                             \
-        all_inside = all_inside && inside_at_clamp(dx, r - b);                                 \
-        visited = visited || inside_at_clamp(dx, r - b) || ring_at_clamp(dx, r - b);           \
-      }                                                                                        \
-      if (visited) {                                                                           \
-        const vec4 v = staged[staged_index(at0, dx, r)];                                       \
-        const float scale = v.a < 0.0 ? clamp_inverse_area() : 0.0;                           \
-        if (all_inside) {                                                                      \
-          add_term(row, v.rgb, scale);                                                         \
-          row_shared = true;                                                                   \
-        } else {                                                                               \
-          [[unroll]] for (int b = 0; b < BLOCK; ++b) {                                         \
-            if (inside_at_clamp(dx, r - b)) add_term(ACC[b], v.rgb, scale);                    \
-            else if (ring_at_clamp(dx, r - b)) add_term(ACC[b], v.rgb, ring_weight(dx, r - b) * scale); \
-          }                                                                                    \
-        }                                                                                      \
-      }                                                                                        \
-    }                                                                                          \
-    if (row_shared) {                                                                          \
-      [[unroll]] for (int b = 0; b < BLOCK; ++b) add_sums(ACC[b], row);                        \
-    }                                                                                          \
-  }
-
   // Every tap of non-zero far weight lies within window + 1 of its pixel; past that (by at least 1/34 pixel in
   // distance, far more than sqrt's error) the weights are exactly 0.
   const int window = subgroupMax(own_window);
@@ -241,11 +196,38 @@ void main() {
 
   const int near_window = dof_near_window(near_around.x);  // from the tiles: the same for the whole workgroup
   if (near_count > kSparseNear && near_window == MAX_RADIUS && near_below_clamp == 0u) {
-    FieldSums near[BLOCK];
-    NEAR_WALK_AT_CLAMP(near)
-    [[unroll]] for (int b = 0; b < BLOCK; ++b) {
-      sums[b].near_sum = near[b].sum;
-      sums[b].near_weight = near[b].weight;
+    // The near walk where every staged near pixel's radius is the clamp's, so a tap's weight is a constant of its
+    // offset times `scale` (1 / the clamp's area for a near tap, 0 for another): a tap inside every block pixel's
+    // disc is added to one row sum shared by them, which each adds to its own sums at the row's end; the others
+    // (inside some pixels' discs, or in their rings) are added to each such pixel's sums directly. A row's taps are
+    // so added in another order than dx's: its terms are the reference's, and the rows still come in order (the
+    // reference's bound holds for a row's terms in any order).
+    [[unroll]] for (int r = -MAX_RADIUS; r <= MAX_RADIUS + BLOCK - 1; ++r) {
+      DofSums row = kNoTaps;
+      bool row_shared = false;
+      [[unroll]] for (int dx = -MAX_RADIUS; dx <= MAX_RADIUS; ++dx) {
+        bool all_inside = true, visited = false;
+        [[unroll]] for (int b = 0; b < BLOCK; ++b) {
+          all_inside = all_inside && inside_at_clamp(dx, r - b);
+          visited = visited || inside_at_clamp(dx, r - b) || ring_at_clamp(dx, r - b);
+        }
+        if (visited) {
+          const vec4 v = staged[staged_index(at0, dx, r)];
+          const float scale = v.a < 0.0 ? clamp_inverse_area() : 0.0;
+          if (all_inside) {
+            dof_add_near(row, v.rgb, scale);
+            row_shared = true;
+          } else {
+            [[unroll]] for (int b = 0; b < BLOCK; ++b) {
+              if (inside_at_clamp(dx, r - b)) dof_add_near(sums[b], v.rgb, scale);
+              else if (ring_at_clamp(dx, r - b)) dof_add_near(sums[b], v.rgb, ring_weight(dx, r - b) * scale);
+            }
+          }
+        }
+      }
+      if (row_shared) {
+        [[unroll]] for (int b = 0; b < BLOCK; ++b) add_near_row(sums[b], row);
+      }
     }
   } else if (near_count > kSparseNear && near_window == MAX_RADIUS) {
     UNROLLED_WALK(MAX_RADIUS, in_near_window(dx, r - b), const vec4 v = staged[index]; const float w = staged_weight[index],
