@@ -50,6 +50,7 @@ shared vec4 staged[kStagedPixels];          // colour in .rgb, CoC in .a, clampe
 shared float staged_weight[kStagedPixels];  // as a near tap: 1 / its disc's area; 0 for a far or in-focus pixel
 shared uint near_bits[kSide];               // per staged row, a bit per near pixel
 shared uint near_below_clamp;               // 1: some staged near pixel's radius is under MAX_RADIUS
+shared vec2 tiles_around;                   // dof_near_around of the workgroup's tile
 // At most this many near pixels in the 3x3 tiles around (the tile pass's counts): walk their bits, not every tap.
 const uint kSparseNear = 64u;
 
@@ -121,6 +122,9 @@ void main() {
   const ivec2 origin = ivec2(gl_WorkGroupID.xy) * 16 - MAX_RADIUS;  // of staged[0]
   if (gl_LocalInvocationIndex < kSide) near_bits[gl_LocalInvocationIndex] = 0u;
   if (gl_LocalInvocationIndex == 0) near_below_clamp = 0u;
+  // The 3x3 tiles around every pixel of the workgroup are its tile's: read once, not 9 loads an invocation (-2.7%
+  // on an H100, README).
+  if (gl_LocalInvocationIndex == 1) tiles_around = dof_near_around(ivec2(gl_WorkGroupID.xy) * 16, size);
   barrier();
   race_delay();
   // Every load an invocation stages is issued before the first store: a loop of load, store and atomic kept one
@@ -155,8 +159,7 @@ void main() {
     far_radius[b] = clamp(staged[staged_index(at0, 0, b)].a, 0.0, kMaxRadius);
     own_window = max(own_window, dof_far_window(far_radius[b]));
   }
-  // The 3x3 tiles around the block are its workgroup's tile's: the same for every invocation.
-  const vec2 near_around = dof_near_around(p0, size);
+  const vec2 near_around = tiles_around;
   const uint near_count = uint(near_around.y);
   // A pixel whose CoC the tile pass and this one round to opposite sides of 0 lies within rounding of the focus:
   // the reference lets it count as either field.
