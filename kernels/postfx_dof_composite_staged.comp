@@ -119,12 +119,13 @@ void near_bits_walk(inout DofSums s, ivec2 at, int near_window) {
 
 void main() {
   const ivec2 size = ivec2(params.width, params.height);
-  const ivec2 origin = ivec2(gl_WorkGroupID.xy) * 16 - MAX_RADIUS;  // of staged[0]
+  const ivec2 tile_origin = ivec2(gl_WorkGroupID.xy) * 16;  // the workgroup's 16x16 tile's first pixel
+  const ivec2 origin = tile_origin - MAX_RADIUS;             // of staged[0]
   if (gl_LocalInvocationIndex < kSide) near_bits[gl_LocalInvocationIndex] = 0u;
   if (gl_LocalInvocationIndex == 0) near_below_clamp = 0u;
   // The 3x3 tiles around every pixel of the workgroup are its tile's: read once, not 9 loads an invocation (-2.7%
   // on an H100, README).
-  if (gl_LocalInvocationIndex == 1) tiles_around = dof_near_around(ivec2(gl_WorkGroupID.xy) * 16, size);
+  if (gl_LocalInvocationIndex == 1) tiles_around = dof_near_around(tile_origin, size);
   barrier();
   race_delay();
   // Every load an invocation stages is issued before the first store: a loop of load, store and atomic kept one
@@ -150,7 +151,7 @@ void main() {
   barrier();
   race_delay();
   // The block's pixels: p0 and the BLOCK - 1 below it (those past the image's bottom are gathered, not written).
-  const ivec2 p0 = ivec2(gl_WorkGroupID.xy) * 16 + ivec2(gl_LocalInvocationID.x, gl_LocalInvocationID.y * BLOCK);
+  const ivec2 p0 = tile_origin + ivec2(gl_LocalInvocationID.x, gl_LocalInvocationID.y * BLOCK);
   if (p0.x >= size.x || p0.y >= size.y) return;
   const ivec2 at0 = p0 - origin;  // p0 in staged
   float far_radius[BLOCK];
