@@ -18,7 +18,8 @@
 //   hold a few;
 // - where the whole near walk runs and every staged near pixel's radius is the clamp's (at 4K, every workgroup's),
 //   a near tap's coverage is a constant of its offset, 1 within MAX_RADIUS: the taps inside every block pixel's
-//   disc are added once a row, into a row sum each of them adds (the reference bounds a row's terms in any order).
+//   disc are added once a row, into a row sum each of them adds (the reference bounds a row's terms in any order);
+//   where every staged pixel is near (most of the near field's workgroups at 4K), a copy of that walk reads no CoC.
 //   The same walk for far pixels at the clamp was slower (README): the unrolled walks' code is most of what the
 //   instruction cache holds, and a second large walk in use beside another costs more than it saves.
 // Taps beyond MAX_RADIUS + 1 have weight 0 for every radius (coverage), and are left out of the unrolled walks.
@@ -50,6 +51,7 @@ shared vec4 staged[kStagedPixels];          // colour in .rgb, CoC in .a, clampe
 shared float staged_weight[kStagedPixels];  // as a near tap: 1 / its disc's area; 0 for a far or in-focus pixel
 shared uint near_bits[kSide];               // per staged row, a bit per near pixel
 shared uint near_below_clamp;               // 1: some staged near pixel's radius is under MAX_RADIUS
+shared uint staged_not_near;                // 1: some staged pixel is not near
 shared vec2 tiles_around;                   // dof_near_around of the workgroup's tile
 // At most this many near pixels in the 3x3 tiles around (the tile pass's counts): walk their bits, not every tap.
 const uint kSparseNear = 64u;
@@ -89,6 +91,49 @@ void add_near(inout DofSums s, vec4 v, float weight, int dx, int dy) {
 }
 void add_near_tap(inout DofSums s, int index, int dx, int dy) { add_near(s, staged[index], staged_weight[index], dx, dy); }
 
+// The near walk where every staged near pixel's radius is the clamp's, so a tap's weight is a constant of its offset
+// times the clamp's 1 / area for a near tap, 0 for another: a tap inside every block pixel's disc is added to one row
+// sum shared by them, which each adds to its own sums at the row's end; the others (inside some pixels' discs, or in
+// their rings) are added to each such pixel's sums directly. A row's shared taps are summed as colours times 1 or 0
+// (near or not) and scaled by 1 / area once at the row's end. So a row's terms are added in another order than dx's,
+// and scaled after their sum (which rounds less than the sum of scaled terms): its terms are the reference's, and the
+// rows still come in order (the reference's bound holds for a row's terms in any order). `all_near`: every staged
+// pixel is near (a constant at each call, so the compiler drops the tests).
+void near_walk_at_clamp(inout DofSums sums[BLOCK], ivec2 at0, bool all_near) {
+  const float inverse_area = clamp_inverse_area();
+  [[unroll]] for (int r = -MAX_RADIUS; r <= MAX_RADIUS + BLOCK - 1; ++r) {
+    vec3 row_rgb = vec3(0.0);
+    float row_taps = 0.0;
+    bool row_shared = false;
+    [[unroll]] for (int dx = -MAX_RADIUS; dx <= MAX_RADIUS; ++dx) {
+      bool all_inside = true, visited = false;
+      [[unroll]] for (int b = 0; b < BLOCK; ++b) {
+        all_inside = all_inside && inside_at_clamp(dx, r - b);
+        visited = visited || inside_at_clamp(dx, r - b) || ring_at_clamp(dx, r - b);
+      }
+      if (visited) {
+        const vec4 v = staged[staged_index(at0, dx, r)];
+        const float near = all_near || v.a < 0.0 ? 1.0 : 0.0;
+        if (all_inside) {
+          row_rgb += near * v.rgb;
+          row_taps += near;
+          row_shared = true;
+        } else {
+          [[unroll]] for (int b = 0; b < BLOCK; ++b) {
+            if (inside_at_clamp(dx, r - b)) dof_add_near(sums[b], v.rgb, near * inverse_area);
+            else if (ring_at_clamp(dx, r - b))
+              dof_add_near(sums[b], v.rgb, near * (ring_weight(dx, r - b) * inverse_area));
+          }
+        }
+      }
+    }
+    if (row_shared) {
+      const DofSums row = DofSums(vec3(0.0), inverse_area * row_rgb, 0.0, inverse_area * row_taps);
+      [[unroll]] for (int b = 0; b < BLOCK; ++b) add_near_row(sums[b], row);
+    }
+  }
+}
+
 // The walks of one pixel at `at` (in staged), for the widths not unrolled.
 void far_walk(inout DofSums s, ivec2 at, int window, float far_radius, bool any_near) {
   const int reach_squared = (window + 1) * (window + 1);
@@ -123,6 +168,7 @@ void main() {
   const ivec2 origin = tile_origin - MAX_RADIUS;             // of staged[0]
   if (gl_LocalInvocationIndex < kSide) near_bits[gl_LocalInvocationIndex] = 0u;
   if (gl_LocalInvocationIndex == 0) near_below_clamp = 0u;
+  if (gl_LocalInvocationIndex == 2) staged_not_near = 0u;
   // The 3x3 tiles around every pixel of the workgroup are its tile's: read once, not 9 loads an invocation (-2.7%
   // on an H100, README).
   if (gl_LocalInvocationIndex == 1) tiles_around = dof_near_around(tile_origin, size);
@@ -136,7 +182,7 @@ void main() {
     const ivec2 q = clamp(origin + ivec2(i % kSide, i / kSide), ivec2(0), size - 1);
     if (i < kStagedPixels) loaded[k] = src[q.y * size.x + q.x];
   }
-  bool below_clamp = false;
+  bool below_clamp = false, not_near = false;
   [[unroll]] for (int k = 0; k < kStagedPerInvocation; ++k) {
     const int i = int(gl_LocalInvocationIndex) + k * kInvocations;
     if (i < kStagedPixels) {
@@ -145,9 +191,11 @@ void main() {
       staged_weight[i] = coc < 0.0 ? inverse_near_area(coc) : 0.0;
       if (coc < 0.0) atomicOr(near_bits[i / kSide], 1u << uint(i % kSide));
       below_clamp = below_clamp || (coc < 0.0 && coc > -kMaxRadius);
+      not_near = not_near || !(coc < 0.0);
     }
   }
   if (subgroupAny(below_clamp) && subgroupElect()) atomicOr(near_below_clamp, 1u);
+  if (subgroupAny(not_near) && subgroupElect()) atomicOr(staged_not_near, 1u);
   barrier();
   race_delay();
   // The block's pixels: p0 and the BLOCK - 1 below it (those past the image's bottom are gathered, not written).
@@ -200,39 +248,10 @@ void main() {
 
   const int near_window = dof_near_window(near_around.x);  // from the tiles: the same for the whole workgroup
   if (near_count > kSparseNear && near_window == MAX_RADIUS && near_below_clamp == 0u) {
-    // The near walk where every staged near pixel's radius is the clamp's, so a tap's weight is a constant of its
-    // offset times `scale` (1 / the clamp's area for a near tap, 0 for another): a tap inside every block pixel's
-    // disc is added to one row sum shared by them, which each adds to its own sums at the row's end; the others
-    // (inside some pixels' discs, or in their rings) are added to each such pixel's sums directly. A row's taps are
-    // so added in another order than dx's: its terms are the reference's, and the rows still come in order (the
-    // reference's bound holds for a row's terms in any order).
-    [[unroll]] for (int r = -MAX_RADIUS; r <= MAX_RADIUS + BLOCK - 1; ++r) {
-      DofSums row = kNoTaps;
-      bool row_shared = false;
-      [[unroll]] for (int dx = -MAX_RADIUS; dx <= MAX_RADIUS; ++dx) {
-        bool all_inside = true, visited = false;
-        [[unroll]] for (int b = 0; b < BLOCK; ++b) {
-          all_inside = all_inside && inside_at_clamp(dx, r - b);
-          visited = visited || inside_at_clamp(dx, r - b) || ring_at_clamp(dx, r - b);
-        }
-        if (visited) {
-          const vec4 v = staged[staged_index(at0, dx, r)];
-          const float scale = v.a < 0.0 ? clamp_inverse_area() : 0.0;
-          if (all_inside) {
-            dof_add_near(row, v.rgb, scale);
-            row_shared = true;
-          } else {
-            [[unroll]] for (int b = 0; b < BLOCK; ++b) {
-              if (inside_at_clamp(dx, r - b)) dof_add_near(sums[b], v.rgb, scale);
-              else if (ring_at_clamp(dx, r - b)) dof_add_near(sums[b], v.rgb, ring_weight(dx, r - b) * scale);
-            }
-          }
-        }
-      }
-      if (row_shared) {
-        [[unroll]] for (int b = 0; b < BLOCK; ++b) add_near_row(sums[b], row);
-      }
-    }
+    // Two copies of the walk: where every staged pixel is near (at 4K, most of the near field's workgroups) none of
+    // its taps needs its CoC read or tested.
+    if (staged_not_near == 0u) near_walk_at_clamp(sums, at0, true);
+    else near_walk_at_clamp(sums, at0, false);
   } else if (near_count > kSparseNear && near_window == MAX_RADIUS) {
     UNROLLED_WALK(MAX_RADIUS, in_near_window(dx, r - b), const vec4 v = staged[index]; const float w = staged_weight[index],
                   add_near(sums[b], v, w, dx, r - b))
