@@ -13,7 +13,7 @@ namespace {
 // Header bytes. Below kRaw: a decimal, 0x40 its sign, the low six bits its exponent + kExpBias.
 constexpr unsigned char kSign = 0x40, kExpMask = 0x3F;
 constexpr int kExpBias = 32;
-constexpr unsigned char kRaw = 0x80, kUnsigned = 0x81, kNegative = 0x82, kRepeat = 0x83;
+constexpr unsigned char kRaw = 0x80, kUnsigned = 0x81, kNegative = 0x82, kRepeat = 0x83, kDerived = 0x84;
 
 std::size_t varint_size(std::uint64_t v) {
   std::size_t n = 1;
@@ -78,6 +78,14 @@ void put_repeat(std::string& out) { out.push_back(static_cast<char>(kRepeat)); }
 
 bool take_repeat(std::string_view& in) {
   if (in.empty() || static_cast<unsigned char>(in.front()) != kRepeat) return false;
+  in.remove_prefix(1);
+  return true;
+}
+
+void put_derived(std::string& out) { out.push_back(static_cast<char>(kDerived)); }
+
+bool take_derived(std::string_view& in) {
+  if (in.empty() || static_cast<unsigned char>(in.front()) != kDerived) return false;
   in.remove_prefix(1);
   return true;
 }

@@ -30,6 +30,11 @@ void put_repeat(std::string& out);
 // Whether `in` starts with that byte (then consumed).
 bool take_repeat(std::string_view& in);
 
+// One byte for "the aggregate statistic of the column's repetitions before it" (stored_rows.cpp: an aggregate
+// row's mean, median, stddev or cv that gbench_statistics.h gives bit for bit).
+void put_derived(std::string& out);
+bool take_derived(std::string_view& in);
+
 // Reads from the front of `in`, advancing it; throws Corrupt past its end or on an unknown header.
 std::uint64_t get_varint(std::string_view& in);
 double get_double(std::string_view& in);

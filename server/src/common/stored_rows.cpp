@@ -4,6 +4,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "common/gbench_statistics.h"
 #include "common/number_codec.h"
 
 namespace shaderwatch {
@@ -94,6 +95,28 @@ Column get_column(std::string_view& shape, std::size_t n_rows) {
 // Bitwise sameness: 0.0 and -0.0 differ, a NaN equals itself.
 bool same_double(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
+// The rows whose numbers make an aggregate's sample, as Google Benchmark's are its runs without an error.
+bool is_repetition(const StoredRow& r) { return !r.aggregate && !r.error; }
+
+// The statistic an aggregate row's value would be if Google Benchmark computed it from `sample` (the column's
+// repetitions before it); none for another row.
+std::optional<double> derived_value(const StoredRow& r, const std::vector<double>& sample) {
+  if (!r.aggregate || r.error || !r.aggregate_name) return std::nullopt;
+  return gbench_statistic(*r.aggregate_name, sample);
+}
+
+// Whether a column has an aggregate row, which alone needs the column's repetitions kept as a sample.
+bool has_aggregate(const std::vector<StoredRow>& rows, const Column& c) {
+  return std::any_of(c.rows.begin(), c.rows.end(), [&](std::size_t r) { return rows[r].aggregate; });
+}
+
+// A counter as a double: its number of either kind, for a sample; a float alone, for an aggregate's own value
+// (a derived value is read back as a float, so an integer posted is kept as posted).
+std::optional<double> counter_number(const json* v, bool float_only) {
+  if (v == nullptr || !v->is_number() || (float_only && !v->is_number_float())) return std::nullopt;
+  return v->get<double>();
+}
+
 }  // namespace
 
 PackedRows pack_rows(const std::vector<StoredRow>& rows) {
@@ -116,15 +139,33 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
     put_text(s, r.error_message);
     put_text(s, contract::row_status_word(r.status));
   }
-  // The numbers, a column at a time: real time, CPU time, then each counter by name.
-  // Per row, a value the same as the row's before it in the column is a repeat byte.
-  const auto put_values = [&](const Column& c, auto put_one, auto same) {
+  // The numbers, a column at a time: real time, CPU time, then each counter by name. Per row, a value the same
+  // as the row's before it in the column is a repeat byte (not after a derived one: a repeat reads the bytes
+  // before it again), and an aggregate's value that derived_value gives bit for bit is a derived byte.
+  // number(r): row r's value as a double (for an aggregate, only where it can be read back as derived).
+  const auto put_values = [&](const Column& c, auto put_one, auto same, auto number) {
     if (c.mode == Mode::Once) put_one(c.rows.front());
-    if (c.mode == Mode::PerRow)
-      for (std::size_t k = 0; k < c.rows.size(); ++k) {
-        if (k > 0 && same(c.rows[k - 1], c.rows[k])) codec::put_repeat(p.values);
-        else put_one(c.rows[k]);
+    if (c.mode != Mode::PerRow) return;
+    const bool keep_sample = has_aggregate(rows, c);
+    std::vector<double> sample;
+    bool after_derived = false;
+    for (std::size_t k = 0; k < c.rows.size(); ++k) {
+      const std::size_t r = c.rows[k];
+      const std::optional<double> value = number(r);
+      const std::optional<double> derived = value ? derived_value(rows[r], sample) : std::nullopt;
+      if (k > 0 && !after_derived && same(c.rows[k - 1], r)) {
+        codec::put_repeat(p.values);
+      } else if (derived && same_double(*derived, *value)) {
+        codec::put_derived(p.values);
+        ++p.derived;
+        after_derived = true;
+        continue;
+      } else {
+        put_one(r);
       }
+      after_derived = false;
+      if (keep_sample && value && is_repetition(rows[r])) sample.push_back(*value);
+    }
   };
   const auto same_real = [&](std::size_t a, std::size_t b) { return same_double(*rows[a].real_ns, *rows[b].real_ns); };
   const auto same_cpu = [&](std::size_t a, std::size_t b) { return same_double(*rows[a].cpu_ns, *rows[b].cpu_ns); };
@@ -136,9 +177,11 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
     if (as_real) cpu.mode = Mode::AsReal;
   }
   put_column(s, real, n);
-  put_values(real, [&](std::size_t r) { codec::put_double(p.values, *rows[r].real_ns); }, same_real);
+  put_values(real, [&](std::size_t r) { codec::put_double(p.values, *rows[r].real_ns); }, same_real,
+             [&](std::size_t r) { return rows[r].real_ns; });
   put_column(s, cpu, n);
-  put_values(cpu, [&](std::size_t r) { codec::put_double(p.values, *rows[r].cpu_ns); }, same_cpu);
+  put_values(cpu, [&](std::size_t r) { codec::put_double(p.values, *rows[r].cpu_ns); }, same_cpu,
+             [&](std::size_t r) { return rows[r].cpu_ns; });
   // Counter names: the union over the rows, sorted (the rows' objects are sorted maps).
   std::vector<std::string> names;
   for (const auto& r : rows)
@@ -159,7 +202,8 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
     const Column c = column_of(n, [&](std::size_t i) { return value(i) != nullptr; }, same);
     put_text(s, name);
     put_column(s, c, n);
-    put_values(c, [&](std::size_t r) { codec::put_json_number(p.values, *value(r)); }, same);
+    put_values(c, [&](std::size_t r) { codec::put_json_number(p.values, *value(r)); }, same,
+               [&](std::size_t r) { return counter_number(value(r), rows[r].aggregate); });
   }
   return p;
 }
@@ -198,7 +242,8 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
                                    bool counters) {
   std::vector<StoredRow> rows = read_shape(first_idx, shape);
   const std::size_t n = rows.size();
-  const auto get_values = [&](const Column& c, auto set) {
+  // set(r, in): row r's value from the bytes at `in`; set_derived(r, v): row r's value v; number(r) as put_values'.
+  const auto get_values = [&](const Column& c, auto set, auto set_derived, auto number) {
     if (c.mode == Mode::Once) {
       const std::string_view start = values;
       set(c.rows.front(), values);  // read once, then again for each other row
@@ -208,32 +253,53 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
       }
     } else if (c.mode == Mode::PerRow) {
       std::string_view previous;
+      const bool keep_sample = has_aggregate(rows, c);
+      std::vector<double> sample;
       for (const auto r : c.rows) {
         if (codec::take_repeat(values)) {
-          if (previous.empty()) throw Corrupt("a pack repeats a value before its first");
+          if (previous.empty()) throw Corrupt("a pack repeats a value with no stored value before it");
           std::string_view again = previous;
           set(r, again);
+        } else if (codec::take_derived(values)) {
+          const std::optional<double> derived = derived_value(rows[r], sample);
+          if (!derived) throw Corrupt("a pack derives a value for a row that is no aggregate of repetitions");
+          set_derived(r, *derived);
+          previous = {};
+          continue;
         } else {
           previous = values;
           set(r, values);
         }
+        if (keep_sample && is_repetition(rows[r]))
+          if (const std::optional<double> value = number(r)) sample.push_back(*value);
       }
     }
   };
   const Column real = get_column(shape, n);
-  get_values(real, [&](std::size_t r, std::string_view& in) { rows[r].real_ns = codec::get_double(in); });
+  get_values(
+      real, [&](std::size_t r, std::string_view& in) { rows[r].real_ns = codec::get_double(in); },
+      [&](std::size_t r, double v) { rows[r].real_ns = v; }, [&](std::size_t r) { return rows[r].real_ns; });
   const Column cpu = get_column(shape, n);
   if (cpu.mode == Mode::AsReal) {
     for (const auto r : cpu.rows) rows[r].cpu_ns = rows[r].real_ns;
   } else {
-    get_values(cpu, [&](std::size_t r, std::string_view& in) { rows[r].cpu_ns = codec::get_double(in); });
+    get_values(
+        cpu, [&](std::size_t r, std::string_view& in) { rows[r].cpu_ns = codec::get_double(in); },
+        [&](std::size_t r, double v) { rows[r].cpu_ns = v; }, [&](std::size_t r) { return rows[r].cpu_ns; });
   }
   if (!counters) return rows;  // the counters come last
   const auto n_counters = codec::get_varint(shape);
   for (std::uint64_t k = 0; k < n_counters; ++k) {
     const std::string name = get_text(shape);
     const Column c = get_column(shape, n);
-    get_values(c, [&](std::size_t r, std::string_view& in) { rows[r].counters[name] = codec::get_json_number(in); });
+    const auto counter = [&](std::size_t r) -> const json* {
+      const auto it = rows[r].counters.find(name);
+      return it == rows[r].counters.end() ? nullptr : &*it;
+    };
+    get_values(
+        c, [&](std::size_t r, std::string_view& in) { rows[r].counters[name] = codec::get_json_number(in); },
+        [&](std::size_t r, double v) { rows[r].counters[name] = v; },
+        [&](std::size_t r) { return counter_number(counter(r), rows[r].aggregate); });
   }
   if (!shape.empty() || !values.empty()) throw Corrupt("a pack has bytes past its rows");
   return rows;

@@ -4,7 +4,8 @@
 //   each row has). Runs of one suite repeat the same shapes, so a shape is stored once (table row_shapes) and
 //   pointed at by every pack that has it;
 // - its values: the rows' times and counters, in number_codec.h's few bytes each, one value for a column whose
-//   rows all hold the same, nothing for a CPU time equal to the real time.
+//   rows all hold the same, nothing for a CPU time equal to the real time, and one byte for an aggregate row's
+//   number that Google Benchmark's own formula gives from the repetitions (gbench_statistics.h), bit for bit.
 // unpack_rows gives back every field as posted, bit for bit (tests/server/stored_rows_test.cpp).
 #pragma once
 
@@ -37,6 +38,7 @@ struct StoredRow {
 struct PackedRows {
   std::int64_t first_idx = 0;  // the rows' idx are kept relative to it, so packs of one suite share shapes
   std::string shape, values;
+  std::size_t derived = 0;  // aggregate values kept as a byte saying "computed from the repetitions" (not stored)
 };
 
 // Rows of one benchmark, in document order (throws std::invalid_argument on an empty list or a counter that is
