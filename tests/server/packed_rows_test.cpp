@@ -206,11 +206,12 @@ TEST(GbenchStatistics, AreGoogleBenchmarksOwnBitForBit) {
   std::mt19937_64 rng(55);
   int compared = 0;
   for (int t = 0; t < 20000; ++t) {
-    const std::size_t n = 1 + rng() % 12;
-    const double scale = std::ldexp(1.0, static_cast<int>(rng() % 80) - 40);
+    const std::size_t n = 1 + rng() % (t % 10 == 0 ? 60 : 12);
+    const double scale = std::ldexp(t % 3 == 0 ? -1.0 : 1.0, static_cast<int>(rng() % 80) - 40);
     std::vector<double> v(n);
-    for (auto& x : v) x = scale * std::uniform_real_distribution<double>(1, 1.01)(rng);
+    for (auto& x : v) x = scale * std::uniform_real_distribution<double>(t % 5 == 0 ? -1 : 1, 1.01)(rng);
     if (t % 7 == 0) v.back() = v.front();  // ties
+    if (t % 11 == 0) v[rng() % n] = 0.0;   // zeros
     const std::pair<const char*, double (*)(const std::vector<double>&)> stats[] = {
         {"mean", benchmark::StatisticsMean}, {"median", benchmark::StatisticsMedian},
         {"stddev", benchmark::StatisticsStdDev}, {"cv", benchmark::StatisticsCV}};
@@ -281,18 +282,31 @@ TEST(PackedRows, ADerivedValueIsKeptOnlyWhereItIsTheStatisticBitForBit) {
   aggregate("p90", mean, {{"rate", 1.0}, {"count", 7.0}});  // the mean's time again, after a derived one: no repeat
   aggregate("p95", mean, {{"rate", 1.0}, {"count", 7.0}});  // after stored digits: a repeat
   aggregate("median", std::nextafter(11.25, 99.0), {{"rate", 33.75}, {"count", 7.0}});  // an ulp off: digits
+  // An integer mean of integer repetitions (the third has none): kept as posted, an integer, though the statistic
+  // gives its value.
+  rows[0].counters["whole"] = 6;
+  rows[1].counters["whole"] = 8;
+  rows[3].counters["whole"] = 7;
   const auto p = shaderwatch::pack_rows(rows);
   EXPECT_EQ(p.derived, 3u) << "the mean's time and rate, the median's rate; not an integer, a p90 or a value an ulp off";
   const auto back = shaderwatch::unpack_rows(p.first_idx, p.shape, p.values);
   expect_same(back, rows);
   EXPECT_TRUE(back[3].counters["count"].is_number_integer()) << "an aggregate's integer stays an integer";
   EXPECT_TRUE(back[3].counters["rate"].is_number_float());
-  // A derived byte where the row is a repetition is no pack.
-  std::string values;
-  shaderwatch::codec::put_derived(values);
-  const auto two = shaderwatch::pack_rows({rows[0], rows[1]});
-  EXPECT_THROW(shaderwatch::unpack_rows(0, two.shape, values + two.values.substr(two.values.size() / 2)),
-               shaderwatch::codec::Corrupt);
+  EXPECT_TRUE(back[3].counters["whole"].is_number_integer());
+  // A derived byte where the row is a repetition is no pack: two repetitions' times, the first made derived.
+  StoredRow a, b;
+  a.real_ns = 5.0;
+  b.idx = 1;
+  b.real_ns = 6.0;
+  const auto two = shaderwatch::pack_rows({a, b});
+  std::string stored, derived_first;
+  shaderwatch::codec::put_double(stored, 5.0);
+  shaderwatch::codec::put_double(stored, 6.0);
+  ASSERT_EQ(two.values, stored);
+  shaderwatch::codec::put_derived(derived_first);
+  shaderwatch::codec::put_double(derived_first, 6.0);
+  EXPECT_THROW(shaderwatch::unpack_rows(0, two.shape, derived_first), shaderwatch::codec::Corrupt);
 }
 
 // A database written a row at a time (schema 8) is packed at start, and answers every query as before: runs of

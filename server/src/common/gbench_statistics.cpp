@@ -20,10 +20,11 @@ double sum_of_squares(const std::vector<double>& v) {
 }
 double mean(const std::vector<double>& v) { return sum(v) * (1.0 / static_cast<double>(v.size())); }
 // The middle value, or the two middle values' mean (Google Benchmark finds them with nth_element; the values are
-// the same, and a sort does not depend on how a library's nth_element orders the rest).
+// the same). Sorted by a total order, -0.0 before 0.0 (the values are finite: ingest refuses others), so no
+// library's sort can leave a different zero in the middle.
 double median(std::vector<double> v) {
   if (v.size() < 3) return mean(v);
-  std::sort(v.begin(), v.end());
+  std::sort(v.begin(), v.end(), [](double a, double b) { return a < b || (a == b && std::signbit(a) && !std::signbit(b)); });
   const std::size_t n = v.size();
   if (n % 2 == 1) return v[n / 2];
   return (v[n / 2] + v[n / 2 - 1]) / 2.0;

@@ -2,7 +2,8 @@
 // its src/statistics.cc (1.7) computes them: where a posted aggregate row's number is this, bit for bit, a pack
 // keeps it as one byte (stored_rows.cpp) and computes it again when read. Stored packs are read with these
 // forever, so they must not change; their file is compiled without contraction (-ffp-contract=off), so every
-// build and CPU rounds each step alike.
+// build rounds each step alike on the CPUs the server is built for (x86-64 and aarch64: doubles in SSE or NEON
+// registers, never x87's wider ones).
 #pragma once
 
 #include <optional>
