@@ -110,6 +110,12 @@ bool has_aggregate(const std::vector<StoredRow>& rows, const Column& c) {
   return std::any_of(c.rows.begin(), c.rows.end(), [&](std::size_t r) { return rows[r].aggregate; });
 }
 
+// Row r's counter of that name, or none.
+const json* counter_of(const StoredRow& r, const std::string& name) {
+  const auto it = r.counters.find(name);
+  return it == r.counters.end() ? nullptr : &*it;
+}
+
 // A counter as a double: its number of either kind, for a sample; a float alone, for an aggregate's own value
 // (a derived value is read back as a float, so an integer posted is kept as posted).
 std::optional<double> counter_number(const json* v, bool float_only) {
@@ -152,10 +158,13 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
     for (std::size_t k = 0; k < c.rows.size(); ++k) {
       const std::size_t r = c.rows[k];
       const std::optional<double> value = number(r);
-      const std::optional<double> derived = value ? derived_value(rows[r], sample) : std::nullopt;
+      const auto derives = [&] {
+        const std::optional<double> derived = value ? derived_value(rows[r], sample) : std::nullopt;
+        return derived && same_double(*derived, *value);
+      };
       if (k > 0 && !after_derived && same(c.rows[k - 1], r)) {
         codec::put_repeat(p.values);
-      } else if (derived && same_double(*derived, *value)) {
+      } else if (derives()) {
         codec::put_derived(p.values);
         ++p.derived;
         after_derived = true;
@@ -190,10 +199,7 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
   names.erase(std::unique(names.begin(), names.end()), names.end());
   codec::put_varint(s, names.size());
   for (const auto& name : names) {
-    const auto value = [&](std::size_t i) -> const json* {
-      const auto it = rows[i].counters.find(name);
-      return it == rows[i].counters.end() ? nullptr : &*it;
-    };
+    const auto value = [&](std::size_t i) { return counter_of(rows[i], name); };
     const auto same = [&](std::size_t a, std::size_t b) {
       const json &x = *value(a), &y = *value(b);
       if (x.type() != y.type()) return false;
@@ -292,14 +298,10 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
   for (std::uint64_t k = 0; k < n_counters; ++k) {
     const std::string name = get_text(shape);
     const Column c = get_column(shape, n);
-    const auto counter = [&](std::size_t r) -> const json* {
-      const auto it = rows[r].counters.find(name);
-      return it == rows[r].counters.end() ? nullptr : &*it;
-    };
     get_values(
         c, [&](std::size_t r, std::string_view& in) { rows[r].counters[name] = codec::get_json_number(in); },
         [&](std::size_t r, double v) { rows[r].counters[name] = v; },
-        [&](std::size_t r) { return counter_number(counter(r), rows[r].aggregate); });
+        [&](std::size_t r) { return counter_number(counter_of(rows[r], name), rows[r].aggregate); });
   }
   if (!shape.empty() || !values.empty()) throw Corrupt("a pack has bytes past its rows");
   return rows;
