@@ -166,6 +166,9 @@ void main() {
   const ivec2 size = ivec2(params.width, params.height);
   const ivec2 tile_origin = ivec2(gl_WorkGroupID.xy) * 16;  // the workgroup's 16x16 tile's first pixel
   const ivec2 origin = tile_origin - MAX_RADIUS;             // of staged[0]
+  // Before the zeroing too: without it the first subgroup zeroes the near bits before any other's staging loads
+  // return, so a missing barrier after the zeroing never showed under --race on an H100.
+  race_delay();
   if (gl_LocalInvocationIndex < kSide) near_bits[gl_LocalInvocationIndex] = 0u;
   if (gl_LocalInvocationIndex == 0) near_below_clamp = 0u;
   if (gl_LocalInvocationIndex == 2) staged_not_near = 0u;
