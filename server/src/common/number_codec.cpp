@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <system_error>
 
 namespace shaderwatch::codec {
@@ -14,6 +15,9 @@ namespace {
 constexpr unsigned char kSign = 0x40, kExpMask = 0x3F;
 constexpr int kExpBias = 32;
 constexpr unsigned char kRaw = 0x80, kUnsigned = 0x81, kNegative = 0x82, kRepeat = 0x83, kDerived = 0x84;
+// Rates: kRateWithCount + step + kMaxRateStep, then the count; kRateAgain + step + kMaxRateStep alone.
+constexpr unsigned char kRateWithCount = 0x85, kRateAgain = kRateWithCount + 2 * kMaxRateStep + 1;
+constexpr unsigned char kRateEnd = kRateAgain + 2 * kMaxRateStep + 1;
 
 std::size_t varint_size(std::uint64_t v) {
   std::size_t n = 1;
@@ -88,6 +92,28 @@ bool take_derived(std::string_view& in) {
   if (in.empty() || static_cast<unsigned char>(in.front()) != kDerived) return false;
   in.remove_prefix(1);
   return true;
+}
+
+void put_rate(std::string& out, const Rate& rate) {
+  if (rate.step < -kMaxRateStep || rate.step > kMaxRateStep) throw std::invalid_argument("a rate's step out of range");
+  const int offset = rate.step + kMaxRateStep;
+  out.push_back(static_cast<char>((rate.count ? kRateWithCount : kRateAgain) + offset));
+  if (rate.count) put_varint(out, *rate.count);
+}
+
+std::optional<Rate> take_rate(std::string_view& in) {
+  if (in.empty()) return std::nullopt;
+  const auto h = static_cast<unsigned char>(in.front());
+  if (h < kRateWithCount || h >= kRateEnd) return std::nullopt;
+  in.remove_prefix(1);
+  Rate rate;
+  if (h < kRateAgain) {
+    rate.step = h - kRateWithCount - kMaxRateStep;
+    rate.count = get_varint(in);
+  } else {
+    rate.step = h - kRateAgain - kMaxRateStep;
+  }
+  return rate;
 }
 
 void put_double(std::string& out, double v) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -34,6 +35,18 @@ bool take_repeat(std::string_view& in);
 // row's mean, median, stddev or cv that gbench_statistics.h gives bit for bit).
 void put_derived(std::string& out);
 bool take_derived(std::string_view& in);
+
+// A rate counter (Google Benchmark's bytes_per_second, items_per_second: a count over the row's time) kept as the
+// count and which double near the row's time in seconds it was divided by (stored_rows.cpp): a header byte, then
+// the count, or no count where it is the column's previous rate's, so a benchmark's repetitions cost a byte each.
+constexpr int kMaxRateStep = 2;  // the divisor is at most this many doubles from the row's time in seconds
+struct Rate {
+  int step = 0;                            // -kMaxRateStep..kMaxRateStep
+  std::optional<std::uint64_t> count;      // none: the column's previous rate's count
+};
+void put_rate(std::string& out, const Rate& rate);
+// Whether `in` starts with a rate (then consumed); throws Corrupt where its count ends early.
+std::optional<Rate> take_rate(std::string_view& in);
 
 // Reads from the front of `in`, advancing it; throws Corrupt past its end or on an unknown header.
 std::uint64_t get_varint(std::string_view& in);

@@ -1,7 +1,9 @@
 #include "common/stored_rows.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 #include "common/gbench_statistics.h"
@@ -123,6 +125,41 @@ std::optional<double> counter_number(const json* v, bool float_only) {
   return v->get<double>();
 }
 
+// A rate counter's divisor before its step: the row's time in seconds (its real time in ns / 1e9, times its
+// iterations), as Google Benchmark divides a rate's count by a run's seconds; none where the row has no measured
+// time. The step then moves it by a double or two, as the seconds behind a posted time may differ from it by as
+// much. Pure IEEE operations without a sum, so every build reads the same value back.
+std::optional<double> rate_seconds(const StoredRow& r) {
+  if (r.aggregate || r.error || !r.real_ns || r.iterations < 1 || r.iterations > (std::int64_t{1} << 53))
+    return std::nullopt;
+  const double seconds = *r.real_ns / 1e9 * static_cast<double>(r.iterations);
+  if (!std::isfinite(seconds) || !(seconds > 0)) return std::nullopt;
+  return seconds;
+}
+// The divisor `step` doubles from the row's seconds.
+double stepped(double seconds, int step) {
+  for (; step > 0; --step) seconds = std::nextafter(seconds, std::numeric_limits<double>::infinity());
+  for (; step < 0; ++step) seconds = std::nextafter(seconds, 0.0);
+  return seconds;
+}
+double rate_value(double seconds, const codec::Rate& rate, std::uint64_t count) {
+  return static_cast<double>(count) / stepped(seconds, rate.step);
+}
+// Row r's counter value v as a whole count over a divisor near its seconds, where one gives v bit for bit; else none.
+std::optional<codec::Rate> rate_of(const StoredRow& r, double v) {
+  const std::optional<double> seconds = rate_seconds(r);
+  if (!seconds || !std::isfinite(v) || !(v > 0)) return std::nullopt;
+  for (int i = 0; i <= 2 * codec::kMaxRateStep; ++i) {  // steps 0, 1, -1, 2, -2
+    const int step = (i % 2 ? 1 : -1) * ((i + 1) / 2);
+    const double divisor = stepped(*seconds, step);
+    const double count = std::round(v * divisor);
+    if (!(count >= 1 && count < 0x1p53)) continue;
+    if (same_double(static_cast<double>(count) / divisor, v))
+      return codec::Rate{step, static_cast<std::uint64_t>(count)};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 PackedRows pack_rows(const std::vector<StoredRow>& rows) {
@@ -146,15 +183,18 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
     put_text(s, contract::row_status_word(r.status));
   }
   // The numbers, a column at a time: real time, CPU time, then each counter by name. Per row, a value the same
-  // as the row's before it in the column is a repeat byte (not after a derived one: a repeat reads the bytes
-  // before it again), and an aggregate's value that derived_value gives bit for bit is a derived byte.
-  // number(r): row r's value as a double (for an aggregate, only where it can be read back as derived).
-  const auto put_values = [&](const Column& c, auto put_one, auto same, auto number) {
+  // as the row's before it in the column is a repeat byte (not after a computed one: a repeat reads the bytes
+  // before it again), an aggregate's value that derived_value gives bit for bit is a derived byte, and a rate
+  // (a count over the row's time, rate_of) is a rate where that is shorter than its digits.
+  // number(r): row r's value as a double (for an aggregate, only where it can be read back as derived);
+  // rate(r): row r's value as a rate, or none.
+  const auto put_values = [&](const Column& c, auto put_one, auto same, auto number, auto rate) {
     if (c.mode == Mode::Once) put_one(c.rows.front());
     if (c.mode != Mode::PerRow) return;
     const bool keep_sample = has_aggregate(rows, c);
     std::vector<double> sample;
-    bool after_derived = false;
+    bool after_computed = false;
+    std::optional<std::uint64_t> rate_count;  // the column's previous rate's
     for (std::size_t k = 0; k < c.rows.size(); ++k) {
       const std::size_t r = c.rows[k];
       const std::optional<double> value = number(r);
@@ -162,20 +202,36 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
         const std::optional<double> derived = value ? derived_value(rows[r], sample) : std::nullopt;
         return derived && same_double(*derived, *value);
       };
-      if (k > 0 && !after_derived && same(c.rows[k - 1], r)) {
+      bool computed = false;
+      if (k > 0 && !after_computed && same(c.rows[k - 1], r)) {
         codec::put_repeat(p.values);
       } else if (derives()) {
         codec::put_derived(p.values);
         ++p.derived;
-        after_derived = true;
+        after_computed = true;
         continue;
       } else {
+        const std::size_t start = p.values.size();
         put_one(r);
+        if (std::optional<codec::Rate> as_rate = rate(r)) {
+          const std::uint64_t count = *as_rate->count;
+          if (count == rate_count) as_rate->count.reset();
+          std::string bytes;
+          codec::put_rate(bytes, *as_rate);
+          if (bytes.size() < p.values.size() - start) {
+            p.values.resize(start);
+            p.values += bytes;
+            rate_count = count;
+            ++p.rates;
+            computed = true;
+          }
+        }
       }
-      after_derived = false;
+      after_computed = computed;
       if (keep_sample && value && is_repetition(rows[r])) sample.push_back(*value);
     }
   };
+  const auto no_rate = [](std::size_t) { return std::optional<codec::Rate>(); };
   const auto same_real = [&](std::size_t a, std::size_t b) { return same_double(*rows[a].real_ns, *rows[b].real_ns); };
   const auto same_cpu = [&](std::size_t a, std::size_t b) { return same_double(*rows[a].cpu_ns, *rows[b].cpu_ns); };
   const Column real = column_of(n, [&](std::size_t i) { return rows[i].real_ns.has_value(); }, same_real);
@@ -187,10 +243,10 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
   }
   put_column(s, real, n);
   put_values(real, [&](std::size_t r) { codec::put_double(p.values, *rows[r].real_ns); }, same_real,
-             [&](std::size_t r) { return rows[r].real_ns; });
+             [&](std::size_t r) { return rows[r].real_ns; }, no_rate);
   put_column(s, cpu, n);
   put_values(cpu, [&](std::size_t r) { codec::put_double(p.values, *rows[r].cpu_ns); }, same_cpu,
-             [&](std::size_t r) { return rows[r].cpu_ns; });
+             [&](std::size_t r) { return rows[r].cpu_ns; }, no_rate);
   // Counter names: the union over the rows, sorted (the rows' objects are sorted maps).
   std::vector<std::string> names;
   for (const auto& r : rows)
@@ -209,7 +265,11 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
     put_text(s, name);
     put_column(s, c, n);
     put_values(c, [&](std::size_t r) { codec::put_json_number(p.values, *value(r)); }, same,
-               [&](std::size_t r) { return counter_number(value(r), rows[r].aggregate); });
+               [&](std::size_t r) { return counter_number(value(r), rows[r].aggregate); },
+               [&](std::size_t r) {  // a float alone: a rate is read back as one
+                 const std::optional<double> v = counter_number(value(r), true);
+                 return v ? rate_of(rows[r], *v) : std::nullopt;
+               });
   }
   return p;
 }
@@ -261,6 +321,7 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
       std::string_view previous;
       const bool keep_sample = has_aggregate(rows, c);
       std::vector<double> sample;
+      std::optional<std::uint64_t> rate_count;  // the column's previous rate's
       for (const auto r : c.rows) {
         if (codec::take_repeat(values)) {
           if (previous.empty()) throw Corrupt("a pack repeats a value with no stored value before it");
@@ -272,6 +333,13 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
           set_derived(r, *derived);
           previous = {};
           continue;
+        } else if (const std::optional<codec::Rate> rate = codec::take_rate(values)) {
+          const std::optional<double> seconds = rate_seconds(rows[r]);
+          if (!seconds) throw Corrupt("a pack keeps a rate for a row with no measured time");
+          if (rate->count) rate_count = rate->count;
+          if (!rate_count) throw Corrupt("a pack's rate takes the count of a rate before it, and there is none");
+          set_derived(r, rate_value(*seconds, *rate, *rate_count));
+          previous = {};
         } else {
           previous = values;
           set(r, values);

@@ -5,8 +5,9 @@
 //   pointed at by every pack that has it;
 // - its values: the rows' times and counters, in number_codec.h's few bytes each, one value for a column whose
 //   rows all hold the same, nothing for a CPU time equal to the real time, and one byte for an aggregate row's
-//   number that Google Benchmark's own formula gives from the repetitions (gbench_statistics.h), bit for bit.
-// unpack_rows gives back every field as posted, bit for bit (tests/server/stored_rows_test.cpp).
+//   number that Google Benchmark's own formula gives from the repetitions (gbench_statistics.h), bit for bit, and
+//   a byte for each repetition's rate counter (bytes or items a second) after the benchmark's first.
+// unpack_rows gives back every field as posted, bit for bit (tests/server/packed_rows_test.cpp).
 #pragma once
 
 #include <cstdint>
@@ -39,6 +40,7 @@ struct PackedRows {
   std::int64_t first_idx = 0;  // the rows' idx are kept relative to it, so packs of one suite share shapes
   std::string shape, values;
   std::size_t derived = 0;  // aggregate values kept as a byte saying "computed from the repetitions" (not stored)
+  std::size_t rates = 0;    // counter values kept as a count over the row's time (number_codec.h's Rate)
 };
 
 // Rows of one benchmark, in document order (throws std::invalid_argument on an empty list or a counter that is
