@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <system_error>
 
 namespace shaderwatch::codec {
@@ -18,6 +19,9 @@ constexpr unsigned char kRaw = 0x80, kUnsigned = 0x81, kNegative = 0x82, kRepeat
 // Rates: kRateWithCount + step + kMaxRateStep, then the count; kRateAgain + step + kMaxRateStep alone.
 constexpr unsigned char kRateWithCount = 0x85, kRateAgain = kRateWithCount + 2 * kMaxRateStep + 1;
 constexpr unsigned char kRateEnd = kRateAgain + 2 * kMaxRateStep + 1;
+// Repeats of 2 to kMaxRepeat rows: kRepeatRows + rows - 2 (one row: kRepeat, as packs had it first).
+constexpr unsigned char kRepeatRows = 0x90;
+static_assert(kRateEnd <= kRepeatRows && kRepeatRows + kMaxRepeat - 2 < 0x100);
 
 std::size_t varint_size(std::uint64_t v) {
   std::size_t n = 1;
@@ -78,12 +82,19 @@ std::uint64_t get_varint(std::string_view& in) {
   throw Corrupt("a packed varint is longer than 64 bits");
 }
 
-void put_repeat(std::string& out) { out.push_back(static_cast<char>(kRepeat)); }
+void put_repeat(std::string& out, std::size_t rows) {
+  if (rows < 1 || rows > kMaxRepeat) throw std::invalid_argument("a repeat of " + std::to_string(rows) + " rows");
+  out.push_back(static_cast<char>(rows == 1 ? kRepeat : kRepeatRows + (rows - 2)));
+}
 
-bool take_repeat(std::string_view& in) {
-  if (in.empty() || static_cast<unsigned char>(in.front()) != kRepeat) return false;
-  in.remove_prefix(1);
-  return true;
+std::size_t take_repeat(std::string_view& in) {
+  if (in.empty()) return 0;
+  const auto h = static_cast<unsigned char>(in.front());
+  std::size_t rows = 0;
+  if (h == kRepeat) rows = 1;
+  else if (h >= kRepeatRows && h - kRepeatRows + 2u <= kMaxRepeat) rows = h - kRepeatRows + 2u;
+  if (rows > 0) in.remove_prefix(1);
+  return rows;
 }
 
 void put_derived(std::string& out) { out.push_back(static_cast<char>(kDerived)); }

@@ -5,6 +5,7 @@
 // JSON's integers keep their kind, so a counter posted as 5 is answered as 5, not 5.0.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -25,11 +26,13 @@ void put_double(std::string& out, double v);
 // A JSON number (unsigned, integer or float), its kind kept.
 void put_json_number(std::string& out, const nlohmann::json& v);
 
-// One byte for "the same number as the one before it" in a column of numbers (stored_rows.cpp): a counter that
-// holds one value over a benchmark's repetitions and another on its aggregates costs a byte a row, not nine.
-void put_repeat(std::string& out);
-// Whether `in` starts with that byte (then consumed).
-bool take_repeat(std::string_view& in);
+// One byte for "the same number as the one before it" in a column of numbers (stored_rows.cpp), for up to
+// kMaxRepeat rows in a row: a counter that holds one value over a benchmark's repetitions and another on its
+// aggregates costs a byte for all its repetitions but the first, not nine bytes each.
+constexpr std::size_t kMaxRepeat = 64;
+void put_repeat(std::string& out, std::size_t rows = 1);  // rows: 1 to kMaxRepeat
+// How many rows the repeat byte at the front of `in` stands for (then consumed), or 0 where it is none.
+std::size_t take_repeat(std::string_view& in);
 
 // One byte for "the aggregate statistic of the column's repetitions before it" (stored_rows.cpp: an aggregate
 // row's mean, median, stddev or cv that gbench_statistics.h gives bit for bit).

@@ -204,7 +204,17 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
       };
       bool computed = false;
       if (k > 0 && !after_computed && same(c.rows[k - 1], r)) {
-        codec::put_repeat(p.values);
+        // This row and the run of rows after it that each hold its value: one byte.
+        std::size_t run = 1;
+        while (run < codec::kMaxRepeat && k + run < c.rows.size() && same(c.rows[k + run - 1], c.rows[k + run])) ++run;
+        codec::put_repeat(p.values, run);
+        for (std::size_t j = 0; j < run; ++j) {
+          const std::optional<double> held = number(c.rows[k + j]);
+          if (keep_sample && held && is_repetition(rows[c.rows[k + j]])) sample.push_back(*held);
+        }
+        k += run - 1;
+        after_computed = false;
+        continue;
       } else if (derives()) {
         codec::put_derived(p.values);
         ++p.derived;
@@ -322,8 +332,10 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
       const bool keep_sample = has_aggregate(rows, c);
       std::vector<double> sample;
       std::optional<std::uint64_t> rate_count;  // the column's previous rate's
+      std::size_t repeating = 0;                // rows left of a repeat byte's
       for (const auto r : c.rows) {
-        if (codec::take_repeat(values)) {
+        if (repeating > 0 || (repeating = codec::take_repeat(values)) > 0) {
+          --repeating;
           if (previous.empty()) throw Corrupt("a pack repeats a value with no stored value before it");
           std::string_view again = previous;
           set(r, again);
@@ -347,6 +359,7 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
         if (keep_sample && is_repetition(rows[r]))
           if (const std::optional<double> value = number(r)) sample.push_back(*value);
       }
+      if (repeating > 0) throw Corrupt("a pack repeats a value for more rows than its column has");
     }
   };
   const Column real = get_column(shape, n);
