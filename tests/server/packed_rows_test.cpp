@@ -230,16 +230,22 @@ TEST(GbenchStatistics, AreGoogleBenchmarksOwnBitForBit) {
 // A real run's aggregate rows come back bit for bit, most of their numbers kept as a byte each: the ones Google
 // Benchmark computed from the repetitions (its counters'); the rest (its times, from seconds before the unit's
 // conversion) as their digits.
-TEST(PackedRows, ARealRunsAggregatesComputedFromItsRepetitionsAreAByteEach) {
+// One H200 run of the bench's default suite (86de8e8), as ingest stores it: each benchmark's rows.
+std::vector<std::vector<StoredRow>> real_run_benchmarks() {
   const json doc = swt::read_fixture("real/h200-86de8e8-r1.json.gz");
   const json body = {{"run", {{"id", "r1"}, {"commit", "86de8e8"}, {"started_at", "2026-12-01T00:00:00Z"}}}, {"benchmark", doc}};
   const auto parsed = shaderwatch::parse_body(body.dump(), 64);
-  std::map<std::string, std::vector<const shaderwatch::Row*>> by_name;
-  for (const auto& r : parsed.rows) by_name[r.series_name].push_back(&r);
+  std::map<std::string, std::vector<StoredRow>> by_name;
+  for (const auto& r : parsed.rows) by_name[r.series_name].push_back(shaderwatch::stored_row(r));
+  std::vector<std::vector<StoredRow>> benchmarks;
+  for (auto& [name, rows] : by_name) benchmarks.push_back(std::move(rows));
+  return benchmarks;
+}
+
+TEST(PackedRows, ARealRunsAggregatesComputedFromItsRepetitionsAreAByteEach) {
+  const auto benchmarks = real_run_benchmarks();
   std::size_t aggregate_numbers = 0, derived = 0, value_bytes = 0, bytes_underived = 0;
-  for (const auto& [name, group] : by_name) {
-    std::vector<StoredRow> rows;
-    for (const auto* r : group) rows.push_back(shaderwatch::stored_row(*r));
+  for (auto rows : benchmarks) {
     const auto p = shaderwatch::pack_rows(rows);
     expect_same(shaderwatch::unpack_rows(p.first_idx, p.shape, p.values), rows);
     for (const auto& r : rows)
@@ -253,7 +259,7 @@ TEST(PackedRows, ARealRunsAggregatesComputedFromItsRepetitionsAreAByteEach) {
     EXPECT_EQ(underived.derived, 0u);
     bytes_underived += underived.values.size();
   }
-  ASSERT_GT(by_name.size(), 300u);
+  ASSERT_GT(benchmarks.size(), 300u);
   // Measured: 18,617 of 28,804 derived; before rates and repeats of several rows a byte, 222,143 bytes against
   // 298,397 (-26%).
   EXPECT_GT(derived, aggregate_numbers * 6 / 10) << derived << " of " << aggregate_numbers << " derived";
@@ -313,15 +319,8 @@ TEST(PackedRows, ADerivedValueIsKeptOnlyWhereItIsTheStatisticBitForBit) {
 // Google Benchmark's rate counters (SetBytesProcessed, SetItemsProcessed) are a count over the run's seconds;
 // its real time is those seconds in the time unit. Each repetition's rates are a byte after the benchmark's first.
 TEST(PackedRows, ARealRunsRatesAreAByteEachAfterTheFirst) {
-  const json doc = swt::read_fixture("real/h200-86de8e8-r1.json.gz");
-  const json body = {{"run", {{"id", "r1"}, {"commit", "86de8e8"}, {"started_at", "2026-12-01T00:00:00Z"}}}, {"benchmark", doc}};
-  const auto parsed = shaderwatch::parse_body(body.dump(), 64);
-  std::map<std::string, std::vector<const shaderwatch::Row*>> by_name;
-  for (const auto& r : parsed.rows) by_name[r.series_name].push_back(&r);
   std::size_t rate_counters = 0, rates = 0, value_bytes = 0, bytes_without = 0;
-  for (const auto& [name, group] : by_name) {
-    std::vector<StoredRow> rows;
-    for (const auto* r : group) rows.push_back(shaderwatch::stored_row(*r));
+  for (auto rows : real_run_benchmarks()) {
     const auto p = shaderwatch::pack_rows(rows);
     expect_same(shaderwatch::unpack_rows(p.first_idx, p.shape, p.values), rows);
     for (const auto& r : rows)
