@@ -353,24 +353,43 @@ TEST(PackedRows, ARateIsKeptOnlyWhereItGivesTheCounterBitForBit) {
     r.counters = {{"bytes_per_second", bytes / seconds}, {"whole", 100}, {"near", bytes / seconds * (1 + 1e-9)}};
     rows.push_back(r);
   }
-  StoredRow mean;
-  mean.idx = 3;
-  mean.aggregate = true;
-  mean.aggregate_name = "p90";  // no statistic derives it: an aggregate's own rate is its digits
-  mean.real_ns = *rows[0].real_ns;
-  mean.iterations = 3;
-  mean.counters = {{"bytes_per_second", rows[1].counters["bytes_per_second"]}};
-  rows.push_back(mean);
-  StoredRow failed = rows[0];  // a repetition with an error has no measured time
+  // An aggregate and a repetition with an error, each holding the same count over its own seconds as the rates
+  // before it (which would be a byte): an aggregate's own rate is its digits, and an error row has no measured time.
+  const auto same_count = [&](const StoredRow& r) {
+    return bytes / (*r.real_ns / 1e9 * static_cast<double>(r.iterations));
+  };
+  StoredRow p90;
+  p90.idx = 3;
+  p90.aggregate = true;
+  p90.aggregate_name = "p90";  // no statistic derives it
+  p90.real_ns = *rows[0].real_ns;
+  p90.iterations = 3;
+  p90.counters = {{"bytes_per_second", same_count(p90)}};
+  rows.push_back(p90);
+  StoredRow failed = rows[1];
   failed.idx = 4;
   failed.error = true;
-  failed.counters["bytes_per_second"] = rows[2].counters["bytes_per_second"];
+  failed.counters["bytes_per_second"] = same_count(failed);
   rows.push_back(failed);
   auto p = shaderwatch::pack_rows(rows);
   EXPECT_EQ(p.rates, 3u) << "the repetitions' bytes_per_second; not an integer, a value near them, an aggregate or an error";
   auto back = shaderwatch::unpack_rows(p.first_idx, p.shape, p.values);
   expect_same(back, rows);
   EXPECT_TRUE(back[0].counters["whole"].is_number_integer());
+  // Integers that are one whole count (2^41) over their rows' seconds (0.5 and 1 s), in fewer bytes as a rate than
+  // as digits: never a rate, so still integers.
+  std::vector<StoredRow> slow(2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    slow[i].idx = static_cast<std::int64_t>(i);
+    slow[i].iterations = 1;
+    slow[i].real_ns = 5e8 * static_cast<double>(i + 1);
+    slow[i].counters = {{"whole", (std::int64_t{1} << 42) >> i}};
+  }
+  const auto whole = shaderwatch::pack_rows(slow);
+  EXPECT_EQ(whole.rates, 0u);
+  const auto whole_back = shaderwatch::unpack_rows(whole.first_idx, whole.shape, whole.values);
+  expect_same(whole_back, slow);
+  EXPECT_TRUE(whole_back[1].counters["whole"].is_number_integer());
   // The same count again costs a byte: the repetitions with their rates alone are their times' digits, the
   // first rate with its count, and a byte each for the others.
   std::vector<StoredRow> reps(rows.begin(), rows.begin() + 3);
@@ -406,6 +425,25 @@ TEST(PackedRows, ARateIsKeptOnlyWhereItGivesTheCounterBitForBit) {
   shaderwatch::codec::put_double(rate_for_time, 1.0);
   shaderwatch::codec::put_double(rate_for_time, 2.0);
   EXPECT_THROW(shaderwatch::unpack_rows(0, two.shape, rate_for_time), shaderwatch::codec::Corrupt);
+  // Nor a rate of count 0, nor a CPU time kept as a rate (the times' columns hold none).
+  std::string count_zero;
+  for (const double v : {5000.0, 6000.0}) shaderwatch::codec::put_double(count_zero, v);
+  shaderwatch::codec::put_rate(count_zero, {0, 0u});
+  shaderwatch::codec::put_double(count_zero, 2.0);
+  EXPECT_THROW(shaderwatch::unpack_rows(0, two.shape, count_zero), shaderwatch::codec::Corrupt);
+  StoredRow c = a, d = b;
+  c.cpu_ns = 1.0;
+  d.cpu_ns = 2.0;
+  const auto with_cpu = shaderwatch::pack_rows({c, d});
+  std::string cpu_rate;
+  for (const double v : {5000.0, 6000.0}) shaderwatch::codec::put_double(cpu_rate, v);
+  shaderwatch::codec::put_rate(cpu_rate, {0, 1u});
+  shaderwatch::codec::put_double(cpu_rate, 2.0);
+  for (const double v : {1.0, 2.0}) shaderwatch::codec::put_double(cpu_rate, v);
+  std::string cpu_digits;
+  for (const double v : {5000.0, 6000.0, 1.0, 2.0, 1.0, 2.0}) shaderwatch::codec::put_double(cpu_digits, v);
+  EXPECT_EQ(with_cpu.values, cpu_digits);
+  EXPECT_THROW(shaderwatch::unpack_rows(0, with_cpu.shape, cpu_rate), shaderwatch::codec::Corrupt);
   std::string well_formed;  // the same bytes with the counter's digits read back: the hand-made packs are packs
   for (const double v : {5000.0, 6000.0, 1.0, 2.0}) shaderwatch::codec::put_double(well_formed, v);
   EXPECT_EQ(well_formed, two.values);

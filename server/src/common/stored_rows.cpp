@@ -136,6 +136,8 @@ std::optional<double> rate_seconds(const StoredRow& r) {
   if (!std::isfinite(seconds) || !(seconds > 0)) return std::nullopt;
   return seconds;
 }
+// A rate's count is a whole number a double holds exactly.
+constexpr std::uint64_t kMaxRateCount = std::uint64_t{1} << 53;
 // The divisor `step` doubles from the row's seconds.
 double stepped(double seconds, int step) {
   for (; step > 0; --step) seconds = std::nextafter(seconds, std::numeric_limits<double>::infinity());
@@ -153,7 +155,7 @@ std::optional<codec::Rate> rate_of(const StoredRow& r, double v) {
     const int step = (i % 2 ? 1 : -1) * ((i + 1) / 2);
     const double divisor = stepped(*seconds, step);
     const double count = std::round(v * divisor);
-    if (!(count >= 1 && count < 0x1p53)) continue;
+    if (!(count >= 1 && count < static_cast<double>(kMaxRateCount))) continue;
     if (same_double(static_cast<double>(count) / divisor, v))
       return codec::Rate{step, static_cast<std::uint64_t>(count)};
   }
@@ -319,7 +321,8 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
   std::vector<StoredRow> rows = read_shape(first_idx, shape);
   const std::size_t n = rows.size();
   // set(r, in): row r's value from the bytes at `in`; set_derived(r, v): row r's value v; number(r) as put_values'.
-  const auto get_values = [&](const Column& c, auto set, auto set_derived, auto number) {
+  // rates: whether the column may hold rates (a counter's; a time is never one).
+  const auto get_values = [&](const Column& c, auto set, auto set_derived, auto number, bool rates) {
     if (c.mode == Mode::Once) {
       const std::string_view start = values;
       set(c.rows.front(), values);  // read once, then again for each other row
@@ -347,7 +350,10 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
           continue;
         } else if (const std::optional<codec::Rate> rate = codec::take_rate(values)) {
           const std::optional<double> seconds = rate_seconds(rows[r]);
+          if (!rates) throw Corrupt("a pack keeps a rate for a time");
           if (!seconds) throw Corrupt("a pack keeps a rate for a row with no measured time");
+          if (rate->count && (*rate->count < 1 || *rate->count >= kMaxRateCount))
+            throw Corrupt("a pack keeps a rate of count " + std::to_string(*rate->count));
           if (rate->count) rate_count = rate->count;
           if (!rate_count) throw Corrupt("a pack's rate takes the count of a rate before it, and there is none");
           set_derived(r, rate_value(*seconds, *rate, *rate_count));
@@ -365,14 +371,14 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
   const Column real = get_column(shape, n);
   get_values(
       real, [&](std::size_t r, std::string_view& in) { rows[r].real_ns = codec::get_double(in); },
-      [&](std::size_t r, double v) { rows[r].real_ns = v; }, [&](std::size_t r) { return rows[r].real_ns; });
+      [&](std::size_t r, double v) { rows[r].real_ns = v; }, [&](std::size_t r) { return rows[r].real_ns; }, false);
   const Column cpu = get_column(shape, n);
   if (cpu.mode == Mode::AsReal) {
     for (const auto r : cpu.rows) rows[r].cpu_ns = rows[r].real_ns;
   } else {
     get_values(
         cpu, [&](std::size_t r, std::string_view& in) { rows[r].cpu_ns = codec::get_double(in); },
-        [&](std::size_t r, double v) { rows[r].cpu_ns = v; }, [&](std::size_t r) { return rows[r].cpu_ns; });
+        [&](std::size_t r, double v) { rows[r].cpu_ns = v; }, [&](std::size_t r) { return rows[r].cpu_ns; }, false);
   }
   if (!counters) return rows;  // the counters come last
   const auto n_counters = codec::get_varint(shape);
@@ -382,7 +388,7 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
     get_values(
         c, [&](std::size_t r, std::string_view& in) { rows[r].counters[name] = codec::get_json_number(in); },
         [&](std::size_t r, double v) { rows[r].counters[name] = v; },
-        [&](std::size_t r) { return counter_number(counter_of(rows[r], name), rows[r].aggregate); });
+        [&](std::size_t r) { return counter_number(counter_of(rows[r], name), rows[r].aggregate); }, true);
   }
   if (!shape.empty() || !values.empty()) throw Corrupt("a pack has bytes past its rows");
   return rows;
