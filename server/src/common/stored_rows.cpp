@@ -197,6 +197,7 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
     std::vector<double> sample;
     bool after_computed = false;
     std::optional<std::uint64_t> rate_count;  // the column's previous rate's
+    std::size_t repeating = 0;                // rows left of the last repeat byte's
     for (std::size_t k = 0; k < c.rows.size(); ++k) {
       const std::size_t r = c.rows[k];
       const std::optional<double> value = number(r);
@@ -204,19 +205,14 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
         const std::optional<double> derived = value ? derived_value(rows[r], sample) : std::nullopt;
         return derived && same_double(*derived, *value);
       };
-      bool computed = false;
-      if (k > 0 && !after_computed && same(c.rows[k - 1], r)) {
+      if (repeating > 0) {
+        --repeating;  // held, as a repeat byte written for a row before it says
+      } else if (k > 0 && !after_computed && same(c.rows[k - 1], r)) {
         // This row and the run of rows after it that each hold its value: one byte.
         std::size_t run = 1;
         while (run < codec::kMaxRepeat && k + run < c.rows.size() && same(c.rows[k + run - 1], c.rows[k + run])) ++run;
         codec::put_repeat(p.values, run);
-        for (std::size_t j = 0; j < run; ++j) {
-          const std::optional<double> held = number(c.rows[k + j]);
-          if (keep_sample && held && is_repetition(rows[c.rows[k + j]])) sample.push_back(*held);
-        }
-        k += run - 1;
-        after_computed = false;
-        continue;
+        repeating = run - 1;
       } else if (derives()) {
         codec::put_derived(p.values);
         ++p.derived;
@@ -225,6 +221,7 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
       } else {
         const std::size_t start = p.values.size();
         put_one(r);
+        after_computed = false;
         if (std::optional<codec::Rate> as_rate = rate(r)) {
           const std::uint64_t count = *as_rate->count;
           if (count == rate_count) as_rate->count.reset();
@@ -235,11 +232,10 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
             p.values += bytes;
             rate_count = count;
             ++p.rates;
-            computed = true;
+            after_computed = true;
           }
         }
       }
-      after_computed = computed;
       if (keep_sample && value && is_repetition(rows[r])) sample.push_back(*value);
     }
   };
@@ -349,8 +345,8 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
           previous = {};
           continue;
         } else if (const std::optional<codec::Rate> rate = codec::take_rate(values)) {
-          const std::optional<double> seconds = rate_seconds(rows[r]);
           if (!rates) throw Corrupt("a pack keeps a rate for a time");
+          const std::optional<double> seconds = rate_seconds(rows[r]);
           if (!seconds) throw Corrupt("a pack keeps a rate for a row with no measured time");
           if (rate->count && (*rate->count < 1 || *rate->count >= kMaxRateCount))
             throw Corrupt("a pack keeps a rate of count " + std::to_string(*rate->count));
