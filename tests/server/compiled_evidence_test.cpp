@@ -169,6 +169,37 @@ TEST(CompiledEvidence, ARunWithoutTheSectionShowsTheSpirvItsLabelsName) {
   EXPECT_TRUE(s.get("/api/v1/runs/old")["compiled"].empty());
 }
 
+// A point's label is its rows' (the first a row of its point has), kept once in its pack's shape, which every run of
+// the suite shares: the point's own column stays empty, and the run page shows the shape's.
+TEST(CompiledEvidence, APointsLabelIsKeptInItsPacksShapeAlone) {
+  TempDir dir;
+  const std::string db = dir.db("shape-labels.db");
+  TestServer s(db);
+  const json doc = h200_quick();
+  ASSERT_EQ(s.post(wrapped(doc, "r1", 0))->status, 201);
+  std::map<std::string, std::string> posted;  // by benchmark, the first measured row's label
+  for (const auto& row : doc["benchmarks"])
+    if (row.value("run_type", "") == "iteration" && !row.value("error_occurred", false))
+      posted.emplace(row["run_name"].get<std::string>(), row.value("label", ""));
+  {
+    auto c = shaderwatch::sql::connect(shaderwatch::sql::Location::parse(db), shaderwatch::sql::Role::Reader);
+    auto& st = c->q("SELECT COUNT(*), SUM(CASE WHEN label = '' THEN 1 ELSE 0 END) FROM points");
+    ASSERT_TRUE(st.step());
+    EXPECT_GT(st.i64(0), 100);
+    EXPECT_EQ(st.i64(1), st.i64(0)) << "no point keeps a label of its own";
+    st.reset();
+  }
+  std::size_t shown = 0;
+  const json run = s.get("/api/v1/runs/r1");
+  for (const auto& p : run["points"]) {
+    const auto it = posted.find(p["benchmark"].get<std::string>());
+    if (it == posted.end()) continue;
+    EXPECT_EQ(p["label"], it->second) << p["benchmark"];
+    shown += it->second.starts_with("spirv:");
+  }
+  EXPECT_GT(shown, 100u);
+}
+
 // Schema 8 keeps each point's SPIR-V hash in a column that every reader reads (the label is no longer parsed there).
 // A database stored before it gets the hash from each point's label, on SQLite and PostgreSQL alike.
 TEST(CompiledEvidence, PointsStoredBeforeTheSpirvColumnGetItFromTheirLabels) {
@@ -176,13 +207,21 @@ TEST(CompiledEvidence, PointsStoredBeforeTheSpirvColumnGetItFromTheirLabels) {
   const std::string db = dir.db("v7.db");
   json doc = h200_quick();
   doc.erase(contract::kCompiledSection);
+  std::vector<std::pair<std::int64_t, std::string>> labels;  // by series: what a server of schema 7 kept in points
   {
     TestServer s(db);
     ASSERT_TRUE(s.post(wrapped(doc, "old", 0))->status == 201);
+    const json run = s.get("/api/v1/runs/old");
+    for (const auto& p : run["points"]) labels.emplace_back(p["series_id"], p["label"]);
   }
   std::size_t labelled = 0;
   {
     auto c = shaderwatch::sql::connect(shaderwatch::sql::Location::parse(db), shaderwatch::sql::Role::Writer);
+    auto& put = c->q("UPDATE points SET label=? WHERE series_id=?");
+    for (const auto& [series, label] : labels) {
+      put.reset();
+      put.bind(1, label).bind(2, series).run();
+    }
     auto& st = c->q("SELECT COUNT(*) FROM points WHERE label LIKE 'spirv:%'");
     ASSERT_TRUE(st.step());
     labelled = static_cast<std::size_t>(st.i64(0));

@@ -395,8 +395,7 @@ std::vector<double> repetition_times(const std::vector<const StoredRow*>& rows) 
   bool has_iteration = false;
   const StoredRow *median = nullptr, *mean = nullptr;
   for (const StoredRow* r : rows) {
-    const auto kind = contract::row_kind(r->status);
-    if (kind == contract::RowKind::ExpectedOutcome || kind == contract::RowKind::Unsupported) continue;
+    if (!part_of_point(r->status)) continue;
     if (!r->aggregate) {
       has_iteration = true;
       if (!r->error && r->real_ns) reps.push_back(*r->real_ns);
@@ -411,6 +410,17 @@ std::vector<double> repetition_times(const std::vector<const StoredRow*>& rows) 
     else if (mean) reps.push_back(*mean->real_ns);
   }
   return reps;
+}
+
+bool part_of_point(contract::RowStatus status) {
+  const auto kind = contract::row_kind(status);
+  return kind != contract::RowKind::ExpectedOutcome && kind != contract::RowKind::Unsupported;
+}
+
+std::string point_label(const std::vector<StoredRow>& rows) {
+  for (const auto& r : rows)
+    if (part_of_point(r.status) && !r.label.empty()) return r.label;
+  return "";
 }
 
 std::vector<double> repetition_times(const std::vector<StoredRow>& rows) {

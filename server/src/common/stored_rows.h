@@ -60,5 +60,11 @@ std::vector<StoredRow> shape_rows(std::string_view shape);
 // Rows of expected outcomes and unsupported kernels are no part of a point.
 std::vector<double> repetition_times(const std::vector<const StoredRow*>& rows);
 std::vector<double> repetition_times(const std::vector<StoredRow>& rows);
+// Whether a row is part of its benchmark's point: every row but expected outcomes and unsupported kernels.
+bool part_of_point(contract::RowStatus status);
+// The label the run page shows for the benchmark's point: the first of its point's rows' labels that is not empty.
+// Read from the pack's shape, which holds every row's label: points stored since 2026-12-07 keep none (a real run's
+// label, "spirv:<hash> stop:<rule>", took about 4 of its ~64 bytes a repetition there).
+std::string point_label(const std::vector<StoredRow>& rows);
 
 }  // namespace shaderwatch

@@ -37,10 +37,8 @@ std::map<std::string, BenchmarkRowGroup> group_rows(const std::vector<Row>& rows
     g.packed = pack_rows(stored);
     g.summary = summarize_rows(stored);
     for (const Row* r : group) {
-      const auto kind = contract::row_kind(r->status);
-      if (kind == contract::RowKind::ExpectedOutcome || kind == contract::RowKind::Unsupported) continue;
+      if (!part_of_point(r->status)) continue;
       PointRows& a = g.point ? *g.point : g.point.emplace();
-      if (a.label.empty()) a.label = r->label;
       if (a.spirv.empty()) a.spirv = r->spirv;
       if (r->error) {
         ++a.n_errors;

@@ -16,7 +16,7 @@ namespace shaderwatch {
 struct PointRows {
   std::vector<double> reps;  // the repetitions' times (ns): repetition_times() of the benchmark's rows
   int n_errors = 0;
-  std::string error_message, label;
+  std::string error_message;
   std::string spirv;  // its kernel's SPIR-V hash (Row::spirv), where a measured row named one
 };
 

@@ -126,7 +126,8 @@ void insert_rows(sql::Conn& w, const std::map<std::string, BenchmarkRowGroup>& g
 }
 
 // One point per benchmark: the run's value is the median of its repetitions. Main-branch points are what
-// detection looks at next (`out.touched`, `out.fresh`).
+// detection looks at next (`out.touched`, `out.fresh`). Its label is left empty: the run page reads it from the
+// pack's shape (point_label), where it is kept once for every run of the suite.
 void insert_points(sql::Conn& w, const Parsed& p, const std::map<std::string, BenchmarkRowGroup>& groups,
                    std::int64_t run_pk, bool on_main, Ids& ids, WrittenRun& out, MainHistory::Added& main_points) {
   using sql::Value;
@@ -145,7 +146,7 @@ void insert_points(sql::Conn& w, const Parsed& p, const std::map<std::string, Be
     points.add({sid, p.started_ms, run_pk, measured ? Value{value} : Value{},
                 measured ? Value{*std::min_element(a.reps.begin(), a.reps.end())} : Value{},
                 measured ? Value{*std::max_element(a.reps.begin(), a.reps.end())} : Value{},
-                static_cast<std::int64_t>(a.reps.size()), std::int64_t{a.n_errors}, a.error_message, a.label,
+                static_cast<std::int64_t>(a.reps.size()), std::int64_t{a.n_errors}, a.error_message, std::string(),
                 std::int64_t{on_main ? 1 : 0}, std::string_view(a.spirv), spread});
     if (!on_main) continue;
     out.touched.push_back(sid);

@@ -175,9 +175,14 @@ RunDetail Queries::run(const std::string& key) {
                   " JOIN benchmarks bm ON bm.id=s.benchmark_id WHERE p.run_id=? ORDER BY bm.name");
   st.bind(1, pk);
   auto counters = run_counters(*c, pk);
+  // A point stored with no label (every one since 2026-12-07) shows its pack's: point_label of its shape.
+  const RunShapes shapes = run_shapes(*c, pk, true);
+  std::map<std::string_view, std::string> shape_labels;
+  for (const auto& [name, id] : shapes.benchmarks) shape_labels.emplace(name, point_label(shapes.shapes.at(id)));
   while (st.step()) {
     RunPointEntry p{st.i64(0), st.text(1), opt_f64(st, 2), opt_f64(st, 3), opt_f64(st, 4), st.i64(5), st.i64(6),
                     st.text(7), st.text(8), std::nullopt};
+    if (const auto it = shape_labels.find(p.benchmark); p.label.empty() && it != shape_labels.end()) p.label = it->second;
     if (auto it = counters.find(p.benchmark); it != counters.end()) {
       if (it->second.outcome == RowStatus::Flake) p.error_message = it->second.message;  // a pass: says how many checks failed first
       p.counters = std::move(it->second);

@@ -56,17 +56,18 @@ std::vector<BenchmarkRows> run_rows(sql::Conn& c, std::int64_t run_pk) {
   return out;
 }
 
-RunShapes run_shapes(sql::Conn& c, std::int64_t run_pk) {
+RunShapes run_shapes(sql::Conn& c, std::int64_t run_pk, bool pruned_too) {
   RunShapes out;
+  const std::string packs = pruned_too ? "" : " AND rs.packed IS NOT NULL";
   {
-    auto& st = c.q("SELECT id, shape FROM row_shapes WHERE id IN"
-                   " (SELECT shape_id FROM result_sets WHERE run_id=? AND packed IS NOT NULL)");
+    auto& st = c.q("SELECT id, shape FROM row_shapes WHERE id IN (SELECT rs.shape_id FROM result_sets rs WHERE rs.run_id=?" +
+                   packs + ")");
     st.bind(1, run_pk);
     while (st.step()) out.shapes[st.i64(0)] = shape_rows(st.blob(1));
   }
   // After the shapes: a pack pruned in between is left out here too.
   auto& st = c.q("SELECT bm.name, rs.shape_id FROM result_sets rs JOIN benchmarks bm ON bm.id=rs.benchmark_id"
-                 " WHERE rs.run_id=? AND rs.packed IS NOT NULL ORDER BY bm.name");
+                 " WHERE rs.run_id=?" + packs + " ORDER BY bm.name");
   st.bind(1, run_pk);
   while (st.step())
     if (out.shapes.count(st.i64(1))) out.benchmarks.emplace_back(st.text(0), st.i64(1));

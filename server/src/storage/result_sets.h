@@ -41,13 +41,14 @@ struct BenchmarkRows {
 };
 // Every benchmark's rows in the run, by benchmark name. A pruned pack has no rows.
 std::vector<BenchmarkRows> run_rows(sql::Conn& c, std::int64_t run_pk);
-// Every benchmark's rows in the run without their numbers (shape_rows: kinds, statuses, errors), by benchmark name.
-// A run's benchmarks share a few shapes: each is read and decoded once. A pruned pack has no rows, as in run_rows.
+// Every benchmark's rows in the run without their numbers (shape_rows: kinds, statuses, errors, labels), by benchmark
+// name. A run's benchmarks share a few shapes: each is read and decoded once. A pruned pack has no rows, as in
+// run_rows, unless `pruned_too` (pruning keeps a pack's shape: what its rows were, without their numbers).
 struct RunShapes {
   std::map<std::int64_t, std::vector<StoredRow>> shapes;          // by shape id
   std::vector<std::pair<std::string, std::int64_t>> benchmarks;  // each benchmark's name and shape id, by name
 };
-RunShapes run_shapes(sql::Conn& c, std::int64_t run_pk);
+RunShapes run_shapes(sql::Conn& c, std::int64_t run_pk, bool pruned_too = false);
 // The repetition times (repetition_times()) of each of the run's points, by series id.
 std::map<std::int64_t, std::vector<double>> point_repetition_times(sql::Conn& c, std::int64_t run_pk);
 // Each benchmark's summary in the run, by benchmark name.
