@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -21,7 +23,12 @@ constexpr unsigned char kRateWithCount = 0x85, kRateAgain = kRateWithCount + 2 *
 constexpr unsigned char kRateEnd = kRateAgain + 2 * kMaxRateStep + 1;
 // Repeats of 2 to kMaxRepeat rows: kRepeatRows + rows - 2 (one row: kRepeat, as packs had it first).
 constexpr unsigned char kRepeatRows = 0x90;
-static_assert(kRateEnd <= kRepeatRows && kRepeatRows + kMaxRepeat - 2 < 0x100);
+// A product of an integer and a power of ten below one, as the bench computes its times and durations (12128 ticks *
+// 0.001 is 12.128000000000002 us, whose shortest decimal has 17 digits): kScaled + its power - 1, kScaled + kMaxScale +
+// its power - 1 where negative, then the integer.
+constexpr int kMaxScale = 16;
+constexpr unsigned char kScaled = 0xD0, kScaledEnd = kScaled + 2 * kMaxScale;
+static_assert(kRateEnd <= kRepeatRows && kRepeatRows + kMaxRepeat - 2 < kScaled && kScaledEnd <= 0x100);
 
 std::size_t varint_size(std::uint64_t v) {
   std::size_t n = 1;
@@ -53,6 +60,28 @@ double decimal_value(bool negative, std::uint64_t digits, int exp) {
     if (parsed.ec != std::errc()) throw Corrupt("a stored decimal does not read as a double");
   }
   return negative ? -v : v;
+}
+
+// The doubles nearest 10^-1 .. 10^-kMaxScale, the factors a product is taken with: kNegPow10[d] is 10^-d.
+constexpr double kNegPow10[] = {1e0, 1e-1, 1e-2,  1e-3,  1e-4,  1e-5,  1e-6,  1e-7, 1e-8,
+                                1e-9, 1e-10, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15, 1e-16};
+static_assert(sizeof kNegPow10 / sizeof kNegPow10[0] == kMaxScale + 1);
+
+// The smallest power d and integer k with k * 10^-d == |v| (the rounded product), where k's varint and header take
+// fewer than a raw double's 9 bytes; none where no such pair exists.
+std::optional<std::pair<int, std::uint64_t>> as_product(double magnitude) {
+  for (int d = 1; d <= kMaxScale; ++d) {
+    const double near = magnitude * kExactPow10[d];
+    if (!(near < 0x1p53)) break;
+    const auto k = static_cast<std::uint64_t>(std::llround(near));
+    for (const std::uint64_t candidate : {k, k - 1, k + 1}) {
+      if (candidate == 0 || candidate >= (std::uint64_t{1} << 53)) continue;
+      if (static_cast<double>(candidate) * kNegPow10[d] != magnitude) continue;
+      if (1 + varint_size(candidate) >= 9) return std::nullopt;
+      return std::pair{d, candidate};
+    }
+  }
+  return std::nullopt;
 }
 
 unsigned char get_byte(std::string_view& in) {
@@ -145,7 +174,13 @@ void put_double(std::string& out, double v) {
   int exp10 = 0;
   std::from_chars(p + (p[1] == '+' ? 2 : 1), r.ptr, exp10);
   const int exp = exp10 - (n - 1);
-  if (exp < -kExpBias || exp > kExpMask - kExpBias || 1 + varint_size(digits) >= 9) return put_raw(out, v);
+  if (exp < -kExpBias || exp > kExpMask - kExpBias || 1 + varint_size(digits) >= 9) {
+    if (const auto product = as_product(std::fabs(v))) {
+      out.push_back(static_cast<char>(kScaled + (negative ? kMaxScale : 0) + product->first - 1));
+      return put_varint(out, product->second);
+    }
+    return put_raw(out, v);
+  }
   out.push_back(static_cast<char>((negative ? kSign : 0) | (exp + kExpBias)));
   put_varint(out, digits);
 }
@@ -158,6 +193,11 @@ double get_double(std::string_view& in) {
     std::memcpy(&v, in.data(), 8);
     in.remove_prefix(8);
     return v;
+  }
+  if (h >= kScaled && h < kScaledEnd) {
+    const int d = (h - kScaled) % kMaxScale + 1;
+    const double magnitude = static_cast<double>(get_varint(in)) * kNegPow10[d];
+    return h - kScaled >= kMaxScale ? -magnitude : magnitude;
   }
   if (h > kRaw) throw Corrupt("a packed double has header " + std::to_string(h));
   return decimal_value(h & kSign, get_varint(in), (h & kExpMask) - kExpBias);
