@@ -341,8 +341,8 @@ TEST(PackedRows, ARealRunsRatesAreAByteEachAfterTheFirst) {
   EXPECT_LT(value_bytes, bytes_without * 85 / 100) << value_bytes << " bytes against " << bytes_without;
 }
 
-// The bench computes its durations as a count of ticks or nanoseconds times a power of ten (12128 * 0.001 us is
-// 12.128000000000002, 17 digits): such a number is kept as the count, a few bytes, not as a raw double's nine.
+// The bench's durations come as an integer times a power of ten (135360 * 1e-4 us is 13.536000000000001, 17
+// digits): such a number is kept as the integer, a few bytes, not as a raw double's nine.
 TEST(NumberCodec, AProductOfAnIntegerAndAPowerOfTenIsTheIntegersBytes) {
   const auto size = [](double v) {
     std::string out;
@@ -352,10 +352,11 @@ TEST(NumberCodec, AProductOfAnIntegerAndAPowerOfTenIsTheIntegersBytes) {
     EXPECT_TRUE(in.empty());
     return out.size();
   };
-  EXPECT_EQ(size(12128 * 0.001), 3u);  // 12.128000000000002 us
-  EXPECT_EQ(size(-12128 * 0.001), 3u);
-  EXPECT_EQ(size(246451 * 1e-6), 4u);  // 0.24645100000000003 ms
-  EXPECT_EQ(size(std::nextafter(12128 * 0.001, 20.0)), 9u);  // one ulp off the product: raw
+  EXPECT_EQ(bits(135360 * 1e-4), bits(13.536000000000001));  // a real run's GPU time in us
+  EXPECT_EQ(size(135360 * 1e-4), 4u);
+  EXPECT_EQ(size(-135360 * 1e-4), 4u);
+  EXPECT_EQ(size(9175370600 * 1e-8), 6u);  // 91.75370600000001 ms
+  EXPECT_EQ(size(std::nextafter(135360 * 1e-4, 20.0)), 9u);  // one ulp off the product: raw
   std::mt19937_64 rng(11);
   const double powers[] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15, 1e-16};
   for (int i = 0; i < 100000; ++i) {
@@ -366,8 +367,8 @@ TEST(NumberCodec, AProductOfAnIntegerAndAPowerOfTenIsTheIntegersBytes) {
 }
 
 // A real run's durations that are products (most GPU times in us and ms that are not short decimals) cost their
-// counts' bytes: the run's values took 125,382 bytes before, 121,074 with products (-3.4%; its CPU times, raw
-// doubles that no count gives, are a quarter of the bytes).
+// counts' bytes: the run's values took 125,382 bytes before, 121,074 with products (-3.4%), 118,424 with the times
+// kept in their posted units as well (-5.5%; its CPU times, raw doubles that no count gives, are a quarter).
 TEST(PackedRows, ARealRunsDurationsAreTheirCountsNotRawDoubles) {
   std::size_t value_bytes = 0;
   for (const auto& rows : real_run_benchmarks()) {
@@ -375,7 +376,66 @@ TEST(PackedRows, ARealRunsDurationsAreTheirCountsNotRawDoubles) {
     expect_same(shaderwatch::unpack_rows(p.first_idx, p.shape, p.values), rows);
     value_bytes += p.values.size();
   }
-  EXPECT_LE(value_bytes, 121074u);
+  EXPECT_LE(value_bytes, 118424u);
+}
+
+// A time is kept in its row's posted unit where every row's reads back from it bit for bit: 13.536000000000001 us
+// (135360 * 1e-4, 4 bytes) rather than 13536.000000000002 ns (1353600000 * 1e-5, 6). Rows of other units in one column, a repeat
+// across two units and a time that its unit does not give back each come back as they were.
+TEST(PackedRows, ATimeIsKeptInItsRowsUnitWhereThatGivesItBack) {
+  std::vector<StoredRow> rows;
+  for (int i = 0; i < 6; ++i) {
+    StoredRow r;
+    r.idx = i;
+    r.repetition_index = i;
+    r.repetitions = 6;
+    r.iterations = 1;
+    r.time_unit = "us";
+    r.real_ns = (135360 + 320 * (i % 4)) * 1e-4 * 1e3;  // as ingest turns posted microseconds into ns
+    r.cpu_ns = (3000 + i) * 0.001 * 1e3;
+    rows.push_back(r);
+  }
+  rows[5].time_unit = "ms";  // the same ns as row 4 (13536.000000000002) in another unit: no repeat of its bytes
+  rows[5].real_ns = rows[4].real_ns;
+  rows[5].cpu_ns = rows[4].cpu_ns;
+  StoredRow cv;  // a ratio: its unit's scale is 1 whatever its time_unit
+  cv.idx = 6;
+  cv.aggregate = true;
+  cv.aggregate_name = "cv?";  // no statistic Google Benchmark names: kept as its digits
+  cv.aggregate_unit = "percentage";
+  cv.repetitions = 6;
+  cv.time_unit = "us";
+  cv.real_ns = 0.0123;
+  rows.push_back(cv);
+  ASSERT_EQ(bits(*rows[0].real_ns), bits(13536.000000000002));
+  const auto in_units = shaderwatch::pack_rows(rows);
+  expect_same(shaderwatch::unpack_rows(in_units.first_idx, in_units.shape, in_units.values), rows);
+
+  // The first five rows (in us): each time costs its number's bytes in us, not in ns (13.536000000000001 4 bytes,
+  // 13536.000000000002 6, as 1353600000 * 1e-5).
+  const std::vector<StoredRow> in_us(rows.begin(), rows.begin() + 5);
+  auto as_ns = in_us;
+  for (auto& r : as_ns) r.time_unit = "ns";
+  const auto us_pack = shaderwatch::pack_rows(in_us), ns_pack = shaderwatch::pack_rows(as_ns);
+  expect_same(shaderwatch::unpack_rows(ns_pack.first_idx, ns_pack.shape, ns_pack.values), as_ns);
+  const auto bytes = [](double v) {
+    std::string out;
+    shaderwatch::codec::put_double(out, v);
+    return static_cast<long>(out.size());
+  };
+  long saved = 0;
+  for (const auto& r : in_us) saved += bytes(*r.real_ns) - bytes(*r.real_ns / 1e3) + bytes(*r.cpu_ns) - bytes(*r.cpu_ns / 1e3);
+  EXPECT_EQ(bytes(*in_us[0].real_ns / 1e3), 4);
+  EXPECT_EQ(bytes(*in_us[0].real_ns), 6);
+  EXPECT_EQ(static_cast<long>(ns_pack.values.size()) - static_cast<long>(us_pack.values.size()), saved);
+
+  // A time that its unit does not give back (ns / 1e3 * 1e3 != ns): the whole column is kept in ns.
+  const double odd = 16124.524647827;
+  ASSERT_NE(bits(odd / 1e3 * 1e3), bits(odd));
+  auto with_odd = rows;
+  with_odd[2].real_ns = odd;
+  const auto p = shaderwatch::pack_rows(with_odd);
+  expect_same(shaderwatch::unpack_rows(p.first_idx, p.shape, p.values), with_odd);
 }
 
 TEST(PackedRows, ARateIsKeptOnlyWhereItGivesTheCounterBitForBit) {

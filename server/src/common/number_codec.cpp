@@ -23,8 +23,8 @@ constexpr unsigned char kRateWithCount = 0x85, kRateAgain = kRateWithCount + 2 *
 constexpr unsigned char kRateEnd = kRateAgain + 2 * kMaxRateStep + 1;
 // Repeats of 2 to kMaxRepeat rows: kRepeatRows + rows - 2 (one row: kRepeat, as packs had it first).
 constexpr unsigned char kRepeatRows = 0x90;
-// A product of an integer and a power of ten below one, as the bench computes its times and durations (12128 ticks *
-// 0.001 is 12.128000000000002 us, whose shortest decimal has 17 digits): kScaled + its power - 1, kScaled + kMaxScale +
+// A product of an integer and a power of ten below one, as the bench's times and durations come (135360 * 1e-4 is
+// 13.536000000000001 us, whose shortest decimal has 17 digits): kScaled + its power - 1, kScaled + kMaxScale +
 // its power - 1 where negative, then the integer.
 constexpr int kMaxScale = 16;
 constexpr unsigned char kScaled = 0xD0, kScaledEnd = kScaled + 2 * kMaxScale;

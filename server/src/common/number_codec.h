@@ -2,8 +2,8 @@
 // A double is kept as the shortest decimal that reads back as it (std::to_chars): a header byte (sign and a
 // small exponent) and its digits as a varint, so a time posted as "12345.678901" costs 7 bytes, not 8 plus
 // a row's worth of table. A double whose decimal is no shorter than 8 bytes but which is an integer times the double
-// nearest 10^-d (d 1 to 16, the product rounded: how the bench turns ticks into microseconds, 12128 * 0.001 =
-// 12.128000000000002) is kept as that integer; any other, or a NaN or infinity, is kept raw.
+// nearest 10^-d (d 1 to 16, the product rounded: the bench's times in microseconds are such, 135360 * 1e-4 =
+// 13.536000000000001) is kept as that integer; any other, or a NaN or infinity, is kept raw.
 // JSON's integers keep their kind, so a counter posted as 5 is answered as 5, not 5.0.
 #pragma once
 

@@ -20,8 +20,10 @@ constexpr unsigned char kShapeVersion = 1;
 // A row's flags in its shape.
 constexpr unsigned char kAggregate = 1, kHasAggregateName = 2, kError = 4;
 // How a column of numbers is kept: nowhere (no row has it), once (every row that has it holds the same), once
-// per row that has it, or (CPU time only) not at all because it equals the real time on every row.
-enum class Mode : unsigned char { Absent = 0, Once = 1, PerRow = 2, AsReal = 3 };
+// per row that has it, (CPU time only) not at all because it equals the real time on every row, or (times only)
+// once per row in the row's posted unit: 13.536000000000001 us, a product number_codec keeps as 135360 in 4 bytes,
+// is 13536.000000000002 ns, 1353600000 * 1e-5 in 6 (and many such times are no product in ns, 9 bytes raw).
+enum class Mode : unsigned char { Absent = 0, Once = 1, PerRow = 2, AsReal = 3, PerRowInUnit = 4 };
 
 void put_zigzag(std::string& out, std::int64_t v) {
   codec::put_varint(out, (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63));
@@ -77,7 +79,7 @@ void put_column(std::string& shape, const Column& c, std::size_t n_rows) {
 Column get_column(std::string_view& shape, std::size_t n_rows) {
   Column c;
   const auto mode = get_byte(shape);
-  if (mode > static_cast<unsigned char>(Mode::AsReal)) throw Corrupt("a row shape has column mode " + std::to_string(mode));
+  if (mode > static_cast<unsigned char>(Mode::PerRowInUnit)) throw Corrupt("a row shape has column mode " + std::to_string(mode));
   c.mode = static_cast<Mode>(mode);
   if (c.mode == Mode::Absent) return c;
   const auto n = codec::get_varint(shape);
@@ -192,7 +194,7 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
   // rate(r): row r's value as a rate, or none.
   const auto put_values = [&](const Column& c, auto put_one, auto same, auto number, auto rate) {
     if (c.mode == Mode::Once) put_one(c.rows.front());
-    if (c.mode != Mode::PerRow) return;
+    if (c.mode != Mode::PerRow && c.mode != Mode::PerRowInUnit) return;
     const bool keep_sample = has_aggregate(rows, c);
     std::vector<double> sample;
     bool after_computed = false;
@@ -240,6 +242,24 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
     }
   };
   const auto no_rate = [](std::size_t) { return std::optional<codec::Rate>(); };
+  // A time column: kept in each row's posted unit where every row's time reads back from it bit for bit. A repeat
+  // byte then also needs the unit of the row before, as the reader multiplies the bytes again by its row's.
+  const auto put_times = [&](Column c, std::optional<double> StoredRow::*time) {
+    const auto ns = [&](std::size_t r) { return *(rows[r].*time); };
+    if (c.mode == Mode::PerRow && std::all_of(c.rows.begin(), c.rows.end(), [&](std::size_t r) {
+          const std::optional<double> unit = ns_per_posted_unit(rows[r]);
+          return unit && same_double(ns(r) / *unit * *unit, ns(r));
+        }))
+      c.mode = Mode::PerRowInUnit;
+    const bool in_unit = c.mode == Mode::PerRowInUnit;
+    put_column(s, c, n);
+    put_values(
+        c, [&](std::size_t r) { codec::put_double(p.values, in_unit ? ns(r) / *ns_per_posted_unit(rows[r]) : ns(r)); },
+        [&](std::size_t a, std::size_t b) {
+          return same_double(ns(a), ns(b)) && (!in_unit || ns_per_posted_unit(rows[a]) == ns_per_posted_unit(rows[b]));
+        },
+        [&](std::size_t r) { return rows[r].*time; }, no_rate);
+  };
   const auto same_real = [&](std::size_t a, std::size_t b) { return same_double(*rows[a].real_ns, *rows[b].real_ns); };
   const auto same_cpu = [&](std::size_t a, std::size_t b) { return same_double(*rows[a].cpu_ns, *rows[b].cpu_ns); };
   const Column real = column_of(n, [&](std::size_t i) { return rows[i].real_ns.has_value(); }, same_real);
@@ -249,12 +269,8 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
     for (const auto r : cpu.rows) as_real = as_real && same_double(*rows[r].cpu_ns, *rows[r].real_ns);
     if (as_real) cpu.mode = Mode::AsReal;
   }
-  put_column(s, real, n);
-  put_values(real, [&](std::size_t r) { codec::put_double(p.values, *rows[r].real_ns); }, same_real,
-             [&](std::size_t r) { return rows[r].real_ns; }, no_rate);
-  put_column(s, cpu, n);
-  put_values(cpu, [&](std::size_t r) { codec::put_double(p.values, *rows[r].cpu_ns); }, same_cpu,
-             [&](std::size_t r) { return rows[r].cpu_ns; }, no_rate);
+  put_times(real, &StoredRow::real_ns);
+  put_times(cpu, &StoredRow::cpu_ns);
   // Counter names: the union over the rows, sorted (the rows' objects are sorted maps).
   std::vector<std::string> names;
   for (const auto& r : rows)
@@ -326,7 +342,7 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
         std::string_view again = start;
         set(c.rows[k], again);
       }
-    } else if (c.mode == Mode::PerRow) {
+    } else if (c.mode == Mode::PerRow || c.mode == Mode::PerRowInUnit) {
       std::string_view previous;
       const bool keep_sample = has_aggregate(rows, c);
       std::vector<double> sample;
@@ -364,18 +380,27 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
       if (repeating > 0) throw Corrupt("a pack repeats a value for more rows than its column has");
     }
   };
-  const Column real = get_column(shape, n);
-  get_values(
-      real, [&](std::size_t r, std::string_view& in) { rows[r].real_ns = codec::get_double(in); },
-      [&](std::size_t r, double v) { rows[r].real_ns = v; }, [&](std::size_t r) { return rows[r].real_ns; }, false);
-  const Column cpu = get_column(shape, n);
-  if (cpu.mode == Mode::AsReal) {
-    for (const auto r : cpu.rows) rows[r].cpu_ns = rows[r].real_ns;
-  } else {
+  const auto get_times = [&](const Column& c, std::optional<double> StoredRow::*time) {
+    if (c.mode == Mode::AsReal) {
+      if (time == &StoredRow::real_ns) throw Corrupt("a row shape keeps the real time as the real time");
+      for (const auto r : c.rows) rows[r].cpu_ns = rows[r].real_ns;
+      return;
+    }
     get_values(
-        cpu, [&](std::size_t r, std::string_view& in) { rows[r].cpu_ns = codec::get_double(in); },
-        [&](std::size_t r, double v) { rows[r].cpu_ns = v; }, [&](std::size_t r) { return rows[r].cpu_ns; }, false);
-  }
+        c,
+        [&](std::size_t r, std::string_view& in) {
+          double v = codec::get_double(in);
+          if (c.mode == Mode::PerRowInUnit) {
+            const std::optional<double> unit = ns_per_posted_unit(rows[r]);
+            if (!unit) throw Corrupt("a pack keeps a time in the unknown unit '" + rows[r].time_unit + "'");
+            v *= *unit;
+          }
+          rows[r].*time = v;
+        },
+        [&](std::size_t r, double v) { rows[r].*time = v; }, [&](std::size_t r) { return rows[r].*time; }, false);
+  };
+  get_times(get_column(shape, n), &StoredRow::real_ns);
+  get_times(get_column(shape, n), &StoredRow::cpu_ns);
   if (!counters) return rows;  // the counters come last
   const auto n_counters = codec::get_varint(shape);
   for (std::uint64_t k = 0; k < n_counters; ++k) {
@@ -410,6 +435,20 @@ std::vector<double> repetition_times(const std::vector<const StoredRow*>& rows) 
     else if (mean) reps.push_back(*mean->real_ns);
   }
   return reps;
+}
+
+std::optional<double> ns_per_posted_unit(std::string_view time_unit, std::string_view aggregate_unit) {
+  double ns;
+  if (time_unit == "ns") ns = 1;
+  else if (time_unit == "us") ns = 1e3;
+  else if (time_unit == "ms") ns = 1e6;
+  else if (time_unit == "s") ns = 1e9;
+  else return std::nullopt;
+  return aggregate_unit == "percentage" ? 1 : ns;
+}
+
+std::optional<double> ns_per_posted_unit(const StoredRow& r) {
+  return ns_per_posted_unit(r.time_unit, r.aggregate ? r.aggregate_unit : "");
 }
 
 bool part_of_point(contract::RowStatus status) {

@@ -36,6 +36,11 @@ struct StoredRow {
   nlohmann::json counters = nlohmann::json::object();  // user counters: name -> JSON number
 };
 
+// Nanoseconds per unit of a row's posted times, which ingest multiplies them by: its time_unit's (ns, us, ms, s), or
+// 1 for an aggregate of unit "percentage" (cv: a ratio, not a time); none for any other time_unit.
+std::optional<double> ns_per_posted_unit(std::string_view time_unit, std::string_view aggregate_unit);
+std::optional<double> ns_per_posted_unit(const StoredRow& r);
+
 struct PackedRows {
   std::int64_t first_idx = 0;  // the rows' idx are kept relative to it, so packs of one suite share shapes
   std::string shape, values;

@@ -6,6 +6,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "common/stored_rows.h"
 #include "ingest/benchmark_name.h"
 #include "ingest/format_upgrade.h"
 #include <shaderwatch/result_contract.h>
@@ -221,15 +222,6 @@ void parse_device_context(const json& ctx, Parsed& p) {
   if (p.context.size() > 65536) throw ClientError(400, "larger than 64 KiB", cp);
 }
 
-// Nanoseconds per unit of a row's time_unit.
-double time_unit_scale(const std::string& unit, const std::string& path) {
-  if (unit == "ns") return 1;
-  if (unit == "us") return 1e3;
-  if (unit == "ms") return 1e6;
-  if (unit == "s") return 1e9;
-  throw ClientError(400, "must be one of ns, us, ms, s", path + ".time_unit");
-}
-
 // The document's format version: a whole number from 1 to the current one; none is 1.
 int parse_format_version(const json& ctx) {
   const std::string key = contract::context_key(contract::kFormatVersion);
@@ -331,8 +323,9 @@ Row parse_row(const json& b, std::size_t i, int format_version) {
   const bool need_times = !agg && !r.error;
   r.iterations = get_int(b, "iterations", path, need_times, 0, 0, INT64_MAX);
   r.time_unit = get_string(b, "time_unit", path, false, 8, "ns");
-  double scale = time_unit_scale(r.time_unit, path);
-  if (agg && r.aggregate_unit == "percentage") scale = 1;  // cv rows: a ratio, not a time
+  const std::optional<double> unit_ns = ns_per_posted_unit(r.time_unit, agg ? r.aggregate_unit : "");
+  if (!unit_ns) throw ClientError(400, "must be one of ns, us, ms, s", path + ".time_unit");
+  const double scale = *unit_ns;
   const auto time_ns = [&](const char* key) -> std::optional<double> {
     const auto t = get_number(b, key, path, need_times && !bigo);
     if (!t) return std::nullopt;
