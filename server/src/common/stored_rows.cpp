@@ -244,20 +244,19 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
   const auto no_rate = [](std::size_t) { return std::optional<codec::Rate>(); };
   // A time column: kept in each row's posted unit where every row's time reads back from it bit for bit. A repeat
   // byte then also needs the unit of the row before, as the reader multiplies the bytes again by its row's.
+  std::vector<std::optional<double>> units(n);
+  for (std::size_t r = 0; r < n; ++r) units[r] = ns_per_posted_unit(rows[r]);
   const auto put_times = [&](Column c, std::optional<double> StoredRow::*time) {
     const auto ns = [&](std::size_t r) { return *(rows[r].*time); };
     if (c.mode == Mode::PerRow && std::all_of(c.rows.begin(), c.rows.end(), [&](std::size_t r) {
-          const std::optional<double> unit = ns_per_posted_unit(rows[r]);
-          return unit && same_double(ns(r) / *unit * *unit, ns(r));
+          return units[r] && same_double(ns(r) / *units[r] * *units[r], ns(r));
         }))
       c.mode = Mode::PerRowInUnit;
     const bool in_unit = c.mode == Mode::PerRowInUnit;
     put_column(s, c, n);
     put_values(
-        c, [&](std::size_t r) { codec::put_double(p.values, in_unit ? ns(r) / *ns_per_posted_unit(rows[r]) : ns(r)); },
-        [&](std::size_t a, std::size_t b) {
-          return same_double(ns(a), ns(b)) && (!in_unit || ns_per_posted_unit(rows[a]) == ns_per_posted_unit(rows[b]));
-        },
+        c, [&](std::size_t r) { codec::put_double(p.values, in_unit ? ns(r) / *units[r] : ns(r)); },
+        [&](std::size_t a, std::size_t b) { return same_double(ns(a), ns(b)) && (!in_unit || units[a] == units[b]); },
         [&](std::size_t r) { return rows[r].*time; }, no_rate);
   };
   const auto same_real = [&](std::size_t a, std::size_t b) { return same_double(*rows[a].real_ns, *rows[b].real_ns); };
