@@ -28,7 +28,16 @@ constexpr unsigned char kRepeatRows = 0x90;
 // its power - 1 where negative, then the integer.
 constexpr int kMaxScale = 16;
 constexpr unsigned char kScaled = 0xD0, kScaledEnd = kScaled + 2 * kMaxScale;
-static_assert(kRateEnd <= kRepeatRows && kRepeatRows + kMaxRepeat - 2 < kScaled && kScaledEnd <= 0x100);
+// A time read on a nanosecond clock as seconds, then scaled to its unit (Google Benchmark's CPU time is the
+// difference of two process-clock readings, each tv_sec + tv_nsec * 1e-9, times 1e6 in microseconds): its digits are
+// the clocks' rounding, 0.47500000022182576 us, but it is n * 2^q seconds for an integer n within one of the nearest
+// multiple of 2^q to its whole nanoseconds. Kept as kClock + 3 * unit + (that offset + 1), a byte q + kClockExpBias,
+// then the nanoseconds: 4 to 5 bytes for a benchmark's CPU time, not 9.
+constexpr unsigned char kClock = kScaledEnd;
+constexpr double kClockUnits[] = {1e0, 1e3, 1e6, 1e9};  // seconds to s, ms, us, ns
+constexpr int kClockOffsets = 3, kClockExpBias = 128;
+constexpr unsigned char kClockEnd = kClock + kClockOffsets * (sizeof kClockUnits / sizeof kClockUnits[0]);
+static_assert(kRateEnd <= kRepeatRows && kRepeatRows + kMaxRepeat - 2 < kScaled && kClockEnd <= 0x100);
 
 std::size_t varint_size(std::uint64_t v) {
   std::size_t n = 1;
@@ -79,6 +88,62 @@ std::optional<std::pair<int, std::uint64_t>> as_product(double magnitude) {
       if (static_cast<double>(candidate) * kNegPow10[d] != magnitude) continue;
       if (1 + varint_size(candidate) >= 9) return std::nullopt;
       return std::pair{d, candidate};
+    }
+  }
+  return std::nullopt;
+}
+
+// 2^e for e in -1022..1023, built from its bits: a product by it is exact, or rounded once where it leaves the normal
+// doubles, as std::ldexp's would be, but without a library call.
+double power_of_two(int e) {
+  const std::uint64_t b = static_cast<std::uint64_t>(1023 + e) << 52;
+  double v;
+  std::memcpy(&v, &b, sizeof v);
+  return v;
+}
+
+// The clock form's seconds: the multiple of 2^q nearest `nanoseconds`, plus offset, times 2^q. Every step is one
+// rounding or none (the product by the double nearest 1e-9; products by powers of two; a round to an integer).
+double clock_seconds(std::uint64_t nanoseconds, int q, int offset) {
+  const double units = std::rint(static_cast<double>(nanoseconds) * kNegPow10[9] * power_of_two(-q));
+  return (units + offset) * power_of_two(q);
+}
+
+// The clock form of a positive v: its unit, binary exponent, offset and nanoseconds, where they read back as v in
+// fewer than `bytes`; none elsewhere.
+struct ClockTime {
+  int unit, q, offset;
+  std::uint64_t nanoseconds;
+};
+std::optional<ClockTime> as_clock_time(double v, std::size_t bytes) {
+  if (!(v > 0) || !std::isfinite(v)) return std::nullopt;
+  // From ns to s: v read in a smaller unit than its own gives more nanoseconds, where it gives any.
+  for (int unit = static_cast<int>(sizeof kClockUnits / sizeof kClockUnits[0]) - 1; unit >= 0; --unit) {
+    const double near = v / kClockUnits[unit];
+    const double ns = std::round(near * 1e9);
+    if (!(ns >= 1 && ns < 0x1p53)) continue;
+    const auto nanoseconds = static_cast<std::uint64_t>(ns);
+    if (2 + varint_size(nanoseconds) >= bytes) continue;
+    // The seconds that scale to v are among the doubles nearest v / unit: that quotient and three on each side (a
+    // positive double's neighbours are its bits plus and minus one).
+    std::uint64_t near_bits;
+    std::memcpy(&near_bits, &near, sizeof near);
+    for (const int step : {0, -1, 1, -2, 2, -3, 3}) {
+      const std::uint64_t b = near_bits + static_cast<std::uint64_t>(static_cast<std::int64_t>(step));
+      const int biased = static_cast<int>(b >> 52);
+      if (biased == 0 || biased >= 0x7FF) continue;  // subnormal, or not finite
+      double seconds;
+      std::memcpy(&seconds, &b, sizeof seconds);
+      if (seconds * kClockUnits[unit] != v) continue;
+      const std::uint64_t mantissa = (b & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{1} << 52);
+      const int zeros = __builtin_ctzll(mantissa);
+      const int q = biased - 1075 + zeros;  // the exponent of the last bit the seconds hold
+      if (q < -kClockExpBias || q >= 256 - kClockExpBias) continue;
+      const double units = static_cast<double>(mantissa >> zeros);
+      const double nearest = std::rint(static_cast<double>(nanoseconds) * kNegPow10[9] * power_of_two(-q));
+      if (!(std::fabs(units - nearest) <= 1)) continue;
+      const int offset = static_cast<int>(units - nearest);
+      if (clock_seconds(nanoseconds, q, offset) * kClockUnits[unit] == v) return ClockTime{unit, q, offset, nanoseconds};
     }
   }
   return std::nullopt;
@@ -174,13 +239,23 @@ void put_double(std::string& out, double v) {
   int exp10 = 0;
   std::from_chars(p + (p[1] == '+' ? 2 : 1), r.ptr, exp10);
   const int exp = exp10 - (n - 1);
-  if (exp < -kExpBias || exp > kExpMask - kExpBias || 1 + varint_size(digits) >= 9) {
-    if (const auto product = as_product(std::fabs(v))) {
-      out.push_back(static_cast<char>(kScaled + (negative ? kMaxScale : 0) + product->first - 1));
-      return put_varint(out, product->second);
+  const bool decimal = exp >= -kExpBias && exp <= kExpMask - kExpBias && 1 + varint_size(digits) < 9;
+  std::size_t bytes = decimal ? 1 + varint_size(digits) : 9;
+  std::optional<std::pair<int, std::uint64_t>> product;
+  if (!decimal && (product = as_product(std::fabs(v)))) bytes = 1 + varint_size(product->second);
+  // A clock's time whose decimal or product takes 7 bytes or more, or that is neither: its nanoseconds may be shorter.
+  if (bytes >= 7) {
+    if (const auto clock = as_clock_time(v, bytes)) {
+      out.push_back(static_cast<char>(kClock + kClockOffsets * clock->unit + clock->offset + 1));
+      out.push_back(static_cast<char>(clock->q + kClockExpBias));
+      return put_varint(out, clock->nanoseconds);
     }
-    return put_raw(out, v);
   }
+  if (product) {
+    out.push_back(static_cast<char>(kScaled + (negative ? kMaxScale : 0) + product->first - 1));
+    return put_varint(out, product->second);
+  }
+  if (!decimal) return put_raw(out, v);
   out.push_back(static_cast<char>((negative ? kSign : 0) | (exp + kExpBias)));
   put_varint(out, digits);
 }
@@ -198,6 +273,11 @@ double get_double(std::string_view& in) {
     const int d = (h - kScaled) % kMaxScale + 1;
     const double magnitude = static_cast<double>(get_varint(in)) * kNegPow10[d];
     return h - kScaled >= kMaxScale ? -magnitude : magnitude;
+  }
+  if (h >= kClock && h < kClockEnd) {
+    const int unit = (h - kClock) / kClockOffsets, offset = (h - kClock) % kClockOffsets - 1;
+    const int q = get_byte(in) - kClockExpBias;
+    return clock_seconds(get_varint(in), q, offset) * kClockUnits[unit];
   }
   if (h > kRaw) throw Corrupt("a packed double has header " + std::to_string(h));
   return decimal_value(h & kSign, get_varint(in), (h & kExpMask) - kExpBias);

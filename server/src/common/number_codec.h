@@ -3,7 +3,9 @@
 // small exponent) and its digits as a varint, so a time posted as "12345.678901" costs 7 bytes, not 8 plus
 // a row's worth of table. A double whose decimal is no shorter than 8 bytes but which is an integer times the double
 // nearest 10^-d (d 1 to 16, the product rounded: the bench's times in microseconds are such, 135360 * 1e-4 =
-// 13.536000000000001) is kept as that integer; any other, or a NaN or infinity, is kept raw.
+// 13.536000000000001) is kept as that integer. A time read on a nanosecond clock as seconds and scaled to its unit,
+// whose digits are the clock's rounding (Google Benchmark's CPU time, 0.47500000022182576 us), is kept as its whole
+// nanoseconds where that is shorter (number_codec.cpp says how). Any other, or a NaN or infinity, is kept raw.
 // JSON's integers keep their kind, so a counter posted as 5 is answered as 5, not 5.0.
 #pragma once
 
