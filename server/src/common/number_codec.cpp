@@ -37,7 +37,10 @@ constexpr unsigned char kClock = kScaledEnd;
 constexpr double kClockUnits[] = {1e0, 1e3, 1e6, 1e9};  // seconds to s, ms, us, ns
 constexpr int kClockOffsets = 3, kClockExpBias = 128;
 constexpr unsigned char kClockEnd = kClock + kClockOffsets * (sizeof kClockUnits / sizeof kClockUnits[0]);
-static_assert(kRateEnd <= kRepeatRows && kRepeatRows + kMaxRepeat - 2 < kScaled && kClockEnd <= 0x100);
+// Derived values of 2 to kMaxDerived rows: kDerivedRows + rows - 2 (one row: kDerived, as packs had it first).
+constexpr unsigned char kDerivedRows = kClockEnd;
+static_assert(kRateEnd <= kRepeatRows && kRepeatRows + kMaxRepeat - 2 < kScaled &&
+              kDerivedRows + kMaxDerived - 2 < 0x100);
 
 std::size_t varint_size(std::uint64_t v) {
   std::size_t n = 1;
@@ -191,12 +194,19 @@ std::size_t take_repeat(std::string_view& in) {
   return rows;
 }
 
-void put_derived(std::string& out) { out.push_back(static_cast<char>(kDerived)); }
+void put_derived(std::string& out, std::size_t rows) {
+  if (rows < 1 || rows > kMaxDerived) throw std::invalid_argument("a derived value of " + std::to_string(rows) + " rows");
+  out.push_back(static_cast<char>(rows == 1 ? kDerived : kDerivedRows + (rows - 2)));
+}
 
-bool take_derived(std::string_view& in) {
-  if (in.empty() || static_cast<unsigned char>(in.front()) != kDerived) return false;
-  in.remove_prefix(1);
-  return true;
+std::size_t take_derived(std::string_view& in) {
+  if (in.empty()) return 0;
+  const auto h = static_cast<unsigned char>(in.front());
+  std::size_t rows = 0;
+  if (h == kDerived) rows = 1;
+  else if (h >= kDerivedRows && h - kDerivedRows + 2u <= kMaxDerived) rows = h - kDerivedRows + 2u;
+  if (rows > 0) in.remove_prefix(1);
+  return rows;
 }
 
 void put_rate(std::string& out, const Rate& rate) {

@@ -39,9 +39,12 @@ void put_repeat(std::string& out, std::size_t rows = 1);  // rows: 1 to kMaxRepe
 std::size_t take_repeat(std::string_view& in);
 
 // One byte for "the aggregate statistic of the column's repetitions before it" (stored_rows.cpp: an aggregate
-// row's mean, median, stddev or cv that gbench_statistics.h gives bit for bit).
-void put_derived(std::string& out);
-bool take_derived(std::string_view& in);
+// row's mean, median, stddev or cv that gbench_statistics.h gives bit for bit), for up to kMaxDerived rows in a row:
+// a benchmark's four aggregates of a column cost a byte, not four.
+constexpr std::size_t kMaxDerived = 5;
+void put_derived(std::string& out, std::size_t rows = 1);  // rows: 1 to kMaxDerived
+// How many rows the derived byte at the front of `in` stands for (then consumed), or 0 where it is none.
+std::size_t take_derived(std::string_view& in);
 
 // A rate counter (Google Benchmark's bytes_per_second, items_per_second: a count over the row's time) kept as the
 // count and which double near the row's time in seconds it was divided by (stored_rows.cpp): a header byte, then

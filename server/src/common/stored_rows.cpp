@@ -200,13 +200,19 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
     bool after_computed = false;
     std::optional<std::uint64_t> rate_count;  // the column's previous rate's
     std::size_t repeating = 0;                // rows left of the last repeat byte's
+    std::size_t deriving = 0;                 // rows left of the last derived byte's
     for (std::size_t k = 0; k < c.rows.size(); ++k) {
       const std::size_t r = c.rows[k];
       const std::optional<double> value = number(r);
-      const auto derives = [&] {
-        const std::optional<double> derived = value ? derived_value(rows[r], sample) : std::nullopt;
-        return derived && same_double(*derived, *value);
+      const auto derives = [&](std::size_t row) {
+        const std::optional<double> v = number(row);
+        const std::optional<double> derived = v ? derived_value(rows[row], sample) : std::nullopt;
+        return derived && same_double(*derived, *v);
       };
+      if (deriving > 0) {
+        --deriving;  // derived, as a derived byte written for a row before it says
+        continue;
+      }
       if (repeating > 0) {
         --repeating;  // held, as a repeat byte written for a row before it says
       } else if (k > 0 && !after_computed && same(c.rows[k - 1], r)) {
@@ -215,9 +221,14 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
         while (run < codec::kMaxRepeat && k + run < c.rows.size() && same(c.rows[k + run - 1], c.rows[k + run])) ++run;
         codec::put_repeat(p.values, run);
         repeating = run - 1;
-      } else if (derives()) {
-        codec::put_derived(p.values);
-        ++p.derived;
+      } else if (derives(r)) {
+        // This row and the run of rows after it whose values are derived too (a benchmark's aggregates: no
+        // repetition among them, so the sample stays as it is): one byte.
+        std::size_t run = 1;
+        while (run < codec::kMaxDerived && k + run < c.rows.size() && derives(c.rows[k + run])) ++run;
+        codec::put_derived(p.values, run);
+        p.derived += run;
+        deriving = run - 1;
         after_computed = true;
         continue;
       } else {
@@ -347,13 +358,15 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
       std::vector<double> sample;
       std::optional<std::uint64_t> rate_count;  // the column's previous rate's
       std::size_t repeating = 0;                // rows left of a repeat byte's
+      std::size_t deriving = 0;                 // rows left of a derived byte's
       for (const auto r : c.rows) {
-        if (repeating > 0 || (repeating = codec::take_repeat(values)) > 0) {
+        if (deriving == 0 && (repeating > 0 || (repeating = codec::take_repeat(values)) > 0)) {
           --repeating;
           if (previous.empty()) throw Corrupt("a pack repeats a value with no stored value before it");
           std::string_view again = previous;
           set(r, again);
-        } else if (codec::take_derived(values)) {
+        } else if (deriving > 0 || (deriving = codec::take_derived(values)) > 0) {
+          --deriving;
           const std::optional<double> derived = derived_value(rows[r], sample);
           if (!derived) throw Corrupt("a pack derives a value for a row that is no aggregate of repetitions");
           set_derived(r, *derived);
@@ -377,6 +390,7 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
           if (const std::optional<double> value = number(r)) sample.push_back(*value);
       }
       if (repeating > 0) throw Corrupt("a pack repeats a value for more rows than its column has");
+      if (deriving > 0) throw Corrupt("a pack derives values for more rows than its column has");
     }
   };
   const auto get_times = [&](const Column& c, std::optional<double> StoredRow::*time) {
