@@ -53,4 +53,45 @@ std::optional<double> gbench_statistic(std::string_view aggregate_name, const st
   return std::nullopt;
 }
 
+std::optional<double> gbench_unit_multiplier(std::string_view time_unit) {
+  if (time_unit == "ns") return 1e9;
+  if (time_unit == "us") return 1e6;
+  if (time_unit == "ms") return 1e3;
+  if (time_unit == "s") return 1.0;
+  return std::nullopt;
+}
+
+namespace {
+// GetAdjustedRealTime / GetAdjustedCPUTime: no division where the iterations are 0.
+double reported_time(double seconds, double multiplier, std::int64_t iterations) {
+  const double t = seconds * multiplier;
+  return iterations != 0 ? t / static_cast<double>(iterations) : t;
+}
+}  // namespace
+
+std::optional<double> gbench_seconds(double reported, double multiplier, std::int64_t iterations) {
+  if (!std::isfinite(reported)) return std::nullopt;
+  const double near = iterations != 0 ? reported * static_cast<double>(iterations) / multiplier : reported / multiplier;
+  if (!std::isfinite(near)) return std::nullopt;
+  double below = near, above = near;
+  if (reported_time(near, multiplier, iterations) == reported) return near;
+  for (int step = 1; step <= 3; ++step) {
+    below = std::nextafter(below, -HUGE_VAL);
+    above = std::nextafter(above, HUGE_VAL);
+    if (reported_time(below, multiplier, iterations) == reported) return below;
+    if (reported_time(above, multiplier, iterations) == reported) return above;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> gbench_time_aggregate(std::string_view aggregate_name, const std::vector<double>& seconds,
+                                            std::int64_t repetitions, std::int64_t first_iterations,
+                                            double multiplier, bool percentage) {
+  const std::optional<double> statistic = gbench_statistic(aggregate_name, seconds);
+  if (!statistic || percentage) return statistic;
+  if (first_iterations == 0) return std::nullopt;
+  const double rescaled = *statistic * (static_cast<double>(repetitions) / static_cast<double>(first_iterations));
+  return reported_time(rescaled, multiplier, repetitions);
+}
+
 }  // namespace shaderwatch

@@ -22,8 +22,12 @@ constexpr unsigned char kAggregate = 1, kHasAggregateName = 2, kError = 4;
 // How a column of numbers is kept: nowhere (no row has it), once (every row that has it holds the same), once
 // per row that has it, (CPU time only) not at all because it equals the real time on every row, or (times only)
 // once per row in the row's posted unit: 13.536000000000001 us, a product number_codec keeps as 135360 in 4 bytes,
-// is 13536.000000000002 ns, 1353600000 * 1e-5 in 6 (and many such times are no product in ns, 9 bytes raw).
-enum class Mode : unsigned char { Absent = 0, Once = 1, PerRow = 2, AsReal = 3, PerRowInUnit = 4 };
+// is 13536.000000000002 ns, 1353600000 * 1e-5 in 6 (and many such times are no product in ns, 9 bytes raw); or
+// (times only) so, with a derived value computed as Google Benchmark computes a time aggregate, from the repetitions'
+// seconds (gbench_time_aggregate) rather than from their times.
+enum class Mode : unsigned char { Absent = 0, Once = 1, PerRow = 2, AsReal = 3, PerRowInUnit = 4, PerRowBySeconds = 5 };
+bool per_row(Mode m) { return m == Mode::PerRow || m == Mode::PerRowInUnit || m == Mode::PerRowBySeconds; }
+bool in_unit(Mode m) { return m == Mode::PerRowInUnit || m == Mode::PerRowBySeconds; }
 
 void put_zigzag(std::string& out, std::int64_t v) {
   codec::put_varint(out, (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63));
@@ -79,7 +83,7 @@ void put_column(std::string& shape, const Column& c, std::size_t n_rows) {
 Column get_column(std::string_view& shape, std::size_t n_rows) {
   Column c;
   const auto mode = get_byte(shape);
-  if (mode > static_cast<unsigned char>(Mode::PerRowInUnit)) throw Corrupt("a row shape has column mode " + std::to_string(mode));
+  if (mode > static_cast<unsigned char>(Mode::PerRowBySeconds)) throw Corrupt("a row shape has column mode " + std::to_string(mode));
   c.mode = static_cast<Mode>(mode);
   if (c.mode == Mode::Absent) return c;
   const auto n = codec::get_varint(shape);
@@ -107,6 +111,33 @@ bool is_repetition(const StoredRow& r) { return !r.aggregate && !r.error; }
 std::optional<double> derived_value(const StoredRow& r, const std::vector<double>& sample) {
   if (!r.aggregate || r.error || !r.aggregate_name) return std::nullopt;
   return gbench_statistic(*r.aggregate_name, sample);
+}
+
+// The same for a time column of mode PerRowBySeconds, in ns: the repetitions' (`sample`, in ns, of rows
+// `sample_rows`) seconds, their aggregate as Google Benchmark reports it in row r's unit, then in ns as ingest keeps
+// it; none where a repetition's unit is unknown, no seconds give its time back, or the repetitions' iterations differ.
+std::optional<double> derived_by_seconds(const std::vector<StoredRow>& rows, std::size_t r, const std::vector<double>& sample,
+                                         const std::vector<std::size_t>& sample_rows) {
+  const StoredRow& a = rows[r];
+  if (!a.aggregate || a.error || !a.aggregate_name || sample.empty()) return std::nullopt;
+  const std::optional<double> a_scale = ns_per_posted_unit(a);
+  const std::optional<double> a_multiplier = gbench_unit_multiplier(a.time_unit);
+  if (!a_scale || !a_multiplier) return std::nullopt;
+  const std::int64_t first_iterations = rows[sample_rows.front()].iterations;
+  std::vector<double> seconds;
+  for (std::size_t k = 0; k < sample.size(); ++k) {
+    const StoredRow& rep = rows[sample_rows[k]];
+    const std::optional<double> scale = ns_per_posted_unit(rep);
+    const std::optional<double> multiplier = gbench_unit_multiplier(rep.time_unit);
+    if (!scale || !multiplier || rep.iterations != first_iterations) return std::nullopt;
+    const std::optional<double> s = gbench_seconds(sample[k] / *scale, *multiplier, rep.iterations);
+    if (!s) return std::nullopt;
+    seconds.push_back(*s);
+  }
+  const std::optional<double> reported = gbench_time_aggregate(*a.aggregate_name, seconds, a.iterations, first_iterations,
+                                                               *a_multiplier, a.aggregate_unit == "percentage");
+  if (!reported) return std::nullopt;
+  return *reported * *a_scale;
 }
 
 // Whether a column has an aggregate row, which alone needs the column's repetitions kept as a sample.
@@ -192,11 +223,14 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
   // (a count over the row's time, rate_of) is a rate where that is shorter than its digits.
   // number(r): row r's value as a double (for an aggregate, only where it can be read back as derived);
   // rate(r): row r's value as a rate, or none.
-  const auto put_values = [&](const Column& c, auto put_one, auto same, auto number, auto rate) {
+  // derive(r, sample, sample_rows): the value row r's derived byte stands for, from the column's repetitions before
+  // it (their values and rows), or none.
+  const auto put_values = [&](const Column& c, auto put_one, auto same, auto number, auto rate, auto derive) {
     if (c.mode == Mode::Once) put_one(c.rows.front());
-    if (c.mode != Mode::PerRow && c.mode != Mode::PerRowInUnit) return;
+    if (!per_row(c.mode)) return;
     const bool keep_sample = has_aggregate(rows, c);
     std::vector<double> sample;
+    std::vector<std::size_t> sample_rows;
     bool after_computed = false;
     std::optional<std::uint64_t> rate_count;  // the column's previous rate's
     std::size_t repeating = 0;                // rows left of the last repeat byte's
@@ -206,7 +240,7 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
       const std::optional<double> value = number(r);
       const auto derives = [&](std::size_t row) {
         const std::optional<double> v = number(row);
-        const std::optional<double> derived = v ? derived_value(rows[row], sample) : std::nullopt;
+        const std::optional<double> derived = v ? derive(row, sample, sample_rows) : std::nullopt;
         return derived && same_double(*derived, *v);
       };
       if (deriving > 0) {
@@ -249,8 +283,17 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
           }
         }
       }
-      if (keep_sample && value && is_repetition(rows[r])) sample.push_back(*value);
+      if (keep_sample && value && is_repetition(rows[r])) {
+        sample.push_back(*value);
+        sample_rows.push_back(r);
+      }
     }
+  };
+  const auto by_times = [&](std::size_t r, const std::vector<double>& sample, const std::vector<std::size_t>&) {
+    return derived_value(rows[r], sample);
+  };
+  const auto by_seconds = [&](std::size_t r, const std::vector<double>& sample, const std::vector<std::size_t>& sample_rows) {
+    return derived_by_seconds(rows, r, sample, sample_rows);
   };
   const auto no_rate = [](std::size_t) { return std::optional<codec::Rate>(); };
   // A time column: kept in each row's posted unit where every row's time reads back from it bit for bit. A repeat
@@ -263,12 +306,33 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
           return units[r] && same_double(ns(r) / *units[r] * *units[r], ns(r));
         }))
       c.mode = Mode::PerRowInUnit;
-    const bool in_unit = c.mode == Mode::PerRowInUnit;
+    const bool kept_in_unit = in_unit(c.mode);
+    const auto put_all = [&](const Column& column, auto derive) {
+      put_values(
+          column, [&](std::size_t r) { codec::put_double(p.values, kept_in_unit ? ns(r) / *units[r] : ns(r)); },
+          [&](std::size_t a, std::size_t b) { return same_double(ns(a), ns(b)) && (!kept_in_unit || units[a] == units[b]); },
+          [&](std::size_t r) { return rows[r].*time; }, no_rate, derive);
+    };
+    const std::size_t start = p.values.size(), derived_before = p.derived;
+    put_all(c, by_times);
+    // Aggregates derived from the repetitions' seconds, where that takes fewer bytes (a harness that times on a clock).
+    if (c.mode == Mode::PerRowInUnit && has_aggregate(rows, c)) {
+      const std::string by_times_bytes = p.values.substr(start);
+      const std::size_t by_times_derived = p.derived;
+      p.values.resize(start);
+      p.derived = derived_before;
+      Column by_seconds_column = c;
+      by_seconds_column.mode = Mode::PerRowBySeconds;
+      put_all(by_seconds_column, by_seconds);
+      if (p.values.size() - start < by_times_bytes.size()) {
+        c.mode = Mode::PerRowBySeconds;
+      } else {
+        p.values.resize(start);
+        p.values += by_times_bytes;
+        p.derived = by_times_derived;
+      }
+    }
     put_column(s, c, n);
-    put_values(
-        c, [&](std::size_t r) { codec::put_double(p.values, in_unit ? ns(r) / *units[r] : ns(r)); },
-        [&](std::size_t a, std::size_t b) { return same_double(ns(a), ns(b)) && (!in_unit || units[a] == units[b]); },
-        [&](std::size_t r) { return rows[r].*time; }, no_rate);
   };
   const auto same_real = [&](std::size_t a, std::size_t b) { return same_double(*rows[a].real_ns, *rows[b].real_ns); };
   const auto same_cpu = [&](std::size_t a, std::size_t b) { return same_double(*rows[a].cpu_ns, *rows[b].cpu_ns); };
@@ -303,7 +367,8 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
                [&](std::size_t r) {  // a float alone: a rate is read back as one
                  const std::optional<double> v = counter_number(value(r), true);
                  return v ? rate_of(rows[r], *v) : std::nullopt;
-               });
+               },
+               by_times);
   }
   return p;
 }
@@ -344,7 +409,7 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
   const std::size_t n = rows.size();
   // set(r, in): row r's value from the bytes at `in`; set_derived(r, v): row r's value v; number(r) as put_values'.
   // rates: whether the column may hold rates (a counter's; a time is never one).
-  const auto get_values = [&](const Column& c, auto set, auto set_derived, auto number, bool rates) {
+  const auto get_values = [&](const Column& c, auto set, auto set_derived, auto number, bool rates, auto derive) {
     if (c.mode == Mode::Once) {
       const std::string_view start = values;
       set(c.rows.front(), values);  // read once, then again for each other row
@@ -352,10 +417,11 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
         std::string_view again = start;
         set(c.rows[k], again);
       }
-    } else if (c.mode == Mode::PerRow || c.mode == Mode::PerRowInUnit) {
+    } else if (per_row(c.mode)) {
       std::string_view previous;
       const bool keep_sample = has_aggregate(rows, c);
       std::vector<double> sample;
+      std::vector<std::size_t> sample_rows;
       std::optional<std::uint64_t> rate_count;  // the column's previous rate's
       std::size_t repeating = 0;                // rows left of a repeat byte's
       std::size_t deriving = 0;                 // rows left of a derived byte's
@@ -367,7 +433,7 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
           set(r, again);
         } else if (deriving > 0 || (deriving = codec::take_derived(values)) > 0) {
           --deriving;
-          const std::optional<double> derived = derived_value(rows[r], sample);
+          const std::optional<double> derived = derive(r, sample, sample_rows);
           if (!derived) throw Corrupt("a pack derives a value for a row that is no aggregate of repetitions");
           set_derived(r, *derived);
           previous = {};
@@ -387,7 +453,10 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
           set(r, values);
         }
         if (keep_sample && is_repetition(rows[r]))
-          if (const std::optional<double> value = number(r)) sample.push_back(*value);
+          if (const std::optional<double> value = number(r)) {
+            sample.push_back(*value);
+            sample_rows.push_back(r);
+          }
       }
       if (repeating > 0) throw Corrupt("a pack repeats a value for more rows than its column has");
       if (deriving > 0) throw Corrupt("a pack derives values for more rows than its column has");
@@ -403,14 +472,18 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
         c,
         [&](std::size_t r, std::string_view& in) {
           double v = codec::get_double(in);
-          if (c.mode == Mode::PerRowInUnit) {
+          if (in_unit(c.mode)) {
             const std::optional<double> unit = ns_per_posted_unit(rows[r]);
             if (!unit) throw Corrupt("a pack keeps a time in the unknown unit '" + rows[r].time_unit + "'");
             v *= *unit;
           }
           rows[r].*time = v;
         },
-        [&](std::size_t r, double v) { rows[r].*time = v; }, [&](std::size_t r) { return rows[r].*time; }, false);
+        [&](std::size_t r, double v) { rows[r].*time = v; }, [&](std::size_t r) { return rows[r].*time; }, false,
+        [&](std::size_t r, const std::vector<double>& sample, const std::vector<std::size_t>& sample_rows) {
+          return c.mode == Mode::PerRowBySeconds ? derived_by_seconds(rows, r, sample, sample_rows)
+                                                 : derived_value(rows[r], sample);
+        });
   };
   get_times(get_column(shape, n), &StoredRow::real_ns);
   get_times(get_column(shape, n), &StoredRow::cpu_ns);
@@ -422,7 +495,10 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
     get_values(
         c, [&](std::size_t r, std::string_view& in) { rows[r].counters[name] = codec::get_json_number(in); },
         [&](std::size_t r, double v) { rows[r].counters[name] = v; },
-        [&](std::size_t r) { return counter_number(counter_of(rows[r], name), rows[r].aggregate); }, true);
+        [&](std::size_t r) { return counter_number(counter_of(rows[r], name), rows[r].aggregate); }, true,
+        [&](std::size_t r, const std::vector<double>& sample, const std::vector<std::size_t>&) {
+          return derived_value(rows[r], sample);
+        });
   }
   if (!shape.empty() || !values.empty()) throw Corrupt("a pack has bytes past its rows");
   return rows;
