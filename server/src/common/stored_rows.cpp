@@ -113,32 +113,42 @@ std::optional<double> derived_value(const StoredRow& r, const std::vector<double
   return gbench_statistic(*r.aggregate_name, sample);
 }
 
-// The same for a time column of mode PerRowBySeconds, in ns: the repetitions' (`sample`, in ns, of rows
-// `sample_rows`) seconds, their aggregate as Google Benchmark reports it in row r's unit, then in ns as ingest keeps
-// it; none where a repetition's unit is unknown, no seconds give its time back, or the repetitions' iterations differ.
-std::optional<double> derived_by_seconds(const std::vector<StoredRow>& rows, std::size_t r, const std::vector<double>& sample,
-                                         const std::vector<std::size_t>& sample_rows) {
-  const StoredRow& a = rows[r];
-  if (!a.aggregate || a.error || !a.aggregate_name || sample.empty()) return std::nullopt;
-  const std::optional<double> a_scale = ns_per_posted_unit(a);
-  const std::optional<double> a_multiplier = gbench_unit_multiplier(a.time_unit);
-  if (!a_scale || !a_multiplier) return std::nullopt;
-  const std::int64_t first_iterations = rows[sample_rows.front()].iterations;
-  std::vector<double> seconds;
-  for (std::size_t k = 0; k < sample.size(); ++k) {
-    const StoredRow& rep = rows[sample_rows[k]];
-    const std::optional<double> scale = ns_per_posted_unit(rep);
-    const std::optional<double> multiplier = gbench_unit_multiplier(rep.time_unit);
-    if (!scale || !multiplier || rep.iterations != first_iterations) return std::nullopt;
-    const std::optional<double> s = gbench_seconds(sample[k] / *scale, *multiplier, rep.iterations);
-    if (!s) return std::nullopt;
-    seconds.push_back(*s);
+// The same for a time column of mode PerRowBySeconds, in ns: the aggregate as Google Benchmark reports it in row r's
+// unit, from the seconds of the column's repetitions before it, then in ns as ingest keeps it. One per column pass:
+// it finds each repetition's seconds once, as the sample grows; none derive once a repetition's unit is unknown, no
+// seconds give its time back, or its iterations differ from the first's.
+class DerivedBySeconds {
+ public:
+  explicit DerivedBySeconds(const std::vector<StoredRow>& rows) : rows_(rows) {}
+  std::optional<double> operator()(std::size_t r, const std::vector<double>& sample,
+                                   const std::vector<std::size_t>& sample_rows) {
+    const StoredRow& a = rows_[r];
+    if (!a.aggregate || a.error || !a.aggregate_name || sample.empty()) return std::nullopt;
+    for (std::size_t k = seconds_.size(); k < sample.size() && !failed_; ++k) {
+      const StoredRow& rep = rows_[sample_rows[k]];
+      const std::optional<double> scale = ns_per_posted_unit(rep);
+      const std::optional<double> multiplier = gbench_unit_multiplier(rep.time_unit);
+      const std::optional<double> s = scale && multiplier && rep.iterations == rows_[sample_rows.front()].iterations
+                                          ? gbench_seconds(sample[k] / *scale, *multiplier, rep.iterations)
+                                          : std::nullopt;
+      if (s) seconds_.push_back(*s);
+      else failed_ = true;
+    }
+    const std::optional<double> a_scale = ns_per_posted_unit(a);
+    const std::optional<double> a_multiplier = gbench_unit_multiplier(a.time_unit);
+    if (failed_ || !a_scale || !a_multiplier) return std::nullopt;
+    const std::optional<double> reported =
+        gbench_time_aggregate(*a.aggregate_name, seconds_, a.iterations, rows_[sample_rows.front()].iterations,
+                              *a_multiplier, a.aggregate_unit == "percentage");
+    if (!reported) return std::nullopt;
+    return *reported * *a_scale;
   }
-  const std::optional<double> reported = gbench_time_aggregate(*a.aggregate_name, seconds, a.iterations, first_iterations,
-                                                               *a_multiplier, a.aggregate_unit == "percentage");
-  if (!reported) return std::nullopt;
-  return *reported * *a_scale;
-}
+
+ private:
+  const std::vector<StoredRow>& rows_;
+  std::vector<double> seconds_;  // of the sample's first rows
+  bool failed_ = false;
+};
 
 // Whether a column has an aggregate row, which alone needs the column's repetitions kept as a sample.
 bool has_aggregate(const std::vector<StoredRow>& rows, const Column& c) {
@@ -292,9 +302,6 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
   const auto by_times = [&](std::size_t r, const std::vector<double>& sample, const std::vector<std::size_t>&) {
     return derived_value(rows[r], sample);
   };
-  const auto by_seconds = [&](std::size_t r, const std::vector<double>& sample, const std::vector<std::size_t>& sample_rows) {
-    return derived_by_seconds(rows, r, sample, sample_rows);
-  };
   const auto no_rate = [](std::size_t) { return std::optional<codec::Rate>(); };
   // A time column: kept in each row's posted unit where every row's time reads back from it bit for bit. A repeat
   // byte then also needs the unit of the row before, as the reader multiplies the bytes again by its row's.
@@ -313,17 +320,35 @@ PackedRows pack_rows(const std::vector<StoredRow>& rows) {
           [&](std::size_t a, std::size_t b) { return same_double(ns(a), ns(b)) && (!kept_in_unit || units[a] == units[b]); },
           [&](std::size_t r) { return rows[r].*time; }, no_rate, derive);
     };
+    // Whether the repetitions' seconds derive an aggregate row's value that their times do not.
+    const auto seconds_derive_more = [&] {
+      std::vector<double> sample;
+      std::vector<std::size_t> sample_rows;
+      DerivedBySeconds by_seconds(rows);
+      for (const auto r : c.rows) {
+        if (rows[r].aggregate) {
+          const std::optional<double> from_seconds = by_seconds(r, sample, sample_rows);
+          const std::optional<double> from_times = derived_value(rows[r], sample);
+          if (from_seconds && same_double(*from_seconds, ns(r)) && !(from_times && same_double(*from_times, ns(r))))
+            return true;
+        } else if (is_repetition(rows[r])) {
+          sample.push_back(ns(r));
+          sample_rows.push_back(r);
+        }
+      }
+      return false;
+    };
     const std::size_t start = p.values.size(), derived_before = p.derived;
     put_all(c, by_times);
     // Aggregates derived from the repetitions' seconds, where that takes fewer bytes (a harness that times on a clock).
-    if (c.mode == Mode::PerRowInUnit && has_aggregate(rows, c)) {
+    if (c.mode == Mode::PerRowInUnit && has_aggregate(rows, c) && seconds_derive_more()) {
       const std::string by_times_bytes = p.values.substr(start);
       const std::size_t by_times_derived = p.derived;
       p.values.resize(start);
       p.derived = derived_before;
       Column by_seconds_column = c;
       by_seconds_column.mode = Mode::PerRowBySeconds;
-      put_all(by_seconds_column, by_seconds);
+      put_all(by_seconds_column, DerivedBySeconds(rows));
       if (p.values.size() - start < by_times_bytes.size()) {
         c.mode = Mode::PerRowBySeconds;
       } else {
@@ -468,6 +493,7 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
       for (const auto r : c.rows) rows[r].cpu_ns = rows[r].real_ns;
       return;
     }
+    DerivedBySeconds by_seconds(rows);
     get_values(
         c,
         [&](std::size_t r, std::string_view& in) {
@@ -481,8 +507,7 @@ std::vector<StoredRow> unpack_rows(std::int64_t first_idx, std::string_view shap
         },
         [&](std::size_t r, double v) { rows[r].*time = v; }, [&](std::size_t r) { return rows[r].*time; }, false,
         [&](std::size_t r, const std::vector<double>& sample, const std::vector<std::size_t>& sample_rows) {
-          return c.mode == Mode::PerRowBySeconds ? derived_by_seconds(rows, r, sample, sample_rows)
-                                                 : derived_value(rows[r], sample);
+          return c.mode == Mode::PerRowBySeconds ? by_seconds(r, sample, sample_rows) : derived_value(rows[r], sample);
         });
   };
   get_times(get_column(shape, n), &StoredRow::real_ns);
