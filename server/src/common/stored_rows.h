@@ -4,9 +4,10 @@
 //   each row has). Runs of one suite repeat the same shapes, so a shape is stored once (table row_shapes) and
 //   pointed at by every pack that has it;
 // - its values: the rows' times and counters, in number_codec.h's few bytes each, one value for a column whose
-//   rows all hold the same, nothing for a CPU time equal to the real time, and one byte for an aggregate row's
-//   number that Google Benchmark's own formula gives from the repetitions (gbench_statistics.h), bit for bit, and
-//   a byte for each repetition's rate counter (bytes or items a second) after the benchmark's first.
+//   rows all hold the same, nothing for a CPU time equal to the real time, and one byte for up to five aggregate
+//   rows' numbers in a row that Google Benchmark's own formula gives from the repetitions (gbench_statistics.h;
+//   a time's from their seconds, as it computes them), bit for bit, and a byte for each repetition's rate counter
+//   (bytes or items a second) after the benchmark's first.
 // unpack_rows gives back every field as posted, bit for bit (tests/server/packed_rows_test.cpp).
 #pragma once
 
