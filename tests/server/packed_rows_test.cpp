@@ -6,6 +6,8 @@
 #include <limits>
 #include <random>
 
+#include <benchmark/benchmark.h>
+
 #include "common/gbench_statistics.h"
 #include "common/number_codec.h"
 #include "common/stored_rows.h"
@@ -223,8 +225,54 @@ TEST(GbenchStatistics, AreGoogleBenchmarksOwnBitForBit) {
     }
   }
   EXPECT_EQ(compared, 80000);
+  // A NaN (only a damaged pack's raw bytes hold one) sorts above every number: a median all the same, not a sort
+  // with no order.
+  EXPECT_EQ(*shaderwatch::gbench_statistic("median", {std::nan(""), 1.0, 2.0}), 2.0);
+  EXPECT_EQ(*shaderwatch::gbench_statistic("median", {-std::nan(""), 1.0, 2.0}), 1.0);
+  EXPECT_EQ(bits(*shaderwatch::gbench_statistic("median", {0.0, -0.0, 0.0, -0.0})), bits(0.0));
   EXPECT_FALSE(shaderwatch::gbench_statistic("p90", {1.0, 2.0}).has_value());
   EXPECT_FALSE(shaderwatch::gbench_statistic("mean", {}).has_value());
+}
+
+// gbench_seconds and gbench_time_aggregate against Google Benchmark's own report of a run (BenchmarkReporter::Run's
+// GetAdjustedRealTime): a repetition's seconds found from its reported time report the same, and an aggregate of
+// seconds, rescaled as ComputeStats does, is reported as gbench_time_aggregate says.
+TEST(GbenchStatistics, TimeAggregatesAreReportedAsGoogleBenchmarkReportsThem) {
+  const std::pair<benchmark::TimeUnit, double> units[] = {
+      {benchmark::kNanosecond, 1e9}, {benchmark::kMicrosecond, 1e6}, {benchmark::kMillisecond, 1e3}, {benchmark::kSecond, 1.0}};
+  std::mt19937_64 rng(8);
+  for (int t = 0; t < 20000; ++t) {
+    const auto [unit, multiplier] = units[t % 4];
+    const auto iterations = static_cast<benchmark::IterationCount>(1 + rng() % (t % 3 == 0 ? 1000 : 3));
+    const int repetitions = 2 + static_cast<int>(rng() % 10);
+    std::vector<double> seconds;
+    for (int i = 0; i < repetitions; ++i) {
+      benchmark::BenchmarkReporter::Run run;
+      run.time_unit = unit;
+      run.iterations = iterations;
+      run.real_accumulated_time = std::ldexp(1.0 + static_cast<double>(rng() % 1000000) / 1e6, -static_cast<int>(rng() % 30));
+      const double reported = run.GetAdjustedRealTime();
+      const auto back = shaderwatch::gbench_seconds(reported, multiplier, iterations);
+      ASSERT_TRUE(back.has_value()) << reported;
+      run.real_accumulated_time = *back;
+      ASSERT_EQ(bits(run.GetAdjustedRealTime()), bits(reported));
+      seconds.push_back(*back);
+    }
+    for (const char* name : {"mean", "median", "stddev"}) {
+      benchmark::BenchmarkReporter::Run aggregate;  // as ComputeStats makes it
+      aggregate.time_unit = unit;
+      aggregate.iterations = repetitions;
+      aggregate.real_accumulated_time = *shaderwatch::gbench_statistic(name, seconds) *
+                                        (static_cast<double>(repetitions) / static_cast<double>(iterations));
+      const auto ours = shaderwatch::gbench_time_aggregate(name, seconds, repetitions, iterations, multiplier, false);
+      ASSERT_EQ(bits(*ours), bits(aggregate.GetAdjustedRealTime())) << name;
+    }
+    EXPECT_EQ(bits(*shaderwatch::gbench_time_aggregate("cv", seconds, repetitions, iterations, multiplier, true)),
+              bits(*shaderwatch::gbench_statistic("cv", seconds)));
+  }
+  EXPECT_EQ(shaderwatch::gbench_unit_multiplier("us"), 1e6);
+  EXPECT_FALSE(shaderwatch::gbench_unit_multiplier("min").has_value());
+  EXPECT_FALSE(shaderwatch::gbench_seconds(std::nan(""), 1e6, 1).has_value());
 }
 
 // A real run's aggregate rows come back bit for bit, most of their numbers kept as a byte each: the ones Google

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
 
 namespace shaderwatch {
 
@@ -19,12 +22,18 @@ double sum_of_squares(const std::vector<double>& v) {
   return s;
 }
 double mean(const std::vector<double>& v) { return sum(v) * (1.0 / static_cast<double>(v.size())); }
+// IEEE 754's totalOrder as an integer: for finite values the order of <, with -0.0 before 0.0; NaNs at the ends (a
+// damaged pack's raw bytes can hold one, though ingest refuses them), so a sort by it is always well defined.
+std::int64_t total_order(double x) {
+  std::int64_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b < 0 ? b ^ std::numeric_limits<std::int64_t>::max() : b;
+}
 // The middle value, or the two middle values' mean (Google Benchmark finds them with nth_element; the values are
-// the same). Sorted by a total order, -0.0 before 0.0 (the values are finite: ingest refuses others), so no
-// library's sort can leave a different zero in the middle.
+// the same). Sorted by a total order, so no library's sort can leave a different zero in the middle.
 double median(std::vector<double> v) {
   if (v.size() < 3) return mean(v);
-  std::sort(v.begin(), v.end(), [](double a, double b) { return a < b || (a == b && std::signbit(a) && !std::signbit(b)); });
+  std::sort(v.begin(), v.end(), [](double a, double b) { return total_order(a) < total_order(b); });
   const std::size_t n = v.size();
   if (n % 2 == 1) return v[n / 2];
   return (v[n / 2] + v[n / 2 - 1]) / 2.0;
