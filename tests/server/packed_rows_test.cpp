@@ -37,6 +37,16 @@ std::uint64_t bits(double v) {
   return u;
 }
 
+// The bytes number_codec keeps v in, checking that they read back as v, bit for bit, to their end.
+std::size_t codec_bytes(double v) {
+  std::string out;
+  shaderwatch::codec::put_double(out, v);
+  std::string_view in = out;
+  EXPECT_EQ(bits(shaderwatch::codec::get_double(in)), bits(v)) << v;
+  EXPECT_TRUE(in.empty());
+  return out.size();
+}
+
 TEST(NumberCodec, EveryFiniteDoubleAndJsonIntegerReadsBackBitForBit) {
   std::vector<double> values = {0.0, -0.0, 1.0, 0.1, 12.128000000000002, 12.16, 1.0 / 3, 1e-320, -5e-324,
                                 std::numeric_limits<double>::max(), std::numeric_limits<double>::min(), 1e22, 1e23,
@@ -70,12 +80,8 @@ TEST(NumberCodec, EveryFiniteDoubleAndJsonIntegerReadsBackBitForBit) {
 }
 
 TEST(NumberCodec, ADecimalTimeCostsLessThanItsDouble) {
-  std::string out;
-  shaderwatch::codec::put_double(out, 12345.678901);  // the loadtest's "%.6f"
-  EXPECT_EQ(out.size(), 6u);
-  out.clear();
-  shaderwatch::codec::put_double(out, 12.16);  // a GPU time in microseconds
-  EXPECT_EQ(out.size(), 3u);
+  EXPECT_EQ(codec_bytes(12345.678901), 6u);  // the loadtest's "%.6f"
+  EXPECT_EQ(codec_bytes(12.16), 3u);         // a GPU time in microseconds
 }
 
 std::vector<StoredRow> sample_rows() {
@@ -491,25 +497,17 @@ TEST(PackedRows, ARealRunsRatesAreAByteEachAfterTheFirst) {
 // The bench's durations come as an integer times a power of ten (135360 * 1e-4 us is 13.536000000000001, 17
 // digits): such a number is kept as the integer, a few bytes, not as a raw double's nine.
 TEST(NumberCodec, AProductOfAnIntegerAndAPowerOfTenIsTheIntegersBytes) {
-  const auto size = [](double v) {
-    std::string out;
-    shaderwatch::codec::put_double(out, v);
-    std::string_view in = out;
-    EXPECT_EQ(bits(shaderwatch::codec::get_double(in)), bits(v)) << v;
-    EXPECT_TRUE(in.empty());
-    return out.size();
-  };
   EXPECT_EQ(bits(135360 * 1e-4), bits(13.536000000000001));  // a real run's GPU time in us
-  EXPECT_EQ(size(135360 * 1e-4), 4u);
-  EXPECT_EQ(size(-135360 * 1e-4), 4u);
-  EXPECT_EQ(size(9175370600 * 1e-8), 6u);  // 91.75370600000001 ms
-  EXPECT_EQ(size(10 * std::sqrt(2.0)), 9u);  // no product of an integer, no whole nanoseconds: raw
+  EXPECT_EQ(codec_bytes(135360 * 1e-4), 4u);
+  EXPECT_EQ(codec_bytes(-135360 * 1e-4), 4u);
+  EXPECT_EQ(codec_bytes(9175370600 * 1e-8), 6u);  // 91.75370600000001 ms
+  EXPECT_EQ(codec_bytes(10 * std::sqrt(2.0)), 9u);  // no product of an integer, no whole nanoseconds: raw
   std::mt19937_64 rng(11);
   const double powers[] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15, 1e-16};
   for (int i = 0; i < 100000; ++i) {
     const auto k = static_cast<double>(rng() % 100000000000ull);
     const double v = (i % 2 ? -k : k) * powers[i % 16];
-    EXPECT_LE(size(v), 9u);
+    EXPECT_LE(codec_bytes(v), 9u);
   }
 }
 
@@ -517,16 +515,8 @@ TEST(NumberCodec, AProductOfAnIntegerAndAPowerOfTenIsTheIntegersBytes) {
 // seconds, times the unit's 1e6 (us): 0.47500000022182576 us. Its digits are the clocks' rounding, but it is the
 // multiple of its last bit nearest its whole nanoseconds, or one off it, and is kept as those nanoseconds.
 TEST(NumberCodec, ATimeReadOnANanosecondClockIsItsNanoseconds) {
-  const auto size = [](double v) {
-    std::string out;
-    shaderwatch::codec::put_double(out, v);
-    std::string_view in = out;
-    EXPECT_EQ(bits(shaderwatch::codec::get_double(in)), bits(v)) << v;
-    EXPECT_TRUE(in.empty());
-    return out.size();
-  };
-  EXPECT_EQ(size(0.47500000022182576), 4u);  // a real run's CPU times in us (lum/interleaved_256/1280x720/hot)
-  EXPECT_EQ(size(3.480999999361245), 4u);
+  EXPECT_EQ(codec_bytes(0.47500000022182576), 4u);  // a real run's CPU times in us (lum/interleaved_256/1280x720/hot)
+  EXPECT_EQ(codec_bytes(3.480999999361245), 4u);
   const auto reading = [](std::int64_t sec, std::int64_t nsec) {  // benchmark's MakeTime(struct timespec)
     return static_cast<double>(sec) + static_cast<double>(nsec) * 1e-9;
   };
@@ -538,19 +528,19 @@ TEST(NumberCodec, ATimeReadOnANanosecondClockIsItsNanoseconds) {
       const std::int64_t took = 1 + static_cast<std::int64_t>(rng() % 100000000ull);   // up to 0.1 s
       const std::int64_t end = start + took;
       const double seconds = reading(end / 1000000000, end % 1000000000) - reading(start / 1000000000, start % 1000000000);
-      const std::size_t bytes = size(seconds * unit);
+      const std::size_t bytes = codec_bytes(seconds * unit);
       EXPECT_LE(bytes, 9u);
       short_ones += bytes <= 2 + 4;  // a header, the exponent and up to 2^28 ns (0.27 s)
     }
   }
   EXPECT_GE(short_ones, n * 99 / 100);
   // A double near no whole nanosecond, and values of every sign and size, read back.
-  EXPECT_EQ(size(1.2345678901234567e-7), 9u);
+  EXPECT_EQ(codec_bytes(1.2345678901234567e-7), 9u);
   for (int i = 0; i < 100000; ++i) {
     double v;
     const std::uint64_t b = rng();
     std::memcpy(&v, &b, sizeof v);
-    if (std::isfinite(v)) size(v);
+    if (std::isfinite(v)) codec_bytes(v);
   }
 }
 
@@ -608,11 +598,7 @@ TEST(PackedRows, ATimeIsKeptInItsRowsUnitWhereThatGivesItBack) {
   for (auto& r : as_ns) r.time_unit = "ns";
   const auto us_pack = shaderwatch::pack_rows(in_us), ns_pack = shaderwatch::pack_rows(as_ns);
   expect_same(shaderwatch::unpack_rows(ns_pack.first_idx, ns_pack.shape, ns_pack.values), as_ns);
-  const auto bytes = [](double v) {
-    std::string out;
-    shaderwatch::codec::put_double(out, v);
-    return static_cast<long>(out.size());
-  };
+  const auto bytes = [](double v) { return static_cast<long>(codec_bytes(v)); };
   long saved = 0;
   for (const auto& r : in_us) saved += bytes(*r.real_ns) - bytes(*r.real_ns / 1e3) + bytes(*r.cpu_ns) - bytes(*r.cpu_ns / 1e3);
   EXPECT_EQ(bytes(*in_us[0].real_ns / 1e3), 4);

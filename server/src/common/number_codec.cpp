@@ -105,11 +105,15 @@ double power_of_two(int e) {
   return v;
 }
 
-// The clock form's seconds: the multiple of 2^q nearest `nanoseconds`, plus offset, times 2^q. Every step is one
-// rounding or none (the product by the double nearest 1e-9; products by powers of two; a round to an integer).
+// The multiple of 2^q nearest `nanoseconds` (in seconds), in units of 2^q. Every step is one rounding or none (the
+// product by the double nearest 1e-9; a product by a power of two; a round to an integer).
+double clock_units(std::uint64_t nanoseconds, int q) {
+  return std::rint(static_cast<double>(nanoseconds) * kNegPow10[9] * power_of_two(-q));
+}
+
+// The clock form's seconds: those units plus offset, times 2^q.
 double clock_seconds(std::uint64_t nanoseconds, int q, int offset) {
-  const double units = std::rint(static_cast<double>(nanoseconds) * kNegPow10[9] * power_of_two(-q));
-  return (units + offset) * power_of_two(q);
+  return (clock_units(nanoseconds, q) + offset) * power_of_two(q);
 }
 
 // The clock form of a positive v: its unit, binary exponent, offset and nanoseconds, where they read back as v in
@@ -143,7 +147,7 @@ std::optional<ClockTime> as_clock_time(double v, std::size_t bytes) {
       const int q = biased - 1075 + zeros;  // the exponent of the last bit the seconds hold
       if (q < -kClockExpBias || q >= 256 - kClockExpBias) continue;
       const double units = static_cast<double>(mantissa >> zeros);
-      const double nearest = std::rint(static_cast<double>(nanoseconds) * kNegPow10[9] * power_of_two(-q));
+      const double nearest = clock_units(nanoseconds, q);
       if (!(std::fabs(units - nearest) <= 1)) continue;
       const int offset = static_cast<int>(units - nearest);
       if (clock_seconds(nanoseconds, q, offset) * kClockUnits[unit] == v) return ClockTime{unit, q, offset, nanoseconds};
@@ -179,35 +183,33 @@ std::uint64_t get_varint(std::string_view& in) {
   throw Corrupt("a packed varint is longer than 64 bits");
 }
 
-void put_repeat(std::string& out, std::size_t rows) {
-  if (rows < 1 || rows > kMaxRepeat) throw std::invalid_argument("a repeat of " + std::to_string(rows) + " rows");
-  out.push_back(static_cast<char>(rows == 1 ? kRepeat : kRepeatRows + (rows - 2)));
+namespace {
+// A byte standing for 1 to `max` rows in a row: `one` for a row, `many` + rows - 2 for more (repeats and derived
+// values alike; `what` names it in the error).
+void put_rows(std::string& out, std::size_t rows, unsigned char one, unsigned char many, std::size_t max,
+              const char* what) {
+  if (rows < 1 || rows > max) throw std::invalid_argument(std::string(what) + " of " + std::to_string(rows) + " rows");
+  out.push_back(static_cast<char>(rows == 1 ? one : many + (rows - 2)));
 }
-
-std::size_t take_repeat(std::string_view& in) {
+// How many rows such a byte at the front of `in` stands for (then consumed), or 0 where it is none.
+std::size_t take_rows(std::string_view& in, unsigned char one, unsigned char many, std::size_t max) {
   if (in.empty()) return 0;
   const auto h = static_cast<unsigned char>(in.front());
   std::size_t rows = 0;
-  if (h == kRepeat) rows = 1;
-  else if (h >= kRepeatRows && h - kRepeatRows + 2u <= kMaxRepeat) rows = h - kRepeatRows + 2u;
+  if (h == one) rows = 1;
+  else if (h >= many && h - many + 2u <= max) rows = h - many + 2u;
   if (rows > 0) in.remove_prefix(1);
   return rows;
 }
+}  // namespace
+
+void put_repeat(std::string& out, std::size_t rows) { put_rows(out, rows, kRepeat, kRepeatRows, kMaxRepeat, "a repeat"); }
+std::size_t take_repeat(std::string_view& in) { return take_rows(in, kRepeat, kRepeatRows, kMaxRepeat); }
 
 void put_derived(std::string& out, std::size_t rows) {
-  if (rows < 1 || rows > kMaxDerived) throw std::invalid_argument("a derived value of " + std::to_string(rows) + " rows");
-  out.push_back(static_cast<char>(rows == 1 ? kDerived : kDerivedRows + (rows - 2)));
+  put_rows(out, rows, kDerived, kDerivedRows, kMaxDerived, "a derived value");
 }
-
-std::size_t take_derived(std::string_view& in) {
-  if (in.empty()) return 0;
-  const auto h = static_cast<unsigned char>(in.front());
-  std::size_t rows = 0;
-  if (h == kDerived) rows = 1;
-  else if (h >= kDerivedRows && h - kDerivedRows + 2u <= kMaxDerived) rows = h - kDerivedRows + 2u;
-  if (rows > 0) in.remove_prefix(1);
-  return rows;
-}
+std::size_t take_derived(std::string_view& in) { return take_rows(in, kDerived, kDerivedRows, kMaxDerived); }
 
 void put_rate(std::string& out, const Rate& rate) {
   if (rate.step < -kMaxRateStep || rate.step > kMaxRateStep) throw std::invalid_argument("a rate's step out of range");
